@@ -1,0 +1,22 @@
+// Package cgotorch holds the C ABI between Go and libtorch: a plain C header
+// (cgotorch.h, plus the generated ops_gen*.h) and its C++ implementation.
+//
+// cgo compiles the C++ here as part of this package, so a plain go build is
+// the whole build. Package torch includes the header and calls the functions;
+// nothing else should.
+//
+// By default the build uses Debian's libtorch (package libtorch-dev):
+// headers under /usr/include, libraries in the default search path. To use
+// another libtorch, set CGO_CPPFLAGS and CGO_LDFLAGS from LIBTORCH as the
+// project's Makefile does (see README.md).
+package cgotorch
+
+/*
+#cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
+#cgo LDFLAGS: -ltorch_cpu -lc10
+#include "cgotorch.h"
+*/
+import "C"
+
+// Version is the libtorch version this package was built against.
+func Version() string { return C.GoString(C.gt_version()) }

@@ -1,0 +1,131 @@
+package torch
+
+/*
+#include <stdlib.h>
+#include "cgotorch.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// RequiresGrad reports whether autograd records operations on t.
+func (t Tensor) RequiresGrad() bool {
+	v := C.gt_tensor_requires_grad(t.mustPtr("requires_grad")) != 0
+	t.keep()
+	return v
+}
+
+// TrySetRequiresGrad is SetRequiresGrad that returns its error.
+func (t Tensor) TrySetRequiresGrad(on bool) (Tensor, error) {
+	p, err := t.ptr("requires_grad_", "self")
+	if err != nil {
+		return t, err
+	}
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	e := C.gt_tensor_set_requires_grad(p, v)
+	t.keep()
+	return t, cError("requires_grad_", e)
+}
+
+// SetRequiresGrad turns gradient recording on or off for a leaf tensor and
+// returns t (PyTorch's requires_grad_).
+func (t Tensor) SetRequiresGrad(on bool) Tensor { return must1(t.TrySetRequiresGrad(on)) }
+
+// IsLeaf reports whether t was made by the user rather than by an op that
+// autograd recorded.
+func (t Tensor) IsLeaf() bool {
+	v := C.gt_tensor_is_leaf(t.mustPtr("is_leaf")) != 0
+	t.keep()
+	return v
+}
+
+// GradFn is the name of the autograd node that made t ("AddBackward0"), or
+// "" for a leaf.
+func (t Tensor) GradFn() string {
+	s := C.gt_tensor_grad_fn_name(t.mustPtr("grad_fn"))
+	t.keep()
+	if s == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(s))
+	return C.GoString(s)
+}
+
+// BackwardOptions are the rarely used knobs of Backward.
+type BackwardOptions struct {
+	Grad        Tensor // the gradient of t; required unless t is a scalar
+	RetainGraph bool
+	CreateGraph bool
+}
+
+// TryBackward is Backward that returns its error.
+func (t Tensor) TryBackward(opts ...BackwardOptions) error {
+	const op = "backward"
+	p, err := t.ptr(op, "self")
+	if err != nil {
+		return err
+	}
+	var o BackwardOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	g, err := o.Grad.optPtr(op, "grad")
+	if err != nil {
+		return err
+	}
+	retain, create := C.int(-1), C.int(0)
+	if o.RetainGraph {
+		retain = 1
+	}
+	if o.CreateGraph {
+		create = 1
+	}
+	e := C.gt_tensor_backward(p, g, retain, create)
+	t.keep()
+	o.Grad.keep()
+	return cError(op, e)
+}
+
+// Backward computes the gradients of t with respect to the leaves that
+// require them, accumulating into their Grad.
+func (t Tensor) Backward(opts ...BackwardOptions) { must(t.TryBackward(opts...)) }
+
+// Grad returns the accumulated gradient of t, or the zero Tensor if there
+// is none yet.
+func (t Tensor) Grad() Tensor {
+	p := t.mustPtr("grad")
+	r := C.gt_tensor_grad(p)
+	t.keep()
+	return must1(tensorResult("grad", r))
+}
+
+// ZeroGrad drops t's accumulated gradient (PyTorch's set_to_none=True).
+func (t Tensor) ZeroGrad() {
+	p := t.mustPtr("zero_grad")
+	e := C.gt_tensor_zero_grad(p)
+	t.keep()
+	must(cError("zero_grad", e))
+}
+
+// IsGradEnabled reports whether autograd records ops on the calling OS
+// thread.
+func IsGradEnabled() bool { return C.gt_grad_enabled() != 0 }
+
+// NoGrad runs f with gradient recording off, like Python's
+// `with torch.no_grad():`. libtorch keeps this mode per OS thread, so NoGrad
+// pins the calling goroutine to its thread while f runs; goroutines that f
+// starts are not covered and need their own NoGrad.
+func NoGrad(f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	prev := C.gt_grad_enabled()
+	C.gt_set_grad_enabled(0)
+	defer C.gt_set_grad_enabled(prev)
+	f()
+}

@@ -1,0 +1,78 @@
+package torch
+
+/*
+#include "cgotorch.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Error is the error of a failing op. The panicking form of an op panics
+// with a *Error; its Try form returns one.
+type Error struct {
+	Op  string // the op that failed, as PyTorch names it ("add", "mm")
+	Msg string // libtorch's message, or GoTorch's for Go-side checks
+	Err error  // a sentinel such as ErrFreed, or nil for libtorch errors
+}
+
+func (e *Error) Error() string { return "torch." + e.Op + ": " + e.Msg }
+
+// Unwrap returns the sentinel, so errors.Is(err, torch.ErrFreed) works.
+func (e *Error) Unwrap() error { return e.Err }
+
+var (
+	// ErrUndefined is the cause when a zero Tensor{} is used where a tensor
+	// is required.
+	ErrUndefined = errors.New("undefined tensor (the zero Tensor{})")
+	// ErrFreed is the cause when a tensor is used after Free.
+	ErrFreed = errors.New("tensor used after Free")
+)
+
+func newError(op string, cause error, format string, args ...any) *Error {
+	return &Error{Op: op, Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// cError turns a C error into a Go error and frees the C string.
+func cError(op string, e C.gt_error) error {
+	if e == nil {
+		return nil
+	}
+	msg := C.GoString(e)
+	C.gt_free_error(e)
+	return &Error{Op: op, Msg: msg}
+}
+
+// must panics with err if it is not nil.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// must1 returns v, or panics with err.
+func must1[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// SetBacktrace makes libtorch's errors carry their C++ backtrace. It is off
+// by default; GOTORCH_BACKTRACE=1 in the environment turns it on at start.
+func SetBacktrace(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.gt_set_backtrace(v)
+}
+
+func init() {
+	if os.Getenv("GOTORCH_BACKTRACE") == "1" {
+		SetBacktrace(true)
+	}
+}

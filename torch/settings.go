@@ -1,0 +1,46 @@
+package torch
+
+/*
+#include "cgotorch.h"
+*/
+import "C"
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+)
+
+// LibtorchVersion is the version of the libtorch GoTorch was built with.
+func LibtorchVersion() string { return C.GoString(C.gt_version()) }
+
+// NumThreads is the number of threads libtorch uses inside one op.
+func NumThreads() int { return int(C.gt_get_num_threads()) }
+
+// SetNumThreads sets the number of threads libtorch uses inside one op.
+func SetNumThreads(n int) {
+	if n < 1 {
+		panic(newError("set_num_threads", nil, "number of threads must be positive, got %d", n))
+	}
+	must(cError("set_num_threads", C.gt_set_num_threads(C.int(n))))
+}
+
+// ManualSeed seeds libtorch's default random generator (torch.manual_seed).
+func ManualSeed(seed uint64) { must(cError("manual_seed", C.gt_manual_seed(C.uint64_t(seed)))) }
+
+// defaultThreads is the intra-op thread count set at start: OMP_NUM_THREADS
+// or GOTORCH_NUM_THREADS when set, otherwise every available core.
+func defaultThreads() int {
+	for _, v := range []string{"GOTORCH_NUM_THREADS", "OMP_NUM_THREADS"} {
+		if n, err := strconv.Atoi(os.Getenv(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	return runtime.NumCPU()
+}
+
+func init() {
+	if n := defaultThreads(); n != NumThreads() {
+		SetNumThreads(n)
+	}
+}

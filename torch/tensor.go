@@ -1,0 +1,160 @@
+package torch
+
+/*
+#include "cgotorch.h"
+*/
+import "C"
+
+import (
+	"runtime"
+)
+
+// Tensor is a handle to a libtorch tensor.
+//
+// Copies of a Tensor value share one handle: freeing one frees them all.
+// The zero Tensor{} is "undefined": it stands for None in optional
+// arguments, and any op that needs a tensor rejects it with ErrUndefined.
+type Tensor struct {
+	h *handle
+}
+
+// handle owns one heap at::Tensor. p is nil once freed.
+type handle struct {
+	p       C.gt_tensor
+	cleanup runtime.Cleanup
+}
+
+func freeNative(p C.gt_tensor) { C.gt_tensor_free(p) }
+
+// newTensor takes ownership of p. A nil p gives the undefined tensor.
+func newTensor(p C.gt_tensor) Tensor {
+	if p == nil {
+		return Tensor{}
+	}
+	h := &handle{p: p}
+	h.cleanup = runtime.AddCleanup(h, freeNative, p)
+	return Tensor{h}
+}
+
+// tensorResult turns a C result into a Tensor or an error.
+func tensorResult(op string, r C.gt_tensor_result) (Tensor, error) {
+	if r.err != nil {
+		return Tensor{}, cError(op, r.err)
+	}
+	return newTensor(r.t), nil
+}
+
+// ptr returns the native handle, or an error naming op and the argument.
+func (t Tensor) ptr(op, arg string) (C.gt_tensor, error) {
+	if t.h == nil {
+		return nil, newError(op, ErrUndefined, "argument %s: %v", arg, ErrUndefined)
+	}
+	if t.h.p == nil {
+		return nil, newError(op, ErrFreed, "argument %s: %v", arg, ErrFreed)
+	}
+	return t.h.p, nil
+}
+
+// optPtr is ptr for optional arguments: the zero Tensor gives NULL.
+func (t Tensor) optPtr(op, arg string) (C.gt_tensor, error) {
+	if t.h == nil {
+		return nil, nil
+	}
+	return t.ptr(op, arg)
+}
+
+// mustPtr is ptr that panics.
+func (t Tensor) mustPtr(op string) C.gt_tensor {
+	p, err := t.ptr(op, "self")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// keep keeps t's handle reachable (and so its native tensor alive) until
+// this point; call it after the C call that used the pointer.
+func (t Tensor) keep() { runtime.KeepAlive(t.h) }
+
+// Defined reports whether t holds a live tensor: false for the zero
+// Tensor{} and after Free.
+func (t Tensor) Defined() bool { return t.h != nil && t.h.p != nil }
+
+// Free releases the native tensor now instead of when Go collects t.
+// Calling it again, or on the zero Tensor, does nothing; using t afterwards
+// panics with ErrFreed.
+func (t Tensor) Free() {
+	if t.h == nil || t.h.p == nil {
+		return
+	}
+	t.h.cleanup.Stop()
+	p := t.h.p
+	t.h.p = nil
+	C.gt_tensor_free(p)
+}
+
+// Dim is the number of dimensions.
+func (t Tensor) Dim() int {
+	n := int(C.gt_tensor_dim(t.mustPtr("dim")))
+	t.keep()
+	return n
+}
+
+// Shape returns the sizes of the dimensions.
+func (t Tensor) Shape() []int64 {
+	p := t.mustPtr("shape")
+	var buf [8]int64
+	n := int64(C.gt_tensor_sizes(p, (*C.int64_t)(&buf[0]), 8))
+	if n <= 8 {
+		out := make([]int64, n)
+		copy(out, buf[:n])
+		t.keep()
+		return out
+	}
+	out := make([]int64, n)
+	C.gt_tensor_sizes(p, (*C.int64_t)(&out[0]), C.int64_t(n))
+	t.keep()
+	return out
+}
+
+// Size returns the size of dimension d; negative d counts from the end.
+func (t Tensor) Size(d int) int64 {
+	s := t.Shape()
+	i := d
+	if i < 0 {
+		i += len(s)
+	}
+	if i < 0 || i >= len(s) {
+		panic(newError("size", nil, "dimension out of range (expected to be in range of [%d, %d], but got %d)", -len(s), len(s)-1, d))
+	}
+	return s[i]
+}
+
+// Numel is the number of elements.
+func (t Tensor) Numel() int64 {
+	n := int64(C.gt_tensor_numel(t.mustPtr("numel")))
+	t.keep()
+	return n
+}
+
+// DType is the element type.
+func (t Tensor) DType() DType {
+	d := DType(C.gt_tensor_dtype(t.mustPtr("dtype")))
+	t.keep()
+	return d
+}
+
+// Device is where the tensor lives.
+func (t Tensor) Device() Device {
+	p := t.mustPtr("device")
+	d := Device{DeviceType(C.gt_tensor_device_type(p)), int(C.gt_tensor_device_index(p))}
+	t.keep()
+	return d
+}
+
+// NBytes is the size of the tensor's storage in bytes.
+func (t Tensor) NBytes() int64 {
+	n := int64(C.gt_tensor_nbytes(t.mustPtr("nbytes")))
+	t.keep()
+	return n
+}
