@@ -259,4 +259,3 @@ func TryFromNested(v any) (Tensor, error) {
 // 0-dim tensor, []T a vector, [][]T a matrix, and so on. Nested slices must
 // not be ragged.
 func FromNested(v any) Tensor { return must1(TryFromNested(v)) }
-

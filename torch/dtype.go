@@ -10,27 +10,27 @@ type DType int8
 
 // The element types, named as in PyTorch (torch.float32 is Float32).
 const (
-	Uint8         DType = 0
-	Int8          DType = 1
-	Int16         DType = 2
-	Int32         DType = 3
-	Int64         DType = 4
-	Float16       DType = 5
-	Float32       DType = 6
-	Float64       DType = 7
-	Complex32     DType = 8
-	Complex64     DType = 9
-	Complex128    DType = 10
-	Bool          DType = 11
-	QInt8         DType = 12
-	QUint8        DType = 13
-	QInt32        DType = 14
-	BFloat16      DType = 15
-	QUint4x2      DType = 16
-	QUint2x4      DType = 17
-	numDTypes           = 18
-	dtypeUnset    DType = -1
-	defaultDType        = Float32
+	Uint8        DType = 0
+	Int8         DType = 1
+	Int16        DType = 2
+	Int32        DType = 3
+	Int64        DType = 4
+	Float16      DType = 5
+	Float32      DType = 6
+	Float64      DType = 7
+	Complex32    DType = 8
+	Complex64    DType = 9
+	Complex128   DType = 10
+	Bool         DType = 11
+	QInt8        DType = 12
+	QUint8       DType = 13
+	QInt32       DType = 14
+	BFloat16     DType = 15
+	QUint4x2     DType = 16
+	QUint2x4     DType = 17
+	numDTypes          = 18
+	dtypeUnset   DType = -1
+	defaultDType       = Float32
 )
 
 // PyTorch's other names for the same types.
