@@ -98,33 +98,10 @@ gt_double_result gt_tensor_item_double(gt_tensor t);
 gt_int_result gt_tensor_item_int(gt_tensor t);
 gt_error gt_tensor_item_complex(gt_tensor t, double *re_im);
 
-/* Creation with options. */
-gt_tensor_result gt_empty(const int64_t *shape, int64_t ndim, int32_t dtype,
-                          int32_t dev_type, int32_t dev_index, int requires_grad);
-gt_tensor_result gt_zeros(const int64_t *shape, int64_t ndim, int32_t dtype,
-                          int32_t dev_type, int32_t dev_index, int requires_grad);
-gt_tensor_result gt_ones(const int64_t *shape, int64_t ndim, int32_t dtype,
-                         int32_t dev_type, int32_t dev_index, int requires_grad);
-gt_tensor_result gt_rand(const int64_t *shape, int64_t ndim, int32_t dtype,
-                         int32_t dev_type, int32_t dev_index, int requires_grad);
-gt_tensor_result gt_randn(const int64_t *shape, int64_t ndim, int32_t dtype,
-                          int32_t dev_type, int32_t dev_index, int requires_grad);
-gt_tensor_result gt_full(const int64_t *shape, int64_t ndim, gt_scalar value,
-                         int32_t dtype, int32_t dev_type, int32_t dev_index,
-                         int requires_grad);
-gt_tensor_result gt_arange(gt_scalar start, gt_scalar end, gt_scalar step,
-                           int32_t dtype, int32_t dev_type, int32_t dev_index,
-                           int requires_grad);
-gt_tensor_result gt_eye(int64_t n, int64_t m, int32_t dtype, int32_t dev_type,
-                        int32_t dev_index, int requires_grad);
-
 /* Conversion and autograd. dtype < 0 keeps the dtype, dev_type < 0 keeps
  * the device. */
 gt_tensor_result gt_tensor_to(gt_tensor t, int32_t dtype, int32_t dev_type,
                               int32_t dev_index, int copy);
-gt_tensor_result gt_tensor_clone(gt_tensor t);
-gt_tensor_result gt_tensor_detach(gt_tensor t);
-gt_tensor_result gt_tensor_contiguous(gt_tensor t);
 gt_error gt_tensor_set_requires_grad(gt_tensor t, int on);
 gt_error gt_tensor_backward(gt_tensor t, gt_tensor grad, int retain_graph,
                             int create_graph);
@@ -138,9 +115,17 @@ gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size);
 gt_tensor_result gt_tensor_load(const char *data, int64_t size);
 void gt_free_bytes(char *data);
 
-/* Hand-written ops used by the core API. */
-gt_tensor_result gt_add(gt_tensor a, gt_tensor b);
-gt_tensor_result gt_mm(gt_tensor a, gt_tensor b);
+/* Random generators (at::Generator), passed to the generated ops that take
+ * one. */
+typedef struct gt_generator_s *gt_generator;
+gt_generator gt_generator_new(uint64_t seed);
+void gt_generator_free(gt_generator g);
+gt_error gt_generator_set_seed(gt_generator g, uint64_t seed);
+uint64_t gt_generator_seed(gt_generator g);
+
+/* Helpers for the generated functions' results. */
+void gt_free_tensor_array(gt_tensor *p);
+void gt_free_int_array(int64_t *p);
 
 #ifdef __cplusplus
 }

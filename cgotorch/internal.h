@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <array>
 #include <utility>
+#include <vector>
 
 #include "cgotorch.h"
 
@@ -69,11 +71,16 @@ inline gt_tensor wrap(const at::Tensor &t) {
 inline gt_tensor wrap_opt(at::Tensor &&t) {
   return t.defined() ? wrap(std::move(t)) : nullptr;
 }
+inline gt_tensor wrap_opt(const at::Tensor &t) {
+  return t.defined() ? wrap(t) : nullptr;
+}
 
+// tensor_result runs f and returns its tensor; an undefined result comes
+// back as NULL, the Go zero Tensor.
 template <class F>
 inline gt_tensor_result tensor_result(F &&f) noexcept {
   gt_tensor_result r{nullptr, nullptr};
-  r.err = guard([&] { r.t = wrap(f()); });
+  r.err = guard([&] { r.t = wrap_opt(f()); });
   return r;
 }
 
@@ -97,8 +104,104 @@ inline at::Tensor with_grad(at::Tensor t, int requires_grad) {
   return t;
 }
 
+inline at::Device device(int32_t type, int32_t index) {
+  return at::Device(static_cast<at::DeviceType>(type),
+                    static_cast<c10::DeviceIndex>(index));
+}
+
+// options builds TensorOptions; a negative value leaves that field unset.
 at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
-                          int requires_grad);
+                          int32_t layout);
+
+template <class V>
+inline c10::optional<V> optional(V v, int has) {
+  if (!has) return c10::nullopt;
+  return c10::optional<V>(std::move(v));
+}
+
+// OIA: an optional int list; a negative length stands for None.
+inline at::OptionalIntArrayRef OIA(const int64_t *p, int64_t n) {
+  if (n < 0) return c10::nullopt;
+  return at::IntArrayRef(p, static_cast<size_t>(n));
+}
+
+// ODA: an optional float list; a negative length stands for None.
+inline c10::optional<at::ArrayRef<double>> ODA(const double *p, int64_t n) {
+  if (n < 0) return c10::nullopt;
+  return at::ArrayRef<double>(p, static_cast<size_t>(n));
+}
+
+inline std::vector<at::Tensor> tensor_list(gt_tensor *p, int64_t n) {
+  std::vector<at::Tensor> v;
+  v.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) v.push_back(T(p[i]));
+  return v;
+}
+
+// opt_tensor_list builds the Tensor?[] of advanced indexing: NULL is None.
+inline c10::List<c10::optional<at::Tensor>> opt_tensor_list(gt_tensor *p, int64_t n) {
+  c10::List<c10::optional<at::Tensor>> l;
+  l.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) l.push_back(opt(p[i]));
+  return l;
+}
+
+inline std::vector<at::Scalar> scalar_list(const gt_scalar *p, int64_t n) {
+  std::vector<at::Scalar> v;
+  v.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) v.push_back(S(p[i]));
+  return v;
+}
+
+inline c10::optional<at::Generator> generator(gt_generator g) {
+  if (g == nullptr) return c10::nullopt;
+  return *reinterpret_cast<at::Generator *>(g);
+}
+
+template <size_t N>
+inline std::array<bool, N> bool_array(int mask) {
+  std::array<bool, N> a;
+  for (size_t i = 0; i < N; i++) a[i] = (mask >> i) & 1;
+  return a;
+}
+
+// wrap_list returns a malloc'd array of new handles (NULL for undefined
+// tensors); the caller frees it with gt_free_tensor_array.
+inline gt_tensor *wrap_list(const std::vector<at::Tensor> &v, int64_t *n) {
+  *n = static_cast<int64_t>(v.size());
+  auto *p = static_cast<gt_tensor *>(std::malloc(sizeof(gt_tensor) * (v.size() ? v.size() : 1)));
+  TORCH_CHECK(p != nullptr, "out of memory");
+  for (size_t i = 0; i < v.size(); i++) p[i] = v[i].defined() ? wrap(v[i]) : nullptr;
+  return p;
+}
+
+inline int64_t *int_list(const std::vector<int64_t> &v, int64_t *n) {
+  *n = static_cast<int64_t>(v.size());
+  auto *p = static_cast<int64_t *>(std::malloc(sizeof(int64_t) * (v.size() ? v.size() : 1)));
+  TORCH_CHECK(p != nullptr, "out of memory");
+  for (size_t i = 0; i < v.size(); i++) p[i] = v[i];
+  return p;
+}
+
+inline gt_scalar from_scalar(const at::Scalar &s) {
+  gt_scalar r{0, 0, 0, 0};
+  if (s.isBoolean()) {
+    r.kind = 2;
+    r.i = s.toBool() ? 1 : 0;
+  } else if (s.isIntegral(false)) {
+    r.kind = 0;
+    r.i = s.toLong();
+  } else if (s.isComplex()) {
+    r.kind = 3;
+    auto c = s.toComplexDouble();
+    r.re = c.real();
+    r.im = c.imag();
+  } else {
+    r.kind = 1;
+    r.re = s.toDouble();
+  }
+  return r;
+}
 
 }  // namespace gotorch
 

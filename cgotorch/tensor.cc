@@ -1,5 +1,8 @@
 // tensor.cc: the hand-written part of the C ABI (see cgotorch.h).
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+
+#include <mutex>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/variable.h>
@@ -13,13 +16,11 @@ namespace gotorch {
 std::atomic<bool> with_backtrace{false};
 
 at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
-                          int requires_grad) {
+                          int32_t layout) {
   at::TensorOptions o;
   if (dtype >= 0) o = o.dtype(static_cast<at::ScalarType>(dtype));
-  if (dev_type >= 0)
-    o = o.device(at::Device(static_cast<at::DeviceType>(dev_type),
-                            static_cast<c10::DeviceIndex>(dev_index)));
-  (void)requires_grad;  // at:: factories ignore it: see with_grad
+  if (dev_type >= 0) o = o.device(device(dev_type, dev_index));
+  if (layout >= 0) o = o.layout(static_cast<at::Layout>(layout));
   return o;
 }
 
@@ -120,42 +121,6 @@ gt_error gt_tensor_item_complex(gt_tensor t, double *re_im) {
   });
 }
 
-#define GT_FACTORY(name, fn)                                                   \
-  gt_tensor_result name(const int64_t *shape, int64_t ndim, int32_t dtype,     \
-                        int32_t dev_type, int32_t dev_index, int rg) {         \
-    return tensor_result([&] {                                                 \
-      return with_grad(fn(IA(shape, ndim), options(dtype, dev_type, dev_index, rg)), rg); \
-    });                                                                        \
-  }
-GT_FACTORY(gt_empty, at::empty)
-GT_FACTORY(gt_zeros, at::zeros)
-GT_FACTORY(gt_ones, at::ones)
-GT_FACTORY(gt_rand, at::rand)
-GT_FACTORY(gt_randn, at::randn)
-#undef GT_FACTORY
-
-gt_tensor_result gt_full(const int64_t *shape, int64_t ndim, gt_scalar value,
-                         int32_t dtype, int32_t dev_type, int32_t dev_index,
-                         int rg) {
-  return tensor_result([&] {
-    return with_grad(at::full(IA(shape, ndim), S(value),
-                              options(dtype, dev_type, dev_index, rg)), rg);
-  });
-}
-gt_tensor_result gt_arange(gt_scalar start, gt_scalar end, gt_scalar step,
-                           int32_t dtype, int32_t dev_type, int32_t dev_index,
-                           int rg) {
-  return tensor_result([&] {
-    return with_grad(at::arange(S(start), S(end), S(step),
-                                options(dtype, dev_type, dev_index, rg)), rg);
-  });
-}
-gt_tensor_result gt_eye(int64_t n, int64_t m, int32_t dtype, int32_t dev_type,
-                        int32_t dev_index, int rg) {
-  return tensor_result(
-      [&] { return with_grad(at::eye(n, m, options(dtype, dev_type, dev_index, rg)), rg); });
-}
-
 gt_tensor_result gt_tensor_to(gt_tensor t, int32_t dtype, int32_t dev_type,
                               int32_t dev_index, int copy) {
   return tensor_result([&] {
@@ -167,15 +132,6 @@ gt_tensor_result gt_tensor_to(gt_tensor t, int32_t dtype, int32_t dev_type,
                          : x.device();
     return x.to(dev, st, /*non_blocking=*/false, copy != 0);
   });
-}
-gt_tensor_result gt_tensor_clone(gt_tensor t) {
-  return tensor_result([&] { return T(t).clone(); });
-}
-gt_tensor_result gt_tensor_detach(gt_tensor t) {
-  return tensor_result([&] { return T(t).detach(); });
-}
-gt_tensor_result gt_tensor_contiguous(gt_tensor t) {
-  return tensor_result([&] { return T(t).contiguous(); });
 }
 gt_error gt_tensor_set_requires_grad(gt_tensor t, int on) {
   return guard([&] { T(t).set_requires_grad(on != 0); });
@@ -223,11 +179,25 @@ gt_tensor_result gt_tensor_load(const char *data, int64_t size) {
 }
 void gt_free_bytes(char *data) { std::free(data); }
 
-gt_tensor_result gt_add(gt_tensor a, gt_tensor b) {
-  return tensor_result([&] { return at::add(T(a), T(b)); });
+gt_generator gt_generator_new(uint64_t seed) {
+  return reinterpret_cast<gt_generator>(
+      new at::Generator(at::detail::createCPUGenerator(seed)));
 }
-gt_tensor_result gt_mm(gt_tensor a, gt_tensor b) {
-  return tensor_result([&] { return at::mm(T(a), T(b)); });
+void gt_generator_free(gt_generator g) {
+  delete reinterpret_cast<at::Generator *>(g);
 }
+gt_error gt_generator_set_seed(gt_generator g, uint64_t seed) {
+  return guard([&] {
+    auto &gen = *reinterpret_cast<at::Generator *>(g);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_current_seed(seed);
+  });
+}
+uint64_t gt_generator_seed(gt_generator g) {
+  return reinterpret_cast<at::Generator *>(g)->current_seed();
+}
+
+void gt_free_tensor_array(gt_tensor *p) { std::free(p); }
+void gt_free_int_array(int64_t *p) { std::free(p); }
 
 }  // extern "C"

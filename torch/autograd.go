@@ -28,6 +28,12 @@ func (t Tensor) TrySetRequiresGrad(on bool) (Tensor, error) {
 	if on {
 		v = 1
 	}
+	if !on && C.gt_tensor_is_leaf(p) == 0 {
+		// libtorch's C++ set_requires_grad(false) ignores a non-leaf;
+		// PyTorch's requires_grad_ rejects it with this message.
+		t.keep()
+		return t, newError("requires_grad_", nil, "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+	}
 	e := C.gt_tensor_set_requires_grad(p, v)
 	t.keep()
 	return t, cError("requires_grad_", e)

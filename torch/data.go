@@ -76,8 +76,9 @@ func (t Tensor) TryItemInt() (int64, error) {
 // for integer tensors.
 func (t Tensor) ItemInt() int64 { return must1(t.TryItemInt()) }
 
-// ItemBool returns the value of a one-element tensor as a bool.
-func (t Tensor) ItemBool() bool { return t.ItemInt() != 0 }
+// ItemBool returns the value of a one-element tensor as a bool: whether it
+// is nonzero, as Python's bool(t) says (true for 0.5 and for NaN).
+func (t Tensor) ItemBool() bool { return t.ItemComplex() != 0 }
 
 // TryItemComplex is ItemComplex that returns its error.
 func (t Tensor) TryItemComplex() (complex128, error) {
@@ -131,39 +132,6 @@ func (t Tensor) TryTo(targets ...Target) (Tensor, error) {
 // Like PyTorch, it returns t itself (a new handle to it) when nothing
 // changes.
 func (t Tensor) To(targets ...Target) Tensor { return must1(t.TryTo(targets...)) }
-
-func (t Tensor) unary(op string, f func(C.gt_tensor) C.gt_tensor_result) (Tensor, error) {
-	p, err := t.ptr(op, "self")
-	if err != nil {
-		return Tensor{}, err
-	}
-	r := f(p)
-	t.keep()
-	return tensorResult(op, r)
-}
-
-func cClone(p C.gt_tensor) C.gt_tensor_result      { return C.gt_tensor_clone(p) }
-func cDetach(p C.gt_tensor) C.gt_tensor_result     { return C.gt_tensor_detach(p) }
-func cContiguous(p C.gt_tensor) C.gt_tensor_result { return C.gt_tensor_contiguous(p) }
-
-// TryClone is Clone that returns its error.
-func (t Tensor) TryClone() (Tensor, error) { return t.unary("clone", cClone) }
-
-// Clone returns a copy of t with its own storage; gradients flow back to t.
-func (t Tensor) Clone() Tensor { return must1(t.TryClone()) }
-
-// TryDetach is Detach that returns its error.
-func (t Tensor) TryDetach() (Tensor, error) { return t.unary("detach", cDetach) }
-
-// Detach returns a tensor that shares t's storage but not its autograd
-// history.
-func (t Tensor) Detach() Tensor { return must1(t.TryDetach()) }
-
-// TryContiguous is Contiguous that returns its error.
-func (t Tensor) TryContiguous() (Tensor, error) { return t.unary("contiguous", cContiguous) }
-
-// Contiguous returns t laid out in row-major order (t itself if it already is).
-func (t Tensor) Contiguous() Tensor { return must1(t.TryContiguous()) }
 
 // Share returns a second handle to the same tensor. Freeing one handle does
 // not free the other.

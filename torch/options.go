@@ -6,95 +6,92 @@ package torch
 import "C"
 
 // Option is an optional (keyword) argument of an op, named after PyTorch's
-// keyword: torch.Zeros([]int64{2, 3}, torch.WithDtype(torch.Float64)) is
-// torch.zeros(2, 3, dtype=torch.float64). An op given an option it does not
-// take fails with an error naming the op and the option.
+// keyword with a With prefix:
+//
+//	torch.Zeros([]int64{2, 3}, torch.WithDtype(torch.Float64))  // torch.zeros(2, 3, dtype=torch.float64)
+//	x.Sum(torch.WithDim(1), torch.WithKeepdim(true))            // x.sum(1, keepdim=True)
+//
+// Each op's doc lists the options it takes; any other option is an error
+// naming the op and the option. The With functions are generated
+// (options_gen.go), one per keyword.
 type Option struct {
-	key  optKey
-	i    int64
-	f    float64
-	b    bool
-	ints []int64
-	t    Tensor
-	s    Scalar
-	str  string
+	key     optKey
+	i       int64
+	f       float64
+	b       bool
+	s       Scalar
+	t       Tensor
+	str     string
+	ints    []int64
+	floats  []float64
+	bools   []bool
+	ts      []Tensor
+	scalars []Scalar
+	gen     *Generator
 }
 
 type optKey uint16
 
-const (
-	optNone optKey = iota
-	optDtype
-	optDevice
-	optRequiresGrad
-	numHandOpts
-)
-
-var handOptNames = [numHandOpts]string{"", "dtype", "device", "requires_grad"}
-
-// WithDtype sets the dtype of the result (PyTorch's dtype=).
-func WithDtype(d DType) Option { return Option{key: optDtype, i: int64(d)} }
-
-// WithDevice sets the device of the result (PyTorch's device=).
-func WithDevice(d Device) Option {
-	return Option{key: optDevice, i: int64(d.Type), f: float64(d.Index)}
-}
-
-// WithRequiresGrad makes the result require gradients (requires_grad=).
-func WithRequiresGrad(on bool) Option { return Option{key: optRequiresGrad, b: on} }
-
-func (o Option) name() string { return optName(o.key) }
-
-func (o Option) dtype() DType   { return DType(o.i) }
-func (o Option) device() Device { return Device{DeviceType(o.i), int(o.f)} }
-
-// tensorOptions collects the dtype, device and requires_grad options of a
-// factory; any other option is an error.
-type tensorOptions struct {
-	dtype        DType
-	dev          Device
-	hasDev       bool
-	requiresGrad bool
-}
-
-func parseTensorOptions(op string, opts []Option) (tensorOptions, error) {
-	to := tensorOptions{dtype: dtypeUnset}
-	for _, o := range opts {
-		switch o.key {
-		case optDtype:
-			if !o.dtype().valid() {
-				return to, newError(op, nil, "invalid dtype %d", o.i)
-			}
-			to.dtype = o.dtype()
-		case optDevice:
-			to.dev, to.hasDev = o.device(), true
-		case optRequiresGrad:
-			to.requiresGrad = o.b
-		default:
-			return to, badOption(op, o)
-		}
+func (o Option) name() string {
+	if int(o.key) < len(optNames) && optNames[o.key] != "" {
+		return optNames[o.key]
 	}
-	return to, nil
-}
-
-func (to tensorOptions) c() (dtype, devType, devIndex, rg C.int32_t) {
-	dtype, devType, devIndex = C.int32_t(to.dtype), -1, -1
-	if to.hasDev {
-		devType, devIndex = C.int32_t(to.dev.Type), C.int32_t(to.dev.Index)
-	}
-	if to.requiresGrad {
-		rg = 1
-	}
-	return
+	return "(zero Option)"
 }
 
 func badOption(op string, o Option) error {
 	return newError(op, nil, "unexpected option %s", o.name())
 }
 
-func optName(k optKey) string {
-	if int(k) < len(handOptNames) {
-		return handOptNames[k]
+func (o Option) device() Device { return Device{DeviceType(o.i), int(o.f)} }
+
+// int64 reads an integer option given as a number.
+func (o Option) int64(op string) (int64, error) {
+	if o.s.kind != 0 && o.s.kind != 2 {
+		return 0, newError(op, nil, "option %s must be an integer, got %v", o.name(), o.s)
 	}
-	return "option" + string(rune('0'+k%10))
+	return o.s.i, nil
 }
+
+// one reads an integer option given as a list of one.
+func (o Option) one(op string) (int64, error) {
+	if len(o.ints) != 1 {
+		return 0, newError(op, nil, "option %s takes one integer, got %v", o.name(), o.ints)
+	}
+	return o.ints[0], nil
+}
+
+func (o Option) boolArray(op string, dst []bool) error {
+	if len(o.bools) != len(dst) {
+		return newError(op, nil, "option %s takes %d booleans, got %d", o.name(), len(dst), len(o.bools))
+	}
+	copy(dst, o.bools)
+	return nil
+}
+
+// tensorOptions gathers the dtype, device, layout and requires_grad options
+// of a factory function.
+type tensorOptions struct {
+	dtype        DType
+	layout       Layout
+	device       Device
+	requiresGrad bool
+}
+
+func (to *tensorOptions) set(o Option) {
+	switch o.key {
+	case optDtype:
+		to.dtype = DType(o.i)
+	case optDevice:
+		to.device = o.device()
+	case optLayout:
+		to.layout = Layout(o.i)
+	case optRequiresGrad:
+		to.requiresGrad = o.b
+	}
+}
+
+func (to *tensorOptions) cDtype() C.int32_t       { return C.int32_t(to.dtype) }
+func (to *tensorOptions) cDevice() C.int32_t      { return C.int32_t(to.device.Type) }
+func (to *tensorOptions) cDeviceIndex() C.int32_t { return C.int32_t(to.device.Index) }
+func (to *tensorOptions) cLayout() C.int32_t      { return C.int32_t(to.layout) }

@@ -46,7 +46,7 @@ func (t Tensor) String() string {
 		}
 	} else {
 		switch dtype {
-		case defaultDType, Complex128, Int64, Bool:
+		case defaultDType, Complex64, Int64, Bool: // Complex64: PyTorch's default complex dtype for float32
 		default:
 			suffixes = append(suffixes, "dtype="+dtype.String())
 		}

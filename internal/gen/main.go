@@ -1,0 +1,1550 @@
+// Command gen generates GoTorch's bindings of libtorch's native functions.
+//
+// It reads Declarations.yaml, which torchgen makes from PyTorch's
+// native_functions.yaml, and writes:
+//
+//   - cgotorch/ops_gen.h: the C ABI of every generated function;
+//   - cgotorch/ops/ops<N>_gen.cc: its C++ implementation, split into
+//     several cgo packages so that they compile in parallel;
+//   - torch/ops_gen.go: the Go API, a panicking and an error-returning
+//     form of each function (and method, where PyTorch has one);
+//   - torch/options_gen.go: the keyword options (torch.WithDim, …);
+//   - internal/gen/skipped.md: every declaration not generated, and why.
+//
+// Run it with go generate ./... from the repository root. By default it
+// asks Debian's python3-torch to write Declarations.yaml into a temporary
+// directory; -declarations (or GOTORCH_DECLARATIONS) names an existing file
+// instead, for example one made from another PyTorch version.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	declPath = flag.String("declarations", os.Getenv("GOTORCH_DECLARATIONS"), "path to Declarations.yaml (default: made with torchgen)")
+	python   = flag.String("python", "/usr/bin/python3", "python with torchgen, used when -declarations is empty")
+	atenDir  = flag.String("aten", "/usr/lib/python3/dist-packages/torchgen/packaged/ATen", "torchgen's packaged ATen directory")
+	root     = flag.String("root", "../..", "repository root")
+	nShards  = flag.Int("shards", 4, "number of C++ packages the shim is split into")
+)
+
+// Declarations.yaml, as much of it as the generator reads.
+type decl struct {
+	Name          string   `yaml:"name"`
+	OperatorName  string   `yaml:"operator_name"`
+	OverloadName  string   `yaml:"overload_name"`
+	Schema        string   `yaml:"schema_string"`
+	Arguments     []arg    `yaml:"arguments"`
+	MethodOf      []string `yaml:"method_of"`
+	Returns       []ret    `yaml:"returns"`
+	Inplace       bool     `yaml:"inplace"`
+	Deprecated    bool     `yaml:"deprecated"`
+	IsFactory     bool     `yaml:"is_factory_method"`
+	Abstract      bool     `yaml:"abstract"`
+	Mode          string   `yaml:"mode"`
+	PythonModule  string   `yaml:"python_module"`
+	CategoryOverr string   `yaml:"category_override"`
+}
+
+type arg struct {
+	Name       string    `yaml:"name"`
+	Type       string    `yaml:"type"`
+	Dynamic    string    `yaml:"dynamic_type"`
+	Default    yaml.Node `yaml:"default"`
+	KwargOnly  bool      `yaml:"kwarg_only"`
+	Output     bool      `yaml:"output"`
+	Nullable   bool      `yaml:"is_nullable"`
+	Annotation *string   `yaml:"annotation"`
+}
+
+type ret struct {
+	Name string `yaml:"name"`
+	Type string `yaml:"type"`
+}
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("gen: ")
+	flag.Parse()
+	path := *declPath
+	if path == "" {
+		tmp, err := os.MkdirTemp("", "gotorch-gen-")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		cmd := exec.Command(*python, "-m", "torchgen.gen", "-s", *atenDir, "-d", tmp, "--generate", "declarations_yaml")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			log.Fatalf("running torchgen (%s): %v; install python3-torch or pass -declarations", *python, err)
+		}
+		path = filepath.Join(tmp, "Declarations.yaml")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var decls []decl
+	if err := yaml.Unmarshal(data, &decls); err != nil {
+		log.Fatalf("%s: %v", path, err)
+	}
+	g := newGenerator(decls)
+	g.run()
+}
+
+// ---------------------------------------------------------------------------
+// Argument kinds.
+
+// kind describes how one C++ argument type crosses C and Go.
+type kind struct {
+	goType string // Go parameter type
+	opt    optKind
+	// nullable: the Go zero value (nil slice, zero Tensor, nil *Generator)
+	// stands for None, so the argument can stay positional.
+	nullable bool
+	// hasFlag: a C "has" flag travels with the value (scalar optionals).
+	hasFlag bool
+}
+
+// optKind is the Go type of an option's value: options with one name share
+// one constructor, so their kinds must agree.
+type optKind string
+
+const (
+	okNum     optKind = "num" // int64, double, Scalar: generic constructor
+	okInts    optKind = "ints"
+	okFloats  optKind = "floats"
+	okBool    optKind = "bool"
+	okTensor  optKind = "tensor"
+	okString  optKind = "string"
+	okDType   optKind = "dtype"
+	okDevice  optKind = "device"
+	okMemFmt  optKind = "memfmt"
+	okLayout  optKind = "layout"
+	okGen     optKind = "generator"
+	okBools   optKind = "bools"
+	okScalars optKind = "scalars"
+	okTensors optKind = "tensors"
+)
+
+var kinds = map[string]kind{
+	"const at::Tensor &":                           {goType: "Tensor", opt: okTensor},
+	"at::Tensor &":                                 {goType: "Tensor", opt: okTensor},
+	"const c10::optional<at::Tensor> &":            {goType: "Tensor", opt: okTensor, nullable: true},
+	"at::TensorList":                               {goType: "[]Tensor", opt: okTensors},
+	"const at::ITensorListRef &":                   {goType: "[]Tensor", opt: okTensors},
+	"const c10::List<c10::optional<at::Tensor>> &": {goType: "[]Tensor", opt: okTensors},
+	"int64_t":                             {goType: "int64", opt: okNum},
+	"c10::optional<int64_t>":              {goType: "int64", opt: okNum, hasFlag: true},
+	"at::IntArrayRef":                     {goType: "[]int64", opt: okInts},
+	"at::OptionalIntArrayRef":             {goType: "[]int64", opt: okInts, nullable: true},
+	"bool":                                {goType: "bool", opt: okBool},
+	"c10::optional<bool>":                 {goType: "bool", opt: okBool, hasFlag: true},
+	"double":                              {goType: "float64", opt: okNum},
+	"c10::optional<double>":               {goType: "float64", opt: okNum, hasFlag: true},
+	"const at::Scalar &":                  {goType: "Scalar", opt: okNum},
+	"const c10::optional<at::Scalar> &":   {goType: "Scalar", opt: okNum, hasFlag: true},
+	"at::ArrayRef<at::Scalar>":            {goType: "[]Scalar", opt: okScalars},
+	"c10::optional<at::ArrayRef<double>>": {goType: "[]float64", opt: okFloats, nullable: true},
+	"at::ScalarType":                      {goType: "DType", opt: okDType},
+	"c10::optional<at::ScalarType>":       {goType: "DType", opt: okDType, hasFlag: true},
+	"c10::string_view":                    {goType: "string", opt: okString},
+	"c10::optional<c10::string_view>":     {goType: "string", opt: okString, hasFlag: true},
+	"c10::optional<at::MemoryFormat>":     {goType: "MemoryFormat", opt: okMemFmt, hasFlag: true},
+	"at::MemoryFormat":                    {goType: "MemoryFormat", opt: okMemFmt},
+	"c10::optional<at::Layout>":           {goType: "Layout", opt: okLayout, hasFlag: true},
+	"at::Layout":                          {goType: "Layout", opt: okLayout},
+	"c10::optional<at::Device>":           {goType: "Device", opt: okDevice, hasFlag: true},
+	"at::Device":                          {goType: "Device", opt: okDevice},
+	"c10::optional<at::Generator>":        {goType: "*Generator", opt: okGen, nullable: true},
+	"::std::array<bool,2>":                {goType: "[2]bool", opt: okBools},
+	"::std::array<bool,3>":                {goType: "[3]bool", opt: okBools},
+	"::std::array<bool,4>":                {goType: "[4]bool", opt: okBools},
+	"at::TensorOptions":                   {goType: "", opt: ""},
+}
+
+var unsupportedTypes = map[string]string{
+	"at::Dimname":                    "named tensors (Dimname) are not supported",
+	"at::DimnameList":                "named tensors (Dimname[]) are not supported",
+	"c10::optional<at::DimnameList>": "named tensors (Dimname[]?) are not supported",
+	"at::Storage":                    "raw Storage arguments are not exposed",
+	"at::Stream":                     "CUDA/device streams are not exposed",
+}
+
+// Return kinds.
+var retKinds = map[string]string{
+	"at::Tensor":                "tensor",
+	"at::Tensor &":              "tensor",
+	"const at::Tensor &":        "tensor",
+	"::std::vector<at::Tensor>": "tensors",
+	"bool":                      "bool",
+	"int64_t":                   "int",
+	"double":                    "float",
+	"at::ScalarType":            "dtype",
+	"at::Scalar":                "scalar",
+	"::std::vector<int64_t>":    "ints",
+	"at::QScheme":               "qscheme",
+}
+
+// Names Go reserves, which cannot be parameter names.
+var goReserved = map[string]bool{
+	"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true,
+	"defer": true, "else": true, "fallthrough": true, "for": true, "func": true, "go": true, "goto": true,
+	"if": true, "import": true, "interface": true, "map": true, "package": true, "range": true,
+	"return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true,
+	"len": true, "cap": true, "copy": true, "append": true, "new": true, "make": true, "min": true,
+	"max": true, "real": true, "imag": true, "complex": true, "string": true, "error": true,
+	"print": true, "panic": true, "opts": true, "C": true, "unsafe": true, "runtime": true,
+	"self": false,
+}
+
+// Whole-name overrides, so that the commonest names read like Go while a
+// PyTorch user still finds them.
+var nameOverrides = map[string]string{
+	"matmul": "MatMul", "mm": "MM", "bmm": "BMM", "mv": "MV", "addmm": "AddMM", "addmv": "AddMV",
+	"addbmm": "AddBMM", "baddbmm": "BAddBMM", "addr": "AddR", "randn": "RandN", "randint": "RandInt",
+	"randperm": "RandPerm", "randn_like": "RandNLike", "randint_like": "RandIntLike",
+	"logsumexp": "LogSumExp", "logcumsumexp": "LogCumSumExp", "logaddexp": "LogAddExp",
+	"logaddexp2": "LogAddExp2", "cumsum": "CumSum", "cumprod": "CumProd", "cummax": "CumMax",
+	"cummin": "CumMin", "argmax": "ArgMax", "argmin": "ArgMin", "argsort": "ArgSort",
+	"nonzero": "NonZero", "topk": "TopK", "kthvalue": "KthValue", "logsoftmax": "LogSoftmax",
+	"nansum": "NanSum", "nanmean": "NanMean", "nanmedian": "NanMedian", "allclose": "AllClose",
+	"isclose": "IsClose", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
+	"isreal": "IsReal", "isneginf": "IsNegInf", "isposinf": "IsPosInf", "rsqrt": "RSqrt",
+	"expm1": "ExpM1", "log1p": "Log1p", "einsum": "Einsum", "linspace": "Linspace",
+	"logspace": "Logspace", "chunk": "Chunk", "unbind": "Unbind",
+}
+
+func camel(s string) string {
+	if o, ok := nameOverrides[s]; ok {
+		return o
+	}
+	var b strings.Builder
+	for _, part := range strings.Split(s, "_") {
+		if part == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+func lowerCamel(s string) string {
+	c := camel(s)
+	if c == "" {
+		return c
+	}
+	// Keep all-caps prefixes readable: "MM" → "mm".
+	i := 1
+	for i < len(c) && c[i] >= 'A' && c[i] <= 'Z' && (i+1 == len(c) || c[i+1] >= 'A' && c[i+1] <= 'Z') {
+		i++
+	}
+	return strings.ToLower(c[:i]) + c[i:]
+}
+
+// ---------------------------------------------------------------------------
+// The generator.
+
+type param struct {
+	a        arg
+	k        kind
+	goName   string // Go parameter or local name
+	isOption bool
+	optName  string // the option's constructor suffix: WithDim → "Dim"
+	defGo    string // Go expression of the default; "" means None
+}
+
+type function struct {
+	d         decl
+	goName    string
+	cName     string
+	params    []param // in the C++ API order
+	self      int     // index of the method receiver, or -1
+	isMethod  bool
+	isFunc    bool
+	tensorOpt bool // has a TensorOptions argument
+	rets      []string
+	retAlias  []int // for each return: the index of the argument it aliases, or -1
+}
+
+type skip struct {
+	d   decl
+	why string
+}
+
+type optInfo struct {
+	name  string // PyTorch keyword, e.g. "keepdim"
+	kind  optKind
+	key   string // Go constant
+	users int
+}
+
+type generator struct {
+	decls    []decl
+	fns      []*function
+	skips    []skip
+	opts     map[string]*optInfo
+	hand     map[string]string // hand-written Go names → file
+	handMeth map[string]string
+}
+
+func newGenerator(decls []decl) *generator {
+	return &generator{decls: decls, opts: map[string]*optInfo{}}
+}
+
+// skipPrefixes and skipNames: declarations not worth a Go binding.
+var skipPrefixes = map[string]string{
+	"_foreach":    "the _foreach_* batched kernels are internal to optimizers",
+	"_fused_adam": "fused optimizer kernel (CUDA only)",
+	"_cudnn":      "cuDNN-specific internal kernel",
+	"_nested":     "nested tensors are not supported",
+	"_sparse_csr": "sparse CSR internals are not exposed",
+	"_mps":        "MPS-specific internal kernel",
+	"_test":       "PyTorch test helper",
+	"_thnn":       "legacy THNN internal kernel",
+}
+
+var skipNames = map[string]string{
+	"to":             "hand-written as Tensor.To(targets ...Target)",
+	"item":           "hand-written as Tensor.Item/ItemInt/ItemBool/ItemComplex",
+	"data":           "Go has Detach",
+	"dim":            "hand-written as Tensor.Dim",
+	"numel":          "hand-written as Tensor.Numel",
+	"size":           "hand-written as Tensor.Size and Tensor.Shape",
+	"is_leaf":        "hand-written as Tensor.IsLeaf",
+	"requires_grad_": "hand-written as Tensor.SetRequiresGrad",
+	"backward":       "hand-written as Tensor.Backward",
+	"set_data":       "mutating a tensor's data in place is not exposed",
+	"retain_grad":    "not exposed yet",
+	"output_nr":      "autograd internal",
+	"_version":       "autograd internal",
+	"record_stream":  "CUDA streams are not exposed",
+	"is_pinned":      "CUDA pinned memory is not exposed",
+	"pin_memory":     "CUDA pinned memory is not exposed",
+	"_pin_memory":    "CUDA pinned memory is not exposed",
+	"from_file":      "reads raw files outside GoTorch's checks",
+}
+
+func (g *generator) run() {
+	g.loadHandWritten()
+	for _, d := range g.decls {
+		f, why := g.build(d)
+		if why != "" {
+			g.skips = append(g.skips, skip{d, why})
+			continue
+		}
+		g.fns = append(g.fns, f)
+	}
+	g.name()
+	g.collectOptions()
+	g.writeC()
+	g.writeGo()
+	g.writeOptions()
+	g.writeReport()
+	log.Printf("%d declarations: %d generated, %d skipped (see internal/gen/skipped.md)", len(g.decls), len(g.fns), len(g.skips))
+}
+
+// loadHandWritten collects the names package torch already defines by hand,
+// so that generated code never collides with them.
+func (g *generator) loadHandWritten() {
+	g.hand, g.handMeth = map[string]string{}, map[string]string{}
+	dir := filepath.Join(*root, "torch")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset := token.NewFileSet()
+	for _, file := range files {
+		base := filepath.Base(file)
+		if strings.HasSuffix(base, "_gen.go") || strings.HasSuffix(base, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil {
+					if id, ok := d.Recv.List[0].Type.(*ast.Ident); ok && id.Name == "Tensor" {
+						g.handMeth[d.Name.Name] = base
+					}
+				} else {
+					g.hand[d.Name.Name] = base
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						g.hand[s.Name.Name] = base
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							g.hand[n.Name] = base
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *generator) build(d decl) (*function, string) {
+	if why, ok := skipNames[d.Name]; ok {
+		return nil, why
+	}
+	for p, why := range skipPrefixes {
+		if strings.HasPrefix(d.Name, p) {
+			return nil, why
+		}
+	}
+	f := &function{d: d, self: -1}
+	f.isMethod = has(d.MethodOf, "Tensor")
+	f.isFunc = has(d.MethodOf, "namespace")
+	if !f.isMethod && !f.isFunc {
+		return nil, "neither a function nor a method of Tensor"
+	}
+	used := map[string]bool{}
+	for i, a := range d.Arguments {
+		if why, ok := unsupportedTypes[a.Type]; ok {
+			return nil, fmt.Sprintf("argument %s: %s", a.Name, why)
+		}
+		k, ok := kinds[a.Type]
+		if !ok {
+			return nil, fmt.Sprintf("argument %s: unsupported type %s", a.Name, a.Type)
+		}
+		if a.Type == "at::TensorOptions" {
+			f.tensorOpt = true
+			f.params = append(f.params, param{a: a, k: k})
+			continue
+		}
+		p := param{a: a, k: k, goName: lowerCamel(a.Name)}
+		if p.goName == "" || goReserved[p.goName] {
+			p.goName += "_"
+		}
+		for used[p.goName] {
+			p.goName += "_"
+		}
+		used[p.goName] = true
+		if a.Default.Kind != 0 {
+			def, ok := goDefault(a, k)
+			if !ok {
+				return nil, fmt.Sprintf("argument %s: cannot translate default %q", a.Name, a.Default.Value)
+			}
+			p.isOption, p.defGo = true, def
+		} else if k.hasFlag {
+			// A nullable scalar with no default: None unless given.
+			p.isOption = true
+		}
+		if a.Name == "self" && f.isMethod && f.self < 0 && (k.goType == "Tensor") {
+			f.self = i
+			p.isOption = false
+		}
+		if p.isOption {
+			p.optName = camel(a.Name)
+			if p.optName == "" {
+				return nil, "option with an empty name"
+			}
+		}
+		f.params = append(f.params, p)
+	}
+	if f.isMethod && f.self < 0 {
+		if !f.isFunc {
+			return nil, "method without a self tensor"
+		}
+		f.isMethod = false
+	}
+	for _, r := range d.Returns {
+		rk, ok := retKinds[r.Type]
+		if !ok {
+			return nil, fmt.Sprintf("unsupported return type %s", r.Type)
+		}
+		f.rets = append(f.rets, rk)
+		alias := -1
+		if rk == "tensor" && strings.HasSuffix(r.Type, "&") {
+			for i, a := range d.Arguments {
+				if a.Name == r.Name && strings.HasPrefix(a.Type, "at::Tensor &") {
+					alias = i
+				}
+			}
+			if alias < 0 {
+				// const Tensor& returns of in-place ops alias self.
+				for i, a := range d.Arguments {
+					if a.Name == "self" && strings.Contains(a.Type, "Tensor &") {
+						alias = i
+					}
+				}
+			}
+		}
+		f.retAlias = append(f.retAlias, alias)
+	}
+	return f, ""
+}
+
+// goDefault translates a C++ default into a Go expression; "" means None.
+func goDefault(a arg, k kind) (string, bool) {
+	v := strings.TrimSpace(a.Default.Value)
+	if v == "c10::nullopt" || v == "None" || (v == "{}" && (k.nullable || k.hasFlag)) {
+		return "", true
+	}
+	switch k.goType {
+	case "Tensor":
+		return "", v == "{}"
+	case "bool":
+		switch strings.ToLower(v) {
+		case "true":
+			return "true", true
+		case "false":
+			return "false", true
+		}
+	case "int64":
+		switch v {
+		case "at::Reduction::Mean":
+			return "int64(1)", true
+		case "at::Reduction::Sum":
+			return "int64(2)", true
+		case "at::Reduction::None":
+			return "int64(0)", true
+		}
+		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return "int64(" + v + ")", true
+		}
+	case "float64":
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			return "float64(" + v + ")", true
+		}
+	case "Scalar":
+		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return "S(int64(" + v + "))", true
+		}
+		if _, err := strconv.ParseFloat(v, 64); err == nil {
+			return "S(float64(" + v + "))", true
+		}
+	case "[]int64":
+		v = strings.Trim(v, "{}[]")
+		if v == "" {
+			return "[]int64{}", true
+		}
+		for _, x := range strings.Split(v, ",") {
+			if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err != nil {
+				return "", false
+			}
+		}
+		return "[]int64{" + v + "}", true
+	case "string":
+		if s, err := strconv.Unquote(v); err == nil {
+			return strconv.Quote(s), true
+		}
+		if strings.HasPrefix(v, "'") {
+			return strconv.Quote(strings.Trim(v, "'")), true
+		}
+	case "MemoryFormat":
+		switch v {
+		case "MemoryFormat::Contiguous", "at::MemoryFormat::Contiguous", "c10::MemoryFormat::Contiguous":
+			return "ContiguousFormat", true
+		case "MemoryFormat::Preserve", "at::MemoryFormat::Preserve", "c10::MemoryFormat::Preserve":
+			return "PreserveFormat", true
+		}
+	case "DType":
+		if strings.HasPrefix(v, "at::k") {
+			return v[len("at::k"):], true
+		}
+	case "[2]bool", "[3]bool", "[4]bool":
+		v = strings.Trim(v, "{}[]")
+		parts := strings.Split(v, ",")
+		out := make([]string, len(parts))
+		for i, p := range parts {
+			switch strings.ToLower(strings.TrimSpace(p)) {
+			case "true":
+				out[i] = "true"
+			case "false":
+				out[i] = "false"
+			default:
+				return "", false
+			}
+		}
+		return k.goType + "{" + strings.Join(out, ", ") + "}", true
+	}
+	return "", false
+}
+
+// name gives every function its Go and C names.
+func (g *generator) name() {
+	// Group by declaration name; the overload with an empty name, or else
+	// the first one listed, gets the plain Go name.
+	primary := map[string]string{}
+	for _, f := range g.fns {
+		n := f.d.Name
+		if cur, ok := primary[n]; !ok || (f.d.OverloadName == "" && cur != "") {
+			primary[n] = f.d.OverloadName
+		}
+	}
+	taken := map[string]bool{} // package-level names
+	takenM := map[string]bool{}
+	for n := range g.hand {
+		taken[n] = true
+	}
+	for n := range g.handMeth {
+		takenM[n] = true
+	}
+	var kept []*function
+	for _, f := range g.fns {
+		d := f.d
+		name, inplace, out := d.Name, false, false
+		for _, a := range d.Arguments {
+			if a.Output {
+				out = true
+			}
+		}
+		if strings.HasSuffix(name, "_out") && out {
+			name = strings.TrimSuffix(name, "_out")
+		} else {
+			out = false
+		}
+		if strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__") {
+			name, inplace = strings.TrimSuffix(name, "_"), true
+		}
+		internal := strings.HasPrefix(name, "_")
+		base := camel(strings.TrimLeft(name, "_"))
+		if internal {
+			base = "Internal" + base
+		}
+		if strings.HasPrefix(strings.TrimLeft(name, "_"), "_") || base == "" || base == "Internal" {
+			g.skips = append(g.skips, skip{d, "name has no Go form"})
+			continue
+		}
+		ov := d.OverloadName
+		if out {
+			ov = strings.TrimSuffix(strings.TrimSuffix(ov, "out"), "_")
+		}
+		suffix := ""
+		if ov != primary[d.Name] && ov != "" {
+			suffix = camel(ov)
+		}
+		goName := base + suffix
+		if out {
+			goName += "Out"
+		}
+		if inplace {
+			goName += "_"
+		}
+		// Resolve collisions among generated names.
+		cand := goName
+		for i := 2; g.collides(f, cand, taken, takenM); i++ {
+			if i == 2 && suffix == "" && ov != "" {
+				cand = base + camel(ov)
+				if out {
+					cand += "Out"
+				}
+				if inplace {
+					cand += "_"
+				}
+				continue
+			}
+			cand = fmt.Sprintf("%s%d", goName, i)
+		}
+		if hw := g.handCollision(f, goName); hw != "" && cand != goName {
+			g.skips = append(g.skips, skip{d, "hand-written in torch/" + hw})
+			continue
+		}
+		f.goName = cand
+		if f.isFunc {
+			taken[cand], taken["Try"+cand] = true, true
+		}
+		if f.isMethod {
+			takenM[cand], takenM["Try"+cand] = true, true
+		}
+		f.cName = "atg_" + d.Name
+		if d.OverloadName != "" {
+			f.cName += "_" + d.OverloadName
+		}
+		kept = append(kept, f)
+	}
+	g.fns = kept
+}
+
+func (g *generator) collides(f *function, n string, taken, takenM map[string]bool) bool {
+	if f.isFunc && (taken[n] || taken["Try"+n]) {
+		return true
+	}
+	if f.isMethod && (takenM[n] || takenM["Try"+n]) {
+		return true
+	}
+	return false
+}
+
+func (g *generator) handCollision(f *function, n string) string {
+	if f.isFunc {
+		if file, ok := g.hand[n]; ok {
+			return file
+		}
+		if file, ok := g.hand["Try"+n]; ok {
+			return file
+		}
+	}
+	if f.isMethod {
+		if file, ok := g.handMeth[n]; ok {
+			return file
+		}
+		if file, ok := g.handMeth["Try"+n]; ok {
+			return file
+		}
+	}
+	return ""
+}
+
+// collectOptions gives each keyword one option constructor. Integer
+// keywords that are lists elsewhere (dim) take a list; numbers of any kind
+// share one generic constructor. Keywords whose kinds still disagree get
+// the minority kind's name appended.
+func (g *generator) collectOptions() {
+	type use struct {
+		kinds  map[optKind]int
+		nonInt bool // a num user that is not int64
+	}
+	uses := map[string]*use{}
+	add := func(name string, k optKind, goType string) {
+		u := uses[name]
+		if u == nil {
+			u = &use{kinds: map[optKind]int{}}
+			uses[name] = u
+		}
+		u.kinds[k]++
+		if k == okNum && goType != "int64" {
+			u.nonInt = true
+		}
+	}
+	for _, f := range g.fns {
+		for _, p := range f.params {
+			if p.isOption {
+				add(p.optName, p.k.opt, p.k.goType)
+			}
+		}
+		if f.tensorOpt {
+			add("Dtype", okDType, "DType")
+			add("Device", okDevice, "Device")
+			add("Layout", okLayout, "Layout")
+			add("RequiresGrad", okBool, "bool")
+		}
+	}
+	effective := func(name string, k optKind) optKind {
+		u := uses[name]
+		if k == okNum && !u.nonInt && u.kinds[okInts] > 0 {
+			return okInts
+		}
+		return k
+	}
+	best := map[string]optKind{}
+	for name, u := range uses {
+		counts := map[optKind]int{}
+		for k, n := range u.kinds {
+			counts[effective(name, k)] += n
+		}
+		var b optKind
+		for k, n := range counts {
+			if b == "" || n > counts[b] || (n == counts[b] && k < b) {
+				b = k
+			}
+		}
+		best[name] = b
+		for k := range counts {
+			n := name
+			if k != b {
+				n = name + camel(string(k))
+			}
+			g.opts[n] = &optInfo{name: n, kind: k, key: "opt" + n}
+		}
+	}
+	for _, f := range g.fns {
+		for i := range f.params {
+			p := &f.params[i]
+			if !p.isOption {
+				continue
+			}
+			k := effective(p.optName, p.k.opt)
+			if k != best[p.optName] {
+				p.optName += camel(string(k))
+			}
+			g.opts[p.optName].users++
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// C and C++.
+
+type cParam struct{ decl, cpp string }
+
+// cParams returns the C parameters of p and the C++ expression built from
+// them.
+func cParams(p param) ([]string, string) {
+	n := "a_" + p.a.Name
+	switch p.a.Type {
+	case "const at::Tensor &", "at::Tensor &":
+		return []string{"gt_tensor " + n}, "T(" + n + ")"
+	case "const c10::optional<at::Tensor> &":
+		return []string{"gt_tensor " + n}, "opt(" + n + ")"
+	case "at::TensorList", "const at::ITensorListRef &":
+		return []string{"gt_tensor *" + n, "int64_t " + n + "_len"}, "tensor_list(" + n + ", " + n + "_len)"
+	case "const c10::List<c10::optional<at::Tensor>> &":
+		return []string{"gt_tensor *" + n, "int64_t " + n + "_len"}, "opt_tensor_list(" + n + ", " + n + "_len)"
+	case "int64_t":
+		return []string{"int64_t " + n}, n
+	case "c10::optional<int64_t>":
+		return []string{"int64_t " + n, "int " + n + "_has"}, "optional<int64_t>(" + n + ", " + n + "_has)"
+	case "at::IntArrayRef":
+		return []string{"const int64_t *" + n, "int64_t " + n + "_len"}, "IA(" + n + ", " + n + "_len)"
+	case "at::OptionalIntArrayRef":
+		return []string{"const int64_t *" + n, "int64_t " + n + "_len"}, "OIA(" + n + ", " + n + "_len)"
+	case "bool":
+		return []string{"int " + n}, "(" + n + " != 0)"
+	case "c10::optional<bool>":
+		return []string{"int " + n, "int " + n + "_has"}, "optional<bool>(" + n + " != 0, " + n + "_has)"
+	case "double":
+		return []string{"double " + n}, n
+	case "c10::optional<double>":
+		return []string{"double " + n, "int " + n + "_has"}, "optional<double>(" + n + ", " + n + "_has)"
+	case "const at::Scalar &":
+		return []string{"gt_scalar " + n}, "S(" + n + ")"
+	case "const c10::optional<at::Scalar> &":
+		return []string{"gt_scalar " + n, "int " + n + "_has"}, "optional<at::Scalar>(S(" + n + "), " + n + "_has)"
+	case "at::ArrayRef<at::Scalar>":
+		return []string{"const gt_scalar *" + n, "int64_t " + n + "_len"}, "scalar_list(" + n + ", " + n + "_len)"
+	case "c10::optional<at::ArrayRef<double>>":
+		return []string{"const double *" + n, "int64_t " + n + "_len"}, "ODA(" + n + ", " + n + "_len)"
+	case "at::ScalarType":
+		return []string{"int32_t " + n}, "static_cast<at::ScalarType>(" + n + ")"
+	case "c10::optional<at::ScalarType>":
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::ScalarType>(static_cast<at::ScalarType>(" + n + "), " + n + "_has)"
+	case "c10::string_view":
+		return []string{"const char *" + n}, "c10::string_view(" + n + ")"
+	case "c10::optional<c10::string_view>":
+		return []string{"const char *" + n, "int " + n + "_has"}, "optional<c10::string_view>(c10::string_view(" + n + " ? " + n + " : \"\"), " + n + "_has)"
+	case "at::MemoryFormat":
+		return []string{"int32_t " + n}, "static_cast<at::MemoryFormat>(" + n + ")"
+	case "c10::optional<at::MemoryFormat>":
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(" + n + "), " + n + "_has)"
+	case "at::Layout":
+		return []string{"int32_t " + n}, "static_cast<at::Layout>(" + n + ")"
+	case "c10::optional<at::Layout>":
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::Layout>(static_cast<at::Layout>(" + n + "), " + n + "_has)"
+	case "at::Device":
+		return []string{"int32_t " + n, "int32_t " + n + "_index"}, "device(" + n + ", " + n + "_index)"
+	case "c10::optional<at::Device>":
+		return []string{"int32_t " + n, "int32_t " + n + "_index", "int " + n + "_has"}, "optional<at::Device>(device(" + n + ", " + n + "_index), " + n + "_has)"
+	case "c10::optional<at::Generator>":
+		return []string{"gt_generator " + n}, "generator(" + n + ")"
+	case "::std::array<bool,2>", "::std::array<bool,3>", "::std::array<bool,4>":
+		size := p.a.Type[len("::std::array<bool,") : len(p.a.Type)-1]
+		return []string{"int " + n}, "bool_array<" + size + ">(" + n + ")"
+	case "at::TensorOptions":
+		return []string{"int32_t a_dtype", "int32_t a_device", "int32_t a_device_index", "int32_t a_layout", "int a_requires_grad"},
+			"options(a_dtype, a_device, a_device_index, a_layout)"
+	}
+	panic("no C form for " + p.a.Type)
+}
+
+func (f *function) singleTensor() bool {
+	return len(f.rets) == 1 && f.rets[0] == "tensor" && f.retAlias[0] < 0
+}
+
+// cSignature returns the C declaration.
+func (f *function) cSignature() string {
+	var ps []string
+	for i, r := range f.rets {
+		if f.singleTensor() {
+			break
+		}
+		n := fmt.Sprintf("r%d", i)
+		switch r {
+		case "tensor":
+			if f.retAlias[i] < 0 {
+				ps = append(ps, "gt_tensor *"+n)
+			}
+		case "tensors":
+			ps = append(ps, "gt_tensor **"+n, "int64_t *"+n+"_len")
+		case "bool":
+			ps = append(ps, "int *"+n)
+		case "int", "qscheme":
+			ps = append(ps, "int64_t *"+n)
+		case "float":
+			ps = append(ps, "double *"+n)
+		case "dtype":
+			ps = append(ps, "int32_t *"+n)
+		case "scalar":
+			ps = append(ps, "gt_scalar *"+n)
+		case "ints":
+			ps = append(ps, "int64_t **"+n, "int64_t *"+n+"_len")
+		}
+	}
+	for _, p := range f.params {
+		c, _ := cParams(p)
+		ps = append(ps, c...)
+	}
+	res := "gt_error"
+	if f.singleTensor() {
+		res = "gt_tensor_result"
+	}
+	if len(ps) == 0 {
+		ps = []string{"void"}
+	}
+	return res + " " + f.cName + "(" + strings.Join(ps, ", ") + ")"
+}
+
+func (f *function) cppCall() string {
+	var args []string
+	selfExpr := ""
+	for i, p := range f.params {
+		_, e := cParams(p)
+		if i == f.self && !f.isFunc {
+			selfExpr = e
+			continue
+		}
+		args = append(args, e)
+	}
+	if f.isFunc {
+		return "at::" + f.d.Name + "(" + strings.Join(args, ", ") + ")"
+	}
+	return selfExpr + "." + f.d.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+func (f *function) cBody() string {
+	call := f.cppCall()
+	var b strings.Builder
+	b.WriteString(f.cSignature() + " {\n")
+	if f.singleTensor() {
+		if f.tensorOpt {
+			call = "with_grad(" + call + ", a_requires_grad)"
+		}
+		fmt.Fprintf(&b, "  return tensor_result([&] { return %s; });\n}\n", call)
+		return b.String()
+	}
+	if len(f.rets) == 0 {
+		fmt.Fprintf(&b, "  return guard([&] { %s; });\n}\n", call)
+		return b.String()
+	}
+	b.WriteString("  return guard([&] {\n")
+	if len(f.rets) == 1 {
+		fmt.Fprintf(&b, "    auto res = %s;\n", call)
+	} else {
+		fmt.Fprintf(&b, "    auto res_tuple = %s;\n", call)
+	}
+	for i, r := range f.rets {
+		v := "res"
+		if len(f.rets) > 1 {
+			v = fmt.Sprintf("std::get<%d>(res_tuple)", i)
+		}
+		n := fmt.Sprintf("r%d", i)
+		switch r {
+		case "tensor":
+			if f.retAlias[i] < 0 {
+				fmt.Fprintf(&b, "    *%s = wrap_opt(%s);\n", n, v)
+			} else {
+				fmt.Fprintf(&b, "    (void)%s;\n", v)
+			}
+		case "tensors":
+			fmt.Fprintf(&b, "    *%s = wrap_list(%s, %s_len);\n", n, v, n)
+		case "bool":
+			fmt.Fprintf(&b, "    *%s = %s ? 1 : 0;\n", n, v)
+		case "int":
+			fmt.Fprintf(&b, "    *%s = %s;\n", n, v)
+		case "qscheme":
+			fmt.Fprintf(&b, "    *%s = static_cast<int64_t>(%s);\n", n, v)
+		case "float":
+			fmt.Fprintf(&b, "    *%s = %s;\n", n, v)
+		case "dtype":
+			fmt.Fprintf(&b, "    *%s = static_cast<int32_t>(%s);\n", n, v)
+		case "scalar":
+			fmt.Fprintf(&b, "    *%s = from_scalar(%s);\n", n, v)
+		case "ints":
+			fmt.Fprintf(&b, "    *%s = int_list(%s, %s_len);\n", n, v, n)
+		}
+	}
+	b.WriteString("  });\n}\n")
+	return b.String()
+}
+
+const header = "// Code generated by internal/gen from PyTorch's Declarations.yaml. DO NOT EDIT.\n"
+
+func (g *generator) writeC() {
+	var h bytes.Buffer
+	h.WriteString("/* Code generated by internal/gen from PyTorch's Declarations.yaml. DO NOT EDIT. */\n")
+	h.WriteString("#ifndef GOTORCH_OPS_GEN_H_\n#define GOTORCH_OPS_GEN_H_\n\n#include \"cgotorch.h\"\n\n")
+	h.WriteString("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n")
+	for _, f := range g.fns {
+		fmt.Fprintf(&h, "/* %s */\n%s;\n", f.d.Schema, f.cSignature())
+	}
+	h.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
+	writeFile(filepath.Join(*root, "cgotorch", "ops_gen.h"), h.Bytes())
+
+	// Shards: contiguous runs of functions, balanced by count.
+	per := (len(g.fns) + *nShards - 1) / *nShards
+	for s := 0; s < *nShards; s++ {
+		var b bytes.Buffer
+		b.WriteString(header)
+		b.WriteString("#include \"../../internal.h\"\n#include \"../../ops_gen.h\"\n\nusing namespace gotorch;\n\nextern \"C\" {\n\n")
+		for i := s * per; i < (s+1)*per && i < len(g.fns); i++ {
+			b.WriteString(g.fns[i].cBody())
+			b.WriteString("\n")
+		}
+		b.WriteString("}  // extern \"C\"\n")
+		dir := filepath.Join(*root, "cgotorch", "ops", fmt.Sprintf("shard%d", s))
+		os.MkdirAll(dir, 0o755)
+		writeFile(filepath.Join(dir, "ops_gen.cc"), b.Bytes())
+		var gb bytes.Buffer
+		gb.WriteString(header)
+		fmt.Fprintf(&gb, "\n// Package shard%d compiles part %d of %d of the generated C++ shim; the\n// parts build in parallel.\npackage shard%d\n\n", s, s+1, *nShards, s)
+		gb.WriteString("/*\n#cgo CXXFLAGS: -std=c++17 -O1 -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations\n#cgo LDFLAGS: -ltorch_cpu -lc10\n*/\nimport \"C\"\n")
+		writeFile(filepath.Join(dir, "shard.go"), gb.Bytes())
+	}
+}
+
+func writeFile(path string, data []byte) {
+	if strings.HasSuffix(path, ".go") {
+		src, err := format.Source(data)
+		if err != nil {
+			os.WriteFile(path+".broken", data, 0o644)
+			log.Fatalf("%s: %v", path, err)
+		}
+		data = src
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func (g *generator) writeReport() {
+	var b bytes.Buffer
+	b.WriteString("<!-- Code generated by internal/gen. DO NOT EDIT. -->\n# Declarations not generated\n\n")
+	fmt.Fprintf(&b, "Of %d declarations in Declarations.yaml, %d are generated and the %d below are not.\n\n", len(g.decls), len(g.fns), len(g.skips))
+	byWhy := map[string]int{}
+	for _, s := range g.skips {
+		byWhy[s.why]++
+	}
+	var whys []string
+	for w := range byWhy {
+		whys = append(whys, w)
+	}
+	sort.Slice(whys, func(i, j int) bool {
+		return byWhy[whys[i]] > byWhy[whys[j]] || byWhy[whys[i]] == byWhy[whys[j]] && whys[i] < whys[j]
+	})
+	b.WriteString("## Summary\n\n| count | reason |\n| ---: | --- |\n")
+	for _, w := range whys {
+		fmt.Fprintf(&b, "| %d | %s |\n", byWhy[w], w)
+	}
+	b.WriteString("\n## Every skipped declaration\n\n| declaration | reason |\n| --- | --- |\n")
+	for _, s := range g.skips {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(s.d.Schema, "|", "\\|"), s.why)
+	}
+	writeFile(filepath.Join(*root, "internal", "gen", "skipped.md"), b.Bytes())
+}
+
+// ---------------------------------------------------------------------------
+// Go.
+
+var goRetTypes = map[string]string{
+	"tensor": "Tensor", "tensors": "[]Tensor", "bool": "bool", "int": "int64", "float": "float64",
+	"dtype": "DType", "scalar": "Scalar", "ints": "[]int64", "qscheme": "int64",
+}
+
+var goZero = map[string]string{
+	"tensor": "Tensor{}", "tensors": "nil", "bool": "false", "int": "0", "float": "0",
+	"dtype": "0", "scalar": "Scalar{}", "ints": "nil", "qscheme": "0",
+}
+
+func (f *function) goParams(forMethod bool) (decls []string, names []string) {
+	for i, p := range f.params {
+		if p.isOption || p.a.Type == "at::TensorOptions" {
+			continue
+		}
+		if forMethod && i == f.self {
+			continue
+		}
+		decls = append(decls, p.goName+" "+p.k.goType)
+		names = append(names, p.goName)
+	}
+	return
+}
+
+func (f *function) hasOptions() bool {
+	if f.tensorOpt {
+		return true
+	}
+	for _, p := range f.params {
+		if p.isOption {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *function) goResults() []string {
+	var rs []string
+	for _, r := range f.rets {
+		rs = append(rs, goRetTypes[r])
+	}
+	return rs
+}
+
+func (f *function) optionNames() []string {
+	var ns []string
+	for _, p := range f.params {
+		if p.isOption {
+			ns = append(ns, "With"+p.optName)
+		}
+	}
+	if f.tensorOpt {
+		ns = append(ns, "WithDtype", "WithDevice", "WithLayout", "WithRequiresGrad")
+	}
+	return ns
+}
+
+func (f *function) doc(name string) string {
+	var b strings.Builder
+	pyName := f.d.Name
+	if f.d.OverloadName != "" {
+		pyName += "." + f.d.OverloadName
+	}
+	fmt.Fprintf(&b, "// %s is PyTorch's %s.\n//\n//\t%s\n", name, pyName, f.d.Schema)
+	if ns := f.optionNames(); len(ns) > 0 {
+		fmt.Fprintf(&b, "//\n// Options: %s.\n", strings.Join(ns, ", "))
+	}
+	return b.String()
+}
+
+// goOptionRead returns Go statements that set the local of p from option o.
+func (g *generator) goOptionRead(p param) string {
+	okind := g.opts[p.optName].kind
+	x := p.goName
+	var s string
+	switch p.k.goType {
+	case "Tensor":
+		s = x + " = o.t"
+	case "[]Tensor":
+		s = x + " = o.ts"
+	case "int64":
+		if okind == okInts {
+			s = "if " + x + ", err_ = o.one(op); err_ != nil { return }"
+		} else {
+			s = "if " + x + ", err_ = o.int64(op); err_ != nil { return }"
+		}
+	case "float64":
+		s = x + " = o.s.Float()"
+	case "Scalar":
+		s = x + " = o.s"
+	case "[]int64":
+		s = x + " = o.ints\nif " + x + " == nil { " + x + " = []int64{} }"
+	case "bool":
+		s = x + " = o.b"
+	case "[]float64":
+		s = x + " = o.floats\nif " + x + " == nil { " + x + " = []float64{} }"
+	case "[]Scalar":
+		s = x + " = o.scalars"
+	case "DType":
+		s = x + " = DType(o.i)"
+	case "string":
+		s = x + " = o.str"
+	case "MemoryFormat":
+		s = x + " = MemoryFormat(o.i)"
+	case "Layout":
+		s = x + " = Layout(o.i)"
+	case "Device":
+		s = x + " = o.device()"
+	case "*Generator":
+		s = x + " = o.gen"
+	case "[2]bool", "[3]bool", "[4]bool":
+		s = "if err_ = o.boolArray(op, " + x + "[:]); err_ != nil { return }"
+	default:
+		panic("no option read for " + p.k.goType)
+	}
+	if p.k.hasFlag {
+		s += "\n" + x + "Has = true"
+	}
+	return s
+}
+
+// goCArgs returns the Go expressions passed to C for p, and statements to
+// run before the call.
+func goCArgs(p param) (pre []string, args []string) {
+	x := p.goName
+	c := x + "C"
+	switch p.k.goType {
+	case "Tensor":
+		fn := "ptr"
+		if p.k.nullable || p.isOption {
+			fn = "optPtr"
+		}
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s.%s(op, %q)\nif err_ != nil { return }", c, x, fn, p.a.Name))
+		args = append(args, c)
+	case "[]Tensor":
+		fn := "tensorPtrs"
+		if strings.Contains(p.a.Type, "optional") {
+			fn = "optTensorPtrs"
+		}
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s(op, %q, %s)\nif err_ != nil { return }", c, fn, p.a.Name, x))
+		args = append(args, "tensorsPtr("+c+")", "C.int64_t(len("+c+"))")
+	case "int64":
+		args = append(args, "C.int64_t("+x+")")
+	case "[]int64":
+		if p.k.nullable {
+			args = append(args, "int64Ptr("+x+")", "optLen(len("+x+"), "+x+" == nil)")
+		} else {
+			args = append(args, "int64Ptr("+x+")", "C.int64_t(len("+x+"))")
+		}
+	case "bool":
+		args = append(args, "cBool("+x+")")
+	case "float64":
+		args = append(args, "C.double("+x+")")
+	case "Scalar":
+		args = append(args, x+".c()")
+	case "[]Scalar":
+		pre = append(pre, c+" := scalarsC("+x+")")
+		args = append(args, "scalarsPtr("+c+")", "C.int64_t(len("+c+"))")
+	case "[]float64":
+		args = append(args, "float64Ptr("+x+")", "optLen(len("+x+"), "+x+" == nil)")
+	case "DType", "MemoryFormat", "Layout":
+		args = append(args, "C.int32_t("+x+")")
+	case "string":
+		pre = append(pre, c+" := C.CString("+x+")\ndefer C.free(unsafe.Pointer("+c+"))")
+		args = append(args, c)
+	case "Device":
+		args = append(args, "C.int32_t("+x+".Type)", "C.int32_t("+x+".Index)")
+	case "*Generator":
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s.ptr(op)\nif err_ != nil { return }", c, x))
+		args = append(args, c)
+	case "[2]bool", "[3]bool", "[4]bool":
+		args = append(args, "boolMask("+x+"[:])")
+	default:
+		panic("no C args for " + p.k.goType)
+	}
+	if p.k.hasFlag {
+		args = append(args, "cBool("+x+"Has)")
+	}
+	return
+}
+
+func (g *generator) goImpl(f *function) string {
+	var b strings.Builder
+	decls, _ := f.goParams(false)
+	if f.hasOptions() {
+		decls = append(decls, "opts []Option")
+	}
+	var results []string
+	for i, r := range f.goResults() {
+		results = append(results, fmt.Sprintf("r%d_ %s", i, r))
+	}
+	results = append(results, "err_ error")
+	fmt.Fprintf(&b, "func gen%s(%s) (%s) {\n", f.goName, strings.Join(decls, ", "), strings.Join(results, ", "))
+	fmt.Fprintf(&b, "const op = %q\n", f.d.Name)
+	// Option locals and their defaults.
+	if f.hasOptions() {
+		for _, p := range f.params {
+			if !p.isOption {
+				continue
+			}
+			if p.defGo != "" {
+				fmt.Fprintf(&b, "%s := %s\n", p.goName, p.defGo)
+			} else {
+				fmt.Fprintf(&b, "var %s %s\n", p.goName, p.k.goType)
+			}
+			if p.k.hasFlag {
+				fmt.Fprintf(&b, "%sHas := %v\n", p.goName, p.defGo != "")
+			}
+		}
+		if f.tensorOpt {
+			def := "dtypeUnset"
+			for _, p := range f.params {
+				if p.a.Type == "at::TensorOptions" && p.a.Default.Kind != 0 && strings.HasPrefix(p.a.Default.Value, "at::k") {
+					def = strings.TrimPrefix(p.a.Default.Value, "at::k")
+				}
+			}
+			fmt.Fprintf(&b, "var to_ = tensorOptions{dtype: %s, layout: -1, device: Device{Type: -1, Index: -1}}\n", def)
+		}
+		b.WriteString("for _, o := range opts {\nswitch o.key {\n")
+		for _, p := range f.params {
+			if p.isOption {
+				fmt.Fprintf(&b, "case opt%s:\n%s\n", p.optName, g.goOptionRead(p))
+			}
+		}
+		if f.tensorOpt {
+			b.WriteString("case optDtype, optDevice, optLayout, optRequiresGrad:\nto_.set(o)\n")
+		}
+		b.WriteString("default:\nerr_ = badOption(op, o)\nreturn\n}\n}\n")
+	}
+	var cargs []string
+	var keeps []string
+	// Out-pointers for results.
+	if !f.singleTensor() {
+		for i, r := range f.rets {
+			n := fmt.Sprintf("r%d", i)
+			switch r {
+			case "tensor":
+				if f.retAlias[i] < 0 {
+					fmt.Fprintf(&b, "var %s C.gt_tensor\n", n)
+					cargs = append(cargs, "&"+n)
+				}
+			case "tensors":
+				fmt.Fprintf(&b, "var %s *C.gt_tensor\nvar %sLen C.int64_t\n", n, n)
+				cargs = append(cargs, "&"+n, "&"+n+"Len")
+			case "bool":
+				fmt.Fprintf(&b, "var %s C.int\n", n)
+				cargs = append(cargs, "&"+n)
+			case "int", "qscheme":
+				fmt.Fprintf(&b, "var %s C.int64_t\n", n)
+				cargs = append(cargs, "&"+n)
+			case "float":
+				fmt.Fprintf(&b, "var %s C.double\n", n)
+				cargs = append(cargs, "&"+n)
+			case "dtype":
+				fmt.Fprintf(&b, "var %s C.int32_t\n", n)
+				cargs = append(cargs, "&"+n)
+			case "scalar":
+				fmt.Fprintf(&b, "var %s C.gt_scalar\n", n)
+				cargs = append(cargs, "&"+n)
+			case "ints":
+				fmt.Fprintf(&b, "var %s *C.int64_t\nvar %sLen C.int64_t\n", n, n)
+				cargs = append(cargs, "&"+n, "&"+n+"Len")
+			}
+		}
+	}
+	for _, p := range f.params {
+		if p.a.Type == "at::TensorOptions" {
+			cargs = append(cargs, "to_.c()...")
+			continue
+		}
+		pre, args := goCArgs(p)
+		for _, s := range pre {
+			b.WriteString(s + "\n")
+		}
+		cargs = append(cargs, args...)
+		switch p.k.goType {
+		case "Tensor", "[]Tensor", "*Generator":
+			keeps = append(keeps, p.goName)
+		}
+	}
+	// TensorOptions travel as five C arguments; expand them explicitly.
+	for i, a := range cargs {
+		if a == "to_.c()..." {
+			cargs = append(cargs[:i], append([]string{"to_.cDtype()", "to_.cDevice()", "to_.cDeviceIndex()", "to_.cLayout()", "cBool(to_.requiresGrad)"}, cargs[i+1:]...)...)
+			break
+		}
+	}
+	call := "C." + f.cName + "(" + strings.Join(cargs, ", ") + ")"
+	if f.singleTensor() {
+		b.WriteString("r_ := " + call + "\n")
+	} else {
+		b.WriteString("e_ := " + call + "\n")
+	}
+	if len(keeps) > 0 {
+		b.WriteString("runtime.KeepAlive(" + keeps[0] + ")\n")
+		for _, k := range keeps[1:] {
+			b.WriteString("runtime.KeepAlive(" + k + ")\n")
+		}
+	}
+	if f.singleTensor() {
+		b.WriteString("r0_, err_ = tensorResult(op, r_)\nreturn\n}\n")
+		return b.String()
+	}
+	b.WriteString("if err_ = cError(op, e_); err_ != nil { return }\n")
+	for i, r := range f.rets {
+		n := fmt.Sprintf("r%d", i)
+		switch r {
+		case "tensor":
+			if f.retAlias[i] >= 0 {
+				fmt.Fprintf(&b, "%s_ = %s\n", n, f.paramByArg(f.retAlias[i]).goName)
+			} else {
+				fmt.Fprintf(&b, "%s_ = newTensor(%s)\n", n, n)
+			}
+		case "tensors":
+			fmt.Fprintf(&b, "%s_ = tensorList(%s, %sLen)\n", n, n, n)
+		case "bool":
+			fmt.Fprintf(&b, "%s_ = %s != 0\n", n, n)
+		case "int", "qscheme":
+			fmt.Fprintf(&b, "%s_ = int64(%s)\n", n, n)
+		case "float":
+			fmt.Fprintf(&b, "%s_ = float64(%s)\n", n, n)
+		case "dtype":
+			fmt.Fprintf(&b, "%s_ = DType(%s)\n", n, n)
+		case "scalar":
+			fmt.Fprintf(&b, "%s_ = scalarFromC(%s)\n", n, n)
+		case "ints":
+			fmt.Fprintf(&b, "%s_ = int64List(%s, %sLen)\n", n, n, n)
+		}
+	}
+	b.WriteString("return\n}\n")
+	return b.String()
+}
+
+func (f *function) paramByArg(i int) param {
+	name := f.d.Arguments[i].Name
+	for _, p := range f.params {
+		if p.a.Name == name {
+			return p
+		}
+	}
+	panic("no param " + name)
+}
+
+func (g *generator) goWrappers(f *function) string {
+	var b strings.Builder
+	results := f.goResults()
+	var rnames []string
+	for i := range results {
+		rnames = append(rnames, fmt.Sprintf("r%d", i))
+	}
+	tryResults := append(append([]string{}, results...), "error")
+	retList := func(rs []string) string {
+		if len(rs) == 1 {
+			return rs[0]
+		}
+		return "(" + strings.Join(rs, ", ") + ")"
+	}
+	optDecl, optPass := "", ""
+	if f.hasOptions() {
+		optDecl, optPass = "opts ...Option", "opts"
+	}
+	emit := func(recv string, forMethod bool) {
+		decls, names := f.goParams(forMethod)
+		callNames := append([]string{}, names...)
+		if forMethod {
+			// Put self back in its place.
+			callNames = nil
+			_, all := f.goParams(false)
+			callNames = all
+		}
+		if optDecl != "" {
+			decls = append(decls, optDecl)
+			callNames = append(callNames, optPass)
+		}
+		params := strings.Join(decls, ", ")
+		args := strings.Join(callNames, ", ")
+		// Panicking form.
+		b.WriteString(f.doc(f.goName))
+		if len(results) == 0 {
+			fmt.Fprintf(&b, "func %s%s(%s) {\nmust(gen%s(%s))\n}\n\n", recv, f.goName, params, f.goName, args)
+		} else {
+			fmt.Fprintf(&b, "func %s%s(%s) %s {\n%s, err := gen%s(%s)\nif err != nil { panic(err) }\nreturn %s\n}\n\n",
+				recv, f.goName, params, retList(results), strings.Join(rnames, ", "), f.goName, args, strings.Join(rnames, ", "))
+		}
+		// Error-returning form.
+		fmt.Fprintf(&b, "// Try%s is %s that returns its error.\n", f.goName, f.goName)
+		fmt.Fprintf(&b, "func %sTry%s(%s) %s {\nreturn gen%s(%s)\n}\n\n", recv, f.goName, params, retList(tryResults), f.goName, args)
+	}
+	if f.isFunc {
+		emit("", false)
+	}
+	if f.isMethod {
+		emit("(self Tensor) ", true)
+	}
+	return b.String()
+}
+
+func (g *generator) writeGo() {
+	var b bytes.Buffer
+	b.WriteString(header)
+	b.WriteString("\npackage torch\n\n/*\n#include <stdlib.h>\n#include \"ops_gen.h\"\n*/\nimport \"C\"\n\nimport (\n\t\"runtime\"\n\t\"unsafe\"\n\n")
+	for s := 0; s < *nShards; s++ {
+		fmt.Fprintf(&b, "\t_ \"github.com/gotorch/gotorch/cgotorch/ops/shard%d\"\n", s)
+	}
+	b.WriteString(")\n\nvar _ = unsafe.Pointer(nil)\nvar _ = runtime.KeepAlive\n\n")
+	for _, f := range g.fns {
+		b.WriteString(g.goWrappers(f))
+		b.WriteString(g.goImpl(f))
+		b.WriteString("\n")
+	}
+	writeFile(filepath.Join(*root, "torch", "ops_gen.go"), b.Bytes())
+}
+
+func (g *generator) writeOptions() {
+	var names []string
+	for n := range g.opts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString(header)
+	b.WriteString("\npackage torch\n\nconst (\n\t_ optKey = iota\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "\topt%s\n", n)
+	}
+	b.WriteString(")\n\nvar optNames = [...]string{\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "\topt%s: %q,\n", n, snake(n))
+	}
+	b.WriteString("}\n\n")
+	for _, n := range names {
+		o := g.opts[n]
+		kw := snake(n)
+		switch o.kind {
+		case okNum:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s[T Element](v T) Option { return Option{key: opt%s, s: S(v)} }\n\n", n, kw, n, n)
+		case okInts:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s: one value or a list.\nfunc With%s(v ...int64) Option { return Option{key: opt%s, ints: v} }\n\n", n, kw, n, n)
+		case okFloats:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(v ...float64) Option { return Option{key: opt%s, floats: v} }\n\n", n, kw, n, n)
+		case okBool:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(v bool) Option { return Option{key: opt%s, b: v} }\n\n", n, kw, n, n)
+		case okTensor:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(t Tensor) Option { return Option{key: opt%s, t: t} }\n\n", n, kw, n, n)
+		case okTensors:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(ts ...Tensor) Option { return Option{key: opt%s, ts: ts} }\n\n", n, kw, n, n)
+		case okString:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(s string) Option { return Option{key: opt%s, str: s} }\n\n", n, kw, n, n)
+		case okDType:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(d DType) Option { return Option{key: opt%s, i: int64(d)} }\n\n", n, kw, n, n)
+		case okDevice:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(d Device) Option { return Option{key: opt%s, i: int64(d.Type), f: float64(d.Index)} }\n\n", n, kw, n, n)
+		case okMemFmt:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(m MemoryFormat) Option { return Option{key: opt%s, i: int64(m)} }\n\n", n, kw, n, n)
+		case okLayout:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(l Layout) Option { return Option{key: opt%s, i: int64(l)} }\n\n", n, kw, n, n)
+		case okGen:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(g *Generator) Option { return Option{key: opt%s, gen: g} }\n\n", n, kw, n, n)
+		case okBools:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(v ...bool) Option { return Option{key: opt%s, bools: v} }\n\n", n, kw, n, n)
+		case okScalars:
+			fmt.Fprintf(&b, "// With%s sets the keyword argument %s.\nfunc With%s(v ...Scalar) Option { return Option{key: opt%s, scalars: v} }\n\n", n, kw, n, n)
+		default:
+			panic("option kind " + string(o.kind))
+		}
+	}
+	writeFile(filepath.Join(*root, "torch", "options_gen.go"), b.Bytes())
+}
+
+// snake turns an option's Go name back into PyTorch's keyword.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + 'a' - 'A')
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
