@@ -41,7 +41,7 @@ gt_error atg__has_same_storage_numel(int *r0, gt_tensor a_self, gt_tensor a_othe
 /* aten::align_as(Tensor self, Tensor other) -> Tensor */
 gt_tensor_result atg_align_as(gt_tensor a_self, gt_tensor a_other);
 /* aten::align_tensors(Tensor[] tensors) -> Tensor[] */
-gt_error atg_align_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_align_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::_assert_async(Tensor self) -> () */
 gt_error atg__assert_async(gt_tensor a_self);
 /* aten::_assert_tensor_metadata(Tensor a, int[]? size=None, int[]? stride=None, ScalarType? dtype=None) -> () */
@@ -291,15 +291,15 @@ gt_error atg_arctan_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::atleast_1d(Tensor self) -> Tensor */
 gt_tensor_result atg_atleast_1d(gt_tensor a_self);
 /* aten::atleast_1d.Sequence(Tensor[] tensors) -> Tensor[] */
-gt_error atg_atleast_1d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_atleast_1d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::atleast_2d(Tensor self) -> Tensor */
 gt_tensor_result atg_atleast_2d(gt_tensor a_self);
 /* aten::atleast_2d.Sequence(Tensor[] tensors) -> Tensor[] */
-gt_error atg_atleast_2d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_atleast_2d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::atleast_3d(Tensor self) -> Tensor */
 gt_tensor_result atg_atleast_3d(gt_tensor a_self);
 /* aten::atleast_3d.Sequence(Tensor[] tensors) -> Tensor[] */
-gt_error atg_atleast_3d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_atleast_3d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
 gt_tensor_result atg_baddbmm(gt_tensor a_self, gt_tensor a_batch1, gt_tensor a_batch2, gt_scalar a_beta, gt_scalar a_alpha);
 /* aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!) */
@@ -393,7 +393,7 @@ gt_tensor_result atg_bmm(gt_tensor a_self, gt_tensor a_mat2);
 /* aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_bmm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2);
 /* aten::broadcast_tensors(Tensor[] tensors) -> Tensor[] */
-gt_error atg_broadcast_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_broadcast_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::broadcast_to(Tensor(a) self, int[] size) -> Tensor(a) */
 gt_tensor_result atg_broadcast_to(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
 /* aten::_sparse_broadcast_to(Tensor(a) self, int[] size) -> Tensor(a) */
@@ -423,15 +423,15 @@ gt_tensor_result atg_chain_matmul(gt_tensor *a_matrices, int64_t a_matrices_len)
 /* aten::chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_chain_matmul_out_out(gt_tensor a_out, gt_tensor *a_matrices, int64_t a_matrices_len);
 /* aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[] */
-gt_error atg_unsafe_chunk(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
+gt_error atg_unsafe_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
 /* aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[] */
-gt_error atg_chunk(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
+gt_error atg_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
 /* aten::tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[] */
-gt_error atg_tensor_split_sections(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections, int64_t a_dim);
+gt_error atg_tensor_split_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections, int64_t a_dim);
 /* aten::tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[] */
-gt_error atg_tensor_split_indices(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len, int64_t a_dim);
+gt_error atg_tensor_split_indices(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len, int64_t a_dim);
 /* aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[] */
-gt_error atg_tensor_split_tensor_indices_or_sections(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor a_tensor_indices_or_sections, int64_t a_dim);
+gt_error atg_tensor_split_tensor_indices_or_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor a_tensor_indices_or_sections, int64_t a_dim);
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor */
 gt_tensor_result atg_clamp(gt_tensor a_self, gt_scalar a_min, int a_min_has, gt_scalar a_max, int a_max_has);
 /* aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor */
@@ -645,19 +645,19 @@ gt_tensor_result atg_diff(gt_tensor a_self, int64_t a_n, int64_t a_dim, gt_tenso
 /* aten::diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_diff_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int64_t a_dim, gt_tensor a_prepend, gt_tensor a_append);
 /* aten::gradient.scalarint(Tensor self, *, Scalar? spacing=None, int? dim=None, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_scalarint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, int a_spacing_has, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
+gt_error atg_gradient_scalarint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, int a_spacing_has, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
 /* aten::gradient.scalararray(Tensor self, *, Scalar spacing, int[] dim, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_scalararray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
+gt_error atg_gradient_scalararray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
 /* aten::gradient.array(Tensor self, *, int[] dim, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
+gt_error atg_gradient_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
 /* aten::gradient.scalarrayint(Tensor self, *, Scalar[] spacing, int? dim=None, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_scalarrayint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
+gt_error atg_gradient_scalarrayint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
 /* aten::gradient.scalarrayarray(Tensor self, *, Scalar[] spacing, int[] dim, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_scalarrayarray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
+gt_error atg_gradient_scalarrayarray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
 /* aten::gradient.tensorarrayint(Tensor self, *, Tensor[] spacing, int? dim=None, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_tensorarrayint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
+gt_error atg_gradient_tensorarrayint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order);
 /* aten::gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[] */
-gt_error atg_gradient_tensorarray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
+gt_error atg_gradient_tensorarray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order);
 /* aten::div.Tensor(Tensor self, Tensor other) -> Tensor */
 gt_tensor_result atg_div_Tensor(gt_tensor a_self, gt_tensor a_other);
 /* aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) */
@@ -1239,7 +1239,7 @@ gt_tensor_result atg_miopen_convolution_add_relu(gt_tensor a_self, gt_tensor a_w
 /* aten::miopen_rnn(Tensor input, Tensor[] weight, int weight_stride0, Tensor hx, Tensor? cx, int mode, int hidden_size, int num_layers, bool batch_first, float dropout, bool train, bool bidirectional, int[] batch_sizes, Tensor? dropout_state) -> (Tensor, Tensor, Tensor, Tensor, Tensor) */
 gt_error atg_miopen_rnn(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_hx, gt_tensor a_cx, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state);
 /* aten::miopen_rnn_backward(Tensor input, Tensor[] weight, int weight_stride0, Tensor weight_buf, Tensor hx, Tensor? cx, Tensor output, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, int mode, int hidden_size, int num_layers, bool batch_first, float dropout, bool train, bool bidirectional, int[] batch_sizes, Tensor? dropout_state, Tensor reserve, bool[4] output_mask) -> (Tensor, Tensor, Tensor, Tensor[]) */
-gt_error atg_miopen_rnn_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor **r3, int64_t *r3_len, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_weight_buf, gt_tensor a_hx, gt_tensor a_cx, gt_tensor a_output, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state, gt_tensor a_reserve, int a_output_mask);
+gt_error atg_miopen_rnn_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor * *r3, int64_t *r3_len, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_weight_buf, gt_tensor a_hx, gt_tensor a_cx, gt_tensor a_output, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state, gt_tensor a_reserve, int a_output_mask);
 /* aten::mm(Tensor self, Tensor mat2) -> Tensor */
 gt_tensor_result atg_mm(gt_tensor a_self, gt_tensor a_mat2);
 /* aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
@@ -1627,27 +1627,27 @@ gt_tensor_result atg__softmax_backward_data(gt_tensor a_grad_output, gt_tensor a
 /* aten::_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg__softmax_backward_data_out_out(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype);
 /* aten::unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[] */
-gt_error atg_unsafe_split_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
+gt_error atg_unsafe_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
 /* aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[] */
-gt_error atg_split_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
+gt_error atg_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
 /* aten::split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[] */
-gt_error atg_split_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_size, int64_t a_split_size_len, int64_t a_dim);
+gt_error atg_split_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_size, int64_t a_split_size_len, int64_t a_dim);
 /* aten::unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[] */
-gt_error atg_unsafe_split_with_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
+gt_error atg_unsafe_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[] */
-gt_error atg_split_with_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
+gt_error atg_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[] */
-gt_error atg_hsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
+gt_error atg_hsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
 /* aten::hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[] */
-gt_error atg_hsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
+gt_error atg_hsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
 /* aten::vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[] */
-gt_error atg_vsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
+gt_error atg_vsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
 /* aten::vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[] */
-gt_error atg_vsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
+gt_error atg_vsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
 /* aten::dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[] */
-gt_error atg_dsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
+gt_error atg_dsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
 /* aten::dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[] */
-gt_error atg_dsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
+gt_error atg_dsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len);
 /* aten::squeeze(Tensor(a) self) -> Tensor(a) */
 gt_tensor_result atg_squeeze(gt_tensor a_self);
 /* aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) */
@@ -1863,7 +1863,7 @@ gt_tensor_result atg_where_ScalarOther(gt_tensor a_condition, gt_tensor a_self, 
 /* aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor */
 gt_tensor_result atg_where_Scalar(gt_tensor a_condition, gt_scalar a_self, gt_scalar a_other);
 /* aten::where(Tensor condition) -> Tensor[] */
-gt_error atg_where(gt_tensor **r0, int64_t *r0_len, gt_tensor a_condition);
+gt_error atg_where(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_condition);
 /* aten::norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor */
 gt_tensor_result atg_norm_except_dim(gt_tensor a_v, int64_t a_pow, int64_t a_dim);
 /* aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor */
@@ -2067,7 +2067,7 @@ gt_error atg_sparse_resize_and_clear_(gt_tensor a_self, const int64_t *a_size, i
 /* aten::sparse_mask(Tensor self, Tensor mask) -> Tensor */
 gt_tensor_result atg_sparse_mask(gt_tensor a_self, gt_tensor a_mask);
 /* aten::_to_cpu(Tensor[] tensors) -> Tensor[] */
-gt_error atg__to_cpu(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg__to_cpu(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::to_dense(Tensor self, ScalarType? dtype=None) -> Tensor */
 gt_tensor_result atg_to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
 /* aten::_to_dense(Tensor self, ScalarType? dtype=None) -> Tensor */
@@ -2115,7 +2115,7 @@ gt_tensor_result atg_hspmm(gt_tensor a_mat1, gt_tensor a_mat2);
 /* aten::copy_sparse_to_sparse_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) */
 gt_error atg_copy_sparse_to_sparse_(gt_tensor a_self, gt_tensor a_src, int a_non_blocking);
 /* aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[] */
-gt_error atg_unbind_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim);
+gt_error atg_unbind_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim);
 /* aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor */
 gt_tensor_result atg_to_sparse_sparse_dim(gt_tensor a_self, int64_t a_sparse_dim);
 /* aten::to_sparse(Tensor self) -> Tensor */
@@ -2143,13 +2143,13 @@ gt_tensor_result atg_quantize_per_tensor(gt_tensor a_self, double a_scale, int64
 /* aten::quantize_per_tensor.tensor_qparams(Tensor self, Tensor scale, Tensor zero_point, ScalarType dtype) -> Tensor */
 gt_tensor_result atg_quantize_per_tensor_tensor_qparams(gt_tensor a_self, gt_tensor a_scale, gt_tensor a_zero_point, int32_t a_dtype);
 /* aten::quantize_per_tensor.tensors(Tensor[] tensors, Tensor scales, Tensor zero_points, ScalarType dtype) -> Tensor[] */
-gt_error atg_quantize_per_tensor_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype);
+gt_error atg_quantize_per_tensor_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype);
 /* aten::quantize_per_channel(Tensor self, Tensor scales, Tensor zero_points, int axis, ScalarType dtype) -> Tensor */
 gt_tensor_result atg_quantize_per_channel(gt_tensor a_self, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_dtype);
 /* aten::dequantize.self(Tensor self) -> Tensor */
 gt_tensor_result atg_dequantize_self(gt_tensor a_self);
 /* aten::dequantize.tensors(Tensor[] tensors) -> Tensor[] */
-gt_error atg_dequantize_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_dequantize_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::q_scale(Tensor self) -> float */
 gt_error atg_q_scale(double *r0, gt_tensor a_self);
 /* aten::q_zero_point(Tensor self) -> int */
@@ -2209,9 +2209,9 @@ gt_tensor_result atg__autocast_to_full_precision(gt_tensor a_self, int a_cuda_en
 /* aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg__to_copy(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_non_blocking, int32_t a_memory_format, int a_memory_format_has);
 /* aten::meshgrid(Tensor[] tensors) -> Tensor[] */
-gt_error atg_meshgrid(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_meshgrid(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[] */
-gt_error atg_meshgrid_indexing(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, const char *a_indexing);
+gt_error atg_meshgrid_indexing(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, const char *a_indexing);
 /* aten::cartesian_prod(Tensor[] tensors) -> Tensor */
 gt_tensor_result atg_cartesian_prod(gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor */
@@ -2233,7 +2233,7 @@ gt_error atg__local_scalar_dense(gt_scalar *r0, gt_tensor a_self);
 /* aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor) */
 gt_error atg__lstm_mps(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::lstm_mps_backward(Tensor grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor[], Tensor[]) */
-gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor **r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
+gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor) */
 gt_error atg_lstm_input(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor) */
@@ -2691,7 +2691,7 @@ gt_error atg_nonzero_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::nonzero(Tensor self) -> Tensor */
 gt_tensor_result atg_nonzero(gt_tensor a_self);
 /* aten::nonzero_numpy(Tensor self) -> Tensor[] */
-gt_error atg_nonzero_numpy(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self);
+gt_error atg_nonzero_numpy(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self);
 /* aten::argwhere(Tensor self) -> Tensor */
 gt_tensor_result atg_argwhere(gt_tensor a_self);
 /* aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) */
@@ -2863,17 +2863,17 @@ gt_error atg_histogram_out_bin_ct_out(gt_tensor a_hist, gt_tensor a_bin_edges, g
 /* aten::histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) */
 gt_error atg_histogram_bin_ct(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int64_t a_bins, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor[] */
-gt_error atg__histogramdd_bin_edges(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
+gt_error atg__histogramdd_bin_edges(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, bool density=False) -> Tensor */
 gt_tensor_result atg__histogramdd_from_bin_cts(gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, bool density=False) -> Tensor */
 gt_tensor_result atg__histogramdd_from_bin_tensors(gt_tensor a_self, gt_tensor *a_bins, int64_t a_bins_len, gt_tensor a_weight, int a_density);
 /* aten::histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges) */
-gt_error atg_histogramdd(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
+gt_error atg_histogramdd(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges) */
-gt_error atg_histogramdd_int_bins(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, int64_t a_bins, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
+gt_error atg_histogramdd_int_bins(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, int64_t a_bins, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges) */
-gt_error atg_histogramdd_TensorList_bins(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, gt_tensor *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
+gt_error atg_histogramdd_TensorList_bins(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, gt_tensor *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density);
 /* aten::fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fmod_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other);
 /* aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor */
@@ -4109,7 +4109,7 @@ gt_tensor_result atg_pad_sequence(gt_tensor *a_sequences, int64_t a_sequences_le
 /* aten::flatten_dense_tensors(Tensor[] tensors) -> Tensor */
 gt_tensor_result atg_flatten_dense_tensors(gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::unflatten_dense_tensors(Tensor flat, Tensor[] tensors) -> Tensor[] */
-gt_error atg_unflatten_dense_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor a_flat, gt_tensor *a_tensors, int64_t a_tensors_len);
+gt_error atg_unflatten_dense_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_flat, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::_fw_primal_copy(Tensor self, int level) -> Tensor */
 gt_tensor_result atg__fw_primal_copy(gt_tensor a_self, int64_t a_level);
 /* aten::_make_dual_copy(Tensor primal, Tensor tangent, int level) -> Tensor */
@@ -4141,9 +4141,9 @@ gt_tensor_result atg_detach_copy(gt_tensor a_self);
 /* aten::slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor */
 gt_tensor_result atg_slice_copy_Tensor(gt_tensor a_self, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
 /* aten::split_copy.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[] */
-gt_error atg_split_copy_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
+gt_error atg_split_copy_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
 /* aten::split_with_sizes_copy(Tensor self, int[] split_sizes, int dim=0) -> Tensor[] */
-gt_error atg_split_with_sizes_copy(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
+gt_error atg_split_with_sizes_copy(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::squeeze_copy(Tensor self) -> Tensor */
 gt_tensor_result atg_squeeze_copy(gt_tensor a_self);
 /* aten::squeeze_copy.dim(Tensor self, int dim) -> Tensor */
@@ -4171,7 +4171,7 @@ gt_tensor_result atg_ccol_indices_copy(gt_tensor a_self);
 /* aten::row_indices_copy(Tensor self) -> Tensor */
 gt_tensor_result atg_row_indices_copy(gt_tensor a_self);
 /* aten::unbind_copy.int(Tensor self, int dim=0) -> Tensor[] */
-gt_error atg_unbind_copy_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim);
+gt_error atg_unbind_copy_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim);
 /* aten::view_copy(Tensor self, SymInt[] size) -> Tensor */
 gt_tensor_result atg_view_copy(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
 /* aten::view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor */
@@ -5085,7 +5085,7 @@ gt_error atg_normal_out_out(gt_tensor a_out, gt_tensor a_self, double a_mean, do
 /* aten::_amp_foreach_non_finite_check_and_unscale.out(Tensor[] self, Tensor(b!) found_inf, Tensor inv_scale, *, Tensor(a!)[] out) -> () */
 gt_error atg__amp_foreach_non_finite_check_and_unscale_out_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor a_found_inf, gt_tensor a_inv_scale);
 /* aten::_amp_foreach_non_finite_check_and_unscale(Tensor[] self, Tensor found_inf, Tensor inv_scale) -> (Tensor[] self_out, Tensor found_inf_out) */
-gt_error atg__amp_foreach_non_finite_check_and_unscale(gt_tensor **r0, int64_t *r0_len, gt_tensor *r1, gt_tensor *a_self, int64_t a_self_len, gt_tensor a_found_inf, gt_tensor a_inv_scale);
+gt_error atg__amp_foreach_non_finite_check_and_unscale(gt_tensor * *r0, int64_t *r0_len, gt_tensor *r1, gt_tensor *a_self, int64_t a_self_len, gt_tensor a_found_inf, gt_tensor a_inv_scale);
 /* aten::_amp_update_scale.out(Tensor self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__amp_update_scale_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_growth_tracker, gt_tensor a_found_inf, double a_scale_growth_factor, double a_scale_backoff_factor, int64_t a_growth_interval);
 /* aten::_amp_update_scale(Tensor self, Tensor growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> (Tensor, Tensor growth_tracker_out) */

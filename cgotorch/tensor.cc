@@ -18,7 +18,13 @@ std::atomic<bool> with_backtrace{false};
 at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
                           int32_t layout) {
   at::TensorOptions o;
-  if (dtype >= 0) o = o.dtype(static_cast<at::ScalarType>(dtype));
+  if (dtype >= 0) {
+    // libtorch aborts the process (it does not throw) on an out-of-range
+    // ScalarType, so check here, inside the caller's guard.
+    TORCH_CHECK(dtype < static_cast<int32_t>(at::ScalarType::Undefined),
+                "invalid dtype ", dtype);
+    o = o.dtype(static_cast<at::ScalarType>(dtype));
+  }
   if (dev_type >= 0) o = o.device(device(dev_type, dev_index));
   if (layout >= 0) o = o.layout(static_cast<at::Layout>(layout));
   return o;

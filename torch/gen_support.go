@@ -1,6 +1,7 @@
 package torch
 
-// Helpers for the generated bindings in ops_gen.go.
+// Helpers for the generated bindings in ops_gen.go, which call the cgo glue
+// in cgotorch/ops/shard* with Go-typed arguments.
 
 /*
 #include "cgotorch.h"
@@ -9,7 +10,24 @@ import "C"
 
 import "unsafe"
 
-func cBool(b bool) C.int {
+// tensorResultP is tensorResult for the glue's (tensor, error) pair.
+func tensorResultP(op string, t, e unsafe.Pointer) (Tensor, error) {
+	if e != nil {
+		return Tensor{}, cError(op, C.gt_error(e))
+	}
+	return newTensor(C.gt_tensor(t)), nil
+}
+
+func cErrorP(op string, e unsafe.Pointer) error {
+	if e == nil {
+		return nil
+	}
+	return cError(op, C.gt_error(e))
+}
+
+func newTensorP(t unsafe.Pointer) Tensor { return newTensor(C.gt_tensor(t)) }
+
+func b32(b bool) int32 {
 	if b {
 		return 1
 	}
@@ -17,28 +35,35 @@ func cBool(b bool) C.int {
 }
 
 // optLen is the C length of an optional list: -1 stands for None.
-func optLen(n int, none bool) C.int64_t {
+func optLen(n int, none bool) int64 {
 	if none {
 		return -1
 	}
-	return C.int64_t(n)
+	return int64(n)
 }
 
-func float64Ptr(s []float64) *C.double {
+func i64p(s []int64) *int64 {
 	if len(s) == 0 {
 		return nil
 	}
-	return (*C.double)(unsafe.Pointer(&s[0]))
+	return &s[0]
 }
 
-func boolMask(bs []bool) C.int {
-	m := 0
+func f64p(s []float64) *float64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
+}
+
+func boolMask(bs []bool) int32 {
+	var m int32
 	for i, b := range bs {
 		if b {
 			m |= 1 << i
 		}
 	}
-	return C.int(m)
+	return m
 }
 
 // tensorPtrs returns the native handles of a tensor list.
@@ -67,11 +92,11 @@ func optTensorPtrs(op, arg string, ts []Tensor) ([]C.gt_tensor, error) {
 	return ps, nil
 }
 
-func tensorsPtr(ps []C.gt_tensor) *C.gt_tensor {
+func tensorsPtr(ps []C.gt_tensor) unsafe.Pointer {
 	if len(ps) == 0 {
 		return nil
 	}
-	return &ps[0]
+	return unsafe.Pointer(&ps[0])
 }
 
 func scalarsC(s []Scalar) []C.gt_scalar {
@@ -82,24 +107,20 @@ func scalarsC(s []Scalar) []C.gt_scalar {
 	return out
 }
 
-func scalarsPtr(s []C.gt_scalar) *C.gt_scalar {
+func scalarsPtr(s []C.gt_scalar) unsafe.Pointer {
 	if len(s) == 0 {
 		return nil
 	}
-	return &s[0]
-}
-
-func scalarFromC(s C.gt_scalar) Scalar {
-	return Scalar{i: int64(s.i), re: float64(s.re), im: float64(s.im), kind: int32(s.kind)}
+	return unsafe.Pointer(&s[0])
 }
 
 // tensorList takes ownership of a C array of handles.
-func tensorList(p *C.gt_tensor, n C.int64_t) []Tensor {
+func tensorList(p unsafe.Pointer, n int64) []Tensor {
 	if p == nil {
 		return nil
 	}
-	defer C.gt_free_tensor_array(p)
-	src := unsafe.Slice(p, int(n))
+	defer C.gt_free_tensor_array((*C.gt_tensor)(p))
+	src := unsafe.Slice((*C.gt_tensor)(p), int(n))
 	out := make([]Tensor, len(src))
 	for i, h := range src {
 		out[i] = newTensor(h)
@@ -108,10 +129,10 @@ func tensorList(p *C.gt_tensor, n C.int64_t) []Tensor {
 }
 
 // int64List takes ownership of a C array of integers.
-func int64List(p *C.int64_t, n C.int64_t) []int64 {
+func int64List(p unsafe.Pointer, n int64) []int64 {
 	if p == nil {
 		return nil
 	}
-	defer C.gt_free_int_array(p)
-	return append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))...)
+	defer C.gt_free_int_array((*C.int64_t)(p))
+	return append([]int64(nil), unsafe.Slice((*int64)(p), int(n))...)
 }

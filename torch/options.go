@@ -1,10 +1,5 @@
 package torch
 
-/*
-#include "cgotorch.h"
-*/
-import "C"
-
 // Option is an optional (keyword) argument of an op, named after PyTorch's
 // keyword with a With prefix:
 //
@@ -91,7 +86,7 @@ func (to *tensorOptions) set(o Option) {
 	}
 }
 
-func (to *tensorOptions) cDtype() C.int32_t       { return C.int32_t(to.dtype) }
-func (to *tensorOptions) cDevice() C.int32_t      { return C.int32_t(to.device.Type) }
-func (to *tensorOptions) cDeviceIndex() C.int32_t { return C.int32_t(to.device.Index) }
-func (to *tensorOptions) cLayout() C.int32_t      { return C.int32_t(to.layout) }
+func (to *tensorOptions) cDtype() int32       { return int32(to.dtype) }
+func (to *tensorOptions) cDevice() int32      { return int32(to.device.Type) }
+func (to *tensorOptions) cDeviceIndex() int32 { return int32(to.device.Index) }
+func (to *tensorOptions) cLayout() int32      { return int32(to.layout) }

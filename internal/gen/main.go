@@ -279,6 +279,7 @@ type function struct {
 	isMethod  bool
 	isFunc    bool
 	tensorOpt bool // has a TensorOptions argument
+	shard     int  // the shard package holding its C++ and glue
 	rets      []string
 	retAlias  []int // for each return: the index of the argument it aliases, or -1
 }
@@ -870,38 +871,74 @@ func (f *function) singleTensor() bool {
 	return len(f.rets) == 1 && f.rets[0] == "tensor" && f.retAlias[0] < 0
 }
 
-// cSignature returns the C declaration.
-func (f *function) cSignature() string {
-	var ps []string
-	for i, r := range f.rets {
-		if f.singleTensor() {
-			break
+// cparam is one C parameter: out parameters carry results.
+type cparam struct {
+	ctype, name string
+	out         bool
+}
+
+func splitCParam(decl string, out bool) cparam {
+	i := strings.LastIndex(decl, " ")
+	t, n := decl[:i], decl[i+1:]
+	for strings.HasPrefix(n, "*") {
+		t += " *"
+		n = n[1:]
+	}
+	t = strings.ReplaceAll(t, "  ", " ")
+	return cparam{ctype: t, name: n, out: out}
+}
+
+// cParamList returns the C parameters: result out-pointers, then arguments.
+func (f *function) cParamList() []cparam {
+	var ps []cparam
+	outs := func(ds ...string) {
+		for _, d := range ds {
+			ps = append(ps, splitCParam(d, true))
 		}
-		n := fmt.Sprintf("r%d", i)
-		switch r {
-		case "tensor":
-			if f.retAlias[i] < 0 {
-				ps = append(ps, "gt_tensor *"+n)
+	}
+	if !f.singleTensor() {
+		for i, r := range f.rets {
+			n := fmt.Sprintf("r%d", i)
+			switch r {
+			case "tensor":
+				if f.retAlias[i] < 0 {
+					outs("gt_tensor *" + n)
+				}
+			case "tensors":
+				outs("gt_tensor **"+n, "int64_t *"+n+"_len")
+			case "bool":
+				outs("int *" + n)
+			case "int", "qscheme":
+				outs("int64_t *" + n)
+			case "float":
+				outs("double *" + n)
+			case "dtype":
+				outs("int32_t *" + n)
+			case "scalar":
+				outs("gt_scalar *" + n)
+			case "ints":
+				outs("int64_t **"+n, "int64_t *"+n+"_len")
 			}
-		case "tensors":
-			ps = append(ps, "gt_tensor **"+n, "int64_t *"+n+"_len")
-		case "bool":
-			ps = append(ps, "int *"+n)
-		case "int", "qscheme":
-			ps = append(ps, "int64_t *"+n)
-		case "float":
-			ps = append(ps, "double *"+n)
-		case "dtype":
-			ps = append(ps, "int32_t *"+n)
-		case "scalar":
-			ps = append(ps, "gt_scalar *"+n)
-		case "ints":
-			ps = append(ps, "int64_t **"+n, "int64_t *"+n+"_len")
 		}
 	}
 	for _, p := range f.params {
 		c, _ := cParams(p)
-		ps = append(ps, c...)
+		for _, d := range c {
+			ps = append(ps, splitCParam(d, false))
+		}
+	}
+	return ps
+}
+
+// cSignature returns the C declaration.
+func (f *function) cSignature() string {
+	var ps []string
+	for _, p := range f.cParamList() {
+		sep := " "
+		if strings.HasSuffix(p.ctype, "*") {
+			sep = ""
+		}
+		ps = append(ps, p.ctype+sep+p.name)
 	}
 	res := "gt_error"
 	if f.singleTensor() {
@@ -911,6 +948,102 @@ func (f *function) cSignature() string {
 		ps = []string{"void"}
 	}
 	return res + " " + f.cName + "(" + strings.Join(ps, ", ") + ")"
+}
+
+// glueName is the Go name of the cgo glue function for f.
+func (f *function) glueName() string {
+	return strings.ToUpper(f.cName[:1]) + f.cName[1:]
+}
+
+// glue returns the Go function in a shard package that calls f's C
+// function with Go-typed arguments, so that only the shard packages run cgo
+// over the thousands of generated C names.
+func (f *function) glue() string {
+	var params, pre, cargs, outDecls, rets, retVals []string
+	for _, p := range f.cParamList() {
+		n := p.name
+		if p.out {
+			switch p.ctype {
+			case "gt_tensor *":
+				outDecls = append(outDecls, "var "+n+" C.gt_tensor")
+				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
+			case "gt_tensor * *":
+				outDecls = append(outDecls, "var "+n+" *C.gt_tensor")
+				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
+			case "int64_t * *":
+				outDecls = append(outDecls, "var "+n+" *C.int64_t")
+				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
+			case "int64_t *":
+				outDecls = append(outDecls, "var "+n+" C.int64_t")
+				rets, retVals = append(rets, "int64"), append(retVals, "int64("+n+")")
+			case "int *":
+				outDecls = append(outDecls, "var "+n+" C.int")
+				rets, retVals = append(rets, "int32"), append(retVals, "int32("+n+")")
+			case "int32_t *":
+				outDecls = append(outDecls, "var "+n+" C.int32_t")
+				rets, retVals = append(rets, "int32"), append(retVals, "int32("+n+")")
+			case "double *":
+				outDecls = append(outDecls, "var "+n+" C.double")
+				rets, retVals = append(rets, "float64"), append(retVals, "float64("+n+")")
+			case "gt_scalar *":
+				outDecls = append(outDecls, "var "+n+" C.gt_scalar")
+				rets = append(rets, "int64", "float64", "float64", "int32")
+				retVals = append(retVals, "int64("+n+".i)", "float64("+n+".re)", "float64("+n+".im)", "int32("+n+".kind)")
+			default:
+				panic("no glue for out " + p.ctype)
+			}
+			cargs = append(cargs, "&"+n)
+			continue
+		}
+		switch p.ctype {
+		case "gt_tensor":
+			params, cargs = append(params, n+" unsafe.Pointer"), append(cargs, "C.gt_tensor("+n+")")
+		case "gt_tensor *":
+			params, cargs = append(params, n+" unsafe.Pointer"), append(cargs, "(*C.gt_tensor)("+n+")")
+		case "gt_generator":
+			params, cargs = append(params, n+" unsafe.Pointer"), append(cargs, "C.gt_generator("+n+")")
+		case "const gt_scalar *":
+			params, cargs = append(params, n+" unsafe.Pointer"), append(cargs, "(*C.gt_scalar)("+n+")")
+		case "int64_t":
+			params, cargs = append(params, n+" int64"), append(cargs, "C.int64_t("+n+")")
+		case "const int64_t *":
+			params, cargs = append(params, n+" *int64"), append(cargs, "(*C.int64_t)(unsafe.Pointer("+n+"))")
+		case "int":
+			params, cargs = append(params, n+" int32"), append(cargs, "C.int("+n+")")
+		case "int32_t":
+			params, cargs = append(params, n+" int32"), append(cargs, "C.int32_t("+n+")")
+		case "double":
+			params, cargs = append(params, n+" float64"), append(cargs, "C.double("+n+")")
+		case "const double *":
+			params, cargs = append(params, n+" *float64"), append(cargs, "(*C.double)(unsafe.Pointer("+n+"))")
+		case "gt_scalar":
+			params = append(params, n+"_i int64", n+"_re float64", n+"_im float64", n+"_kind int32")
+			cargs = append(cargs, "C.gt_scalar{i: C.int64_t("+n+"_i), re: C.double("+n+"_re), im: C.double("+n+"_im), kind: C.int32_t("+n+"_kind)}")
+		case "const char *":
+			params = append(params, n+" string")
+			pre = append(pre, n+"_s := C.CString("+n+")", "defer C.free(unsafe.Pointer("+n+"_s))")
+			cargs = append(cargs, n+"_s")
+		default:
+			panic("no glue for " + p.ctype)
+		}
+	}
+	var b strings.Builder
+	call := "C." + f.cName + "(" + strings.Join(cargs, ", ") + ")"
+	if f.singleTensor() {
+		fmt.Fprintf(&b, "func %s(%s) (unsafe.Pointer, unsafe.Pointer) {\n", f.glueName(), strings.Join(params, ", "))
+		for _, l := range pre {
+			b.WriteString(l + "\n")
+		}
+		fmt.Fprintf(&b, "r := %s\nreturn unsafe.Pointer(r.t), unsafe.Pointer(r.err)\n}\n\n", call)
+		return b.String()
+	}
+	rets = append(rets, "unsafe.Pointer")
+	fmt.Fprintf(&b, "func %s(%s) (%s) {\n", f.glueName(), strings.Join(params, ", "), strings.Join(rets, ", "))
+	for _, l := range append(pre, outDecls...) {
+		b.WriteString(l + "\n")
+	}
+	fmt.Fprintf(&b, "e := %s\nreturn %s\n}\n\n", call, strings.Join(append(retVals, "unsafe.Pointer(e)"), ", "))
+	return b.String()
 }
 
 func (f *function) cppCall() string {
@@ -1015,9 +1148,14 @@ func (g *generator) writeC() {
 		writeFile(filepath.Join(dir, "ops_gen.cc"), b.Bytes())
 		var gb bytes.Buffer
 		gb.WriteString(header)
-		fmt.Fprintf(&gb, "\n// Package shard%d compiles part %d of %d of the generated C++ shim; the\n// parts build in parallel.\npackage shard%d\n\n", s, s+1, *nShards, s)
-		gb.WriteString("/*\n#cgo CXXFLAGS: -std=c++17 -O1 -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations\n#cgo LDFLAGS: -ltorch_cpu -lc10\n*/\nimport \"C\"\n")
-		writeFile(filepath.Join(dir, "shard.go"), gb.Bytes())
+		fmt.Fprintf(&gb, "\n// Package shard%d holds part %d of %d of the generated C++ shim and its cgo\n// glue: Go functions with Go-typed arguments that package torch calls. The\n// parts compile in parallel.\npackage shard%d\n\n", s, s+1, *nShards, s)
+		gb.WriteString("/*\n#cgo CXXFLAGS: -std=c++17 -O1 -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations\n#cgo CFLAGS: -I${SRCDIR}/../..\n#cgo LDFLAGS: -ltorch_cpu -lc10\n#include <stdlib.h>\n#include \"ops_gen.h\"\n*/\nimport \"C\"\n\nimport \"unsafe\"\n\nvar _ unsafe.Pointer\n\n")
+		for i := s * per; i < (s+1)*per && i < len(g.fns); i++ {
+			g.fns[i].shard = s
+			gb.WriteString(g.fns[i].glue())
+		}
+		os.Remove(filepath.Join(dir, "shard.go"))
+		writeFile(filepath.Join(dir, "glue_gen.go"), gb.Bytes())
 	}
 }
 
@@ -1185,8 +1323,8 @@ func (g *generator) goOptionRead(p param) string {
 	return s
 }
 
-// goCArgs returns the Go expressions passed to C for p, and statements to
-// run before the call.
+// goCArgs returns the Go expressions passed to the glue for p, and
+// statements to run before the call.
 func goCArgs(p param) (pre []string, args []string) {
 	x := p.goName
 	c := x + "C"
@@ -1197,50 +1335,49 @@ func goCArgs(p param) (pre []string, args []string) {
 			fn = "optPtr"
 		}
 		pre = append(pre, fmt.Sprintf("%s, err_ := %s.%s(op, %q)\nif err_ != nil { return }", c, x, fn, p.a.Name))
-		args = append(args, c)
+		args = append(args, "unsafe.Pointer("+c+")")
 	case "[]Tensor":
 		fn := "tensorPtrs"
 		if strings.Contains(p.a.Type, "optional") {
 			fn = "optTensorPtrs"
 		}
 		pre = append(pre, fmt.Sprintf("%s, err_ := %s(op, %q, %s)\nif err_ != nil { return }", c, fn, p.a.Name, x))
-		args = append(args, "tensorsPtr("+c+")", "C.int64_t(len("+c+"))")
+		args = append(args, "tensorsPtr("+c+")", "int64(len("+c+"))")
 	case "int64":
-		args = append(args, "C.int64_t("+x+")")
+		args = append(args, x)
 	case "[]int64":
 		if p.k.nullable {
-			args = append(args, "int64Ptr("+x+")", "optLen(len("+x+"), "+x+" == nil)")
+			args = append(args, "i64p("+x+")", "optLen(len("+x+"), "+x+" == nil)")
 		} else {
-			args = append(args, "int64Ptr("+x+")", "C.int64_t(len("+x+"))")
+			args = append(args, "i64p("+x+")", "int64(len("+x+"))")
 		}
 	case "bool":
-		args = append(args, "cBool("+x+")")
+		args = append(args, "b32("+x+")")
 	case "float64":
-		args = append(args, "C.double("+x+")")
+		args = append(args, x)
 	case "Scalar":
-		args = append(args, x+".c()")
+		args = append(args, x+".i", x+".re", x+".im", x+".kind")
 	case "[]Scalar":
 		pre = append(pre, c+" := scalarsC("+x+")")
-		args = append(args, "scalarsPtr("+c+")", "C.int64_t(len("+c+"))")
+		args = append(args, "scalarsPtr("+c+")", "int64(len("+c+"))")
 	case "[]float64":
-		args = append(args, "float64Ptr("+x+")", "optLen(len("+x+"), "+x+" == nil)")
+		args = append(args, "f64p("+x+")", "optLen(len("+x+"), "+x+" == nil)")
 	case "DType", "MemoryFormat", "Layout":
-		args = append(args, "C.int32_t("+x+")")
+		args = append(args, "int32("+x+")")
 	case "string":
-		pre = append(pre, c+" := C.CString("+x+")\ndefer C.free(unsafe.Pointer("+c+"))")
-		args = append(args, c)
+		args = append(args, x)
 	case "Device":
-		args = append(args, "C.int32_t("+x+".Type)", "C.int32_t("+x+".Index)")
+		args = append(args, "int32("+x+".Type)", "int32("+x+".Index)")
 	case "*Generator":
 		pre = append(pre, fmt.Sprintf("%s, err_ := %s.ptr(op)\nif err_ != nil { return }", c, x))
-		args = append(args, c)
+		args = append(args, "unsafe.Pointer("+c+")")
 	case "[2]bool", "[3]bool", "[4]bool":
 		args = append(args, "boolMask("+x+"[:])")
 	default:
 		panic("no C args for " + p.k.goType)
 	}
 	if p.k.hasFlag {
-		args = append(args, "cBool("+x+"Has)")
+		args = append(args, "b32("+x+"Has)")
 	}
 	return
 }
@@ -1295,43 +1432,9 @@ func (g *generator) goImpl(f *function) string {
 	}
 	var cargs []string
 	var keeps []string
-	// Out-pointers for results.
-	if !f.singleTensor() {
-		for i, r := range f.rets {
-			n := fmt.Sprintf("r%d", i)
-			switch r {
-			case "tensor":
-				if f.retAlias[i] < 0 {
-					fmt.Fprintf(&b, "var %s C.gt_tensor\n", n)
-					cargs = append(cargs, "&"+n)
-				}
-			case "tensors":
-				fmt.Fprintf(&b, "var %s *C.gt_tensor\nvar %sLen C.int64_t\n", n, n)
-				cargs = append(cargs, "&"+n, "&"+n+"Len")
-			case "bool":
-				fmt.Fprintf(&b, "var %s C.int\n", n)
-				cargs = append(cargs, "&"+n)
-			case "int", "qscheme":
-				fmt.Fprintf(&b, "var %s C.int64_t\n", n)
-				cargs = append(cargs, "&"+n)
-			case "float":
-				fmt.Fprintf(&b, "var %s C.double\n", n)
-				cargs = append(cargs, "&"+n)
-			case "dtype":
-				fmt.Fprintf(&b, "var %s C.int32_t\n", n)
-				cargs = append(cargs, "&"+n)
-			case "scalar":
-				fmt.Fprintf(&b, "var %s C.gt_scalar\n", n)
-				cargs = append(cargs, "&"+n)
-			case "ints":
-				fmt.Fprintf(&b, "var %s *C.int64_t\nvar %sLen C.int64_t\n", n, n)
-				cargs = append(cargs, "&"+n, "&"+n+"Len")
-			}
-		}
-	}
 	for _, p := range f.params {
 		if p.a.Type == "at::TensorOptions" {
-			cargs = append(cargs, "to_.c()...")
+			cargs = append(cargs, "to_.cDtype()", "to_.cDevice()", "to_.cDeviceIndex()", "to_.cLayout()", "b32(to_.requiresGrad)")
 			continue
 		}
 		pre, args := goCArgs(p)
@@ -1344,30 +1447,38 @@ func (g *generator) goImpl(f *function) string {
 			keeps = append(keeps, p.goName)
 		}
 	}
-	// TensorOptions travel as five C arguments; expand them explicitly.
-	for i, a := range cargs {
-		if a == "to_.c()..." {
-			cargs = append(cargs[:i], append([]string{"to_.cDtype()", "to_.cDevice()", "to_.cDeviceIndex()", "to_.cLayout()", "cBool(to_.requiresGrad)"}, cargs[i+1:]...)...)
-			break
-		}
-	}
-	call := "C." + f.cName + "(" + strings.Join(cargs, ", ") + ")"
+	call := fmt.Sprintf("shard%d.%s(%s)", f.shard, f.glueName(), strings.Join(cargs, ", "))
+	// The glue returns the out values, then the error.
+	var outs []string
 	if f.singleTensor() {
-		b.WriteString("r_ := " + call + "\n")
+		outs = []string{"t_"}
 	} else {
-		b.WriteString("e_ := " + call + "\n")
-	}
-	if len(keeps) > 0 {
-		b.WriteString("runtime.KeepAlive(" + keeps[0] + ")\n")
-		for _, k := range keeps[1:] {
-			b.WriteString("runtime.KeepAlive(" + k + ")\n")
+		for i, r := range f.rets {
+			n := fmt.Sprintf("r%d", i)
+			switch r {
+			case "tensor":
+				if f.retAlias[i] < 0 {
+					outs = append(outs, n)
+				}
+			case "tensors", "ints":
+				outs = append(outs, n, n+"Len")
+			case "scalar":
+				outs = append(outs, n+"I", n+"Re", n+"Im", n+"Kind")
+			default:
+				outs = append(outs, n)
+			}
 		}
 	}
+	outs = append(outs, "e_")
+	b.WriteString(strings.Join(outs, ", ") + " := " + call + "\n")
+	for _, k := range keeps {
+		b.WriteString("runtime.KeepAlive(" + k + ")\n")
+	}
 	if f.singleTensor() {
-		b.WriteString("r0_, err_ = tensorResult(op, r_)\nreturn\n}\n")
+		b.WriteString("r0_, err_ = tensorResultP(op, t_, e_)\nreturn\n}\n")
 		return b.String()
 	}
-	b.WriteString("if err_ = cError(op, e_); err_ != nil { return }\n")
+	b.WriteString("if err_ = cErrorP(op, e_); err_ != nil { return }\n")
 	for i, r := range f.rets {
 		n := fmt.Sprintf("r%d", i)
 		switch r {
@@ -1375,20 +1486,18 @@ func (g *generator) goImpl(f *function) string {
 			if f.retAlias[i] >= 0 {
 				fmt.Fprintf(&b, "%s_ = %s\n", n, f.paramByArg(f.retAlias[i]).goName)
 			} else {
-				fmt.Fprintf(&b, "%s_ = newTensor(%s)\n", n, n)
+				fmt.Fprintf(&b, "%s_ = newTensorP(%s)\n", n, n)
 			}
 		case "tensors":
 			fmt.Fprintf(&b, "%s_ = tensorList(%s, %sLen)\n", n, n, n)
 		case "bool":
 			fmt.Fprintf(&b, "%s_ = %s != 0\n", n, n)
-		case "int", "qscheme":
-			fmt.Fprintf(&b, "%s_ = int64(%s)\n", n, n)
-		case "float":
-			fmt.Fprintf(&b, "%s_ = float64(%s)\n", n, n)
+		case "int", "qscheme", "float":
+			fmt.Fprintf(&b, "%s_ = %s\n", n, n)
 		case "dtype":
 			fmt.Fprintf(&b, "%s_ = DType(%s)\n", n, n)
 		case "scalar":
-			fmt.Fprintf(&b, "%s_ = scalarFromC(%s)\n", n, n)
+			fmt.Fprintf(&b, "%s_ = Scalar{i: %sI, re: %sRe, im: %sIm, kind: %sKind}\n", n, n, n, n, n)
 		case "ints":
 			fmt.Fprintf(&b, "%s_ = int64List(%s, %sLen)\n", n, n, n)
 		}
@@ -1464,9 +1573,9 @@ func (g *generator) goWrappers(f *function) string {
 func (g *generator) writeGo() {
 	var b bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("\npackage torch\n\n/*\n#include <stdlib.h>\n#include \"ops_gen.h\"\n*/\nimport \"C\"\n\nimport (\n\t\"runtime\"\n\t\"unsafe\"\n\n")
+	b.WriteString("\npackage torch\n\nimport (\n\t\"runtime\"\n\t\"unsafe\"\n\n")
 	for s := 0; s < *nShards; s++ {
-		fmt.Fprintf(&b, "\t_ \"github.com/gotorch/gotorch/cgotorch/ops/shard%d\"\n", s)
+		fmt.Fprintf(&b, "\t\"github.com/gotorch/gotorch/cgotorch/ops/shard%d\"\n", s)
 	}
 	b.WriteString(")\n\nvar _ = unsafe.Pointer(nil)\nvar _ = runtime.KeepAlive\n\n")
 	for _, f := range g.fns {

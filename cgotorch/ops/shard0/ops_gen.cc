@@ -80,7 +80,7 @@ gt_tensor_result atg_align_as(gt_tensor a_self, gt_tensor a_other) {
   return tensor_result([&] { return T(a_self).align_as(T(a_other)); });
 }
 
-gt_error atg_align_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_align_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::align_tensors(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -785,7 +785,7 @@ gt_tensor_result atg_atleast_1d(gt_tensor a_self) {
   return tensor_result([&] { return at::atleast_1d(T(a_self)); });
 }
 
-gt_error atg_atleast_1d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_atleast_1d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::atleast_1d(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -796,7 +796,7 @@ gt_tensor_result atg_atleast_2d(gt_tensor a_self) {
   return tensor_result([&] { return at::atleast_2d(T(a_self)); });
 }
 
-gt_error atg_atleast_2d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_atleast_2d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::atleast_2d(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -807,7 +807,7 @@ gt_tensor_result atg_atleast_3d(gt_tensor a_self) {
   return tensor_result([&] { return at::atleast_3d(T(a_self)); });
 }
 
-gt_error atg_atleast_3d_Sequence(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_atleast_3d_Sequence(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::atleast_3d(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -1076,7 +1076,7 @@ gt_error atg_bmm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2) {
   });
 }
 
-gt_error atg_broadcast_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_broadcast_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::broadcast_tensors(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -1157,35 +1157,35 @@ gt_error atg_chain_matmul_out_out(gt_tensor a_out, gt_tensor *a_matrices, int64_
   });
 }
 
-gt_error atg_unsafe_chunk(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim) {
+gt_error atg_unsafe_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim) {
   return guard([&] {
     auto res = at::unsafe_chunk(T(a_self), a_chunks, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_chunk(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim) {
+gt_error atg_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim) {
   return guard([&] {
     auto res = at::chunk(T(a_self), a_chunks, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_tensor_split_sections(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections, int64_t a_dim) {
+gt_error atg_tensor_split_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections, int64_t a_dim) {
   return guard([&] {
     auto res = at::tensor_split(T(a_self), a_sections, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_tensor_split_indices(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len, int64_t a_dim) {
+gt_error atg_tensor_split_indices(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len, int64_t a_dim) {
   return guard([&] {
     auto res = at::tensor_split(T(a_self), IA(a_indices, a_indices_len), a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_tensor_split_tensor_indices_or_sections(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor a_tensor_indices_or_sections, int64_t a_dim) {
+gt_error atg_tensor_split_tensor_indices_or_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor a_tensor_indices_or_sections, int64_t a_dim) {
   return guard([&] {
     auto res = at::tensor_split(T(a_self), T(a_tensor_indices_or_sections), a_dim);
     *r0 = wrap_list(res, r0_len);
@@ -1769,49 +1769,49 @@ gt_error atg_diff_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int64_
   });
 }
 
-gt_error atg_gradient_scalarint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, int a_spacing_has, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
+gt_error atg_gradient_scalarint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, int a_spacing_has, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), optional<at::Scalar>(S(a_spacing), a_spacing_has), optional<int64_t>(a_dim, a_dim_has), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_scalararray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
+gt_error atg_gradient_scalararray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_scalar a_spacing, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), S(a_spacing), IA(a_dim, a_dim_len), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
+gt_error atg_gradient_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), IA(a_dim, a_dim_len), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_scalarrayint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
+gt_error atg_gradient_scalarrayint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), scalar_list(a_spacing, a_spacing_len), optional<int64_t>(a_dim, a_dim_has), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_scalarrayarray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
+gt_error atg_gradient_scalarrayarray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const gt_scalar *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), scalar_list(a_spacing, a_spacing_len), IA(a_dim, a_dim_len), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_tensorarrayint(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
+gt_error atg_gradient_tensorarrayint(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, int64_t a_dim, int a_dim_has, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), tensor_list(a_spacing, a_spacing_len), optional<int64_t>(a_dim, a_dim_has), a_edge_order);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_gradient_tensorarray(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
+gt_error atg_gradient_tensorarray(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor *a_spacing, int64_t a_spacing_len, const int64_t *a_dim, int64_t a_dim_len, int64_t a_edge_order) {
   return guard([&] {
     auto res = at::gradient(T(a_self), tensor_list(a_spacing, a_spacing_len), IA(a_dim, a_dim_len), a_edge_order);
     *r0 = wrap_list(res, r0_len);
@@ -3465,7 +3465,7 @@ gt_error atg_miopen_rnn(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *
   });
 }
 
-gt_error atg_miopen_rnn_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor **r3, int64_t *r3_len, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_weight_buf, gt_tensor a_hx, gt_tensor a_cx, gt_tensor a_output, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state, gt_tensor a_reserve, int a_output_mask) {
+gt_error atg_miopen_rnn_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor * *r3, int64_t *r3_len, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_weight_buf, gt_tensor a_hx, gt_tensor a_cx, gt_tensor a_output, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state, gt_tensor a_reserve, int a_output_mask) {
   return guard([&] {
     auto res_tuple = at::miopen_rnn_backward(T(a_input), tensor_list(a_weight, a_weight_len), a_weight_stride0, T(a_weight_buf), T(a_hx), opt(a_cx), T(a_output), opt(a_grad_output), opt(a_grad_hy), opt(a_grad_cy), a_mode, a_hidden_size, a_num_layers, (a_batch_first != 0), a_dropout, (a_train != 0), (a_bidirectional != 0), IA(a_batch_sizes, a_batch_sizes_len), opt(a_dropout_state), T(a_reserve), bool_array<4>(a_output_mask));
     *r0 = wrap_opt(std::get<0>(res_tuple));

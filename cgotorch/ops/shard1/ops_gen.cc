@@ -845,77 +845,77 @@ gt_error atg__softmax_backward_data_out_out(gt_tensor a_grad_input, gt_tensor a_
   });
 }
 
-gt_error atg_unsafe_split_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
+gt_error atg_unsafe_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
   return guard([&] {
     auto res = at::unsafe_split(T(a_self), a_split_size, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_split_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
+gt_error atg_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
   return guard([&] {
     auto res = at::split(T(a_self), a_split_size, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_split_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_size, int64_t a_split_size_len, int64_t a_dim) {
+gt_error atg_split_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_size, int64_t a_split_size_len, int64_t a_dim) {
   return guard([&] {
     auto res = at::split(T(a_self), IA(a_split_size, a_split_size_len), a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_unsafe_split_with_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
+gt_error atg_unsafe_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
   return guard([&] {
     auto res = at::unsafe_split_with_sizes(T(a_self), IA(a_split_sizes, a_split_sizes_len), a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_split_with_sizes(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
+gt_error atg_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
   return guard([&] {
     auto res = at::split_with_sizes(T(a_self), IA(a_split_sizes, a_split_sizes_len), a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_hsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
+gt_error atg_hsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
   return guard([&] {
     auto res = at::hsplit(T(a_self), a_sections);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_hsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
+gt_error atg_hsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
   return guard([&] {
     auto res = at::hsplit(T(a_self), IA(a_indices, a_indices_len));
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_vsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
+gt_error atg_vsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
   return guard([&] {
     auto res = at::vsplit(T(a_self), a_sections);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_vsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
+gt_error atg_vsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
   return guard([&] {
     auto res = at::vsplit(T(a_self), IA(a_indices, a_indices_len));
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_dsplit_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
+gt_error atg_dsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections) {
   return guard([&] {
     auto res = at::dsplit(T(a_self), a_sections);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_dsplit_array(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
+gt_error atg_dsplit_array(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len) {
   return guard([&] {
     auto res = at::dsplit(T(a_self), IA(a_indices, a_indices_len));
     *r0 = wrap_list(res, r0_len);
@@ -1517,7 +1517,7 @@ gt_tensor_result atg_where_Scalar(gt_tensor a_condition, gt_scalar a_self, gt_sc
   return tensor_result([&] { return at::where(T(a_condition), S(a_self), S(a_other)); });
 }
 
-gt_error atg_where(gt_tensor **r0, int64_t *r0_len, gt_tensor a_condition) {
+gt_error atg_where(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_condition) {
   return guard([&] {
     auto res = at::where(T(a_condition));
     *r0 = wrap_list(res, r0_len);
@@ -2017,7 +2017,7 @@ gt_tensor_result atg_sparse_mask(gt_tensor a_self, gt_tensor a_mask) {
   return tensor_result([&] { return T(a_self).sparse_mask(T(a_mask)); });
 }
 
-gt_error atg__to_cpu(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg__to_cpu(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::_to_cpu(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -2143,7 +2143,7 @@ gt_error atg_copy_sparse_to_sparse_(gt_tensor a_self, gt_tensor a_src, int a_non
   });
 }
 
-gt_error atg_unbind_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim) {
+gt_error atg_unbind_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim) {
   return guard([&] {
     auto res = at::unbind(T(a_self), a_dim);
     *r0 = wrap_list(res, r0_len);
@@ -2202,7 +2202,7 @@ gt_tensor_result atg_quantize_per_tensor_tensor_qparams(gt_tensor a_self, gt_ten
   return tensor_result([&] { return at::quantize_per_tensor(T(a_self), T(a_scale), T(a_zero_point), static_cast<at::ScalarType>(a_dtype)); });
 }
 
-gt_error atg_quantize_per_tensor_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype) {
+gt_error atg_quantize_per_tensor_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype) {
   return guard([&] {
     auto res = at::quantize_per_tensor(tensor_list(a_tensors, a_tensors_len), T(a_scales), T(a_zero_points), static_cast<at::ScalarType>(a_dtype));
     *r0 = wrap_list(res, r0_len);
@@ -2217,7 +2217,7 @@ gt_tensor_result atg_dequantize_self(gt_tensor a_self) {
   return tensor_result([&] { return at::dequantize(T(a_self)); });
 }
 
-gt_error atg_dequantize_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_dequantize_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::dequantize(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -2386,14 +2386,14 @@ gt_tensor_result atg__to_copy(gt_tensor a_self, int32_t a_dtype, int32_t a_devic
   return tensor_result([&] { return with_grad(at::_to_copy(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), (a_non_blocking != 0), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
 }
 
-gt_error atg_meshgrid(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_meshgrid(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::meshgrid(tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_meshgrid_indexing(gt_tensor **r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, const char *a_indexing) {
+gt_error atg_meshgrid_indexing(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, const char *a_indexing) {
   return guard([&] {
     auto res = at::meshgrid(tensor_list(a_tensors, a_tensors_len), c10::string_view(a_indexing));
     *r0 = wrap_list(res, r0_len);
@@ -2468,7 +2468,7 @@ gt_error atg__lstm_mps(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r
   });
 }
 
-gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor **r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first) {
+gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first) {
   return guard([&] {
     auto res_tuple = at::lstm_mps_backward(T(a_grad_y), opt(a_grad_hy), opt(a_grad_cy), T(a_z_state), T(a_cell_state_fwd), T(a_input), tensor_list(a_hx, a_hx_len), tensor_list(a_params, a_params_len), (a_has_biases != 0), a_num_layers, a_dropout, (a_train != 0), (a_bidirectional != 0), (a_batch_first != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));

@@ -256,7 +256,7 @@ gt_tensor_result atg_nonzero(gt_tensor a_self) {
   return tensor_result([&] { return at::nonzero(T(a_self)); });
 }
 
-gt_error atg_nonzero_numpy(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self) {
+gt_error atg_nonzero_numpy(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self) {
   return guard([&] {
     auto res = at::nonzero_numpy(T(a_self));
     *r0 = wrap_list(res, r0_len);
@@ -782,7 +782,7 @@ gt_error atg_histogram_bin_ct(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, in
   });
 }
 
-gt_error atg__histogramdd_bin_edges(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
+gt_error atg__histogramdd_bin_edges(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
   return guard([&] {
     auto res = at::_histogramdd_bin_edges(T(a_self), IA(a_bins, a_bins_len), ODA(a_range, a_range_len), opt(a_weight), (a_density != 0));
     *r0 = wrap_list(res, r0_len);
@@ -797,7 +797,7 @@ gt_tensor_result atg__histogramdd_from_bin_tensors(gt_tensor a_self, gt_tensor *
   return tensor_result([&] { return at::_histogramdd_from_bin_tensors(T(a_self), tensor_list(a_bins, a_bins_len), opt(a_weight), (a_density != 0)); });
 }
 
-gt_error atg_histogramdd(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
+gt_error atg_histogramdd(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, const int64_t *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
   return guard([&] {
     auto res_tuple = at::histogramdd(T(a_self), IA(a_bins, a_bins_len), ODA(a_range, a_range_len), opt(a_weight), (a_density != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
@@ -805,7 +805,7 @@ gt_error atg_histogramdd(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tens
   });
 }
 
-gt_error atg_histogramdd_int_bins(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, int64_t a_bins, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
+gt_error atg_histogramdd_int_bins(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, int64_t a_bins, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
   return guard([&] {
     auto res_tuple = at::histogramdd(T(a_self), a_bins, ODA(a_range, a_range_len), opt(a_weight), (a_density != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
@@ -813,7 +813,7 @@ gt_error atg_histogramdd_int_bins(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len
   });
 }
 
-gt_error atg_histogramdd_TensorList_bins(gt_tensor *r0, gt_tensor **r1, int64_t *r1_len, gt_tensor a_self, gt_tensor *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
+gt_error atg_histogramdd_TensorList_bins(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor a_self, gt_tensor *a_bins, int64_t a_bins_len, const double *a_range, int64_t a_range_len, gt_tensor a_weight, int a_density) {
   return guard([&] {
     auto res_tuple = at::histogramdd(T(a_self), tensor_list(a_bins, a_bins_len), ODA(a_range, a_range_len), opt(a_weight), (a_density != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));

@@ -655,7 +655,7 @@ gt_tensor_result atg_flatten_dense_tensors(gt_tensor *a_tensors, int64_t a_tenso
   return tensor_result([&] { return at::flatten_dense_tensors(tensor_list(a_tensors, a_tensors_len)); });
 }
 
-gt_error atg_unflatten_dense_tensors(gt_tensor **r0, int64_t *r0_len, gt_tensor a_flat, gt_tensor *a_tensors, int64_t a_tensors_len) {
+gt_error atg_unflatten_dense_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_flat, gt_tensor *a_tensors, int64_t a_tensors_len) {
   return guard([&] {
     auto res = at::unflatten_dense_tensors(T(a_flat), tensor_list(a_tensors, a_tensors_len));
     *r0 = wrap_list(res, r0_len);
@@ -722,14 +722,14 @@ gt_tensor_result atg_slice_copy_Tensor(gt_tensor a_self, int64_t a_dim, int64_t 
   return tensor_result([&] { return at::slice_copy(T(a_self), a_dim, optional<int64_t>(a_start, a_start_has), optional<int64_t>(a_end, a_end_has), a_step); });
 }
 
-gt_error atg_split_copy_Tensor(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
+gt_error atg_split_copy_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim) {
   return guard([&] {
     auto res = at::split_copy(T(a_self), a_split_size, a_dim);
     *r0 = wrap_list(res, r0_len);
   });
 }
 
-gt_error atg_split_with_sizes_copy(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
+gt_error atg_split_with_sizes_copy(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim) {
   return guard([&] {
     auto res = at::split_with_sizes_copy(T(a_self), IA(a_split_sizes, a_split_sizes_len), a_dim);
     *r0 = wrap_list(res, r0_len);
@@ -788,7 +788,7 @@ gt_tensor_result atg_row_indices_copy(gt_tensor a_self) {
   return tensor_result([&] { return at::row_indices_copy(T(a_self)); });
 }
 
-gt_error atg_unbind_copy_int(gt_tensor **r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim) {
+gt_error atg_unbind_copy_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim) {
   return guard([&] {
     auto res = at::unbind_copy(T(a_self), a_dim);
     *r0 = wrap_list(res, r0_len);
@@ -3811,7 +3811,7 @@ gt_error atg__amp_foreach_non_finite_check_and_unscale_out_out(gt_tensor *a_out,
   return guard([&] { at::_amp_foreach_non_finite_check_and_unscale_out(tensor_list(a_out, a_out_len), tensor_list(a_self, a_self_len), T(a_found_inf), T(a_inv_scale)); });
 }
 
-gt_error atg__amp_foreach_non_finite_check_and_unscale(gt_tensor **r0, int64_t *r0_len, gt_tensor *r1, gt_tensor *a_self, int64_t a_self_len, gt_tensor a_found_inf, gt_tensor a_inv_scale) {
+gt_error atg__amp_foreach_non_finite_check_and_unscale(gt_tensor * *r0, int64_t *r0_len, gt_tensor *r1, gt_tensor *a_self, int64_t a_self_len, gt_tensor a_found_inf, gt_tensor a_inv_scale) {
   return guard([&] {
     auto res_tuple = at::_amp_foreach_non_finite_check_and_unscale(tensor_list(a_self, a_self_len), T(a_found_inf), T(a_inv_scale));
     *r0 = wrap_list(std::get<0>(res_tuple), r0_len);
