@@ -17,6 +17,8 @@
 // instead, for example one made from another PyTorch version.
 package main
 
+//go:generate go run . -root ../..
+
 import (
 	"bytes"
 	"flag"
@@ -40,7 +42,8 @@ var (
 	declPath = flag.String("declarations", os.Getenv("GOTORCH_DECLARATIONS"), "path to Declarations.yaml (default: made with torchgen)")
 	python   = flag.String("python", "/usr/bin/python3", "python with torchgen, used when -declarations is empty")
 	atenDir  = flag.String("aten", "/usr/lib/python3/dist-packages/torchgen/packaged/ATen", "torchgen's packaged ATen directory")
-	root     = flag.String("root", "../..", "repository root")
+	root     = flag.String("root", "../..", "repository root: hand-written names are read from its torch/")
+	outDir   = flag.String("out", "", "where to write the generated files (default: -root)")
 	nShards  = flag.Int("shards", 4, "number of C++ packages the shim is split into")
 )
 
@@ -103,6 +106,9 @@ func main() {
 	var decls []decl
 	if err := yaml.Unmarshal(data, &decls); err != nil {
 		log.Fatalf("%s: %v", path, err)
+	}
+	if *outDir == "" {
+		*outDir = *root
 	}
 	g := newGenerator(decls)
 	g.run()
@@ -1130,7 +1136,7 @@ func (g *generator) writeC() {
 		fmt.Fprintf(&h, "/* %s */\n%s;\n", f.d.Schema, f.cSignature())
 	}
 	h.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
-	writeFile(filepath.Join(*root, "cgotorch", "ops_gen.h"), h.Bytes())
+	writeFile(filepath.Join(*outDir, "cgotorch", "ops_gen.h"), h.Bytes())
 
 	// Shards: contiguous runs of functions, balanced by count.
 	per := (len(g.fns) + *nShards - 1) / *nShards
@@ -1143,7 +1149,7 @@ func (g *generator) writeC() {
 			b.WriteString("\n")
 		}
 		b.WriteString("}  // extern \"C\"\n")
-		dir := filepath.Join(*root, "cgotorch", "ops", fmt.Sprintf("shard%d", s))
+		dir := filepath.Join(*outDir, "cgotorch", "ops", fmt.Sprintf("shard%d", s))
 		os.MkdirAll(dir, 0o755)
 		writeFile(filepath.Join(dir, "ops_gen.cc"), b.Bytes())
 		var gb bytes.Buffer
@@ -1160,6 +1166,7 @@ func (g *generator) writeC() {
 }
 
 func writeFile(path string, data []byte) {
+	os.MkdirAll(filepath.Dir(path), 0o755)
 	if strings.HasSuffix(path, ".go") {
 		src, err := format.Source(data)
 		if err != nil {
@@ -1196,7 +1203,7 @@ func (g *generator) writeReport() {
 	for _, s := range g.skips {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(s.d.Schema, "|", "\\|"), s.why)
 	}
-	writeFile(filepath.Join(*root, "internal", "gen", "skipped.md"), b.Bytes())
+	writeFile(filepath.Join(*outDir, "internal", "gen", "skipped.md"), b.Bytes())
 }
 
 // ---------------------------------------------------------------------------
@@ -1583,7 +1590,7 @@ func (g *generator) writeGo() {
 		b.WriteString(g.goImpl(f))
 		b.WriteString("\n")
 	}
-	writeFile(filepath.Join(*root, "torch", "ops_gen.go"), b.Bytes())
+	writeFile(filepath.Join(*outDir, "torch", "ops_gen.go"), b.Bytes())
 }
 
 func (g *generator) writeOptions() {
@@ -1639,7 +1646,7 @@ func (g *generator) writeOptions() {
 			panic("option kind " + string(o.kind))
 		}
 	}
-	writeFile(filepath.Join(*root, "torch", "options_gen.go"), b.Bytes())
+	writeFile(filepath.Join(*outDir, "torch", "options_gen.go"), b.Bytes())
 }
 
 // snake turns an option's Go name back into PyTorch's keyword.
