@@ -34,6 +34,7 @@ typedef char *gt_error;
 typedef struct {
   gt_tensor t;
   gt_error err;
+  int64_t nbytes; /* bytes of t's storage, for GoTorch's memory accounting */
 } gt_tensor_result;
 
 typedef struct {
@@ -71,6 +72,12 @@ void gt_set_grad_enabled(int on);
 
 /* Lifetime. */
 void gt_tensor_free(gt_tensor t);
+/* Frees n handles (NULL entries are skipped) in one call. */
+void gt_tensor_free_many(gt_tensor *ts, int64_t n);
+/* The calling OS thread's id, for scopes pinned to a thread. */
+int64_t gt_thread_id(void);
+/* Limits glibc's malloc arenas (0 leaves the default). */
+void gt_set_malloc_arenas(int n);
 /* A new handle to the same tensor (shares storage and autograd identity). */
 gt_tensor gt_tensor_share(gt_tensor t);
 
@@ -122,6 +129,10 @@ gt_generator gt_generator_new(uint64_t seed);
 void gt_generator_free(gt_generator g);
 gt_error gt_generator_set_seed(gt_generator g, uint64_t seed);
 uint64_t gt_generator_seed(gt_generator g);
+
+/* Benchmark reference: n calls of at::add(a, b) (or at::mm when mm != 0)
+ * made directly from C++, for side-by-side comparisons in one run. */
+gt_error gt_bench_direct(gt_tensor a, gt_tensor b, int64_t n, int mm);
 
 /* Helpers for the generated functions' results. */
 void gt_free_tensor_array(gt_tensor *p);

@@ -77,10 +77,19 @@ inline gt_tensor wrap_opt(const at::Tensor &t) {
 
 // tensor_result runs f and returns its tensor; an undefined result comes
 // back as NULL, the Go zero Tensor.
+inline int64_t storage_bytes(const at::Tensor &t) {
+  if (!t.defined() || !t.has_storage()) return 0;
+  return static_cast<int64_t>(t.storage().nbytes());
+}
+
 template <class F>
 inline gt_tensor_result tensor_result(F &&f) noexcept {
-  gt_tensor_result r{nullptr, nullptr};
-  r.err = guard([&] { r.t = wrap_opt(f()); });
+  gt_tensor_result r{nullptr, nullptr, 0};
+  r.err = guard([&] {
+    at::Tensor t = f();
+    r.nbytes = storage_bytes(t);
+    r.t = wrap_opt(std::move(t));
+  });
   return r;
 }
 

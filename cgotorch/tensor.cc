@@ -2,6 +2,10 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 
+#include <malloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <mutex>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/function.h>
@@ -59,6 +63,13 @@ int gt_grad_enabled(void) { return at::GradMode::is_enabled() ? 1 : 0; }
 void gt_set_grad_enabled(int on) { at::GradMode::set_enabled(on != 0); }
 
 void gt_tensor_free(gt_tensor t) { delete reinterpret_cast<at::Tensor *>(t); }
+void gt_tensor_free_many(gt_tensor *ts, int64_t n) {
+  for (int64_t i = 0; i < n; i++) delete reinterpret_cast<at::Tensor *>(ts[i]);
+}
+int64_t gt_thread_id(void) { return static_cast<int64_t>(syscall(SYS_gettid)); }
+void gt_set_malloc_arenas(int n) {
+  if (n > 0) mallopt(M_ARENA_MAX, n);
+}
 gt_tensor gt_tensor_share(gt_tensor t) { return wrap(T(t)); }
 
 int gt_tensor_defined(gt_tensor t) { return T(t).defined() ? 1 : 0; }
@@ -79,11 +90,7 @@ int32_t gt_tensor_device_type(gt_tensor t) {
 int32_t gt_tensor_device_index(gt_tensor t) { return T(t).device().index(); }
 int gt_tensor_requires_grad(gt_tensor t) { return T(t).requires_grad() ? 1 : 0; }
 int gt_tensor_is_leaf(gt_tensor t) { return T(t).is_leaf() ? 1 : 0; }
-int64_t gt_tensor_nbytes(gt_tensor t) {
-  const at::Tensor &x = T(t);
-  if (!x.has_storage()) return 0;
-  return static_cast<int64_t>(x.storage().nbytes());
-}
+int64_t gt_tensor_nbytes(gt_tensor t) { return storage_bytes(T(t)); }
 char *gt_tensor_grad_fn_name(gt_tensor t) {
   const auto &fn = T(t).grad_fn();
   if (!fn) return nullptr;
@@ -151,9 +158,7 @@ gt_error gt_tensor_backward(gt_tensor t, gt_tensor grad, int retain_graph,
   });
 }
 gt_tensor_result gt_tensor_grad(gt_tensor t) {
-  gt_tensor_result r{nullptr, nullptr};
-  r.err = guard([&] { r.t = wrap_opt(at::Tensor(T(t).grad())); });
-  return r;
+  return tensor_result([&] { return at::Tensor(T(t).grad()); });
 }
 gt_error gt_tensor_zero_grad(gt_tensor t) {
   return guard([&] {
@@ -201,6 +206,15 @@ gt_error gt_generator_set_seed(gt_generator g, uint64_t seed) {
 }
 uint64_t gt_generator_seed(gt_generator g) {
   return reinterpret_cast<at::Generator *>(g)->current_seed();
+}
+
+gt_error gt_bench_direct(gt_tensor a, gt_tensor b, int64_t n, int mm) {
+  return guard([&] {
+    for (int64_t i = 0; i < n; i++) {
+      at::Tensor r = mm ? at::mm(T(a), T(b)) : at::add(T(a), T(b));
+      (void)r;
+    }
+  });
 }
 
 void gt_free_tensor_array(gt_tensor *p) { std::free(p); }

@@ -137,7 +137,7 @@ func (t Tensor) To(targets ...Target) Tensor { return must1(t.TryTo(targets...))
 // not free the other.
 func (t Tensor) Share() Tensor {
 	p := t.mustPtr("share")
-	s := newTensor(C.gt_tensor_share(p))
+	s := newTensorQ(C.gt_tensor_share(p))
 	t.keep()
 	return s
 }

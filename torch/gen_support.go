@@ -11,11 +11,11 @@ import "C"
 import "unsafe"
 
 // tensorResultP is tensorResult for the glue's (tensor, error) pair.
-func tensorResultP(op string, t, e unsafe.Pointer) (Tensor, error) {
+func tensorResultP(op string, t, e unsafe.Pointer, nbytes int64) (Tensor, error) {
 	if e != nil {
 		return Tensor{}, cError(op, C.gt_error(e))
 	}
-	return newTensor(C.gt_tensor(t)), nil
+	return newTensor(C.gt_tensor(t), nbytes), nil
 }
 
 func cErrorP(op string, e unsafe.Pointer) error {
@@ -25,7 +25,7 @@ func cErrorP(op string, e unsafe.Pointer) error {
 	return cError(op, C.gt_error(e))
 }
 
-func newTensorP(t unsafe.Pointer) Tensor { return newTensor(C.gt_tensor(t)) }
+func newTensorP(t unsafe.Pointer) Tensor { return newTensorQ(C.gt_tensor(t)) }
 
 func b32(b bool) int32 {
 	if b {
@@ -123,7 +123,7 @@ func tensorList(p unsafe.Pointer, n int64) []Tensor {
 	src := unsafe.Slice((*C.gt_tensor)(p), int(n))
 	out := make([]Tensor, len(src))
 	for i, h := range src {
-		out[i] = newTensor(h)
+		out[i] = newTensorQ(h)
 	}
 	return out
 }
@@ -135,4 +135,11 @@ func int64List(p unsafe.Pointer, n int64) []int64 {
 	}
 	defer C.gt_free_int_array((*C.int64_t)(p))
 	return append([]int64(nil), unsafe.Slice((*int64)(p), int(n))...)
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -49,9 +49,9 @@ func genInternalCastByte(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Byte(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Byte(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89,9 +89,9 @@ func genInternalCastChar(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Char(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Char(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -129,9 +129,9 @@ func genInternalCastDouble(self Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Double(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Double(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -169,9 +169,9 @@ func genInternalCastFloat(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Float(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Float(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -209,9 +209,9 @@ func genInternalCastInt(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Int(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Int(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -249,9 +249,9 @@ func genInternalCastLong(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Long(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Long(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -289,9 +289,9 @@ func genInternalCastShort(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Short(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Short(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -329,9 +329,9 @@ func genInternalCastHalf(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__cast_Half(unsafe.Pointer(selfC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__cast_Half(unsafe.Pointer(selfC), b32(nonBlocking))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -444,9 +444,9 @@ func genInternalFwPrimal(self Tensor, level int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__fw_primal(unsafe.Pointer(selfC), level)
+	t_, e_, n_ := shard0.Atg__fw_primal(unsafe.Pointer(selfC), level)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -476,10 +476,10 @@ func genInternalMakeDual(primal Tensor, tangent Tensor, level int64) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__make_dual(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
+	t_, e_, n_ := shard0.Atg__make_dual(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
 	runtime.KeepAlive(primal)
 	runtime.KeepAlive(tangent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -555,10 +555,10 @@ func genInternalNewZerosWithSameFeatureMeta(self Tensor, other Tensor, opts []Op
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__new_zeros_with_same_feature_meta(unsafe.Pointer(selfC), unsafe.Pointer(otherC), selfNumBatchDims)
+	t_, e_, n_ := shard0.Atg__new_zeros_with_same_feature_meta(unsafe.Pointer(selfC), unsafe.Pointer(otherC), selfNumBatchDims)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -624,10 +624,10 @@ func genAlignAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_align_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_align_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -954,10 +954,10 @@ func genInternalMaskedScale(self Tensor, mask Tensor, scale float64) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__masked_scale(unsafe.Pointer(selfC), unsafe.Pointer(maskC), scale)
+	t_, e_, n_ := shard0.Atg__masked_scale(unsafe.Pointer(selfC), unsafe.Pointer(maskC), scale)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1033,10 +1033,10 @@ func genNativeDropoutBackward(gradOutput Tensor, mask Tensor, scale float64) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_native_dropout_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(maskC), scale)
+	t_, e_, n_ := shard0.Atg_native_dropout_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(maskC), scale)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1220,10 +1220,10 @@ func genInternalReshapeFromTensor(self Tensor, shape Tensor) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__reshape_from_tensor(unsafe.Pointer(selfC), unsafe.Pointer(shapeC))
+	t_, e_, n_ := shard0.Atg__reshape_from_tensor(unsafe.Pointer(selfC), unsafe.Pointer(shapeC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(shape)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1249,9 +1249,9 @@ func genInternalShapeAsTensor(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__shape_as_tensor(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg__shape_as_tensor(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1277,9 +1277,9 @@ func genDropout(input Tensor, p float64, train bool) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_dropout(unsafe.Pointer(inputC), p, b32(train))
+	t_, e_, n_ := shard0.Atg_dropout(unsafe.Pointer(inputC), p, b32(train))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1336,9 +1336,9 @@ func genFeatureDropout(input Tensor, p float64, train bool) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_feature_dropout(unsafe.Pointer(inputC), p, b32(train))
+	t_, e_, n_ := shard0.Atg_feature_dropout(unsafe.Pointer(inputC), p, b32(train))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1395,9 +1395,9 @@ func genAlphaDropout(input Tensor, p float64, train bool) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_alpha_dropout(unsafe.Pointer(inputC), p, b32(train))
+	t_, e_, n_ := shard0.Atg_alpha_dropout(unsafe.Pointer(inputC), p, b32(train))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1454,9 +1454,9 @@ func genFeatureAlphaDropout(input Tensor, p float64, train bool) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_feature_alpha_dropout(unsafe.Pointer(inputC), p, b32(train))
+	t_, e_, n_ := shard0.Atg_feature_alpha_dropout(unsafe.Pointer(inputC), p, b32(train))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1529,9 +1529,9 @@ func genAbs(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_abs(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_abs(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1656,9 +1656,9 @@ func genAbsolute(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_absolute(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_absolute(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1767,9 +1767,9 @@ func genAngle(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_angle(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_angle(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1831,9 +1831,9 @@ func genViewAsReal(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_view_as_real(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_view_as_real(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1859,9 +1859,9 @@ func genViewAsComplex(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_view_as_complex(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_view_as_complex(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -1903,9 +1903,9 @@ func genSgn(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_sgn(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_sgn(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2012,9 +2012,9 @@ func genChalf(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_chalf(unsafe.Pointer(selfC), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_chalf(unsafe.Pointer(selfC), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2040,9 +2040,9 @@ func genReal(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_real(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_real(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2068,9 +2068,9 @@ func genImag(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_imag(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_imag(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2112,9 +2112,9 @@ func genInternalConj(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__conj(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg__conj(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2156,9 +2156,9 @@ func genConj(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conj(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_conj(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2200,9 +2200,9 @@ func genInternalConjPhysical(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__conj_physical(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg__conj_physical(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2244,9 +2244,9 @@ func genConjPhysical(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conj_physical(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_conj_physical(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2371,9 +2371,9 @@ func genResolveConj(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_resolve_conj(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_resolve_conj(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2415,9 +2415,9 @@ func genResolveNeg(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_resolve_neg(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_resolve_neg(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2459,9 +2459,9 @@ func genInternalNegView(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__neg_view(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg__neg_view(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2503,9 +2503,9 @@ func genAcos(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_acos(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_acos(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2630,9 +2630,9 @@ func genArccos(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arccos(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arccos(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2768,9 +2768,9 @@ func genAvgPool1d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_avg_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad))
+	t_, e_, n_ := shard0.Atg_avg_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2796,9 +2796,9 @@ func genAdaptiveAvgPool1d(self Tensor, outputSize []int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_adaptive_avg_pool1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard0.Atg_adaptive_avg_pool1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -2890,10 +2890,10 @@ func genAdd(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_add_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg_add_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3036,10 +3036,10 @@ func genInternalAddRelu(self Tensor, other Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__add_relu_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg__add_relu_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3178,9 +3178,9 @@ func genInternalAddReluScalar(self Tensor, other Scalar, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__add_relu_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg__add_relu_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3279,9 +3279,9 @@ func genAddScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_add_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg_add_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3391,11 +3391,11 @@ func genAddMV(self Tensor, mat Tensor, vec Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_addmv(unsafe.Pointer(selfC), unsafe.Pointer(matC), unsafe.Pointer(vecC), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg_addmv(unsafe.Pointer(selfC), unsafe.Pointer(matC), unsafe.Pointer(vecC), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat)
 	runtime.KeepAlive(vec)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3597,11 +3597,11 @@ func genAddR(self Tensor, vec1 Tensor, vec2 Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_addr(unsafe.Pointer(selfC), unsafe.Pointer(vec1C), unsafe.Pointer(vec2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg_addr(unsafe.Pointer(selfC), unsafe.Pointer(vec1C), unsafe.Pointer(vec2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(vec1)
 	runtime.KeepAlive(vec2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3744,9 +3744,9 @@ func genAffineGridGenerator(theta Tensor, size []int64, alignCorners bool) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_affine_grid_generator(unsafe.Pointer(thetaC), i64p(size), int64(len(size)), b32(alignCorners))
+	t_, e_, n_ := shard0.Atg_affine_grid_generator(unsafe.Pointer(thetaC), i64p(size), int64(len(size)), b32(alignCorners))
 	runtime.KeepAlive(theta)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3772,9 +3772,9 @@ func genAffineGridGeneratorBackward(grad Tensor, size []int64, alignCorners bool
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_affine_grid_generator_backward(unsafe.Pointer(gradC), i64p(size), int64(len(size)), b32(alignCorners))
+	t_, e_, n_ := shard0.Atg_affine_grid_generator_backward(unsafe.Pointer(gradC), i64p(size), int64(len(size)), b32(alignCorners))
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -3830,9 +3830,9 @@ func genAllDim(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_all_dim(unsafe.Pointer(selfC), dim, b32(keepdim))
+	t_, e_, n_ := shard0.Atg_all_dim(unsafe.Pointer(selfC), dim, b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4008,9 +4008,9 @@ func genAnyDim(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_any_dim(unsafe.Pointer(selfC), dim, b32(keepdim))
+	t_, e_, n_ := shard0.Atg_any_dim(unsafe.Pointer(selfC), dim, b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4092,8 +4092,8 @@ func genArange(end Scalar, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_arange(end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_arange(end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4127,8 +4127,8 @@ func genArangeStart(start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ e
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_arange_start(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_arange_start(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4165,8 +4165,8 @@ func genArangeStartStep(start Scalar, end Scalar, opts []Option) (r0_ Tensor, er
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_arange_start_step(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, step.i, step.re, step.im, step.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_arange_start_step(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, step.i, step.re, step.im, step.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4266,9 +4266,9 @@ func genInternalDimArange(like Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__dim_arange(unsafe.Pointer(likeC), dim)
+	t_, e_, n_ := shard0.Atg__dim_arange(unsafe.Pointer(likeC), dim)
 	runtime.KeepAlive(like)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4331,9 +4331,9 @@ func genArgMax(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_argmax(unsafe.Pointer(selfC), dim, b32(dimHas), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_argmax(unsafe.Pointer(selfC), dim, b32(dimHas), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4451,9 +4451,9 @@ func genArgMin(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_argmin(unsafe.Pointer(selfC), dim, b32(dimHas), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_argmin(unsafe.Pointer(selfC), dim, b32(dimHas), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4550,9 +4550,9 @@ func genAcosh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_acosh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_acosh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4677,9 +4677,9 @@ func genArccosh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arccosh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arccosh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4804,9 +4804,9 @@ func genAsinh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_asinh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_asinh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -4931,9 +4931,9 @@ func genArcsinh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arcsinh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arcsinh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5058,9 +5058,9 @@ func genAtanh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_atanh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_atanh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5185,9 +5185,9 @@ func genArctanh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arctanh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arctanh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5330,9 +5330,9 @@ func genAsStrided(self Tensor, size []int64, stride []int64, opts []Option) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_as_strided(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
+	t_, e_, n_ := shard0.Atg_as_strided(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5439,9 +5439,9 @@ func genAsin(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_asin(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_asin(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5566,9 +5566,9 @@ func genArcsin(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arcsin(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arcsin(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5693,9 +5693,9 @@ func genAtan(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_atan(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_atan(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5820,9 +5820,9 @@ func genArctan(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_arctan(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_arctan(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5931,9 +5931,9 @@ func genAtleast1d(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_atleast_1d(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_atleast_1d(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -5990,9 +5990,9 @@ func genAtleast2d(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_atleast_2d(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_atleast_2d(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6049,9 +6049,9 @@ func genAtleast3d(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_atleast_3d(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_atleast_3d(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6149,11 +6149,11 @@ func genBAddBMM(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_baddbmm(unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard0.Atg_baddbmm(unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(batch1)
 	runtime.KeepAlive(batch2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6304,8 +6304,8 @@ func genBartlettWindow(windowLength int64, opts []Option) (r0_ Tensor, err_ erro
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_bartlett_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_bartlett_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6339,8 +6339,8 @@ func genBartlettWindowPeriodic(windowLength int64, periodic bool, opts []Option)
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_bartlett_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_bartlett_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6382,13 +6382,13 @@ func genBatchNorm(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_batch_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(training), momentum, eps, b32(cudnnEnabled))
+	t_, e_, n_ := shard0.Atg_batch_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(training), momentum, eps, b32(cudnnEnabled))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	runtime.KeepAlive(runningMean)
 	runtime.KeepAlive(runningVar)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6430,13 +6430,13 @@ func genQuantizedBatchNorm(input Tensor, weight Tensor, bias Tensor, mean Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_quantized_batch_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(meanC), unsafe.Pointer(var_C), eps, outputScale, outputZeroPoint)
+	t_, e_, n_ := shard0.Atg_quantized_batch_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(meanC), unsafe.Pointer(var_C), eps, outputScale, outputZeroPoint)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	runtime.KeepAlive(mean)
 	runtime.KeepAlive(var_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6619,10 +6619,10 @@ func genBernoulli(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bernoulli(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard0.Atg_bernoulli(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6839,10 +6839,10 @@ func genBernoulliP(self Tensor, p float64, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bernoulli_p(unsafe.Pointer(selfC), p, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard0.Atg_bernoulli_p(unsafe.Pointer(selfC), p, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6892,12 +6892,12 @@ func genBilinear(input1 Tensor, input2 Tensor, weight Tensor, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bilinear(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_bilinear(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
 	runtime.KeepAlive(input1)
 	runtime.KeepAlive(input2)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -6948,11 +6948,11 @@ func genBinaryCrossEntropy(self Tensor, target Tensor, opts []Option) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_binary_cross_entropy(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction)
+	t_, e_, n_ := shard0.Atg_binary_cross_entropy(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7070,12 +7070,12 @@ func genBinaryCrossEntropyBackward(gradOutput Tensor, self Tensor, target Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_binary_cross_entropy_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction)
+	t_, e_, n_ := shard0.Atg_binary_cross_entropy_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7201,12 +7201,12 @@ func genBinaryCrossEntropyWithLogits(self Tensor, target Tensor, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_binary_cross_entropy_with_logits(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), unsafe.Pointer(posWeightC), reduction)
+	t_, e_, n_ := shard0.Atg_binary_cross_entropy_with_logits(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), unsafe.Pointer(posWeightC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(posWeight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7271,10 +7271,10 @@ func genBincount(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bincount(unsafe.Pointer(selfC), unsafe.Pointer(weightsC), minlength)
+	t_, e_, n_ := shard0.Atg_bincount(unsafe.Pointer(selfC), unsafe.Pointer(weightsC), minlength)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weights)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7316,9 +7316,9 @@ func genBitwiseNot(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bitwise_not(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_bitwise_not(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7472,10 +7472,10 @@ func genCopysign(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_copysign_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_copysign_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7553,9 +7553,9 @@ func genCopysignScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_copysign_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_copysign_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7664,9 +7664,9 @@ func genLogicalNot(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logical_not(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_logical_not(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7779,10 +7779,10 @@ func genLogicalXor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logical_xor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_logical_xor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -7905,10 +7905,10 @@ func genLogicalAnd(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logical_and(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_logical_and(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8031,10 +8031,10 @@ func genLogicalOr(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logical_or(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_logical_or(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8145,8 +8145,8 @@ func genBlackmanWindow(windowLength int64, opts []Option) (r0_ Tensor, err_ erro
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_blackman_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_blackman_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8180,8 +8180,8 @@ func genBlackmanWindowPeriodic(windowLength int64, periodic bool, opts []Option)
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_blackman_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_blackman_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8227,10 +8227,10 @@ func genBMM(self Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_bmm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
+	t_, e_, n_ := shard0.Atg_bmm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8344,9 +8344,9 @@ func genBroadcastTo(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_broadcast_to(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard0.Atg_broadcast_to(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8372,9 +8372,9 @@ func genInternalSparseBroadcastTo(self Tensor, size []int64) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__sparse_broadcast_to(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard0.Atg__sparse_broadcast_to(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8414,9 +8414,9 @@ func genCat(tensors []Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cat(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
+	t_, e_, n_ := shard0.Atg_cat(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8506,9 +8506,9 @@ func genConcat(tensors []Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_concat(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
+	t_, e_, n_ := shard0.Atg_concat(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8598,9 +8598,9 @@ func genConcatenate(tensors []Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_concatenate(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
+	t_, e_, n_ := shard0.Atg_concatenate(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8676,9 +8676,9 @@ func genBlockDiag(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_block_diag(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard0.Atg_block_diag(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8720,9 +8720,9 @@ func genCeil(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_ceil(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_ceil(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -8831,9 +8831,9 @@ func genChainMatmul(matrices []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_chain_matmul(tensorsPtr(matricesC), int64(len(matricesC)))
+	t_, e_, n_ := shard0.Atg_chain_matmul(tensorsPtr(matricesC), int64(len(matricesC)))
 	runtime.KeepAlive(matrices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9252,9 +9252,9 @@ func genClamp(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind, b32(min_Has), max_.i, max_.re, max_.im, max_.kind, b32(max_Has))
+	t_, e_, n_ := shard0.Atg_clamp(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind, b32(min_Has), max_.i, max_.re, max_.im, max_.kind, b32(max_Has))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9321,11 +9321,11 @@ func genClampTensor(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C), unsafe.Pointer(max_C))
+	t_, e_, n_ := shard0.Atg_clamp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C), unsafe.Pointer(max_C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(min_)
 	runtime.KeepAlive(max_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9625,9 +9625,9 @@ func genClampMax(self Tensor, max_ Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp_max(unsafe.Pointer(selfC), max_.i, max_.re, max_.im, max_.kind)
+	t_, e_, n_ := shard0.Atg_clamp_max(unsafe.Pointer(selfC), max_.i, max_.re, max_.im, max_.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9673,10 +9673,10 @@ func genClampMaxTensor(self Tensor, max_ Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp_max_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(max_C))
+	t_, e_, n_ := shard0.Atg_clamp_max_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(max_C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(max_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9894,9 +9894,9 @@ func genClampMin(self Tensor, min_ Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp_min(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind)
+	t_, e_, n_ := shard0.Atg_clamp_min(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -9942,10 +9942,10 @@ func genClampMinTensor(self Tensor, min_ Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clamp_min_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C))
+	t_, e_, n_ := shard0.Atg_clamp_min_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(min_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10184,9 +10184,9 @@ func genClip(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clip(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind, b32(min_Has), max_.i, max_.re, max_.im, max_.kind, b32(max_Has))
+	t_, e_, n_ := shard0.Atg_clip(unsafe.Pointer(selfC), min_.i, min_.re, min_.im, min_.kind, b32(min_Has), max_.i, max_.re, max_.im, max_.kind, b32(max_Has))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10253,11 +10253,11 @@ func genClipTensor(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_clip_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C), unsafe.Pointer(max_C))
+	t_, e_, n_ := shard0.Atg_clip_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(min_C), unsafe.Pointer(max_C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(min_)
 	runtime.KeepAlive(max_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10576,10 +10576,10 @@ func genComplex(real_ Tensor, imag_ Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_complex(unsafe.Pointer(real_C), unsafe.Pointer(imag_C))
+	t_, e_, n_ := shard0.Atg_complex(unsafe.Pointer(real_C), unsafe.Pointer(imag_C))
 	runtime.KeepAlive(real_)
 	runtime.KeepAlive(imag_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10650,10 +10650,10 @@ func genPolar(abs Tensor, angle Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_polar(unsafe.Pointer(absC), unsafe.Pointer(angleC))
+	t_, e_, n_ := shard0.Atg_polar(unsafe.Pointer(absC), unsafe.Pointer(angleC))
 	runtime.KeepAlive(abs)
 	runtime.KeepAlive(angle)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10732,9 +10732,9 @@ func genConstantPadNd(self Tensor, pad []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_constant_pad_nd(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard0.Atg_constant_pad_nd(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10772,9 +10772,9 @@ func genContiguous(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_contiguous(unsafe.Pointer(selfC), int32(memoryFormat))
+	t_, e_, n_ := shard0.Atg_contiguous(unsafe.Pointer(selfC), int32(memoryFormat))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10808,11 +10808,11 @@ func genConvolution(input Tensor, weight Tensor, bias Tensor, stride []int64, pa
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups)
+	t_, e_, n_ := shard0.Atg_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10889,11 +10889,11 @@ func genConvolutionOverrideable(input Tensor, weight Tensor, bias Tensor, stride
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_convolution_overrideable(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups)
+	t_, e_, n_ := shard0.Atg_convolution_overrideable(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -10970,11 +10970,11 @@ func genInternalConvolution(input Tensor, weight Tensor, bias Tensor, stride []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups, b32(benchmark), b32(deterministic), b32(cudnnEnabled), b32(allowTf32))
+	t_, e_, n_ := shard0.Atg__convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups, b32(benchmark), b32(deterministic), b32(cudnnEnabled), b32(allowTf32))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11008,11 +11008,11 @@ func genInternalConvolutionDeprecated(input Tensor, weight Tensor, bias Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__convolution_deprecated(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups, b32(benchmark), b32(deterministic), b32(cudnnEnabled))
+	t_, e_, n_ := shard0.Atg__convolution_deprecated(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(transposed), i64p(outputPadding), int64(len(outputPadding)), groups, b32(benchmark), b32(deterministic), b32(cudnnEnabled))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11046,11 +11046,11 @@ func genInternalConvolutionMode(input Tensor, weight Tensor, bias Tensor, stride
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__convolution_mode(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg__convolution_mode(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11177,11 +11177,11 @@ func genConv1d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv1d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv1d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11250,11 +11250,11 @@ func genConv2d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv2d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv2d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11323,11 +11323,11 @@ func genConv3d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv3d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv3d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11393,11 +11393,11 @@ func genConv1dPadding(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv1d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv1d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11463,11 +11463,11 @@ func genConv2dPadding(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv2d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv2d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11533,11 +11533,11 @@ func genConv3dPadding(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv3d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_conv3d_padding(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), padding, i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11585,11 +11585,11 @@ func genConvTbc(self Tensor, weight Tensor, bias Tensor, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv_tbc(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), pad)
+	t_, e_, n_ := shard0.Atg_conv_tbc(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), pad)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11712,11 +11712,11 @@ func genConvTranspose1d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv_transpose1d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard0.Atg_conv_transpose1d(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11791,11 +11791,11 @@ func genConvTranspose2d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv_transpose2d_input(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard0.Atg_conv_transpose2d_input(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11870,11 +11870,11 @@ func genConvTranspose3d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_conv_transpose3d_input(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard0.Atg_conv_transpose3d_input(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), groups, i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -11916,10 +11916,10 @@ func genCopy(self Tensor, src Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_copy(unsafe.Pointer(selfC), unsafe.Pointer(srcC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg_copy(unsafe.Pointer(selfC), unsafe.Pointer(srcC), b32(nonBlocking))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12009,10 +12009,10 @@ func genInternalCopyFrom(self Tensor, dst Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__copy_from(unsafe.Pointer(selfC), unsafe.Pointer(dstC), b32(nonBlocking))
+	t_, e_, n_ := shard0.Atg__copy_from(unsafe.Pointer(selfC), unsafe.Pointer(dstC), b32(nonBlocking))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(dst)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12042,10 +12042,10 @@ func genInternalCopyFromAndResize(self Tensor, dst Tensor) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__copy_from_and_resize(unsafe.Pointer(selfC), unsafe.Pointer(dstC))
+	t_, e_, n_ := shard0.Atg__copy_from_and_resize(unsafe.Pointer(selfC), unsafe.Pointer(dstC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(dst)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12087,9 +12087,9 @@ func genCos(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cos(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_cos(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12214,9 +12214,9 @@ func genCosh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cosh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_cosh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12350,11 +12350,11 @@ func genCosineEmbeddingLoss(input1 Tensor, input2 Tensor, target Tensor, opts []
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cosine_embedding_loss(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(targetC), margin, reduction)
+	t_, e_, n_ := shard0.Atg_cosine_embedding_loss(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(targetC), margin, reduction)
 	runtime.KeepAlive(input1)
 	runtime.KeepAlive(input2)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12396,9 +12396,9 @@ func genCountNonzeroDimIntList(self Tensor, dim []int64) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_count_nonzero_dim_IntList(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	t_, e_, n_ := shard0.Atg_count_nonzero_dim_IntList(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12458,9 +12458,9 @@ func genCountNonzero(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_count_nonzero(unsafe.Pointer(selfC), dim, b32(dimHas))
+	t_, e_, n_ := shard0.Atg_count_nonzero(unsafe.Pointer(selfC), dim, b32(dimHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12532,11 +12532,11 @@ func genCov(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cov(unsafe.Pointer(selfC), correction, unsafe.Pointer(fweightsC), unsafe.Pointer(aweightsC))
+	t_, e_, n_ := shard0.Atg_cov(unsafe.Pointer(selfC), correction, unsafe.Pointer(fweightsC), unsafe.Pointer(aweightsC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(fweights)
 	runtime.KeepAlive(aweights)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12578,9 +12578,9 @@ func genCorrcoef(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_corrcoef(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_corrcoef(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12606,9 +12606,9 @@ func genCudnnAffineGridGenerator(theta Tensor, n int64, c int64, h int64, w int6
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_affine_grid_generator(unsafe.Pointer(thetaC), n, c, h, w)
+	t_, e_, n_ := shard0.Atg_cudnn_affine_grid_generator(unsafe.Pointer(thetaC), n, c, h, w)
 	runtime.KeepAlive(theta)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12634,9 +12634,9 @@ func genCudnnAffineGridGeneratorBackward(grad Tensor, n int64, c int64, h int64,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_affine_grid_generator_backward(unsafe.Pointer(gradC), n, c, h, w)
+	t_, e_, n_ := shard0.Atg_cudnn_affine_grid_generator_backward(unsafe.Pointer(gradC), n, c, h, w)
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12788,10 +12788,10 @@ func genCudnnConvolution(self Tensor, weight Tensor, padding []int64, stride []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic), b32(allowTf32))
+	t_, e_, n_ := shard0.Atg_cudnn_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic), b32(allowTf32))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12821,10 +12821,10 @@ func genCudnnConvolutionTranspose(self Tensor, weight Tensor, padding []int64, o
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_convolution_transpose(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic), b32(allowTf32))
+	t_, e_, n_ := shard0.Atg_cudnn_convolution_transpose(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic), b32(allowTf32))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12900,11 +12900,11 @@ func genCudnnConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_convolution_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_cudnn_convolution_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12956,12 +12956,12 @@ func genCudnnConvolutionAddRelu(self Tensor, weight Tensor, z Tensor, bias Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_convolution_add_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(zC), alpha.i, alpha.re, alpha.im, alpha.kind, b32(alphaHas), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_cudnn_convolution_add_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(zC), alpha.i, alpha.re, alpha.im, alpha.kind, b32(alphaHas), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(z)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -12991,10 +12991,10 @@ func genCudnnGridSampler(self Tensor, grid Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cudnn_grid_sampler(unsafe.Pointer(selfC), unsafe.Pointer(gridC))
+	t_, e_, n_ := shard0.Atg_cudnn_grid_sampler(unsafe.Pointer(selfC), unsafe.Pointer(gridC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(grid)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13322,11 +13322,11 @@ func genCummaxminBackward(grad Tensor, input Tensor, indices Tensor, dim int64) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cummaxmin_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(indicesC), dim)
+	t_, e_, n_ := shard0.Atg_cummaxmin_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(indicesC), dim)
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13384,9 +13384,9 @@ func genCumProd(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cumprod(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_cumprod(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13515,11 +13515,11 @@ func genCumprodBackward(grad Tensor, input Tensor, dim int64, output Tensor) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cumprod_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), dim, unsafe.Pointer(outputC))
+	t_, e_, n_ := shard0.Atg_cumprod_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), dim, unsafe.Pointer(outputC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13577,9 +13577,9 @@ func genCumSum(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cumsum(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_cumsum(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13718,10 +13718,10 @@ func genCumulativeTrapezoid(y Tensor, x Tensor, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cumulative_trapezoid_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
+	t_, e_, n_ := shard0.Atg_cumulative_trapezoid_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13764,9 +13764,9 @@ func genCumulativeTrapezoidDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_cumulative_trapezoid_dx(unsafe.Pointer(yC), dx.i, dx.re, dx.im, dx.kind, dim)
+	t_, e_, n_ := shard0.Atg_cumulative_trapezoid_dx(unsafe.Pointer(yC), dx.i, dx.re, dx.im, dx.kind, dim)
 	runtime.KeepAlive(y)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13818,10 +13818,10 @@ func genCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLen
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_ctc_loss_IntList(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), blank, reduction, b32(zeroInfinity))
+	t_, e_, n_ := shard0.Atg_ctc_loss_IntList(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), blank, reduction, b32(zeroInfinity))
 	runtime.KeepAlive(logProbs)
 	runtime.KeepAlive(targets)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -13881,12 +13881,12 @@ func genCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targ
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_ctc_loss_Tensor(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), blank, reduction, b32(zeroInfinity))
+	t_, e_, n_ := shard0.Atg_ctc_loss_Tensor(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), blank, reduction, b32(zeroInfinity))
 	runtime.KeepAlive(logProbs)
 	runtime.KeepAlive(targets)
 	runtime.KeepAlive(inputLengths)
 	runtime.KeepAlive(targetLengths)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14058,13 +14058,13 @@ func genInternalCtcLossBackward(grad Tensor, logProbs Tensor, targets Tensor, in
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__ctc_loss_backward(unsafe.Pointer(gradC), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), unsafe.Pointer(negLogLikelihoodC), unsafe.Pointer(logAlphaC), blank, b32(zeroInfinity))
+	t_, e_, n_ := shard0.Atg__ctc_loss_backward(unsafe.Pointer(gradC), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), unsafe.Pointer(negLogLikelihoodC), unsafe.Pointer(logAlphaC), blank, b32(zeroInfinity))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(logProbs)
 	runtime.KeepAlive(targets)
 	runtime.KeepAlive(negLogLikelihood)
 	runtime.KeepAlive(logAlpha)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14126,7 +14126,7 @@ func genInternalCtcLossBackwardTensor(grad Tensor, logProbs Tensor, targets Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__ctc_loss_backward_Tensor(unsafe.Pointer(gradC), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), unsafe.Pointer(negLogLikelihoodC), unsafe.Pointer(logAlphaC), blank, b32(zeroInfinity))
+	t_, e_, n_ := shard0.Atg__ctc_loss_backward_Tensor(unsafe.Pointer(gradC), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), unsafe.Pointer(negLogLikelihoodC), unsafe.Pointer(logAlphaC), blank, b32(zeroInfinity))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(logProbs)
 	runtime.KeepAlive(targets)
@@ -14134,7 +14134,7 @@ func genInternalCtcLossBackwardTensor(grad Tensor, logProbs Tensor, targets Tens
 	runtime.KeepAlive(targetLengths)
 	runtime.KeepAlive(negLogLikelihood)
 	runtime.KeepAlive(logAlpha)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14202,9 +14202,9 @@ func genDiagEmbed(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_diag_embed(unsafe.Pointer(selfC), offset, dim1, dim2)
+	t_, e_, n_ := shard0.Atg_diag_embed(unsafe.Pointer(selfC), offset, dim1, dim2)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14262,9 +14262,9 @@ func genDiagflat(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_diagflat(unsafe.Pointer(selfC), offset)
+	t_, e_, n_ := shard0.Atg_diagflat(unsafe.Pointer(selfC), offset)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14332,9 +14332,9 @@ func genDiagonal(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_diagonal(unsafe.Pointer(selfC), offset, dim1, dim2)
+	t_, e_, n_ := shard0.Atg_diagonal(unsafe.Pointer(selfC), offset, dim1, dim2)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14384,9 +14384,9 @@ func genLinalgDiagonal(a Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_linalg_diagonal(unsafe.Pointer(aC), offset, dim1, dim2)
+	t_, e_, n_ := shard0.Atg_linalg_diagonal(unsafe.Pointer(aC), offset, dim1, dim2)
 	runtime.KeepAlive(a)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14412,9 +14412,9 @@ func genDiagonalBackward(gradOutput Tensor, inputSizes []int64, offset int64, di
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_diagonal_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), offset, dim1, dim2)
+	t_, e_, n_ := shard0.Atg_diagonal_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), offset, dim1, dim2)
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -14534,11 +14534,11 @@ func genDiff(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_diff(unsafe.Pointer(selfC), n, dim, unsafe.Pointer(prependC), unsafe.Pointer(append_C))
+	t_, e_, n_ := shard0.Atg_diff(unsafe.Pointer(selfC), n, dim, unsafe.Pointer(prependC), unsafe.Pointer(append_C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(prepend)
 	runtime.KeepAlive(append_)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15008,10 +15008,10 @@ func genDiv(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_div_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_div_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15150,10 +15150,10 @@ func genDivTensorMode(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_div_Tensor_mode(unsafe.Pointer(selfC), unsafe.Pointer(otherC), roundingMode, b32(roundingModeHas))
+	t_, e_, n_ := shard0.Atg_div_Tensor_mode(unsafe.Pointer(selfC), unsafe.Pointer(otherC), roundingMode, b32(roundingModeHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15300,9 +15300,9 @@ func genDivScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_div_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_div_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15391,9 +15391,9 @@ func genDivScalarMode(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_div_Scalar_mode(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, roundingMode, b32(roundingModeHas))
+	t_, e_, n_ := shard0.Atg_div_Scalar_mode(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, roundingMode, b32(roundingModeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15484,10 +15484,10 @@ func genDivide(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_divide_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_divide_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15606,9 +15606,9 @@ func genDivideScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15701,10 +15701,10 @@ func genDivideTensorMode(self Tensor, other Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_divide_Tensor_mode(unsafe.Pointer(selfC), unsafe.Pointer(otherC), roundingMode, b32(roundingModeHas))
+	t_, e_, n_ := shard0.Atg_divide_Tensor_mode(unsafe.Pointer(selfC), unsafe.Pointer(otherC), roundingMode, b32(roundingModeHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15867,9 +15867,9 @@ func genDivideScalarMode(self Tensor, other Scalar, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_divide_Scalar_mode(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, roundingMode, b32(roundingModeHas))
+	t_, e_, n_ := shard0.Atg_divide_Scalar_mode(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, roundingMode, b32(roundingModeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -15960,10 +15960,10 @@ func genTrueDivide(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_true_divide_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_true_divide_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16082,9 +16082,9 @@ func genTrueDivideScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_true_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_true_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16161,10 +16161,10 @@ func genDot(self Tensor, tensor Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_dot(unsafe.Pointer(selfC), unsafe.Pointer(tensorC))
+	t_, e_, n_ := shard0.Atg_dot(unsafe.Pointer(selfC), unsafe.Pointer(tensorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(tensor)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16251,10 +16251,10 @@ func genVdot(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_vdot(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_vdot(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16336,9 +16336,9 @@ func genEinsum(equation string, tensors []Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_einsum(equation, tensorsPtr(tensorsC), int64(len(tensorsC)), i64p(path), optLen(len(path), path == nil))
+	t_, e_, n_ := shard0.Atg_einsum(equation, tensorsPtr(tensorsC), int64(len(tensorsC)), i64p(path), optLen(len(path), path == nil))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16388,10 +16388,10 @@ func genEmbedding(weight Tensor, indices Tensor, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_embedding(unsafe.Pointer(weightC), unsafe.Pointer(indicesC), paddingIdx, b32(scaleGradByFreq), b32(sparse))
+	t_, e_, n_ := shard0.Atg_embedding(unsafe.Pointer(weightC), unsafe.Pointer(indicesC), paddingIdx, b32(scaleGradByFreq), b32(sparse))
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16421,10 +16421,10 @@ func genEmbeddingBackward(grad Tensor, indices Tensor, numWeights int64, padding
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_embedding_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq), b32(sparse))
+	t_, e_, n_ := shard0.Atg_embedding_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq), b32(sparse))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16454,10 +16454,10 @@ func genEmbeddingDenseBackward(gradOutput Tensor, indices Tensor, numWeights int
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_embedding_dense_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq))
+	t_, e_, n_ := shard0.Atg_embedding_dense_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16523,10 +16523,10 @@ func genEmbeddingSparseBackward(grad Tensor, indices Tensor, numWeights int64, p
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_embedding_sparse_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq))
+	t_, e_, n_ := shard0.Atg_embedding_sparse_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), numWeights, paddingIdx, b32(scaleGradByFreq))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16669,9 +16669,9 @@ func genRowStack(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_row_stack(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard0.Atg_row_stack(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -16991,7 +16991,7 @@ func genInternalEmbeddingBagBackward(grad Tensor, indices Tensor, offsets Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__embedding_bag_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), unsafe.Pointer(maximumIndicesC), numWeights, b32(scaleGradByFreq), mode, b32(sparse), unsafe.Pointer(perSampleWeightsC), paddingIdx)
+	t_, e_, n_ := shard0.Atg__embedding_bag_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), unsafe.Pointer(maximumIndicesC), numWeights, b32(scaleGradByFreq), mode, b32(sparse), unsafe.Pointer(perSampleWeightsC), paddingIdx)
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(offsets)
@@ -16999,7 +16999,7 @@ func genInternalEmbeddingBagBackward(grad Tensor, indices Tensor, offsets Tensor
 	runtime.KeepAlive(bagSize)
 	runtime.KeepAlive(maximumIndices)
 	runtime.KeepAlive(perSampleWeights)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17059,14 +17059,14 @@ func genInternalEmbeddingBagSparseBackward(grad Tensor, indices Tensor, offsets 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__embedding_bag_sparse_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), numWeights, b32(scaleGradByFreq), mode, unsafe.Pointer(perSampleWeightsC), paddingIdx)
+	t_, e_, n_ := shard0.Atg__embedding_bag_sparse_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), numWeights, b32(scaleGradByFreq), mode, unsafe.Pointer(perSampleWeightsC), paddingIdx)
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(offsets)
 	runtime.KeepAlive(offset2bag)
 	runtime.KeepAlive(bagSize)
 	runtime.KeepAlive(perSampleWeights)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17126,14 +17126,14 @@ func genInternalEmbeddingBagDenseBackward(grad Tensor, indices Tensor, offset2ba
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__embedding_bag_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), unsafe.Pointer(maximumIndicesC), numWeights, b32(scaleGradByFreq), mode, unsafe.Pointer(perSampleWeightsC), paddingIdx)
+	t_, e_, n_ := shard0.Atg__embedding_bag_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(indicesC), unsafe.Pointer(offset2bagC), unsafe.Pointer(bagSizeC), unsafe.Pointer(maximumIndicesC), numWeights, b32(scaleGradByFreq), mode, unsafe.Pointer(perSampleWeightsC), paddingIdx)
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(offset2bag)
 	runtime.KeepAlive(bagSize)
 	runtime.KeepAlive(maximumIndices)
 	runtime.KeepAlive(perSampleWeights)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17189,13 +17189,13 @@ func genInternalEmbeddingBagPerSampleWeightsBackward(grad Tensor, weight Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__embedding_bag_per_sample_weights_backward(unsafe.Pointer(gradC), unsafe.Pointer(weightC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), mode, paddingIdx)
+	t_, e_, n_ := shard0.Atg__embedding_bag_per_sample_weights_backward(unsafe.Pointer(gradC), unsafe.Pointer(weightC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), unsafe.Pointer(offset2bagC), mode, paddingIdx)
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(offsets)
 	runtime.KeepAlive(offset2bag)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17234,8 +17234,8 @@ func genEmpty(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_empty_memory_format(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_empty_memory_format(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17273,9 +17273,9 @@ func genNewEmpty(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_new_empty(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_new_empty(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17313,9 +17313,9 @@ func genNewEmptyStrided(self Tensor, size []int64, stride []int64, opts []Option
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_new_empty_strided(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_new_empty_strided(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17353,9 +17353,9 @@ func genNewFull(self Tensor, size []int64, fillValue Scalar, opts []Option) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_new_full(unsafe.Pointer(selfC), i64p(size), int64(len(size)), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_new_full(unsafe.Pointer(selfC), i64p(size), int64(len(size)), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17393,9 +17393,9 @@ func genNewZeros(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_new_zeros(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_new_zeros(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17433,9 +17433,9 @@ func genNewOnes(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_new_ones(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_new_ones(unsafe.Pointer(selfC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17482,8 +17482,8 @@ func genInternalEmptyAffineQuantized(size []int64, opts []Option) (r0_ Tensor, e
 			return
 		}
 	}
-	t_, e_ := shard0.Atg__empty_affine_quantized(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), scale, zeroPoint, int32(memoryFormat), b32(memoryFormatHas))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg__empty_affine_quantized(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), scale, zeroPoint, int32(memoryFormat), b32(memoryFormatHas))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17530,10 +17530,10 @@ func genInternalEmptyPerChannelAffineQuantized(size []int64, scales Tensor, zero
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__empty_per_channel_affine_quantized(i64p(size), int64(len(size)), unsafe.Pointer(scalesC), unsafe.Pointer(zeroPointsC), axis, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg__empty_per_channel_affine_quantized(i64p(size), int64(len(size)), unsafe.Pointer(scalesC), unsafe.Pointer(zeroPointsC), axis, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(scales)
 	runtime.KeepAlive(zeroPoints)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17652,9 +17652,9 @@ func genEmptyQuantized(size []int64, qtensor Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_empty_quantized(i64p(size), int64(len(size)), unsafe.Pointer(qtensorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_empty_quantized(i64p(size), int64(len(size)), unsafe.Pointer(qtensorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(qtensor)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17742,9 +17742,9 @@ func genEmptyLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_empty_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_empty_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17778,8 +17778,8 @@ func genEmptyStrided(size []int64, stride []int64, opts []Option) (r0_ Tensor, e
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_empty_strided(i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_empty_strided(i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17821,9 +17821,9 @@ func genErf(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_erf(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_erf(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -17948,9 +17948,9 @@ func genErfc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_erfc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_erfc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18075,9 +18075,9 @@ func genExp(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_exp(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_exp(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18202,9 +18202,9 @@ func genExp2(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_exp2(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_exp2(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18329,9 +18329,9 @@ func genExpM1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_expm1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_expm1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18452,9 +18452,9 @@ func genExpand(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_expand(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
+	t_, e_, n_ := shard0.Atg_expand(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18484,10 +18484,10 @@ func genExpandAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_expand_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_expand_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18521,8 +18521,8 @@ func genEye(n int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_eye(n, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_eye(n, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18556,8 +18556,8 @@ func genEyeM(n int64, m int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_eye_m(n, m, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_eye_m(n, m, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18682,9 +18682,9 @@ func genFlatten(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_flatten_using_ints(unsafe.Pointer(selfC), startDim, endDim)
+	t_, e_, n_ := shard0.Atg_flatten_using_ints(unsafe.Pointer(selfC), startDim, endDim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18726,9 +18726,9 @@ func genUnflatten(self Tensor, dim int64, sizes []int64) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_unflatten_int(unsafe.Pointer(selfC), dim, i64p(sizes), int64(len(sizes)))
+	t_, e_, n_ := shard0.Atg_unflatten_int(unsafe.Pointer(selfC), dim, i64p(sizes), int64(len(sizes)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18754,9 +18754,9 @@ func genFill(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fill_Scalar(unsafe.Pointer(selfC), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard0.Atg_fill_Scalar(unsafe.Pointer(selfC), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18786,10 +18786,10 @@ func genFillTensor(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fill_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(valueC))
+	t_, e_, n_ := shard0.Atg_fill_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(valueC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(value)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -18930,9 +18930,9 @@ func genFloor(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_floor(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_floor(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19061,10 +19061,10 @@ func genFloorDivide(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_floor_divide(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_floor_divide(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19183,9 +19183,9 @@ func genFloorDivideScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_floor_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_floor_divide_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19258,9 +19258,9 @@ func genFrac(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_frac(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_frac(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19377,8 +19377,8 @@ func genFull(size []int64, fillValue Scalar, opts []Option) (r0_ Tensor, err_ er
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_full(i64p(size), int64(len(size)), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_full(i64p(size), int64(len(size)), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19452,9 +19452,9 @@ func genFullLike(self Tensor, fillValue Scalar, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_full_like(unsafe.Pointer(selfC), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_full_like(unsafe.Pointer(selfC), fillValue.i, fillValue.re, fillValue.im, fillValue.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19541,10 +19541,10 @@ func genGcd(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_gcd(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_gcd(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19683,10 +19683,10 @@ func genLcm(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_lcm(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_lcm(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19768,10 +19768,10 @@ func genGridSampler(input Tensor, grid Tensor, interpolationMode int64, paddingM
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_grid_sampler(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
+	t_, e_, n_ := shard0.Atg_grid_sampler(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(grid)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19801,10 +19801,10 @@ func genGridSampler2d(input Tensor, grid Tensor, interpolationMode int64, paddin
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_grid_sampler_2d(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
+	t_, e_, n_ := shard0.Atg_grid_sampler_2d(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(grid)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19876,10 +19876,10 @@ func genInternalGridSampler2dCpuFallback(input Tensor, grid Tensor, interpolatio
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__grid_sampler_2d_cpu_fallback(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
+	t_, e_, n_ := shard0.Atg__grid_sampler_2d_cpu_fallback(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(grid)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -19951,10 +19951,10 @@ func genGridSampler3d(input Tensor, grid Tensor, interpolationMode int64, paddin
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_grid_sampler_3d(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
+	t_, e_, n_ := shard0.Atg_grid_sampler_3d(unsafe.Pointer(inputC), unsafe.Pointer(gridC), interpolationMode, paddingMode, b32(alignCorners))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(grid)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20030,8 +20030,8 @@ func genHannWindow(windowLength int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hann_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hann_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20065,8 +20065,8 @@ func genHannWindowPeriodic(windowLength int64, periodic bool, opts []Option) (r0
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hann_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hann_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20100,8 +20100,8 @@ func genHammingWindow(windowLength int64, opts []Option) (r0_ Tensor, err_ error
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hamming_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hamming_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20135,8 +20135,8 @@ func genHammingWindowPeriodic(windowLength int64, periodic bool, opts []Option) 
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hamming_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hamming_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20170,8 +20170,8 @@ func genHammingWindowPeriodicAlpha(windowLength int64, periodic bool, alpha floa
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hamming_window_periodic_alpha(windowLength, b32(periodic), alpha, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hamming_window_periodic_alpha(windowLength, b32(periodic), alpha, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20205,8 +20205,8 @@ func genHammingWindowPeriodicAlphaBeta(windowLength int64, periodic bool, alpha 
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_hamming_window_periodic_alpha_beta(windowLength, b32(periodic), alpha, beta, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_hamming_window_periodic_alpha_beta(windowLength, b32(periodic), alpha, beta, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20240,8 +20240,8 @@ func genKaiserWindow(windowLength int64, opts []Option) (r0_ Tensor, err_ error)
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_kaiser_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_kaiser_window(windowLength, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20275,8 +20275,8 @@ func genKaiserWindowPeriodic(windowLength int64, periodic bool, opts []Option) (
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_kaiser_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_kaiser_window_periodic(windowLength, b32(periodic), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20310,8 +20310,8 @@ func genKaiserWindowBeta(windowLength int64, periodic bool, beta float64, opts [
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_kaiser_window_beta(windowLength, b32(periodic), beta, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_kaiser_window_beta(windowLength, b32(periodic), beta, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20358,10 +20358,10 @@ func genHingeEmbeddingLoss(self Tensor, target Tensor, opts []Option) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_hinge_embedding_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), margin, reduction)
+	t_, e_, n_ := shard0.Atg_hinge_embedding_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), margin, reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20416,11 +20416,11 @@ func genGroupNorm(input Tensor, numGroups int64, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_group_norm(unsafe.Pointer(inputC), numGroups, unsafe.Pointer(weightC), unsafe.Pointer(biasC), eps, b32(cudnnEnabled))
+	t_, e_, n_ := shard0.Atg_group_norm(unsafe.Pointer(inputC), numGroups, unsafe.Pointer(weightC), unsafe.Pointer(biasC), eps, b32(cudnnEnabled))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20542,9 +20542,9 @@ func genInternalFftR2c(self Tensor, dim []int64, normalization int64, onesided b
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__fft_r2c(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, b32(onesided))
+	t_, e_, n_ := shard0.Atg__fft_r2c(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, b32(onesided))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20606,9 +20606,9 @@ func genInternalFftC2r(self Tensor, dim []int64, normalization int64, lastDimSiz
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__fft_c2r(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, lastDimSize)
+	t_, e_, n_ := shard0.Atg__fft_c2r(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, lastDimSize)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20670,9 +20670,9 @@ func genInternalFftC2c(self Tensor, dim []int64, normalization int64, forward bo
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__fft_c2c(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, b32(forward))
+	t_, e_, n_ := shard0.Atg__fft_c2c(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), normalization, b32(forward))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -20879,10 +20879,10 @@ func genIndex(self Tensor, indices []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_index_Tensor(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)))
+	t_, e_, n_ := shard0.Atg_index_Tensor(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21060,11 +21060,11 @@ func genIndexCopy(self Tensor, dim int64, index Tensor, source Tensor) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_index_copy(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC))
+	t_, e_, n_ := shard0.Atg_index_copy(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21199,11 +21199,11 @@ func genIndexPut(self Tensor, indices []Tensor, values Tensor, opts []Option) (r
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_index_put(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC), b32(accumulate))
+	t_, e_, n_ := shard0.Atg_index_put(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC), b32(accumulate))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21301,13 +21301,13 @@ func genInstanceNorm(input Tensor, weight Tensor, bias Tensor, runningMean Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_instance_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(useInputStats), momentum, eps, b32(cudnnEnabled))
+	t_, e_, n_ := shard0.Atg_instance_norm(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(useInputStats), momentum, eps, b32(cudnnEnabled))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	runtime.KeepAlive(runningMean)
 	runtime.KeepAlive(runningVar)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21373,10 +21373,10 @@ func genIsClose(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isclose(unsafe.Pointer(selfC), unsafe.Pointer(otherC), rtol, atol, b32(equalNan))
+	t_, e_, n_ := shard0.Atg_isclose(unsafe.Pointer(selfC), unsafe.Pointer(otherC), rtol, atol, b32(equalNan))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21477,10 +21477,10 @@ func genIsin(elements Tensor, testElements Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isin_Tensor_Tensor(unsafe.Pointer(elementsC), unsafe.Pointer(testElementsC), b32(assumeUnique), b32(invert))
+	t_, e_, n_ := shard0.Atg_isin_Tensor_Tensor(unsafe.Pointer(elementsC), unsafe.Pointer(testElementsC), b32(assumeUnique), b32(invert))
 	runtime.KeepAlive(elements)
 	runtime.KeepAlive(testElements)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21572,9 +21572,9 @@ func genIsinTensorScalar(elements Tensor, testElement Scalar, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isin_Tensor_Scalar(unsafe.Pointer(elementsC), testElement.i, testElement.re, testElement.im, testElement.kind, b32(assumeUnique), b32(invert))
+	t_, e_, n_ := shard0.Atg_isin_Tensor_Scalar(unsafe.Pointer(elementsC), testElement.i, testElement.re, testElement.im, testElement.kind, b32(assumeUnique), b32(invert))
 	runtime.KeepAlive(elements)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21666,9 +21666,9 @@ func genIsinScalarTensor(element Scalar, testElements Tensor, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isin_Scalar_Tensor(element.i, element.re, element.im, element.kind, unsafe.Pointer(testElementsC), b32(assumeUnique), b32(invert))
+	t_, e_, n_ := shard0.Atg_isin_Scalar_Tensor(element.i, element.re, element.im, element.kind, unsafe.Pointer(testElementsC), b32(assumeUnique), b32(invert))
 	runtime.KeepAlive(testElements)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -21710,9 +21710,9 @@ func genIsNan(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isnan(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_isnan(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22036,9 +22036,9 @@ func genIsReal(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_isreal(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_isreal(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22278,10 +22278,10 @@ func genKlDiv(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_kl_div(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, b32(logTarget))
+	t_, e_, n_ := shard0.Atg_kl_div(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, b32(logTarget))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22327,10 +22327,10 @@ func genKron(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_kron(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_kron(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22552,11 +22552,11 @@ func genLayerNorm(input Tensor, normalizedShape []int64, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_layer_norm(unsafe.Pointer(inputC), i64p(normalizedShape), int64(len(normalizedShape)), unsafe.Pointer(weightC), unsafe.Pointer(biasC), eps, b32(cudnnEnable))
+	t_, e_, n_ := shard0.Atg_layer_norm(unsafe.Pointer(inputC), i64p(normalizedShape), int64(len(normalizedShape)), unsafe.Pointer(weightC), unsafe.Pointer(biasC), eps, b32(cudnnEnable))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22725,9 +22725,9 @@ func genNanToNum(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_nan_to_num(unsafe.Pointer(selfC), nan, b32(nanHas), posinf, b32(posinfHas), neginf, b32(neginfHas))
+	t_, e_, n_ := shard0.Atg_nan_to_num(unsafe.Pointer(selfC), nan, b32(nanHas), posinf, b32(posinfHas), neginf, b32(neginfHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -22906,11 +22906,11 @@ func genLinear(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_linear(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_linear(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23057,11 +23057,11 @@ func genMkldnnLinear(self Tensor, weight Tensor, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_linear(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_mkldnn_linear(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23091,10 +23091,10 @@ func genMkldnnLinearBackwardInput(inputSize []int64, gradOutput Tensor, weight T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_linear_backward_input(i64p(inputSize), int64(len(inputSize)), unsafe.Pointer(gradOutputC), unsafe.Pointer(weightC))
+	t_, e_, n_ := shard0.Atg_mkldnn_linear_backward_input(i64p(inputSize), int64(len(inputSize)), unsafe.Pointer(gradOutputC), unsafe.Pointer(weightC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23221,13 +23221,13 @@ func genFbgemmLinearInt8WeightFp32Activation(input Tensor, weight Tensor, packed
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_linear_int8_weight_fp32_activation(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(packedC), unsafe.Pointer(colOffsetsC), weightScale.i, weightScale.re, weightScale.im, weightScale.kind, weightZeroPoint.i, weightZeroPoint.re, weightZeroPoint.im, weightZeroPoint.kind, unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_fbgemm_linear_int8_weight_fp32_activation(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(packedC), unsafe.Pointer(colOffsetsC), weightScale.i, weightScale.re, weightScale.im, weightScale.kind, weightZeroPoint.i, weightZeroPoint.re, weightZeroPoint.im, weightZeroPoint.kind, unsafe.Pointer(biasC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(packed)
 	runtime.KeepAlive(colOffsets)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23269,13 +23269,13 @@ func genFbgemmLinearInt8Weight(input Tensor, weight Tensor, packed Tensor, colOf
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_linear_int8_weight(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(packedC), unsafe.Pointer(colOffsetsC), weightScale.i, weightScale.re, weightScale.im, weightScale.kind, weightZeroPoint.i, weightZeroPoint.re, weightZeroPoint.im, weightZeroPoint.kind, unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_fbgemm_linear_int8_weight(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(packedC), unsafe.Pointer(colOffsetsC), weightScale.i, weightScale.re, weightScale.im, weightScale.kind, weightZeroPoint.i, weightZeroPoint.re, weightZeroPoint.im, weightZeroPoint.kind, unsafe.Pointer(biasC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(packed)
 	runtime.KeepAlive(colOffsets)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23335,9 +23335,9 @@ func genFbgemmPackGemmMatrixFp16(input Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_pack_gemm_matrix_fp16(unsafe.Pointer(inputC))
+	t_, e_, n_ := shard0.Atg_fbgemm_pack_gemm_matrix_fp16(unsafe.Pointer(inputC))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23371,11 +23371,11 @@ func genFbgemmLinearFp16WeightFp32Activation(input Tensor, packedWeight Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_linear_fp16_weight_fp32_activation(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_fbgemm_linear_fp16_weight_fp32_activation(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(packedWeight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23409,11 +23409,11 @@ func genFbgemmLinearFp16Weight(input Tensor, packedWeight Tensor, bias Tensor) (
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_linear_fp16_weight(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC))
+	t_, e_, n_ := shard0.Atg_fbgemm_linear_fp16_weight(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(packedWeight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23439,9 +23439,9 @@ func genFbgemmPackQuantizedMatrix(input Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_pack_quantized_matrix(unsafe.Pointer(inputC))
+	t_, e_, n_ := shard0.Atg_fbgemm_pack_quantized_matrix(unsafe.Pointer(inputC))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23467,9 +23467,9 @@ func genFbgemmPackQuantizedMatrixKN(input Tensor, k int64, n int64) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_fbgemm_pack_quantized_matrix_KN(unsafe.Pointer(inputC), k, n)
+	t_, e_, n_ := shard0.Atg_fbgemm_pack_quantized_matrix_KN(unsafe.Pointer(inputC), k, n)
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23515,10 +23515,10 @@ func genLdexp(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_ldexp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_ldexp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23645,8 +23645,8 @@ func genLinspace(start Scalar, end Scalar, steps int64, opts []Option) (r0_ Tens
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_linspace(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, steps, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_linspace(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, steps, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23719,9 +23719,9 @@ func genLog(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_log(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_log(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23846,9 +23846,9 @@ func genLog10(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_log10(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_log10(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -23973,9 +23973,9 @@ func genLog1p(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_log1p(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_log1p(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24100,9 +24100,9 @@ func genLog2(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_log2(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_log2(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24272,10 +24272,10 @@ func genLogAddExp(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logaddexp(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_logaddexp(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24362,10 +24362,10 @@ func genLogAddExp2(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logaddexp2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_logaddexp2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24411,10 +24411,10 @@ func genXlogy(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_xlogy_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_xlogy_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24440,9 +24440,9 @@ func genXlogyScalarSelf(self Scalar, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_xlogy_Scalar_Self(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_xlogy_Scalar_Self(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24484,9 +24484,9 @@ func genXlogyScalarOther(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_xlogy_Scalar_Other(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_xlogy_Scalar_Other(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24735,8 +24735,8 @@ func genLogspace(start Scalar, end Scalar, steps int64, opts []Option) (r0_ Tens
 			return
 		}
 	}
-	t_, e_ := shard0.Atg_logspace(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, steps, base, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard0.Atg_logspace(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, steps, base, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24837,9 +24837,9 @@ func genLogSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_log_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_log_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24915,9 +24915,9 @@ func genInternalLogSoftmax(self Tensor, dim int64, halfToFloat bool) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__log_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
+	t_, e_, n_ := shard0.Atg__log_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -24983,10 +24983,10 @@ func genInternalLogSoftmaxBackwardData(gradOutput Tensor, output Tensor, dim int
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__log_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, int32(inputDtype))
+	t_, e_, n_ := shard0.Atg__log_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, int32(inputDtype))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25053,9 +25053,9 @@ func genInternalLogCumSumExp(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__logcumsumexp(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard0.Atg__logcumsumexp(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25133,9 +25133,9 @@ func genLogCumSumExp(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logcumsumexp(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard0.Atg_logcumsumexp(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25227,9 +25227,9 @@ func genLogSumExp(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_logsumexp(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_logsumexp(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25328,11 +25328,11 @@ func genMarginRankingLoss(input1 Tensor, input2 Tensor, target Tensor, opts []Op
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_margin_ranking_loss(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(targetC), margin, reduction)
+	t_, e_, n_ := shard0.Atg_margin_ranking_loss(unsafe.Pointer(input1C), unsafe.Pointer(input2C), unsafe.Pointer(targetC), margin, reduction)
 	runtime.KeepAlive(input1)
 	runtime.KeepAlive(input2)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25378,10 +25378,10 @@ func genMatMul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25506,9 +25506,9 @@ func genMatrixPower(self Tensor, n int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_matrix_power(unsafe.Pointer(selfC), n)
+	t_, e_, n_ := shard0.Atg_matrix_power(unsafe.Pointer(selfC), n)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25586,9 +25586,9 @@ func genMatrixExp(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_matrix_exp(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_matrix_exp(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25618,10 +25618,10 @@ func genMatrixExpBackward(self Tensor, grad Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_matrix_exp_backward(unsafe.Pointer(selfC), unsafe.Pointer(gradC))
+	t_, e_, n_ := shard0.Atg_matrix_exp_backward(unsafe.Pointer(selfC), unsafe.Pointer(gradC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -25857,10 +25857,10 @@ func genInternalComputeLinearCombination(input Tensor, coefficients Tensor) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__compute_linear_combination(unsafe.Pointer(inputC), unsafe.Pointer(coefficientsC))
+	t_, e_, n_ := shard0.Atg__compute_linear_combination(unsafe.Pointer(inputC), unsafe.Pointer(coefficientsC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(coefficients)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26047,10 +26047,10 @@ func genValueSelectingReductionBackward(grad Tensor, dim int64, indices Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_value_selecting_reduction_backward(unsafe.Pointer(gradC), dim, unsafe.Pointer(indicesC), i64p(sizes), int64(len(sizes)), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_value_selecting_reduction_backward(unsafe.Pointer(gradC), dim, unsafe.Pointer(indicesC), i64p(sizes), int64(len(sizes)), b32(keepdim))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26112,9 +26112,9 @@ func genAmax(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_amax(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_amax(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26286,9 +26286,9 @@ func genMaxPool1d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_max_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_max_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26344,9 +26344,9 @@ func genMaxPool2d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26406,10 +26406,10 @@ func genMpsMaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mps_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_mps_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26465,9 +26465,9 @@ func genMkldnnMaxPool2d(self Tensor, kernelSize []int64, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_mkldnn_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26531,11 +26531,11 @@ func genMkldnnMaxPool2dBackward(gradOutput Tensor, output Tensor, input Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(inputC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_mkldnn_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(inputC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26591,9 +26591,9 @@ func genMkldnnMaxPool3d(self Tensor, kernelSize []int64, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_max_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_mkldnn_max_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26657,11 +26657,11 @@ func genMkldnnMaxPool3dBackward(gradOutput Tensor, output Tensor, input Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(inputC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_mkldnn_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(inputC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26717,9 +26717,9 @@ func genQuantizedMaxPool1d(self Tensor, kernelSize []int64, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_quantized_max_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_quantized_max_pool1d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26775,9 +26775,9 @@ func genQuantizedMaxPool2d(self Tensor, kernelSize []int64, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_quantized_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_quantized_max_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26833,9 +26833,9 @@ func genMaxPool3d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_max_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	t_, e_, n_ := shard0.Atg_max_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26893,9 +26893,9 @@ func genMean(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mean(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_mean(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -26956,9 +26956,9 @@ func genMeanDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mean_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_mean_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27078,9 +27078,9 @@ func genNanMean(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_nanmean(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard0.Atg_nanmean(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27181,9 +27181,9 @@ func genMedian(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_median(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_median(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27341,9 +27341,9 @@ func genNanMedian(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_nanmedian(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_nanmedian(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27637,9 +27637,9 @@ func genAmin(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_amin(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard0.Atg_amin(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27770,11 +27770,11 @@ func genMkldnnConvolution(self Tensor, weight Tensor, bias Tensor, padding []int
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mkldnn_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_mkldnn_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27924,11 +27924,11 @@ func genMiopenConvolution(self Tensor, weight Tensor, bias Tensor, padding []int
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_miopen_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
+	t_, e_, n_ := shard0.Atg_miopen_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -27962,11 +27962,11 @@ func genMiopenConvolutionTranspose(self Tensor, weight Tensor, bias Tensor, padd
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_miopen_convolution_transpose(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
+	t_, e_, n_ := shard0.Atg_miopen_convolution_transpose(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28000,11 +28000,11 @@ func genMiopenDepthwiseConvolution(self Tensor, weight Tensor, bias Tensor, padd
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_miopen_depthwise_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
+	t_, e_, n_ := shard0.Atg_miopen_depthwise_convolution(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, b32(benchmark), b32(deterministic))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28038,11 +28038,11 @@ func genMiopenConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_miopen_convolution_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_miopen_convolution_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28094,12 +28094,12 @@ func genMiopenConvolutionAddRelu(self Tensor, weight Tensor, z Tensor, bias Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_miopen_convolution_add_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(zC), alpha.i, alpha.re, alpha.im, alpha.kind, b32(alphaHas), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard0.Atg_miopen_convolution_add_relu(unsafe.Pointer(selfC), unsafe.Pointer(weightC), unsafe.Pointer(zC), alpha.i, alpha.re, alpha.im, alpha.kind, b32(alphaHas), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(z)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28284,10 +28284,10 @@ func genMM(self Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
+	t_, e_, n_ := shard0.Atg_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28358,10 +28358,10 @@ func genInternalSparseMm(sparse Tensor, dense Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__sparse_mm(unsafe.Pointer(sparseC), unsafe.Pointer(denseC))
+	t_, e_, n_ := shard0.Atg__sparse_mm(unsafe.Pointer(sparseC), unsafe.Pointer(denseC))
 	runtime.KeepAlive(sparse)
 	runtime.KeepAlive(dense)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28391,10 +28391,10 @@ func genInternalSparseSparseMatmul(self Tensor, other Tensor) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__sparse_sparse_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg__sparse_sparse_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28424,10 +28424,10 @@ func genInternalSparseMaskHelper(t Tensor, maskIndices Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg__sparse_mask_helper(unsafe.Pointer(tC), unsafe.Pointer(maskIndicesC))
+	t_, e_, n_ := shard0.Atg__sparse_mask_helper(unsafe.Pointer(tC), unsafe.Pointer(maskIndicesC))
 	runtime.KeepAlive(t)
 	runtime.KeepAlive(maskIndices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28599,10 +28599,10 @@ func genMul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mul_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_mul_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28721,9 +28721,9 @@ func genMulScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mul_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_mul_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28800,10 +28800,10 @@ func genMultiply(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_multiply_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard0.Atg_multiply_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -28922,9 +28922,9 @@ func genMultiplyScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_multiply_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard0.Atg_multiply_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29001,10 +29001,10 @@ func genMV(self Tensor, vec Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mv(unsafe.Pointer(selfC), unsafe.Pointer(vecC))
+	t_, e_, n_ := shard0.Atg_mv(unsafe.Pointer(selfC), unsafe.Pointer(vecC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(vec)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29123,9 +29123,9 @@ func genMvlgamma(self Tensor, p int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_mvlgamma(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard0.Atg_mvlgamma(unsafe.Pointer(selfC), p)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29198,9 +29198,9 @@ func genNarrowCopy(self Tensor, dim int64, start int64, length int64) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_narrow_copy(unsafe.Pointer(selfC), dim, start, length)
+	t_, e_, n_ := shard0.Atg_narrow_copy(unsafe.Pointer(selfC), dim, start, length)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29278,9 +29278,9 @@ func genNarrow(self Tensor, dim int64, start int64, length int64) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_narrow(unsafe.Pointer(selfC), dim, start, length)
+	t_, e_, n_ := shard0.Atg_narrow(unsafe.Pointer(selfC), dim, start, length)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29326,10 +29326,10 @@ func genNarrowTensor(self Tensor, dim int64, start Tensor, length int64) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_narrow_Tensor(unsafe.Pointer(selfC), dim, unsafe.Pointer(startC), length)
+	t_, e_, n_ := shard0.Atg_narrow_Tensor(unsafe.Pointer(selfC), dim, unsafe.Pointer(startC), length)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(start)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29524,13 +29524,13 @@ func genBatchNormElemt(input Tensor, weight Tensor, bias Tensor, mean Tensor, in
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard0.Atg_batch_norm_elemt(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), eps)
+	t_, e_, n_ := shard0.Atg_batch_norm_elemt(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), eps)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
 	runtime.KeepAlive(mean)
 	runtime.KeepAlive(invstd)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -29866,7 +29866,7 @@ func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_batch_norm_backward_elemt(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(meanDyC), unsafe.Pointer(meanDyXmuC), unsafe.Pointer(countC))
+	t_, e_, n_ := shard1.Atg_batch_norm_backward_elemt(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(meanDyC), unsafe.Pointer(meanDyXmuC), unsafe.Pointer(countC))
 	runtime.KeepAlive(gradOut)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(mean)
@@ -29875,7 +29875,7 @@ func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd
 	runtime.KeepAlive(meanDy)
 	runtime.KeepAlive(meanDyXmu)
 	runtime.KeepAlive(count)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30018,11 +30018,11 @@ func genInternalNnpackSpatialConvolution(input Tensor, weight Tensor, bias Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__nnpack_spatial_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard1.Atg__nnpack_spatial_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30056,8 +30056,8 @@ func genOnes(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_ones(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_ones(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30131,9 +30131,9 @@ func genOnesLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ones_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_ones_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30181,10 +30181,10 @@ func genPairwiseDistance(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_pairwise_distance(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, eps, b32(keepdim))
+	t_, e_, n_ := shard1.Atg_pairwise_distance(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, eps, b32(keepdim))
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30233,10 +30233,10 @@ func genCdist(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_cdist(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
+	t_, e_, n_ := shard1.Atg_cdist(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30266,10 +30266,10 @@ func genInternalEuclideanDist(x1 Tensor, x2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__euclidean_dist(unsafe.Pointer(x1C), unsafe.Pointer(x2C))
+	t_, e_, n_ := shard1.Atg__euclidean_dist(unsafe.Pointer(x1C), unsafe.Pointer(x2C))
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30315,10 +30315,10 @@ func genInternalCdistForward(x1 Tensor, x2 Tensor, p float64, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__cdist_forward(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
+	t_, e_, n_ := shard1.Atg__cdist_forward(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30356,12 +30356,12 @@ func genInternalCdistBackward(grad Tensor, x1 Tensor, x2 Tensor, p float64, cdis
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__cdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
+	t_, e_, n_ := shard1.Atg__cdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
 	runtime.KeepAlive(cdist)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30399,9 +30399,9 @@ func genPdist(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_pdist(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard1.Atg_pdist(unsafe.Pointer(selfC), p)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30439,9 +30439,9 @@ func genInternalPdistForward(self Tensor, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__pdist_forward(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard1.Atg__pdist_forward(unsafe.Pointer(selfC), p)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30475,11 +30475,11 @@ func genInternalPdistBackward(grad Tensor, self Tensor, p float64, pdist Tensor)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__pdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
+	t_, e_, n_ := shard1.Atg__pdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(pdist)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30526,10 +30526,10 @@ func genCosineSimilarity(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_cosine_similarity(unsafe.Pointer(x1C), unsafe.Pointer(x2C), dim, eps)
+	t_, e_, n_ := shard1.Atg_cosine_similarity(unsafe.Pointer(x1C), unsafe.Pointer(x2C), dim, eps)
 	runtime.KeepAlive(x1)
 	runtime.KeepAlive(x2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30571,9 +30571,9 @@ func genPermute(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_permute(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard1.Atg_permute(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30615,9 +30615,9 @@ func genMovedim(self Tensor, source []int64, destination []int64) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_movedim_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
+	t_, e_, n_ := shard1.Atg_movedim_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30659,9 +30659,9 @@ func genMovedimInt(self Tensor, source int64, destination int64) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_movedim_int(unsafe.Pointer(selfC), source, destination)
+	t_, e_, n_ := shard1.Atg_movedim_int(unsafe.Pointer(selfC), source, destination)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30703,9 +30703,9 @@ func genMoveaxis(self Tensor, source []int64, destination []int64) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_moveaxis_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
+	t_, e_, n_ := shard1.Atg_moveaxis_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30747,9 +30747,9 @@ func genMoveaxisInt(self Tensor, source int64, destination int64) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_moveaxis_int(unsafe.Pointer(selfC), source, destination)
+	t_, e_, n_ := shard1.Atg_moveaxis_int(unsafe.Pointer(selfC), source, destination)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30775,9 +30775,9 @@ func genNumpyT(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_numpy_T(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_numpy_T(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30803,9 +30803,9 @@ func genMatrixH(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_matrix_H(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_matrix_H(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30831,9 +30831,9 @@ func genMT(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mT(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_mT(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30859,9 +30859,9 @@ func genMH(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mH(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_mH(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30903,9 +30903,9 @@ func genAdjoint(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_adjoint(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_adjoint(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30931,9 +30931,9 @@ func genPixelShuffle(self Tensor, upscaleFactor int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_pixel_shuffle(unsafe.Pointer(selfC), upscaleFactor)
+	t_, e_, n_ := shard1.Atg_pixel_shuffle(unsafe.Pointer(selfC), upscaleFactor)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30959,9 +30959,9 @@ func genPixelUnshuffle(self Tensor, downscaleFactor int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_pixel_unshuffle(unsafe.Pointer(selfC), downscaleFactor)
+	t_, e_, n_ := shard1.Atg_pixel_unshuffle(unsafe.Pointer(selfC), downscaleFactor)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -30987,9 +30987,9 @@ func genChannelShuffle(self Tensor, groups int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_channel_shuffle(unsafe.Pointer(selfC), groups)
+	t_, e_, n_ := shard1.Atg_channel_shuffle(unsafe.Pointer(selfC), groups)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31015,9 +31015,9 @@ func genNativeChannelShuffle(self Tensor, groups int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_native_channel_shuffle(unsafe.Pointer(selfC), groups)
+	t_, e_, n_ := shard1.Atg_native_channel_shuffle(unsafe.Pointer(selfC), groups)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31073,9 +31073,9 @@ func genPinverse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_pinverse(unsafe.Pointer(selfC), rcond)
+	t_, e_, n_ := shard1.Atg_pinverse(unsafe.Pointer(selfC), rcond)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31105,10 +31105,10 @@ func genPoissonNllLoss(input Tensor, target Tensor, logInput bool, full bool, ep
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_poisson_nll_loss(unsafe.Pointer(inputC), unsafe.Pointer(targetC), b32(logInput), b32(full), eps, reduction)
+	t_, e_, n_ := shard1.Atg_poisson_nll_loss(unsafe.Pointer(inputC), unsafe.Pointer(targetC), b32(logInput), b32(full), eps, reduction)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31150,9 +31150,9 @@ func genRad2deg(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rad2deg(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_rad2deg(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31277,9 +31277,9 @@ func genDeg2rad(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_deg2rad(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_deg2rad(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31396,8 +31396,8 @@ func genScalarTensor(s Scalar, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_scalar_tensor(s.i, s.re, s.im, s.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_scalar_tensor(s.i, s.re, s.im, s.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31431,8 +31431,8 @@ func genRand(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_rand(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_rand(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31470,9 +31470,9 @@ func genRandGenerator(size []int64, generator *Generator, opts []Option) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rand_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_rand_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31582,9 +31582,9 @@ func genRandLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rand_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_rand_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31618,8 +31618,8 @@ func genRandInt(high int64, size []int64, opts []Option) (r0_ Tensor, err_ error
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_randint(high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_randint(high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31657,9 +31657,9 @@ func genRandIntGenerator(high int64, size []int64, generator *Generator, opts []
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randint_generator(high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_randint_generator(high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31693,8 +31693,8 @@ func genRandIntLow(low int64, high int64, size []int64, opts []Option) (r0_ Tens
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_randint_low(low, high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_randint_low(low, high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31732,9 +31732,9 @@ func genRandIntLowGenerator(low int64, high int64, size []int64, generator *Gene
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randint_low_generator(low, high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_randint_low_generator(low, high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31911,9 +31911,9 @@ func genRandIntLike(self Tensor, high int64, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randint_like(unsafe.Pointer(selfC), high, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_randint_like(unsafe.Pointer(selfC), high, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31956,9 +31956,9 @@ func genRandIntLikeLowDtype(self Tensor, low int64, high int64, opts []Option) (
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randint_like_low_dtype(unsafe.Pointer(selfC), low, high, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_randint_like_low_dtype(unsafe.Pointer(selfC), low, high, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -31992,8 +31992,8 @@ func genRandN(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_randn(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_randn(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32031,9 +32031,9 @@ func genRandNGenerator(size []int64, generator *Generator, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randn_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_randn_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32143,9 +32143,9 @@ func genRandNLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randn_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_randn_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32179,8 +32179,8 @@ func genRandPerm(n int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_randperm(n, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_randperm(n, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32218,9 +32218,9 @@ func genRandPermGenerator(n int64, generator *Generator, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_randperm_generator(n, unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_randperm_generator(n, unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32324,8 +32324,8 @@ func genRangeStep(start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ err
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_range_step(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, step.i, step.re, step.im, step.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_range_step(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, step.i, step.re, step.im, step.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32359,8 +32359,8 @@ func genRange(start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ error) 
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_range(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_range(start.i, start.re, start.im, start.kind, end.i, end.re, end.im, end.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32476,9 +32476,9 @@ func genRavel(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ravel(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_ravel(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32520,9 +32520,9 @@ func genReciprocal(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_reciprocal(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_reciprocal(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32647,9 +32647,9 @@ func genNeg(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_neg(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_neg(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32774,9 +32774,9 @@ func genNegative(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_negative(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_negative(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32885,9 +32885,9 @@ func genRepeat(self Tensor, repeats []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_repeat(unsafe.Pointer(selfC), i64p(repeats), int64(len(repeats)))
+	t_, e_, n_ := shard1.Atg_repeat(unsafe.Pointer(selfC), i64p(repeats), int64(len(repeats)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -32929,9 +32929,9 @@ func genRepeatInterleave(repeats Tensor, opts []Option) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_repeat_interleave_Tensor(unsafe.Pointer(repeatsC), outputSize, b32(outputSizeHas))
+	t_, e_, n_ := shard1.Atg_repeat_interleave_Tensor(unsafe.Pointer(repeatsC), outputSize, b32(outputSizeHas))
 	runtime.KeepAlive(repeats)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33002,10 +33002,10 @@ func genRepeatInterleaveSelfTensor(self Tensor, repeats Tensor, opts []Option) (
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_repeat_interleave_self_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(repeatsC), dim, b32(dimHas), outputSize, b32(outputSizeHas))
+	t_, e_, n_ := shard1.Atg_repeat_interleave_self_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(repeatsC), dim, b32(dimHas), outputSize, b32(outputSizeHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(repeats)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33072,9 +33072,9 @@ func genRepeatInterleaveSelfInt(self Tensor, repeats int64, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_repeat_interleave_self_int(unsafe.Pointer(selfC), repeats, dim, b32(dimHas), outputSize, b32(outputSizeHas))
+	t_, e_, n_ := shard1.Atg_repeat_interleave_self_int(unsafe.Pointer(selfC), repeats, dim, b32(dimHas), outputSize, b32(outputSizeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33116,9 +33116,9 @@ func genReshape(self Tensor, shape []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_reshape(unsafe.Pointer(selfC), i64p(shape), int64(len(shape)))
+	t_, e_, n_ := shard1.Atg_reshape(unsafe.Pointer(selfC), i64p(shape), int64(len(shape)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33160,9 +33160,9 @@ func genInternalReshapeAlias(self Tensor, size []int64, stride []int64) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__reshape_alias(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard1.Atg__reshape_alias(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33188,9 +33188,9 @@ func genInternalMkldnnReshape(self Tensor, shape []int64) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__mkldnn_reshape(unsafe.Pointer(selfC), i64p(shape), int64(len(shape)))
+	t_, e_, n_ := shard1.Atg__mkldnn_reshape(unsafe.Pointer(selfC), i64p(shape), int64(len(shape)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33220,10 +33220,10 @@ func genReshapeAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_reshape_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_reshape_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33265,9 +33265,9 @@ func genRound(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_round(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_round(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33392,9 +33392,9 @@ func genRoundDecimals(self Tensor, decimals int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_round_decimals(unsafe.Pointer(selfC), decimals)
+	t_, e_, n_ := shard1.Atg_round_decimals(unsafe.Pointer(selfC), decimals)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33528,10 +33528,10 @@ func genRrelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rrelu(unsafe.Pointer(selfC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg_rrelu(unsafe.Pointer(selfC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33630,9 +33630,9 @@ func genRelu(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_relu(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_relu(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33705,9 +33705,9 @@ func genRelu6(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_relu6(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_relu6(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33784,10 +33784,10 @@ func genPrelu(self Tensor, weight Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_prelu(unsafe.Pointer(selfC), unsafe.Pointer(weightC))
+	t_, e_, n_ := shard1.Atg_prelu(unsafe.Pointer(selfC), unsafe.Pointer(weightC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -33974,9 +33974,9 @@ func genGelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_gelu(unsafe.Pointer(selfC), approximate)
+	t_, e_, n_ := shard1.Atg_gelu(unsafe.Pointer(selfC), approximate)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34071,10 +34071,10 @@ func genGeluBackward(gradOutput Tensor, self Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_gelu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), approximate)
+	t_, e_, n_ := shard1.Atg_gelu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), approximate)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34104,10 +34104,10 @@ func genInfinitelyDifferentiableGeluBackward(grad Tensor, self Tensor) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_infinitely_differentiable_gelu_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_infinitely_differentiable_gelu_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34211,9 +34211,9 @@ func genHardshrink(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_hardshrink(unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
+	t_, e_, n_ := shard1.Atg_hardshrink(unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34300,10 +34300,10 @@ func genHardshrinkBackward(gradOut Tensor, self Tensor, lambd Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_hardshrink_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
+	t_, e_, n_ := shard1.Atg_hardshrink_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
 	runtime.KeepAlive(gradOut)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34345,9 +34345,9 @@ func genRSqrt(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rsqrt(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_rsqrt(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34472,9 +34472,9 @@ func genSelect(self Tensor, dim int64, index int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_select_int(unsafe.Pointer(selfC), dim, index)
+	t_, e_, n_ := shard1.Atg_select_int(unsafe.Pointer(selfC), dim, index)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34500,9 +34500,9 @@ func genSelectBackward(gradOutput Tensor, inputSizes []int64, dim int64, index i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_select_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), dim, index)
+	t_, e_, n_ := shard1.Atg_select_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), dim, index)
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34528,9 +34528,9 @@ func genSelu(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_selu(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_selu(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34599,9 +34599,9 @@ func genCelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_celu(unsafe.Pointer(selfC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_celu(unsafe.Pointer(selfC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34670,9 +34670,9 @@ func genSilu(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_silu(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_silu(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34810,10 +34810,10 @@ func genSiluBackward(gradOutput Tensor, self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_silu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_silu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34839,9 +34839,9 @@ func genMish(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mish(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_mish(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34938,10 +34938,10 @@ func genMishBackward(gradOutput Tensor, self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mish_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_mish_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -34983,9 +34983,9 @@ func genSigmoid(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sigmoid(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sigmoid(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35126,9 +35126,9 @@ func genLogit(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_logit(unsafe.Pointer(selfC), eps, b32(epsHas))
+	t_, e_, n_ := shard1.Atg_logit(unsafe.Pointer(selfC), eps, b32(epsHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35283,9 +35283,9 @@ func genSin(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sin(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sin(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35410,9 +35410,9 @@ func genSinc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sinc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sinc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35537,9 +35537,9 @@ func genSinh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sinh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sinh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35664,9 +35664,9 @@ func genDetach(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_detach(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_detach(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35790,9 +35790,9 @@ func genSlice(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_slice_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
+	t_, e_, n_ := shard1.Atg_slice_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35818,9 +35818,9 @@ func genSliceBackward(gradOutput Tensor, inputSizes []int64, dim int64, start in
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_slice_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), dim, start, end, step)
+	t_, e_, n_ := shard1.Atg_slice_backward(unsafe.Pointer(gradOutputC), i64p(inputSizes), int64(len(inputSizes)), dim, start, end, step)
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35901,10 +35901,10 @@ func genSliceScatter(self Tensor, src Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_slice_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), dim, start, b32(startHas), end, b32(endHas), step)
+	t_, e_, n_ := shard1.Atg_slice_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), dim, start, b32(startHas), end, b32(endHas), step)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -35950,10 +35950,10 @@ func genSelectScatter(self Tensor, src Tensor, dim int64, index int64) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_select_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), dim, index)
+	t_, e_, n_ := shard1.Atg_select_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), dim, index)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36025,10 +36025,10 @@ func genDiagonalScatter(self Tensor, src Tensor, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_diagonal_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), offset, dim1, dim2)
+	t_, e_, n_ := shard1.Atg_diagonal_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), offset, dim1, dim2)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36092,10 +36092,10 @@ func genAsStridedScatter(self Tensor, src Tensor, size []int64, stride []int64, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_as_strided_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
+	t_, e_, n_ := shard1.Atg_as_strided_scatter(unsafe.Pointer(selfC), unsafe.Pointer(srcC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36141,10 +36141,10 @@ func genSmm(self Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_smm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
+	t_, e_, n_ := shard1.Atg_smm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36202,9 +36202,9 @@ func genSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36280,9 +36280,9 @@ func genInternalSoftmax(self Tensor, dim int64, halfToFloat bool) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
+	t_, e_, n_ := shard1.Atg__softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -36348,10 +36348,10 @@ func genInternalSoftmaxBackwardData(gradOutput Tensor, output Tensor, dim int64,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, int32(inputDtype))
+	t_, e_, n_ := shard1.Atg__softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, int32(inputDtype))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37031,9 +37031,9 @@ func genSqueeze(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_squeeze(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_squeeze(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37075,9 +37075,9 @@ func genSqueezeDim(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_squeeze_dim(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard1.Atg_squeeze_dim(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37206,11 +37206,11 @@ func genSspaddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sspaddmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_sspaddmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37311,9 +37311,9 @@ func genStack(tensors []Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_stack(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
+	t_, e_, n_ := shard1.Atg_stack(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37403,9 +37403,9 @@ func genInternalStack(tensors []Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__stack(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
+	t_, e_, n_ := shard1.Atg__stack(tensorsPtr(tensorsC), int64(len(tensorsC)), dim)
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37481,9 +37481,9 @@ func genHstack(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_hstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard1.Atg_hstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37545,9 +37545,9 @@ func genVstack(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_vstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard1.Atg_vstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37609,9 +37609,9 @@ func genDstack(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_dstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard1.Atg_dstack(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37734,10 +37734,10 @@ func genStft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_stft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
+	t_, e_, n_ := shard1.Atg_stft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(window)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37830,10 +37830,10 @@ func genStftCenter(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_stft_center(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), padMode, b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
+	t_, e_, n_ := shard1.Atg_stft_center(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), padMode, b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(window)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -37928,10 +37928,10 @@ func genIstft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_istft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), b32(normalized), b32(onesided), b32(onesidedHas), length, b32(lengthHas), b32(returnComplex))
+	t_, e_, n_ := shard1.Atg_istft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), b32(normalized), b32(onesided), b32(onesidedHas), length, b32(lengthHas), b32(returnComplex))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(window)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38020,9 +38020,9 @@ func genSum(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sum(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_sum(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38083,9 +38083,9 @@ func genSumDimIntList(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sum_dim_IntList(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_sum_dim_IntList(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38205,9 +38205,9 @@ func genNanSum(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_nansum(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_nansum(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38292,9 +38292,9 @@ func genSumToSize(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sum_to_size(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard1.Atg_sum_to_size(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38336,9 +38336,9 @@ func genSqrt(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sqrt(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sqrt(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38463,9 +38463,9 @@ func genSquare(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_square(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_square(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38604,9 +38604,9 @@ func genStd(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_std(unsafe.Pointer(selfC), b32(unbiased))
+	t_, e_, n_ := shard1.Atg_std(unsafe.Pointer(selfC), b32(unbiased))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38665,9 +38665,9 @@ func genStdDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_std_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(unbiased), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_std_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(unbiased), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -38730,9 +38730,9 @@ func genStdCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_std_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_std_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39038,9 +39038,9 @@ func genProd(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_prod(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_prod(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39101,9 +39101,9 @@ func genProdDimInt(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_prod_dim_int(unsafe.Pointer(selfC), dim, b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_prod_dim_int(unsafe.Pointer(selfC), dim, b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39198,9 +39198,9 @@ func genT(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_t(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_t(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39273,9 +39273,9 @@ func genTan(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_tan(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_tan(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39400,9 +39400,9 @@ func genTanh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_tanh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_tanh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39515,10 +39515,10 @@ func genTensordot(self Tensor, other Tensor, dimsSelf []int64, dimsOther []int64
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_tensordot(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dimsSelf), int64(len(dimsSelf)), i64p(dimsOther), int64(len(dimsOther)))
+	t_, e_, n_ := shard1.Atg_tensordot(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dimsSelf), int64(len(dimsSelf)), i64p(dimsOther), int64(len(dimsOther)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39585,9 +39585,9 @@ func genThreshold(self Tensor, threshold Scalar, value Scalar) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_threshold(unsafe.Pointer(selfC), threshold.i, threshold.re, threshold.im, threshold.kind, value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_threshold(unsafe.Pointer(selfC), threshold.i, threshold.re, threshold.im, threshold.kind, value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39725,10 +39725,10 @@ func genThresholdBackward(gradOutput Tensor, self Tensor, threshold Scalar) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_threshold_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), threshold.i, threshold.re, threshold.im, threshold.kind)
+	t_, e_, n_ := shard1.Atg_threshold_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), threshold.i, threshold.re, threshold.im, threshold.kind)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39770,9 +39770,9 @@ func genTile(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_tile(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard1.Atg_tile(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39814,9 +39814,9 @@ func genTranspose(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_transpose_int(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard1.Atg_transpose_int(unsafe.Pointer(selfC), dim0, dim1)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39842,9 +39842,9 @@ func genInternalMkldnnTranspose(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__mkldnn_transpose(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard1.Atg__mkldnn_transpose(unsafe.Pointer(selfC), dim0, dim1)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39946,9 +39946,9 @@ func genOneHot(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_one_hot(unsafe.Pointer(selfC), numClasses)
+	t_, e_, n_ := shard1.Atg_one_hot(unsafe.Pointer(selfC), numClasses)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -39990,9 +39990,9 @@ func genFlip(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_flip(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard1.Atg_flip(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40034,9 +40034,9 @@ func genFliplr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fliplr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_fliplr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40078,9 +40078,9 @@ func genFlipud(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_flipud(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_flipud(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40139,9 +40139,9 @@ func genRoll(self Tensor, shifts []int64, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_roll(unsafe.Pointer(selfC), i64p(shifts), int64(len(shifts)), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard1.Atg_roll(unsafe.Pointer(selfC), i64p(shifts), int64(len(shifts)), i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40205,9 +40205,9 @@ func genRot90(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rot90(unsafe.Pointer(selfC), k, i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard1.Atg_rot90(unsafe.Pointer(selfC), k, i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40251,10 +40251,10 @@ func genTrapezoid(y Tensor, x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trapezoid_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
+	t_, e_, n_ := shard1.Atg_trapezoid_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40297,9 +40297,9 @@ func genTrapezoidDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trapezoid_dx(unsafe.Pointer(yC), dx.i, dx.re, dx.im, dx.kind, dim)
+	t_, e_, n_ := shard1.Atg_trapezoid_dx(unsafe.Pointer(yC), dx.i, dx.re, dx.im, dx.kind, dim)
 	runtime.KeepAlive(y)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40343,10 +40343,10 @@ func genTrapz(y Tensor, x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trapz_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
+	t_, e_, n_ := shard1.Atg_trapz_x(unsafe.Pointer(yC), unsafe.Pointer(xC), dim)
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40389,9 +40389,9 @@ func genTrapzDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trapz_dx(unsafe.Pointer(yC), dx, dim)
+	t_, e_, n_ := shard1.Atg_trapz_dx(unsafe.Pointer(yC), dx, dim)
 	runtime.KeepAlive(y)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40477,11 +40477,11 @@ func genInternalTrilinear(i1 Tensor, i2 Tensor, i3 Tensor, expand1 []int64, expa
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__trilinear(unsafe.Pointer(i1C), unsafe.Pointer(i2C), unsafe.Pointer(i3C), i64p(expand1), int64(len(expand1)), i64p(expand2), int64(len(expand2)), i64p(expand3), int64(len(expand3)), i64p(sumdim), int64(len(sumdim)), unrollDim)
+	t_, e_, n_ := shard1.Atg__trilinear(unsafe.Pointer(i1C), unsafe.Pointer(i2C), unsafe.Pointer(i3C), i64p(expand1), int64(len(expand1)), i64p(expand2), int64(len(expand2)), i64p(expand3), int64(len(expand3)), i64p(sumdim), int64(len(sumdim)), unrollDim)
 	runtime.KeepAlive(i1)
 	runtime.KeepAlive(i2)
 	runtime.KeepAlive(i3)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40541,11 +40541,11 @@ func genTripletMarginLoss(anchor Tensor, positive Tensor, negative Tensor, opts 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_triplet_margin_loss(unsafe.Pointer(anchorC), unsafe.Pointer(positiveC), unsafe.Pointer(negativeC), margin, p, eps, b32(swap), reduction)
+	t_, e_, n_ := shard1.Atg_triplet_margin_loss(unsafe.Pointer(anchorC), unsafe.Pointer(positiveC), unsafe.Pointer(negativeC), margin, p, eps, b32(swap), reduction)
 	runtime.KeepAlive(anchor)
 	runtime.KeepAlive(positive)
 	runtime.KeepAlive(negative)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40587,9 +40587,9 @@ func genTrunc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trunc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_trunc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40714,9 +40714,9 @@ func genFix(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fix(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_fix(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -40829,10 +40829,10 @@ func genTypeAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_type_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_type_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41146,9 +41146,9 @@ func genInternalUnsafeView(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__unsafe_view(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard1.Atg__unsafe_view(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41190,9 +41190,9 @@ func genUnsqueeze(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_unsqueeze(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard1.Atg_unsqueeze(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41268,9 +41268,9 @@ func genVander(x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_vander(unsafe.Pointer(xC), n, b32(nHas), b32(increasing))
+	t_, e_, n_ := shard1.Atg_vander(unsafe.Pointer(xC), n, b32(nHas), b32(increasing))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41326,9 +41326,9 @@ func genVar(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_var(unsafe.Pointer(selfC), b32(unbiased))
+	t_, e_, n_ := shard1.Atg_var(unsafe.Pointer(selfC), b32(unbiased))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41387,9 +41387,9 @@ func genVarDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_var_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(unbiased), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_var_dim(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(unbiased), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41452,9 +41452,9 @@ func genVarCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_var_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_var_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41732,10 +41732,10 @@ func genViewAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_view_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_view_as(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41785,11 +41785,11 @@ func genWhereSelf(condition Tensor, self Tensor, other Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_where_self(unsafe.Pointer(conditionC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_where_self(unsafe.Pointer(conditionC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(condition)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41865,10 +41865,10 @@ func genWhereScalarSelf(condition Tensor, self Scalar, other Tensor) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_where_ScalarSelf(unsafe.Pointer(conditionC), self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_where_ScalarSelf(unsafe.Pointer(conditionC), self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(condition)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41898,10 +41898,10 @@ func genWhereScalarOther(condition Tensor, self Tensor, other Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_where_ScalarOther(unsafe.Pointer(conditionC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_where_ScalarOther(unsafe.Pointer(conditionC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(condition)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -41927,9 +41927,9 @@ func genWhereScalar(condition Tensor, self Scalar, other Scalar) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_where_Scalar(unsafe.Pointer(conditionC), self.i, self.re, self.im, self.kind, other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_where_Scalar(unsafe.Pointer(conditionC), self.i, self.re, self.im, self.kind, other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(condition)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42005,9 +42005,9 @@ func genNormExceptDim(v Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_norm_except_dim(unsafe.Pointer(vC), pow, dim)
+	t_, e_, n_ := shard1.Atg_norm_except_dim(unsafe.Pointer(vC), pow, dim)
 	runtime.KeepAlive(v)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42051,10 +42051,10 @@ func genInternalWeightNorm(v Tensor, g Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__weight_norm(unsafe.Pointer(vC), unsafe.Pointer(gC), dim)
+	t_, e_, n_ := shard1.Atg__weight_norm(unsafe.Pointer(vC), unsafe.Pointer(gC), dim)
 	runtime.KeepAlive(v)
 	runtime.KeepAlive(g)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42233,8 +42233,8 @@ func genInternalEfficientzerotensor(size []int64, opts []Option) (r0_ Tensor, er
 			return
 		}
 	}
-	t_, e_ := shard1.Atg__efficientzerotensor(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg__efficientzerotensor(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42268,8 +42268,8 @@ func genZeros(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_zeros(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_zeros(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42343,9 +42343,9 @@ func genZerosLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_zeros_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_zeros_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42375,10 +42375,10 @@ func genInternalStandardGammaGrad(self Tensor, output Tensor) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__standard_gamma_grad(unsafe.Pointer(selfC), unsafe.Pointer(outputC))
+	t_, e_, n_ := shard1.Atg__standard_gamma_grad(unsafe.Pointer(selfC), unsafe.Pointer(outputC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42420,10 +42420,10 @@ func genInternalStandardGamma(self Tensor, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__standard_gamma(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg__standard_gamma(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42457,11 +42457,11 @@ func genInternalDirichletGrad(x Tensor, alpha Tensor, total Tensor) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__dirichlet_grad(unsafe.Pointer(xC), unsafe.Pointer(alphaC), unsafe.Pointer(totalC))
+	t_, e_, n_ := shard1.Atg__dirichlet_grad(unsafe.Pointer(xC), unsafe.Pointer(alphaC), unsafe.Pointer(totalC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(alpha)
 	runtime.KeepAlive(total)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42503,10 +42503,10 @@ func genInternalSampleDirichlet(self Tensor, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sample_dirichlet(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg__sample_dirichlet(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42548,10 +42548,10 @@ func genPoisson(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_poisson(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg_poisson(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42597,11 +42597,11 @@ func genBinomial(count Tensor, prob Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_binomial(unsafe.Pointer(countC), unsafe.Pointer(probC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg_binomial(unsafe.Pointer(countC), unsafe.Pointer(probC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(count)
 	runtime.KeepAlive(prob)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42639,9 +42639,9 @@ func genNativeNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_native_norm(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind)
+	t_, e_, n_ := shard1.Atg_native_norm(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42686,9 +42686,9 @@ func genNativeNormScalarOptDimDtype(self Tensor, dim []int64, keepdim bool, opts
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_native_norm_ScalarOpt_dim_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_native_norm_ScalarOpt_dim_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42714,9 +42714,9 @@ func genInternalSparseSum(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_sum(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__sparse_sum(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42742,9 +42742,9 @@ func genInternalSparseSumDtype(self Tensor, dtype DType) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_sum_dtype(unsafe.Pointer(selfC), int32(dtype))
+	t_, e_, n_ := shard1.Atg__sparse_sum_dtype(unsafe.Pointer(selfC), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42770,9 +42770,9 @@ func genInternalSparseSumDim(self Tensor, dim []int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_sum_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	t_, e_, n_ := shard1.Atg__sparse_sum_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42798,9 +42798,9 @@ func genInternalSparseSumDimDtype(self Tensor, dim []int64, dtype DType) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_sum_dim_dtype(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), int32(dtype))
+	t_, e_, n_ := shard1.Atg__sparse_sum_dim_dtype(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42830,10 +42830,10 @@ func genInternalSparseSumBackward(grad Tensor, self Tensor, dim []int64) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_sum_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	t_, e_, n_ := shard1.Atg__sparse_sum_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42873,9 +42873,9 @@ func genInternalSparseSoftmaxInt(self Tensor, dim int64, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg__sparse_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42901,9 +42901,9 @@ func genInternalSparseSoftmax(self Tensor, dim int64, halfToFloat bool) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
+	t_, e_, n_ := shard1.Atg__sparse_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42937,11 +42937,11 @@ func genInternalSparseSoftmaxBackwardData(gradOutput Tensor, output Tensor, dim 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__sparse_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -42981,9 +42981,9 @@ func genInternalSparseLogSoftmaxInt(self Tensor, dim int64, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_log_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg__sparse_log_softmax_int(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43009,9 +43009,9 @@ func genInternalSparseLogSoftmax(self Tensor, dim int64, halfToFloat bool) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_log_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
+	t_, e_, n_ := shard1.Atg__sparse_log_softmax(unsafe.Pointer(selfC), dim, b32(halfToFloat))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43045,11 +43045,11 @@ func genInternalSparseLogSoftmaxBackwardData(gradOutput Tensor, output Tensor, d
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_log_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__sparse_log_softmax_backward_data(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), dim, unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43093,10 +43093,10 @@ func genInternalSpdiags(diagonals Tensor, offsets Tensor, shape []int64, opts []
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__spdiags(unsafe.Pointer(diagonalsC), unsafe.Pointer(offsetsC), i64p(shape), int64(len(shape)), int32(layout), b32(layoutHas))
+	t_, e_, n_ := shard1.Atg__spdiags(unsafe.Pointer(diagonalsC), unsafe.Pointer(offsetsC), i64p(shape), int64(len(shape)), int32(layout), b32(layoutHas))
 	runtime.KeepAlive(diagonals)
 	runtime.KeepAlive(offsets)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43154,9 +43154,9 @@ func genNorm(self Tensor, dtype DType, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_norm_ScalarOpt_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), int32(dtype))
+	t_, e_, n_ := shard1.Atg_norm_ScalarOpt_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43212,9 +43212,9 @@ func genNormScalar(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_norm_Scalar(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind)
+	t_, e_, n_ := shard1.Atg_norm_Scalar(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43272,9 +43272,9 @@ func genNormScalarOptDimDtype(self Tensor, dim []int64, keepdim bool, dtype DTyp
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_norm_ScalarOpt_dim_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype))
+	t_, e_, n_ := shard1.Atg_norm_ScalarOpt_dim_dtype(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43335,9 +43335,9 @@ func genNormScalarOptDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_norm_ScalarOpt_dim(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_norm_ScalarOpt_dim(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43556,9 +43556,9 @@ func genFrobeniusNorm(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_frobenius_norm(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_frobenius_norm(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43596,9 +43596,9 @@ func genFrobeniusNormDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_frobenius_norm_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_frobenius_norm_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43684,9 +43684,9 @@ func genNuclearNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_nuclear_norm(unsafe.Pointer(selfC), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_nuclear_norm(unsafe.Pointer(selfC), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43772,9 +43772,9 @@ func genNuclearNormDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_nuclear_norm_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_nuclear_norm_dim(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43880,9 +43880,9 @@ func genClone(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_clone(unsafe.Pointer(selfC), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg_clone(unsafe.Pointer(selfC), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -43924,9 +43924,9 @@ func genPositive(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_positive(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_positive(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44206,10 +44206,10 @@ func genSub(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sub_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_sub_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44313,9 +44313,9 @@ func genSubScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sub_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_sub_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44471,10 +44471,10 @@ func genSubtract(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_subtract_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_subtract_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44578,9 +44578,9 @@ func genSubtractScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_subtract_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_subtract_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44665,10 +44665,10 @@ func genRsub(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rsub_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_rsub_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44755,10 +44755,10 @@ func genHeaviside(self Tensor, values Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_heaviside(unsafe.Pointer(selfC), unsafe.Pointer(valuesC))
+	t_, e_, n_ := shard1.Atg_heaviside(unsafe.Pointer(selfC), unsafe.Pointer(valuesC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44832,9 +44832,9 @@ func genRsubScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rsub_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_rsub_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44883,11 +44883,11 @@ func genInternalSparseAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg__sparse_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -44997,11 +44997,11 @@ func genSparseSampledAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_sampled_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_sparse_sampled_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45129,11 +45129,11 @@ func genAddMM(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_addmm(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45323,11 +45323,11 @@ func genInternalAddmmActivation(self Tensor, mat1 Tensor, mat2 Tensor, opts []Op
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__addmm_activation(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind, b32(useGelu))
+	t_, e_, n_ := shard1.Atg__addmm_activation(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind, b32(useGelu))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45373,11 +45373,11 @@ func genSparseCompressedTensor(compressedIndices Tensor, plainIndices Tensor, va
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_compressed_tensor_comp_plain_value_size(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_compressed_tensor_comp_plain_value_size(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(compressedIndices)
 	runtime.KeepAlive(plainIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45423,11 +45423,11 @@ func genSparseCsrTensor(crowIndices Tensor, colIndices Tensor, values Tensor, si
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_csr_tensor_crow_col_value_size(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_csr_tensor_crow_col_value_size(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45473,11 +45473,11 @@ func genSparseCscTensor(ccolIndices Tensor, rowIndices Tensor, values Tensor, si
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_csc_tensor_ccol_row_value_size(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_csc_tensor_ccol_row_value_size(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45523,11 +45523,11 @@ func genSparseBsrTensor(crowIndices Tensor, colIndices Tensor, values Tensor, si
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_bsr_tensor_crow_col_value_size(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_bsr_tensor_crow_col_value_size(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45573,11 +45573,11 @@ func genSparseBscTensor(ccolIndices Tensor, rowIndices Tensor, values Tensor, si
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_bsc_tensor_ccol_row_value_size(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_bsc_tensor_ccol_row_value_size(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45623,11 +45623,11 @@ func genSparseCompressedTensorCompPlainValue(compressedIndices Tensor, plainIndi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_compressed_tensor_comp_plain_value(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_compressed_tensor_comp_plain_value(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(compressedIndices)
 	runtime.KeepAlive(plainIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45673,11 +45673,11 @@ func genSparseCsrTensorCrowColValue(crowIndices Tensor, colIndices Tensor, value
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_csr_tensor_crow_col_value(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_csr_tensor_crow_col_value(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45723,11 +45723,11 @@ func genSparseCscTensorCcolRowValue(ccolIndices Tensor, rowIndices Tensor, value
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_csc_tensor_ccol_row_value(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_csc_tensor_ccol_row_value(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45773,11 +45773,11 @@ func genSparseBsrTensorCrowColValue(crowIndices Tensor, colIndices Tensor, value
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_bsr_tensor_crow_col_value(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_bsr_tensor_crow_col_value(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45823,11 +45823,11 @@ func genSparseBscTensorCcolRowValue(ccolIndices Tensor, rowIndices Tensor, value
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_bsc_tensor_ccol_row_value(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_bsc_tensor_ccol_row_value(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45873,11 +45873,11 @@ func genInternalSparseCompressedTensorUnsafe(compressedIndices Tensor, plainIndi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_compressed_tensor_unsafe(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_compressed_tensor_unsafe(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(compressedIndices)
 	runtime.KeepAlive(plainIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45923,11 +45923,11 @@ func genInternalSparseCscTensorUnsafe(ccolIndices Tensor, rowIndices Tensor, val
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_csc_tensor_unsafe(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_csc_tensor_unsafe(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -45973,11 +45973,11 @@ func genInternalSparseBsrTensorUnsafe(crowIndices Tensor, colIndices Tensor, val
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_bsr_tensor_unsafe(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_bsr_tensor_unsafe(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46023,11 +46023,11 @@ func genInternalSparseBscTensorUnsafe(ccolIndices Tensor, rowIndices Tensor, val
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_bsc_tensor_unsafe(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_bsc_tensor_unsafe(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(ccolIndices)
 	runtime.KeepAlive(rowIndices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46061,8 +46061,8 @@ func genSparseCooTensor(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_sparse_coo_tensor_size(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_size(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46104,10 +46104,10 @@ func genSparseCooTensorIndices(indices Tensor, values Tensor, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_coo_tensor_indices(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46149,10 +46149,10 @@ func genSparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_coo_tensor_indices_size(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices_size(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46194,10 +46194,10 @@ func genInternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int6
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_coo_tensor_unsafe(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_unsafe(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46442,8 +46442,8 @@ func genInternalSparseCooTensorWithDims(sparseDim int64, denseDim int64, size []
 			return
 		}
 	}
-	t_, e_ := shard1.Atg__sparse_coo_tensor_with_dims(sparseDim, denseDim, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_with_dims(sparseDim, denseDim, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46485,10 +46485,10 @@ func genInternalSparseCooTensorWithDimsAndTensors(sparseDim int64, denseDim int6
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__sparse_coo_tensor_with_dims_and_tensors(sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_with_dims_and_tensors(sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46580,10 +46580,10 @@ func genSparseMask(self Tensor, mask Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_sparse_mask(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard1.Atg_sparse_mask(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46654,9 +46654,9 @@ func genToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46696,9 +46696,9 @@ func genInternalToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg__to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46728,10 +46728,10 @@ func genToDenseBackward(grad Tensor, input Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC))
+	t_, e_, n_ := shard1.Atg_to_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46912,9 +46912,9 @@ func genCoalesce(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_coalesce(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_coalesce(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46940,9 +46940,9 @@ func genInternalCoalesce(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__coalesce(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__coalesce(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -46999,9 +46999,9 @@ func genInternalIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47027,9 +47027,9 @@ func genInternalValues(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__values(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg__values(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47086,9 +47086,9 @@ func genIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47114,9 +47114,9 @@ func genValues(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_values(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_values(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47142,9 +47142,9 @@ func genCrowIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_crow_indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_crow_indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47170,9 +47170,9 @@ func genColIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_col_indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_col_indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47198,9 +47198,9 @@ func genCcolIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ccol_indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_ccol_indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47226,9 +47226,9 @@ func genRowIndices(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_row_indices(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_row_indices(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47299,10 +47299,10 @@ func genHspmm(mat1 Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_hspmm(unsafe.Pointer(mat1C), unsafe.Pointer(mat2C))
+	t_, e_, n_ := shard1.Atg_hspmm(unsafe.Pointer(mat1C), unsafe.Pointer(mat2C))
 	runtime.KeepAlive(mat1)
 	runtime.KeepAlive(mat2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47439,9 +47439,9 @@ func genToSparseSparseDim(self Tensor, sparseDim int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse_sparse_dim(unsafe.Pointer(selfC), sparseDim)
+	t_, e_, n_ := shard1.Atg_to_sparse_sparse_dim(unsafe.Pointer(selfC), sparseDim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47467,9 +47467,9 @@ func genToSparse(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47495,9 +47495,9 @@ func genToSparseCsr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse_csr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse_csr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47523,9 +47523,9 @@ func genToSparseCsc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse_csc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse_csc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47551,9 +47551,9 @@ func genToSparseBsr(self Tensor, blocksize []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse_bsr(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
+	t_, e_, n_ := shard1.Atg_to_sparse_bsr(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47579,9 +47579,9 @@ func genToSparseBsc(self Tensor, blocksize []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_sparse_bsc(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
+	t_, e_, n_ := shard1.Atg_to_sparse_bsc(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47621,9 +47621,9 @@ func genToMkldnn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_mkldnn(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_to_mkldnn(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47681,9 +47681,9 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mkldnn_reorder_conv2d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv2d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47741,9 +47741,9 @@ func genMkldnnReorderConv3dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_mkldnn_reorder_conv3d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv3d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47773,10 +47773,10 @@ func genToMkldnnBackward(grad Tensor, input Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_to_mkldnn_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC))
+	t_, e_, n_ := shard1.Atg_to_mkldnn_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47802,9 +47802,9 @@ func genQuantizePerTensorDynamic(self Tensor, dtype DType, reduceRange bool) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantize_per_tensor_dynamic(unsafe.Pointer(selfC), int32(dtype), b32(reduceRange))
+	t_, e_, n_ := shard1.Atg_quantize_per_tensor_dynamic(unsafe.Pointer(selfC), int32(dtype), b32(reduceRange))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47830,9 +47830,9 @@ func genQuantizePerTensor(self Tensor, scale float64, zeroPoint int64, dtype DTy
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantize_per_tensor(unsafe.Pointer(selfC), scale, zeroPoint, int32(dtype))
+	t_, e_, n_ := shard1.Atg_quantize_per_tensor(unsafe.Pointer(selfC), scale, zeroPoint, int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47866,11 +47866,11 @@ func genQuantizePerTensorTensorQparams(self Tensor, scale Tensor, zeroPoint Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantize_per_tensor_tensor_qparams(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), int32(dtype))
+	t_, e_, n_ := shard1.Atg_quantize_per_tensor_tensor_qparams(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), int32(dtype))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47945,11 +47945,11 @@ func genQuantizePerChannel(self Tensor, scales Tensor, zeroPoints Tensor, axis i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantize_per_channel(unsafe.Pointer(selfC), unsafe.Pointer(scalesC), unsafe.Pointer(zeroPointsC), axis, int32(dtype))
+	t_, e_, n_ := shard1.Atg_quantize_per_channel(unsafe.Pointer(selfC), unsafe.Pointer(scalesC), unsafe.Pointer(zeroPointsC), axis, int32(dtype))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scales)
 	runtime.KeepAlive(zeroPoints)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -47991,9 +47991,9 @@ func genDequantize(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_dequantize_self(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_dequantize_self(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48160,9 +48160,9 @@ func genQPerChannelScales(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_q_per_channel_scales(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_q_per_channel_scales(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48204,9 +48204,9 @@ func genQPerChannelZeroPoints(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_q_per_channel_zero_points(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_q_per_channel_zero_points(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48295,9 +48295,9 @@ func genIntRepr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_int_repr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_int_repr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48323,9 +48323,9 @@ func genInternalMakePerTensorQuantizedTensor(self Tensor, scale float64, zeroPoi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__make_per_tensor_quantized_tensor(unsafe.Pointer(selfC), scale, zeroPoint)
+	t_, e_, n_ := shard1.Atg__make_per_tensor_quantized_tensor(unsafe.Pointer(selfC), scale, zeroPoint)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48359,11 +48359,11 @@ func genInternalMakePerChannelQuantizedTensor(self Tensor, scale Tensor, zeroPoi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__make_per_channel_quantized_tensor(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis)
+	t_, e_, n_ := shard1.Atg__make_per_channel_quantized_tensor(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48420,9 +48420,9 @@ func genFakeQuantizePerTensorAffine(self Tensor, scale float64, zeroPoint int64,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fake_quantize_per_tensor_affine(unsafe.Pointer(selfC), scale, zeroPoint, quantMin, quantMax)
+	t_, e_, n_ := shard1.Atg_fake_quantize_per_tensor_affine(unsafe.Pointer(selfC), scale, zeroPoint, quantMin, quantMax)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48456,11 +48456,11 @@ func genFakeQuantizePerTensorAffineTensorQparams(self Tensor, scale Tensor, zero
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fake_quantize_per_tensor_affine_tensor_qparams(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), quantMin, quantMax)
+	t_, e_, n_ := shard1.Atg_fake_quantize_per_tensor_affine_tensor_qparams(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), quantMin, quantMax)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48569,10 +48569,10 @@ func genFakeQuantizePerTensorAffineCachemaskBackward(grad Tensor, mask Tensor) (
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fake_quantize_per_tensor_affine_cachemask_backward(unsafe.Pointer(gradC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard1.Atg_fake_quantize_per_tensor_affine_cachemask_backward(unsafe.Pointer(gradC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48618,11 +48618,11 @@ func genInternalFakeQuantizeLearnablePerTensorAffine(self Tensor, scale Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__fake_quantize_learnable_per_tensor_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), quantMin, quantMax, gradFactor)
+	t_, e_, n_ := shard1.Atg__fake_quantize_learnable_per_tensor_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), quantMin, quantMax, gradFactor)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48716,11 +48716,11 @@ func genFakeQuantizePerChannelAffine(self Tensor, scale Tensor, zeroPoint Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fake_quantize_per_channel_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis, quantMin, quantMax)
+	t_, e_, n_ := shard1.Atg_fake_quantize_per_channel_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis, quantMin, quantMax)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48792,10 +48792,10 @@ func genFakeQuantizePerChannelAffineCachemaskBackward(grad Tensor, mask Tensor) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fake_quantize_per_channel_affine_cachemask_backward(unsafe.Pointer(gradC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard1.Atg_fake_quantize_per_channel_affine_cachemask_backward(unsafe.Pointer(gradC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48841,11 +48841,11 @@ func genInternalFakeQuantizeLearnablePerChannelAffine(self Tensor, scale Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__fake_quantize_learnable_per_channel_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis, quantMin, quantMax, gradFactor)
+	t_, e_, n_ := shard1.Atg__fake_quantize_learnable_per_channel_affine(unsafe.Pointer(selfC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), axis, quantMin, quantMax, gradFactor)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -48970,7 +48970,7 @@ func genFusedMovingAvgObsFakeQuant(self Tensor, observerOn Tensor, fakeQuantOn T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_fused_moving_avg_obs_fake_quant(unsafe.Pointer(selfC), unsafe.Pointer(observerOnC), unsafe.Pointer(fakeQuantOnC), unsafe.Pointer(runningMinC), unsafe.Pointer(runningMaxC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), averagingConst, quantMin, quantMax, chAxis, b32(perRowFakeQuant), b32(symmetricQuant))
+	t_, e_, n_ := shard1.Atg_fused_moving_avg_obs_fake_quant(unsafe.Pointer(selfC), unsafe.Pointer(observerOnC), unsafe.Pointer(fakeQuantOnC), unsafe.Pointer(runningMinC), unsafe.Pointer(runningMaxC), unsafe.Pointer(scaleC), unsafe.Pointer(zeroPointC), averagingConst, quantMin, quantMax, chAxis, b32(perRowFakeQuant), b32(symmetricQuant))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(observerOn)
 	runtime.KeepAlive(fakeQuantOn)
@@ -48978,7 +48978,7 @@ func genFusedMovingAvgObsFakeQuant(self Tensor, observerOn Tensor, fakeQuantOn T
 	runtime.KeepAlive(runningMax)
 	runtime.KeepAlive(scale)
 	runtime.KeepAlive(zeroPoint)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49125,9 +49125,9 @@ func genInternalSaturateWeightToFp16(weight Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__saturate_weight_to_fp16(unsafe.Pointer(weightC))
+	t_, e_, n_ := shard1.Atg__saturate_weight_to_fp16(unsafe.Pointer(weightC))
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49185,9 +49185,9 @@ func genInternalAutocastToReducedPrecision(self Tensor, cudaEnabled bool, cpuEna
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__autocast_to_reduced_precision(unsafe.Pointer(selfC), b32(cudaEnabled), b32(cpuEnabled), int32(cudaDtype), int32(cpuDtype))
+	t_, e_, n_ := shard1.Atg__autocast_to_reduced_precision(unsafe.Pointer(selfC), b32(cudaEnabled), b32(cpuEnabled), int32(cudaDtype), int32(cpuDtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49213,9 +49213,9 @@ func genInternalAutocastToFullPrecision(self Tensor, cudaEnabled bool, cpuEnable
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__autocast_to_full_precision(unsafe.Pointer(selfC), b32(cudaEnabled), b32(cpuEnabled))
+	t_, e_, n_ := shard1.Atg__autocast_to_full_precision(unsafe.Pointer(selfC), b32(cudaEnabled), b32(cpuEnabled))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49261,9 +49261,9 @@ func genInternalToCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__to_copy(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(nonBlocking), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard1.Atg__to_copy(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(nonBlocking), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49351,9 +49351,9 @@ func genCartesianProd(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_cartesian_prod(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard1.Atg_cartesian_prod(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -49396,9 +49396,9 @@ func genCombinations(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_combinations(unsafe.Pointer(selfC), r, b32(withReplacement))
+	t_, e_, n_ := shard1.Atg_combinations(unsafe.Pointer(selfC), r, b32(withReplacement))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50209,14 +50209,14 @@ func genGruCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_gru_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
+	t_, e_, n_ := shard1.Atg_gru_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
 	runtime.KeepAlive(wHh)
 	runtime.KeepAlive(bIh)
 	runtime.KeepAlive(bHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50277,14 +50277,14 @@ func genRnnTanhCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, opts []Opti
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rnn_tanh_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
+	t_, e_, n_ := shard1.Atg_rnn_tanh_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
 	runtime.KeepAlive(wHh)
 	runtime.KeepAlive(bIh)
 	runtime.KeepAlive(bHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50345,14 +50345,14 @@ func genRnnReluCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, opts []Opti
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_rnn_relu_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
+	t_, e_, n_ := shard1.Atg_rnn_relu_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
 	runtime.KeepAlive(wHh)
 	runtime.KeepAlive(bIh)
 	runtime.KeepAlive(bHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50491,7 +50491,7 @@ func genQuantizedGruCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bIh Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantized_gru_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
+	t_, e_, n_ := shard1.Atg_quantized_gru_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
@@ -50502,7 +50502,7 @@ func genQuantizedGruCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bIh Te
 	runtime.KeepAlive(packedHh)
 	runtime.KeepAlive(colOffsetsIh)
 	runtime.KeepAlive(colOffsetsHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50564,7 +50564,7 @@ func genQuantizedRnnReluCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bI
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantized_rnn_relu_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
+	t_, e_, n_ := shard1.Atg_quantized_rnn_relu_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
@@ -50575,7 +50575,7 @@ func genQuantizedRnnReluCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bI
 	runtime.KeepAlive(packedHh)
 	runtime.KeepAlive(colOffsetsIh)
 	runtime.KeepAlive(colOffsetsHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50637,7 +50637,7 @@ func genQuantizedRnnTanhCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bI
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_quantized_rnn_tanh_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
+	t_, e_, n_ := shard1.Atg_quantized_rnn_tanh_cell(unsafe.Pointer(inputC), unsafe.Pointer(hxC), unsafe.Pointer(wIhC), unsafe.Pointer(wHhC), unsafe.Pointer(bIhC), unsafe.Pointer(bHhC), unsafe.Pointer(packedIhC), unsafe.Pointer(packedHhC), unsafe.Pointer(colOffsetsIhC), unsafe.Pointer(colOffsetsHhC), scaleIh.i, scaleIh.re, scaleIh.im, scaleIh.kind, scaleHh.i, scaleHh.re, scaleHh.im, scaleHh.kind, zeroPointIh.i, zeroPointIh.re, zeroPointIh.im, zeroPointIh.kind, zeroPointHh.i, zeroPointHh.re, zeroPointHh.im, zeroPointHh.kind)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(hx)
 	runtime.KeepAlive(wIh)
@@ -50648,7 +50648,7 @@ func genQuantizedRnnTanhCell(input Tensor, hx Tensor, wIh Tensor, wHh Tensor, bI
 	runtime.KeepAlive(packedHh)
 	runtime.KeepAlive(colOffsetsIh)
 	runtime.KeepAlive(colOffsetsHh)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50715,10 +50715,10 @@ func genInternalPackPaddedSequenceBackward(grad Tensor, inputSize []int64, batch
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__pack_padded_sequence_backward(unsafe.Pointer(gradC), i64p(inputSize), int64(len(inputSize)), unsafe.Pointer(batchSizesC), b32(batchFirst))
+	t_, e_, n_ := shard1.Atg__pack_padded_sequence_backward(unsafe.Pointer(gradC), i64p(inputSize), int64(len(inputSize)), unsafe.Pointer(batchSizesC), b32(batchFirst))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(batchSizes)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50899,9 +50899,9 @@ func genLift(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_lift(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_lift(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50927,9 +50927,9 @@ func genLiftFresh(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_lift_fresh(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_lift_fresh(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -50955,9 +50955,9 @@ func genLiftFreshCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_lift_fresh_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_lift_fresh_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51075,10 +51075,10 @@ func genMaskedFill(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_masked_fill_Scalar(unsafe.Pointer(selfC), unsafe.Pointer(maskC), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_masked_fill_Scalar(unsafe.Pointer(selfC), unsafe.Pointer(maskC), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51169,11 +51169,11 @@ func genMaskedFillTensor(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_masked_fill_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(maskC), unsafe.Pointer(valueC))
+	t_, e_, n_ := shard1.Atg_masked_fill_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(maskC), unsafe.Pointer(valueC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
 	runtime.KeepAlive(value)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51264,11 +51264,11 @@ func genMaskedScatter(self Tensor, mask Tensor, source Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_masked_scatter(unsafe.Pointer(selfC), unsafe.Pointer(maskC), unsafe.Pointer(sourceC))
+	t_, e_, n_ := shard1.Atg_masked_scatter(unsafe.Pointer(selfC), unsafe.Pointer(maskC), unsafe.Pointer(sourceC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51321,10 +51321,10 @@ func genInternalMaskedSoftmax(self Tensor, mask Tensor, opts []Option) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__masked_softmax(unsafe.Pointer(selfC), unsafe.Pointer(maskC), dim, b32(dimHas), maskType, b32(maskTypeHas))
+	t_, e_, n_ := shard1.Atg__masked_softmax(unsafe.Pointer(selfC), unsafe.Pointer(maskC), dim, b32(dimHas), maskType, b32(maskTypeHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51374,11 +51374,11 @@ func genInternalMaskedSoftmaxBackward(gradOutput Tensor, output Tensor, mask Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg__masked_softmax_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(maskC), dim, b32(dimHas))
+	t_, e_, n_ := shard1.Atg__masked_softmax_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC), unsafe.Pointer(maskC), dim, b32(dimHas))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51404,9 +51404,9 @@ func genView(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_view(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard1.Atg_view(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51432,9 +51432,9 @@ func genViewDtype(self Tensor, dtype DType) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_view_dtype(unsafe.Pointer(selfC), int32(dtype))
+	t_, e_, n_ := shard1.Atg_view_dtype(unsafe.Pointer(selfC), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51551,11 +51551,11 @@ func genPut(self Tensor, index Tensor, source Tensor, opts []Option) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_put(unsafe.Pointer(selfC), unsafe.Pointer(indexC), unsafe.Pointer(sourceC), b32(accumulate))
+	t_, e_, n_ := shard1.Atg_put(unsafe.Pointer(selfC), unsafe.Pointer(indexC), unsafe.Pointer(sourceC), b32(accumulate))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51730,11 +51730,11 @@ func genIndexAdd(self Tensor, dim int64, index Tensor, source Tensor, opts []Opt
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_index_add(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC), alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_index_add(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC), alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51909,11 +51909,11 @@ func genIndexReduce(self Tensor, dim int64, index Tensor, source Tensor, reduce 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_index_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC), reduce, b32(includeSelf))
+	t_, e_, n_ := shard1.Atg_index_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(sourceC), reduce, b32(includeSelf))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -51995,10 +51995,10 @@ func genIndexFill(self Tensor, dim int64, index Tensor, value Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_index_fill_int_Scalar(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_index_fill_int_Scalar(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52089,11 +52089,11 @@ func genIndexFillIntTensor(self Tensor, dim int64, index Tensor, value Tensor) (
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_index_fill_int_Tensor(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(valueC))
+	t_, e_, n_ := shard1.Atg_index_fill_int_Tensor(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(valueC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(value)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52143,11 +52143,11 @@ func genScatter(self Tensor, dim int64, index Tensor, src Tensor) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_src(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC))
+	t_, e_, n_ := shard1.Atg_scatter_src(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52280,10 +52280,10 @@ func genScatterValue(self Tensor, dim int64, index Tensor, value Scalar) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_value(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_scatter_value(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52410,11 +52410,11 @@ func genScatterReduce(self Tensor, dim int64, index Tensor, src Tensor, reduce s
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC), reduce)
+	t_, e_, n_ := shard1.Atg_scatter_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC), reduce)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52547,10 +52547,10 @@ func genScatterValueReduce(self Tensor, dim int64, index Tensor, value Scalar, r
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_value_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind, reduce)
+	t_, e_, n_ := shard1.Atg_scatter_value_reduce(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), value.i, value.re, value.im, value.kind, reduce)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52677,11 +52677,11 @@ func genScatterAdd(self Tensor, dim int64, index Tensor, src Tensor) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_add(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC))
+	t_, e_, n_ := shard1.Atg_scatter_add(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -52832,11 +52832,11 @@ func genScatterReduceTwo(self Tensor, dim int64, index Tensor, src Tensor, reduc
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_scatter_reduce_two(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC), reduce, b32(includeSelf))
+	t_, e_, n_ := shard1.Atg_scatter_reduce_two(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(srcC), reduce, b32(includeSelf))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53133,9 +53133,9 @@ func genBitwiseAnd(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_and_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_bitwise_and_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53161,9 +53161,9 @@ func genBitwiseAndScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_and_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_and_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53209,10 +53209,10 @@ func genBitwiseAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_and_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_and_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53321,9 +53321,9 @@ func genInternalAnd(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___and___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg___and___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53369,10 +53369,10 @@ func genInternalAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___and___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg___and___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53558,9 +53558,9 @@ func genBitwiseOr(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_or_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_bitwise_or_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53586,9 +53586,9 @@ func genBitwiseOrScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_or_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_or_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53634,10 +53634,10 @@ func genBitwiseOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_or_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_or_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53746,9 +53746,9 @@ func genInternalOr(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___or___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg___or___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53794,10 +53794,10 @@ func genInternalOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___or___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg___or___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -53983,9 +53983,9 @@ func genBitwiseXor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_xor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_bitwise_xor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54011,9 +54011,9 @@ func genBitwiseXorScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_xor_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_xor_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54059,10 +54059,10 @@ func genBitwiseXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_xor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_xor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54171,9 +54171,9 @@ func genInternalXor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___xor___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg___xor___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54219,10 +54219,10 @@ func genInternalXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___xor___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg___xor___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54331,9 +54331,9 @@ func genInternalLshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___lshift___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg___lshift___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54379,10 +54379,10 @@ func genInternalLshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___lshift___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg___lshift___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54495,10 +54495,10 @@ func genBitwiseLeftShift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_left_shift_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_left_shift_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54617,9 +54617,9 @@ func genBitwiseLeftShiftTensorScalar(self Tensor, other Scalar) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_left_shift_Tensor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_bitwise_left_shift_Tensor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54712,9 +54712,9 @@ func genBitwiseLeftShiftScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_left_shift_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_left_shift_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54756,9 +54756,9 @@ func genInternalRshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___rshift___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg___rshift___Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54804,10 +54804,10 @@ func genInternalRshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg___rshift___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg___rshift___Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -54920,10 +54920,10 @@ func genBitwiseRightShift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_right_shift_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_right_shift_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -55042,9 +55042,9 @@ func genBitwiseRightShiftTensorScalar(self Tensor, other Scalar) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_right_shift_Tensor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_bitwise_right_shift_Tensor_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -55137,9 +55137,9 @@ func genBitwiseRightShiftScalarTensor(self Scalar, other Tensor) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_bitwise_right_shift_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_bitwise_right_shift_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -55521,11 +55521,11 @@ func genAddBMM(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_addbmm(unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	t_, e_, n_ := shard1.Atg_addbmm(unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(batch1)
 	runtime.KeepAlive(batch2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56045,9 +56045,9 @@ func genDiag(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_diag(unsafe.Pointer(selfC), diagonal)
+	t_, e_, n_ := shard1.Atg_diag(unsafe.Pointer(selfC), diagonal)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56073,9 +56073,9 @@ func genDiagBackward(grad Tensor, inputSizes []int64, diagonal int64) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_diag_backward(unsafe.Pointer(gradC), i64p(inputSizes), int64(len(inputSizes)), diagonal)
+	t_, e_, n_ := shard1.Atg_diag_backward(unsafe.Pointer(gradC), i64p(inputSizes), int64(len(inputSizes)), diagonal)
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56196,10 +56196,10 @@ func genCross(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_cross(unsafe.Pointer(selfC), unsafe.Pointer(otherC), dim, b32(dimHas))
+	t_, e_, n_ := shard1.Atg_cross(unsafe.Pointer(selfC), unsafe.Pointer(otherC), dim, b32(dimHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56307,9 +56307,9 @@ func genTriu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_triu(unsafe.Pointer(selfC), diagonal)
+	t_, e_, n_ := shard1.Atg_triu(unsafe.Pointer(selfC), diagonal)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56417,9 +56417,9 @@ func genTril(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_tril(unsafe.Pointer(selfC), diagonal)
+	t_, e_, n_ := shard1.Atg_tril(unsafe.Pointer(selfC), diagonal)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56458,8 +56458,8 @@ func genTrilIndices(row int64, col int64, opts []Option) (r0_ Tensor, err_ error
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_tril_indices(row, col, offset, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_tril_indices(row, col, offset, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56498,8 +56498,8 @@ func genTriuIndices(row int64, col int64, opts []Option) (r0_ Tensor, err_ error
 			return
 		}
 	}
-	t_, e_ := shard1.Atg_triu_indices(row, col, offset, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard1.Atg_triu_indices(row, col, offset, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56541,9 +56541,9 @@ func genTrace(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trace(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_trace(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56569,9 +56569,9 @@ func genTraceBackward(grad Tensor, sizes []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_trace_backward(unsafe.Pointer(gradC), i64p(sizes), int64(len(sizes)))
+	t_, e_, n_ := shard1.Atg_trace_backward(unsafe.Pointer(gradC), i64p(sizes), int64(len(sizes)))
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56649,9 +56649,9 @@ func genNe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ne_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_ne_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56738,10 +56738,10 @@ func genNeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ne_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_ne_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56886,9 +56886,9 @@ func genNotEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_not_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_not_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -56975,10 +56975,10 @@ func genNotEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_not_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_not_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57123,9 +57123,9 @@ func genEq(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_eq_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_eq_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57212,10 +57212,10 @@ func genEqTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_eq_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_eq_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57293,9 +57293,9 @@ func genGe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ge_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_ge_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57382,10 +57382,10 @@ func genGeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_ge_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_ge_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57530,9 +57530,9 @@ func genGreaterEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_greater_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_greater_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57619,10 +57619,10 @@ func genGreaterEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_greater_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_greater_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57767,9 +57767,9 @@ func genLe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_le_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_le_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -57856,10 +57856,10 @@ func genLeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard1.Atg_le_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_le_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58004,9 +58004,9 @@ func genLessEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_less_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_less_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58093,10 +58093,10 @@ func genLessEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_less_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_less_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58241,9 +58241,9 @@ func genGt(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_gt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_gt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58330,10 +58330,10 @@ func genGtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_gt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_gt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58478,9 +58478,9 @@ func genGreater(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_greater_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_greater_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58567,10 +58567,10 @@ func genGreaterTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_greater_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_greater_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58715,9 +58715,9 @@ func genLt(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_lt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58804,10 +58804,10 @@ func genLtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_lt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -58952,9 +58952,9 @@ func genLess(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_less_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_less_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59041,10 +59041,10 @@ func genLessTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_less_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_less_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59198,10 +59198,10 @@ func genTake(self Tensor, index Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_take(unsafe.Pointer(selfC), unsafe.Pointer(indexC))
+	t_, e_, n_ := shard2.Atg_take(unsafe.Pointer(selfC), unsafe.Pointer(indexC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59322,10 +59322,10 @@ func genTakeAlongDim(self Tensor, indices Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_take_along_dim(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
+	t_, e_, n_ := shard2.Atg_take_along_dim(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59412,10 +59412,10 @@ func genIndexSelect(self Tensor, dim int64, index Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_index_select(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
+	t_, e_, n_ := shard2.Atg_index_select(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59445,10 +59445,10 @@ func genIndexSelectBackward(grad Tensor, selfSizes []int64, dim int64, index Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_index_select_backward(unsafe.Pointer(gradC), i64p(selfSizes), int64(len(selfSizes)), dim, unsafe.Pointer(indexC))
+	t_, e_, n_ := shard2.Atg_index_select_backward(unsafe.Pointer(gradC), i64p(selfSizes), int64(len(selfSizes)), dim, unsafe.Pointer(indexC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59535,10 +59535,10 @@ func genMaskedSelect(self Tensor, mask Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_masked_select(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard2.Atg_masked_select(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59572,11 +59572,11 @@ func genMaskedSelectBackward(grad Tensor, input Tensor, mask Tensor) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_masked_select_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard2.Atg_masked_select_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59654,9 +59654,9 @@ func genNonZero(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nonzero(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_nonzero(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59745,9 +59745,9 @@ func genArgwhere(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_argwhere(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_argwhere(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59860,10 +59860,10 @@ func genGather(self Tensor, dim int64, index Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_gather(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
+	t_, e_, n_ := shard2.Atg_gather(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59897,11 +59897,11 @@ func genGatherBackward(grad Tensor, self Tensor, dim int64, index Tensor, sparse
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_gather_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
+	t_, e_, n_ := shard2.Atg_gather_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -59935,11 +59935,11 @@ func genInternalGatherSparseBackward(self Tensor, dim int64, index Tensor, grad 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__gather_sparse_backward(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(gradC))
+	t_, e_, n_ := shard2.Atg__gather_sparse_backward(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(gradC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(index)
 	runtime.KeepAlive(grad)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60061,11 +60061,11 @@ func genAddcmul(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_addcmul(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard2.Atg_addcmul(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(tensor1)
 	runtime.KeepAlive(tensor2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60240,11 +60240,11 @@ func genAddcdiv(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_addcdiv(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard2.Atg_addcdiv(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(tensor1)
 	runtime.KeepAlive(tensor2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60356,11 +60356,11 @@ func genCrossEntropyLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_cross_entropy_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, labelSmoothing)
+	t_, e_, n_ := shard2.Atg_cross_entropy_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, labelSmoothing)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60625,10 +60625,10 @@ func genLinalgSolveTriangular(self Tensor, b Tensor, upper bool, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_solve_triangular(unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
+	t_, e_, n_ := shard2.Atg_linalg_solve_triangular(unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(b)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60670,9 +60670,9 @@ func genLinalgVander(x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_vander(unsafe.Pointer(xC), n, b32(nHas))
+	t_, e_, n_ := shard2.Atg_linalg_vander(unsafe.Pointer(xC), n, b32(nHas))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -60997,9 +60997,9 @@ func genSwapaxes(self Tensor, axis0 int64, axis1 int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_swapaxes(unsafe.Pointer(selfC), axis0, axis1)
+	t_, e_, n_ := shard2.Atg_swapaxes(unsafe.Pointer(selfC), axis0, axis1)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61072,9 +61072,9 @@ func genSwapdims(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_swapdims(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard2.Atg_swapdims(unsafe.Pointer(selfC), dim0, dim1)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61209,9 +61209,9 @@ func genCholesky(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_cholesky(unsafe.Pointer(selfC), b32(upper))
+	t_, e_, n_ := shard2.Atg_cholesky(unsafe.Pointer(selfC), b32(upper))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61324,10 +61324,10 @@ func genCholeskySolve(self Tensor, input2 Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_cholesky_solve(unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
+	t_, e_, n_ := shard2.Atg_cholesky_solve(unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(input2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61357,10 +61357,10 @@ func genInternalCholeskySolveHelper(self Tensor, a Tensor, upper bool) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__cholesky_solve_helper(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper))
+	t_, e_, n_ := shard2.Atg__cholesky_solve_helper(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(a)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61416,9 +61416,9 @@ func genCholeskyInverse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_cholesky_inverse(unsafe.Pointer(selfC), b32(upper))
+	t_, e_, n_ := shard2.Atg_cholesky_inverse(unsafe.Pointer(selfC), b32(upper))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61718,10 +61718,10 @@ func genOrgqr(self Tensor, input2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_orgqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C))
+	t_, e_, n_ := shard2.Atg_orgqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(input2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -61890,11 +61890,11 @@ func genOrmqr(self Tensor, input2 Tensor, input3 Tensor, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_ormqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
+	t_, e_, n_ := shard2.Atg_ormqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(input2)
 	runtime.KeepAlive(input3)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62038,11 +62038,11 @@ func genLuSolve(self Tensor, luData Tensor, luPivots Tensor) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lu_solve(unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
+	t_, e_, n_ := shard2.Atg_lu_solve(unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(luData)
 	runtime.KeepAlive(luPivots)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62282,10 +62282,10 @@ func genMultinomial(self Tensor, numSamples int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_multinomial(unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_multinomial(unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62394,9 +62394,9 @@ func genLgamma(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lgamma(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_lgamma(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62474,9 +62474,9 @@ func genDigamma(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_digamma(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_digamma(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62554,9 +62554,9 @@ func genPolygamma(n int64, self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_polygamma(n, unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_polygamma(n, unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62629,9 +62629,9 @@ func genErfinv(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_erfinv(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_erfinv(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62740,9 +62740,9 @@ func genI0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_i0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_i0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62867,9 +62867,9 @@ func genSign(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_sign(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_sign(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -62978,9 +62978,9 @@ func genSignbit(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_signbit(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_signbit(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63076,10 +63076,10 @@ func genDist(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_dist(unsafe.Pointer(selfC), unsafe.Pointer(otherC), p.i, p.re, p.im, p.kind)
+	t_, e_, n_ := shard2.Atg_dist(unsafe.Pointer(selfC), unsafe.Pointer(otherC), p.i, p.re, p.im, p.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63202,10 +63202,10 @@ func genAtan2(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_atan2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_atan2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63251,10 +63251,10 @@ func genArctan2(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_arctan2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_arctan2(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63464,10 +63464,10 @@ func genLerp(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lerp_Scalar(unsafe.Pointer(selfC), unsafe.Pointer(endC), weight.i, weight.re, weight.im, weight.kind)
+	t_, e_, n_ := shard2.Atg_lerp_Scalar(unsafe.Pointer(selfC), unsafe.Pointer(endC), weight.i, weight.re, weight.im, weight.kind)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(end)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63517,11 +63517,11 @@ func genLerpTensor(self Tensor, end Tensor, weight Tensor) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_lerp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(endC), unsafe.Pointer(weightC))
+	t_, e_, n_ := shard2.Atg_lerp_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(endC), unsafe.Pointer(weightC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(end)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -63641,9 +63641,9 @@ func genHistc(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_histc(unsafe.Pointer(selfC), bins, min_.i, min_.re, min_.im, min_.kind, max_.i, max_.re, max_.im, max_.kind)
+	t_, e_, n_ := shard2.Atg_histc(unsafe.Pointer(selfC), bins, min_.i, min_.re, min_.im, min_.kind, max_.i, max_.re, max_.im, max_.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64047,10 +64047,10 @@ func genInternalHistogramddFromBinCts(self Tensor, bins []int64, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__histogramdd_from_bin_cts(unsafe.Pointer(selfC), i64p(bins), int64(len(bins)), f64p(range_), optLen(len(range_), range_ == nil), unsafe.Pointer(weightC), b32(density))
+	t_, e_, n_ := shard2.Atg__histogramdd_from_bin_cts(unsafe.Pointer(selfC), i64p(bins), int64(len(bins)), f64p(range_), optLen(len(range_), range_ == nil), unsafe.Pointer(weightC), b32(density))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64099,11 +64099,11 @@ func genInternalHistogramddFromBinTensors(self Tensor, bins []Tensor, opts []Opt
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__histogramdd_from_bin_tensors(unsafe.Pointer(selfC), tensorsPtr(binsC), int64(len(binsC)), unsafe.Pointer(weightC), b32(density))
+	t_, e_, n_ := shard2.Atg__histogramdd_from_bin_tensors(unsafe.Pointer(selfC), tensorsPtr(binsC), int64(len(binsC)), unsafe.Pointer(weightC), b32(density))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(bins)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64360,9 +64360,9 @@ func genFmod(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fmod_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_fmod_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64480,10 +64480,10 @@ func genFmodTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fmod_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_fmod_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64606,10 +64606,10 @@ func genHypot(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hypot(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_hypot(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64732,10 +64732,10 @@ func genIgamma(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_igamma(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_igamma(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64858,10 +64858,10 @@ func genIgammac(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_igammac(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_igammac(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -64984,10 +64984,10 @@ func genNextafter(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nextafter(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_nextafter(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65101,9 +65101,9 @@ func genRemainder(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_remainder_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_remainder_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65221,10 +65221,10 @@ func genRemainderTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_remainder_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_remainder_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65286,9 +65286,9 @@ func genRemainderScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_remainder_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_remainder_Scalar_Tensor(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65330,9 +65330,9 @@ func genMin(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_min(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_min(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65378,10 +65378,10 @@ func genFmin(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fmin(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_fmin(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65464,9 +65464,9 @@ func genMax(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_max(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65512,10 +65512,10 @@ func genFmax(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fmax(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_fmax(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65602,10 +65602,10 @@ func genMaximum(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_maximum(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_maximum(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65692,10 +65692,10 @@ func genMaxOther(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max_other(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_max_other(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65782,10 +65782,10 @@ func genMinimum(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_minimum(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_minimum(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65913,10 +65913,10 @@ func genMinOther(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_min_other(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_min_other(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -65986,10 +65986,10 @@ func genQuantile(self Tensor, q Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_quantile(unsafe.Pointer(selfC), unsafe.Pointer(qC), dim, b32(dimHas), b32(keepdim), interpolation)
+	t_, e_, n_ := shard2.Atg_quantile(unsafe.Pointer(selfC), unsafe.Pointer(qC), dim, b32(dimHas), b32(keepdim), interpolation)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(q)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66118,9 +66118,9 @@ func genQuantileScalar(self Tensor, q float64, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_quantile_scalar(unsafe.Pointer(selfC), q, dim, b32(dimHas), b32(keepdim), interpolation)
+	t_, e_, n_ := shard2.Atg_quantile_scalar(unsafe.Pointer(selfC), q, dim, b32(dimHas), b32(keepdim), interpolation)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66248,10 +66248,10 @@ func genNanquantile(self Tensor, q Tensor, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nanquantile(unsafe.Pointer(selfC), unsafe.Pointer(qC), dim, b32(dimHas), b32(keepdim), interpolation)
+	t_, e_, n_ := shard2.Atg_nanquantile(unsafe.Pointer(selfC), unsafe.Pointer(qC), dim, b32(dimHas), b32(keepdim), interpolation)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(q)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66380,9 +66380,9 @@ func genNanquantileScalar(self Tensor, q float64, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nanquantile_scalar(unsafe.Pointer(selfC), q, dim, b32(dimHas), b32(keepdim), interpolation)
+	t_, e_, n_ := shard2.Atg_nanquantile_scalar(unsafe.Pointer(selfC), q, dim, b32(dimHas), b32(keepdim), interpolation)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66780,9 +66780,9 @@ func genMsort(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_msort(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_msort(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66843,9 +66843,9 @@ func genArgSort(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_argsort(unsafe.Pointer(selfC), dim, b32(descending))
+	t_, e_, n_ := shard2.Atg_argsort(unsafe.Pointer(selfC), dim, b32(descending))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -66906,9 +66906,9 @@ func genArgSortStable(self Tensor, stable bool, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_argsort_stable(unsafe.Pointer(selfC), b32(stable), dim, b32(descending))
+	t_, e_, n_ := shard2.Atg_argsort_stable(unsafe.Pointer(selfC), b32(stable), dim, b32(descending))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67082,9 +67082,9 @@ func genAll(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_all(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_all(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67162,9 +67162,9 @@ func genAny(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_any(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_any(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67278,9 +67278,9 @@ func genRenorm(self Tensor, p Scalar, dim int64, maxnorm Scalar) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_renorm(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, dim, maxnorm.i, maxnorm.re, maxnorm.im, maxnorm.kind)
+	t_, e_, n_ := shard2.Atg_renorm(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, dim, maxnorm.i, maxnorm.re, maxnorm.im, maxnorm.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67337,9 +67337,9 @@ func genUnfold(self Tensor, dimension int64, size int64, step int64) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_unfold(unsafe.Pointer(selfC), dimension, size, step)
+	t_, e_, n_ := shard2.Atg_unfold(unsafe.Pointer(selfC), dimension, size, step)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67365,9 +67365,9 @@ func genUnfoldBackward(gradIn Tensor, inputSizes []int64, dim int64, size int64,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_unfold_backward(unsafe.Pointer(gradInC), i64p(inputSizes), int64(len(inputSizes)), dim, size, step)
+	t_, e_, n_ := shard2.Atg_unfold_backward(unsafe.Pointer(gradInC), i64p(inputSizes), int64(len(inputSizes)), dim, size, step)
 	runtime.KeepAlive(gradIn)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67506,10 +67506,10 @@ func genPow(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_pow_Tensor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(exponentC))
+	t_, e_, n_ := shard2.Atg_pow_Tensor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(exponentC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(exponent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67571,9 +67571,9 @@ func genPowScalar(self Scalar, exponent Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_pow_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(exponentC))
+	t_, e_, n_ := shard2.Atg_pow_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(exponentC))
 	runtime.KeepAlive(exponent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67651,9 +67651,9 @@ func genPowTensorScalar(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_pow_Tensor_Scalar(unsafe.Pointer(selfC), exponent.i, exponent.re, exponent.im, exponent.kind)
+	t_, e_, n_ := shard2.Atg_pow_Tensor_Scalar(unsafe.Pointer(selfC), exponent.i, exponent.re, exponent.im, exponent.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67807,10 +67807,10 @@ func genFloatPower(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_float_power_Tensor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(exponentC))
+	t_, e_, n_ := shard2.Atg_float_power_Tensor_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(exponentC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(exponent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67872,9 +67872,9 @@ func genFloatPowerScalar(self Scalar, exponent Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_float_power_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(exponentC))
+	t_, e_, n_ := shard2.Atg_float_power_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(exponentC))
 	runtime.KeepAlive(exponent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -67952,9 +67952,9 @@ func genFloatPowerTensorScalar(self Tensor, exponent Scalar) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_float_power_Tensor_Scalar(unsafe.Pointer(selfC), exponent.i, exponent.re, exponent.im, exponent.kind)
+	t_, e_, n_ := shard2.Atg_float_power_Tensor_Scalar(unsafe.Pointer(selfC), exponent.i, exponent.re, exponent.im, exponent.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68123,10 +68123,10 @@ func genNormalFunctional(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_normal_functional(unsafe.Pointer(selfC), mean, std, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_normal_functional(unsafe.Pointer(selfC), mean, std, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68227,10 +68227,10 @@ func genNormal(mean Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_normal_Tensor_float(unsafe.Pointer(meanC), std, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_normal_Tensor_float(unsafe.Pointer(meanC), std, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(mean)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68325,10 +68325,10 @@ func genNormalFloatTensor(mean float64, std Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_normal_float_Tensor(mean, unsafe.Pointer(stdC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_normal_float_Tensor(mean, unsafe.Pointer(stdC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(std)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68432,11 +68432,11 @@ func genNormalTensorTensor(mean Tensor, std Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_normal_Tensor_Tensor(unsafe.Pointer(meanC), unsafe.Pointer(stdC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_normal_Tensor_Tensor(unsafe.Pointer(meanC), unsafe.Pointer(stdC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(mean)
 	runtime.KeepAlive(std)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68477,9 +68477,9 @@ func genNormalFloatFloat(mean float64, std float64, size []int64, opts []Option)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_normal_float_float(mean, std, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard2.Atg_normal_float_float(mean, std, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68569,9 +68569,9 @@ func genAlias(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_alias(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_alias(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68693,10 +68693,10 @@ func genBucketize(self Tensor, boundaries Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_bucketize_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(boundariesC), b32(outInt32), b32(right))
+	t_, e_, n_ := shard2.Atg_bucketize_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(boundariesC), b32(outInt32), b32(right))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(boundaries)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68793,9 +68793,9 @@ func genBucketizeScalar(self Scalar, boundaries Tensor, opts []Option) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_bucketize_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(boundariesC), b32(outInt32), b32(right))
+	t_, e_, n_ := shard2.Atg_bucketize_Scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(boundariesC), b32(outInt32), b32(right))
 	runtime.KeepAlive(boundaries)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68852,11 +68852,11 @@ func genSearchsorted(sortedSequence Tensor, self Tensor, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_searchsorted_Tensor(unsafe.Pointer(sortedSequenceC), unsafe.Pointer(selfC), b32(outInt32), b32(right), side, b32(sideHas), unsafe.Pointer(sorterC))
+	t_, e_, n_ := shard2.Atg_searchsorted_Tensor(unsafe.Pointer(sortedSequenceC), unsafe.Pointer(selfC), b32(outInt32), b32(right), side, b32(sideHas), unsafe.Pointer(sorterC))
 	runtime.KeepAlive(sortedSequence)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(sorter)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -68882,9 +68882,9 @@ func genInternalTorchCudaCuLinkerSymbolOp(self Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__torch_cuda_cu_linker_symbol_op(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__torch_cuda_cu_linker_symbol_op(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69006,10 +69006,10 @@ func genSearchsortedScalar(sortedSequence Tensor, self Scalar, opts []Option) (r
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_searchsorted_Scalar(unsafe.Pointer(sortedSequenceC), self.i, self.re, self.im, self.kind, b32(outInt32), b32(right), side, b32(sideHas), unsafe.Pointer(sorterC))
+	t_, e_, n_ := shard2.Atg_searchsorted_Scalar(unsafe.Pointer(sortedSequenceC), self.i, self.re, self.im, self.kind, b32(outInt32), b32(right), side, b32(sideHas), unsafe.Pointer(sorterC))
 	runtime.KeepAlive(sortedSequence)
 	runtime.KeepAlive(sorter)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69047,9 +69047,9 @@ func genInternalConvertIndicesFromCooToCsr(self Tensor, size int64, opts []Optio
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__convert_indices_from_coo_to_csr(unsafe.Pointer(selfC), size, b32(outInt32))
+	t_, e_, n_ := shard2.Atg__convert_indices_from_coo_to_csr(unsafe.Pointer(selfC), size, b32(outInt32))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69142,10 +69142,10 @@ func genInternalConvertIndicesFromCsrToCoo(crowIndices Tensor, colIndices Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__convert_indices_from_csr_to_coo(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), b32(outInt32), b32(transpose))
+	t_, e_, n_ := shard2.Atg__convert_indices_from_csr_to_coo(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), b32(outInt32), b32(transpose))
 	runtime.KeepAlive(crowIndices)
 	runtime.KeepAlive(colIndices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69300,10 +69300,10 @@ func genMseLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_mse_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_mse_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69383,11 +69383,11 @@ func genMseLossBackward(gradOutput Tensor, self Tensor, target Tensor, reduction
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_mse_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_mse_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69431,10 +69431,10 @@ func genL1Loss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_l1_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_l1_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69560,11 +69560,11 @@ func genMultiMarginLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_multi_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), p.i, p.re, p.im, p.kind, margin.i, margin.re, margin.im, margin.kind, unsafe.Pointer(weightC), reduction)
+	t_, e_, n_ := shard2.Atg_multi_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), p.i, p.re, p.im, p.kind, margin.i, margin.re, margin.im, margin.kind, unsafe.Pointer(weightC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69687,12 +69687,12 @@ func genMultiMarginLossBackward(gradOutput Tensor, self Tensor, target Tensor, p
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_multi_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), p.i, p.re, p.im, p.kind, margin.i, margin.re, margin.im, margin.kind, unsafe.Pointer(weightC), reduction)
+	t_, e_, n_ := shard2.Atg_multi_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), p.i, p.re, p.im, p.kind, margin.i, margin.re, margin.im, margin.kind, unsafe.Pointer(weightC), reduction)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69791,10 +69791,10 @@ func genMultilabelMarginLoss(self Tensor, target Tensor, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_multilabel_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_multilabel_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -69967,12 +69967,12 @@ func genMultilabelMarginLossBackward(gradOutput Tensor, self Tensor, target Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_multilabel_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, unsafe.Pointer(isTargetC))
+	t_, e_, n_ := shard2.Atg_multilabel_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, unsafe.Pointer(isTargetC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(isTarget)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70096,11 +70096,11 @@ func genNllLossNd(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nll_loss_nd(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
+	t_, e_, n_ := shard2.Atg_nll_loss_nd(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70156,11 +70156,11 @@ func genNllLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nll_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
+	t_, e_, n_ := shard2.Atg_nll_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70352,13 +70352,13 @@ func genNllLossBackward(gradOutput Tensor, self Tensor, target Tensor, weight Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nll_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, unsafe.Pointer(totalWeightC))
+	t_, e_, n_ := shard2.Atg_nll_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, unsafe.Pointer(totalWeightC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(totalWeight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70482,11 +70482,11 @@ func genNllLoss2d(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nll_loss2d(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
+	t_, e_, n_ := shard2.Atg_nll_loss2d(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70678,13 +70678,13 @@ func genNllLoss2dBackward(gradOutput Tensor, self Tensor, target Tensor, weight 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_nll_loss2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, unsafe.Pointer(totalWeightC))
+	t_, e_, n_ := shard2.Atg_nll_loss2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, unsafe.Pointer(totalWeightC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(totalWeight)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70789,10 +70789,10 @@ func genSmoothL1Loss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_smooth_l1_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, beta)
+	t_, e_, n_ := shard2.Atg_smooth_l1_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, beta)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70872,11 +70872,11 @@ func genSmoothL1LossBackward(gradOutput Tensor, self Tensor, target Tensor, redu
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_smooth_l1_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, beta)
+	t_, e_, n_ := shard2.Atg_smooth_l1_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, beta)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -70981,10 +70981,10 @@ func genHuberLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_huber_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, delta)
+	t_, e_, n_ := shard2.Atg_huber_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, delta)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71064,11 +71064,11 @@ func genHuberLossBackward(gradOutput Tensor, self Tensor, target Tensor, reducti
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_huber_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, delta)
+	t_, e_, n_ := shard2.Atg_huber_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction, delta)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71167,10 +71167,10 @@ func genSoftMarginLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_soft_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_soft_margin_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71250,11 +71250,11 @@ func genSoftMarginLossBackward(gradOutput Tensor, self Tensor, target Tensor, re
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_soft_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
+	t_, e_, n_ := shard2.Atg_soft_margin_loss_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(targetC), reduction)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(target)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71352,9 +71352,9 @@ func genElu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_elu(unsafe.Pointer(selfC), alpha.i, alpha.re, alpha.im, alpha.kind, scale.i, scale.re, scale.im, scale.kind, inputScale.i, inputScale.re, inputScale.im, inputScale.kind)
+	t_, e_, n_ := shard2.Atg_elu(unsafe.Pointer(selfC), alpha.i, alpha.re, alpha.im, alpha.kind, scale.i, scale.re, scale.im, scale.kind, inputScale.i, inputScale.re, inputScale.im, inputScale.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71425,10 +71425,10 @@ func genEluBackward(gradOutput Tensor, alpha Scalar, scale Scalar, inputScale Sc
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_elu_backward(unsafe.Pointer(gradOutputC), alpha.i, alpha.re, alpha.im, alpha.kind, scale.i, scale.re, scale.im, scale.kind, inputScale.i, inputScale.re, inputScale.im, inputScale.kind, b32(isResult), unsafe.Pointer(selfOrResultC))
+	t_, e_, n_ := shard2.Atg_elu_backward(unsafe.Pointer(gradOutputC), alpha.i, alpha.re, alpha.im, alpha.kind, scale.i, scale.re, scale.im, scale.kind, inputScale.i, inputScale.re, inputScale.im, inputScale.kind, b32(isResult), unsafe.Pointer(selfOrResultC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(selfOrResult)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71567,9 +71567,9 @@ func genGlu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_glu(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard2.Atg_glu(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71640,10 +71640,10 @@ func genGluBackward(gradOutput Tensor, self Tensor, dim int64) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_glu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard2.Atg_glu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71677,11 +71677,11 @@ func genGluJvp(glu Tensor, x Tensor, dx Tensor, dim int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_glu_jvp(unsafe.Pointer(gluC), unsafe.Pointer(xC), unsafe.Pointer(dxC), dim)
+	t_, e_, n_ := shard2.Atg_glu_jvp(unsafe.Pointer(gluC), unsafe.Pointer(xC), unsafe.Pointer(dxC), dim)
 	runtime.KeepAlive(glu)
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(dx)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71723,13 +71723,13 @@ func genGluBackwardJvp(gradX Tensor, gradGlu Tensor, x Tensor, dgradGlu Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_glu_backward_jvp(unsafe.Pointer(gradXC), unsafe.Pointer(gradGluC), unsafe.Pointer(xC), unsafe.Pointer(dgradGluC), unsafe.Pointer(dxC), dim)
+	t_, e_, n_ := shard2.Atg_glu_backward_jvp(unsafe.Pointer(gradXC), unsafe.Pointer(gradGluC), unsafe.Pointer(xC), unsafe.Pointer(dgradGluC), unsafe.Pointer(dxC), dim)
 	runtime.KeepAlive(gradX)
 	runtime.KeepAlive(gradGlu)
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(dgradGlu)
 	runtime.KeepAlive(dx)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71791,9 +71791,9 @@ func genHardsigmoid(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardsigmoid(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_hardsigmoid(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71895,10 +71895,10 @@ func genHardsigmoidBackward(gradOutput Tensor, self Tensor) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardsigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_hardsigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -71990,9 +71990,9 @@ func genHardtanh(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardtanh(unsafe.Pointer(selfC), minVal.i, minVal.re, minVal.im, minVal.kind, maxVal.i, maxVal.re, maxVal.im, maxVal.kind)
+	t_, e_, n_ := shard2.Atg_hardtanh(unsafe.Pointer(selfC), minVal.i, minVal.re, minVal.im, minVal.kind, maxVal.i, maxVal.re, maxVal.im, maxVal.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72063,10 +72063,10 @@ func genHardtanhBackward(gradOutput Tensor, self Tensor, minVal Scalar, maxVal S
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardtanh_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), minVal.i, minVal.re, minVal.im, minVal.kind, maxVal.i, maxVal.re, maxVal.im, maxVal.kind)
+	t_, e_, n_ := shard2.Atg_hardtanh_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), minVal.i, minVal.re, minVal.im, minVal.kind, maxVal.i, maxVal.re, maxVal.im, maxVal.kind)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72174,9 +72174,9 @@ func genHardswish(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardswish(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_hardswish(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72237,10 +72237,10 @@ func genHardswishBackward(gradOutput Tensor, self Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_hardswish_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_hardswish_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72326,9 +72326,9 @@ func genLeakyRelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_leaky_relu(unsafe.Pointer(selfC), negativeSlope.i, negativeSlope.re, negativeSlope.im, negativeSlope.kind)
+	t_, e_, n_ := shard2.Atg_leaky_relu(unsafe.Pointer(selfC), negativeSlope.i, negativeSlope.re, negativeSlope.im, negativeSlope.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72399,10 +72399,10 @@ func genLeakyReluBackward(gradOutput Tensor, self Tensor, negativeSlope Scalar, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_leaky_relu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), negativeSlope.i, negativeSlope.re, negativeSlope.im, negativeSlope.kind, b32(selfIsResult))
+	t_, e_, n_ := shard2.Atg_leaky_relu_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), negativeSlope.i, negativeSlope.re, negativeSlope.im, negativeSlope.kind, b32(selfIsResult))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72507,9 +72507,9 @@ func genLogSigmoid(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_log_sigmoid(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_log_sigmoid(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72663,11 +72663,11 @@ func genLogSigmoidBackward(gradOutput Tensor, self Tensor, buffer Tensor) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_log_sigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(bufferC))
+	t_, e_, n_ := shard2.Atg_log_sigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(bufferC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(buffer)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72789,11 +72789,11 @@ func genRreluWithNoise(self Tensor, noise Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_rrelu_with_noise(unsafe.Pointer(selfC), unsafe.Pointer(noiseC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard2.Atg_rrelu_with_noise(unsafe.Pointer(selfC), unsafe.Pointer(noiseC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(noise)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72827,11 +72827,11 @@ func genRreluWithNoiseBackward(gradOutput Tensor, self Tensor, noise Tensor, low
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_rrelu_with_noise_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(noiseC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), b32(selfIsResult))
+	t_, e_, n_ := shard2.Atg_rrelu_with_noise_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(noiseC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), b32(selfIsResult))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(noise)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -72985,9 +72985,9 @@ func genSoftplus(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_softplus(unsafe.Pointer(selfC), beta.i, beta.re, beta.im, beta.kind, threshold.i, threshold.re, threshold.im, threshold.kind)
+	t_, e_, n_ := shard2.Atg_softplus(unsafe.Pointer(selfC), beta.i, beta.re, beta.im, beta.kind, threshold.i, threshold.re, threshold.im, threshold.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73058,10 +73058,10 @@ func genSoftplusBackward(gradOutput Tensor, self Tensor, beta Scalar, threshold 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_softplus_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), beta.i, beta.re, beta.im, beta.kind, threshold.i, threshold.re, threshold.im, threshold.kind)
+	t_, e_, n_ := shard2.Atg_softplus_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), beta.i, beta.re, beta.im, beta.kind, threshold.i, threshold.re, threshold.im, threshold.kind)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73147,9 +73147,9 @@ func genSoftshrink(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_softshrink(unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
+	t_, e_, n_ := shard2.Atg_softshrink(unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73220,10 +73220,10 @@ func genSoftshrinkBackward(gradOutput Tensor, self Tensor, lambd Scalar) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_softshrink_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
+	t_, e_, n_ := shard2.Atg_softshrink_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), lambd.i, lambd.re, lambd.im, lambd.kind)
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73285,9 +73285,9 @@ func genAdaptiveAvgPool2d(self Tensor, outputSize []int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg_adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73313,9 +73313,9 @@ func genMkldnnAdaptiveAvgPool2d(self Tensor, outputSize []int64) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_mkldnn_adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg_mkldnn_adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73381,10 +73381,10 @@ func genMkldnnAdaptiveAvgPool2dBackward(gradOutput Tensor, self Tensor) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_mkldnn_adaptive_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_mkldnn_adaptive_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73410,9 +73410,9 @@ func genInternalAdaptiveAvgPool2d(self Tensor, outputSize []int64) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg__adaptive_avg_pool2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73442,10 +73442,10 @@ func genInternalAdaptiveAvgPool2dBackward(gradOutput Tensor, self Tensor) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__adaptive_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__adaptive_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73507,9 +73507,9 @@ func genAdaptiveAvgPool3d(self Tensor, outputSize []int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_adaptive_avg_pool3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg_adaptive_avg_pool3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73535,9 +73535,9 @@ func genInternalAdaptiveAvgPool3d(self Tensor, outputSize []int64) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__adaptive_avg_pool3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg__adaptive_avg_pool3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73608,10 +73608,10 @@ func genInternalAdaptiveAvgPool3dBackward(gradOutput Tensor, self Tensor) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__adaptive_avg_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__adaptive_avg_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73765,11 +73765,11 @@ func genAdaptiveMaxPool2dBackward(gradOutput Tensor, self Tensor, indices Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_adaptive_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_adaptive_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -73923,11 +73923,11 @@ func genAdaptiveMaxPool3dBackward(gradOutput Tensor, self Tensor, indices Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_adaptive_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_adaptive_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74057,9 +74057,9 @@ func genAvgPool2d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_avg_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
+	t_, e_, n_ := shard2.Atg_avg_pool2d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74162,10 +74162,10 @@ func genAvgPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, st
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
+	t_, e_, n_ := shard2.Atg_avg_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74295,9 +74295,9 @@ func genAvgPool3d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_avg_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
+	t_, e_, n_ := shard2.Atg_avg_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74400,10 +74400,10 @@ func genAvgPool3dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, st
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_avg_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
+	t_, e_, n_ := shard2.Atg_avg_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad), divisorOverride, b32(divisorOverrideHas))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74567,11 +74567,11 @@ func genFractionalMaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize [
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fractional_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(outputSize), int64(len(outputSize)), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_fractional_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(outputSize), int64(len(outputSize)), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74735,11 +74735,11 @@ func genFractionalMaxPool3dBackward(gradOutput Tensor, self Tensor, kernelSize [
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fractional_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(outputSize), int64(len(outputSize)), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_fractional_max_pool3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(outputSize), int64(len(outputSize)), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -74953,11 +74953,11 @@ func genMaxPool2dWithIndicesBackward(gradOutput Tensor, self Tensor, kernelSize 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max_pool2d_with_indices_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_max_pool2d_with_indices_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75171,11 +75171,11 @@ func genMaxPool3dWithIndicesBackward(gradOutput Tensor, self Tensor, kernelSize 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max_pool3d_with_indices_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode), unsafe.Pointer(indicesC))
+	t_, e_, n_ := shard2.Atg_max_pool3d_with_indices_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode), unsafe.Pointer(indicesC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75246,10 +75246,10 @@ func genMaxUnpool2d(self Tensor, indices Tensor, outputSize []int64) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max_unpool2d(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), i64p(outputSize), int64(len(outputSize)))
+	t_, e_, n_ := shard2.Atg_max_unpool2d(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), i64p(outputSize), int64(len(outputSize)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75320,10 +75320,10 @@ func genMaxUnpool3d(self Tensor, indices Tensor, outputSize []int64, stride []in
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_max_unpool3d(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), i64p(outputSize), int64(len(outputSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_max_unpool3d(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), i64p(outputSize), int64(len(outputSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75385,9 +75385,9 @@ func genReflectionPad1d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad1d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad1d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75458,10 +75458,10 @@ func genReflectionPad1dBackward(gradOutput Tensor, self Tensor, padding []int64)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad1d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad1d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75523,9 +75523,9 @@ func genReflectionPad2d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad2d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad2d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75596,10 +75596,10 @@ func genReflectionPad2dBackward(gradOutput Tensor, self Tensor, padding []int64)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75661,9 +75661,9 @@ func genReflectionPad3d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad3d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad3d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75734,10 +75734,10 @@ func genReflectionPad3dBackward(gradOutput Tensor, self Tensor, padding []int64)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_reflection_pad3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_reflection_pad3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75799,9 +75799,9 @@ func genReplicationPad1d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad1d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad1d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75872,10 +75872,10 @@ func genReplicationPad1dBackward(gradOutput Tensor, self Tensor, padding []int64
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad1d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad1d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -75937,9 +75937,9 @@ func genReplicationPad2d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad2d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad2d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76010,10 +76010,10 @@ func genReplicationPad2dBackward(gradOutput Tensor, self Tensor, padding []int64
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76075,9 +76075,9 @@ func genReplicationPad3d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad3d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad3d(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76148,10 +76148,10 @@ func genReplicationPad3dBackward(gradOutput Tensor, self Tensor, padding []int64
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_replication_pad3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_replication_pad3d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76177,9 +76177,9 @@ func genInternalPadCircular(self Tensor, pad []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__pad_circular(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)))
+	t_, e_, n_ := shard2.Atg__pad_circular(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76219,9 +76219,9 @@ func genInternalPadEnum(self Tensor, pad []int64, mode int64, opts []Option) (r0
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__pad_enum(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), mode, value, b32(valueHas))
+	t_, e_, n_ := shard2.Atg__pad_enum(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), mode, value, b32(valueHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76264,9 +76264,9 @@ func genPad(self Tensor, pad []int64, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_pad(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), mode, value, b32(valueHas))
+	t_, e_, n_ := shard2.Atg_pad(unsafe.Pointer(selfC), i64p(pad), int64(len(pad)), mode, value, b32(valueHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76292,9 +76292,9 @@ func genUpsampleLinear1dVec(input Tensor, outputSize []int64, alignCorners bool,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_linear1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_linear1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76320,9 +76320,9 @@ func genUpsampleLinear1dBackwardVec(gradOutput Tensor, outputSize []int64, input
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_linear1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_linear1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76348,9 +76348,9 @@ func genUpsampleBilinear2dVec(input Tensor, outputSize []int64, alignCorners boo
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bilinear2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_bilinear2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76376,9 +76376,9 @@ func genUpsampleBilinear2dBackwardVec(gradOutput Tensor, outputSize []int64, inp
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bilinear2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_bilinear2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76404,9 +76404,9 @@ func genInternalUpsampleBilinear2dAaVec(input Tensor, outputSize []int64, alignC
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bilinear2d_aa_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_bilinear2d_aa_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76432,9 +76432,9 @@ func genInternalUpsampleBilinear2dAaBackwardVec(gradOutput Tensor, outputSize []
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bilinear2d_aa_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_bilinear2d_aa_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76460,9 +76460,9 @@ func genUpsampleTrilinear3dVec(input Tensor, outputSize []int64, alignCorners bo
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_trilinear3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_trilinear3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76488,9 +76488,9 @@ func genUpsampleTrilinear3dBackwardVec(gradOutput Tensor, outputSize []int64, in
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_trilinear3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_trilinear3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76516,9 +76516,9 @@ func genUpsampleBicubic2dVec(input Tensor, outputSize []int64, alignCorners bool
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bicubic2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_bicubic2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76544,9 +76544,9 @@ func genUpsampleBicubic2dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bicubic2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_bicubic2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76572,9 +76572,9 @@ func genInternalUpsampleBicubic2dAaVec(input Tensor, outputSize []int64, alignCo
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bicubic2d_aa_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_bicubic2d_aa_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76600,9 +76600,9 @@ func genInternalUpsampleBicubic2dAaBackwardVec(gradOutput Tensor, outputSize []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bicubic2d_aa_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_bicubic2d_aa_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76628,9 +76628,9 @@ func genUpsampleNearest1dVec(input Tensor, outputSize []int64, scaleFactors []fl
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76656,9 +76656,9 @@ func genInternalUpsampleNearestExact1dVec(input Tensor, outputSize []int64, scal
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact1d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76684,9 +76684,9 @@ func genUpsampleNearest1dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76712,9 +76712,9 @@ func genInternalUpsampleNearestExact1dBackwardVec(gradOutput Tensor, outputSize 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact1d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76740,9 +76740,9 @@ func genUpsampleNearest2dVec(input Tensor, outputSize []int64, scaleFactors []fl
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76768,9 +76768,9 @@ func genInternalUpsampleNearestExact2dVec(input Tensor, outputSize []int64, scal
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact2d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76796,9 +76796,9 @@ func genUpsampleNearest2dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76824,9 +76824,9 @@ func genInternalUpsampleNearestExact2dBackwardVec(gradOutput Tensor, outputSize 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact2d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76852,9 +76852,9 @@ func genUpsampleNearest3dVec(input Tensor, outputSize []int64, scaleFactors []fl
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76880,9 +76880,9 @@ func genInternalUpsampleNearestExact3dVec(input Tensor, outputSize []int64, scal
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact3d_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(input)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76908,9 +76908,9 @@ func genUpsampleNearest3dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg_upsample_nearest3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -76936,9 +76936,9 @@ func genInternalUpsampleNearestExact3dBackwardVec(gradOutput Tensor, outputSize 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact3d_backward_vec(unsafe.Pointer(gradOutputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), i64p(inputSize), int64(len(inputSize)), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77028,9 +77028,9 @@ func genUpsampleLinear1d(self Tensor, outputSize []int64, alignCorners bool, opt
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_linear1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg_upsample_linear1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scales, b32(scalesHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77120,9 +77120,9 @@ func genUpsampleLinear1dBackward(gradOutput Tensor, outputSize []int64, inputSiz
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_linear1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg_upsample_linear1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scales, b32(scalesHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77222,9 +77222,9 @@ func genUpsampleBilinear2d(self Tensor, outputSize []int64, alignCorners bool, o
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bilinear2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_bilinear2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77324,9 +77324,9 @@ func genUpsampleBilinear2dBackward(gradOutput Tensor, outputSize []int64, inputS
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bilinear2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_bilinear2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77426,9 +77426,9 @@ func genInternalUpsampleBilinear2dAa(self Tensor, outputSize []int64, alignCorne
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bilinear2d_aa(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_bilinear2d_aa(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77528,9 +77528,9 @@ func genInternalUpsampleBilinear2dAaBackward(gradOutput Tensor, outputSize []int
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bilinear2d_aa_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_bilinear2d_aa_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77630,9 +77630,9 @@ func genUpsampleBicubic2d(self Tensor, outputSize []int64, alignCorners bool, op
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bicubic2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_bicubic2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77732,9 +77732,9 @@ func genUpsampleBicubic2dBackward(gradOutput Tensor, outputSize []int64, inputSi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_bicubic2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_bicubic2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77834,9 +77834,9 @@ func genInternalUpsampleBicubic2dAa(self Tensor, outputSize []int64, alignCorner
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bicubic2d_aa(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_bicubic2d_aa(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -77936,9 +77936,9 @@ func genInternalUpsampleBicubic2dAaBackward(gradOutput Tensor, outputSize []int6
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_bicubic2d_aa_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_bicubic2d_aa_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78048,9 +78048,9 @@ func genUpsampleTrilinear3d(self Tensor, outputSize []int64, alignCorners bool, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_trilinear3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_trilinear3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78160,9 +78160,9 @@ func genUpsampleTrilinear3dBackward(gradOutput Tensor, outputSize []int64, input
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_trilinear3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_trilinear3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78302,9 +78302,9 @@ func genUpsampleNearest1d(self Tensor, outputSize []int64, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scales, b32(scalesHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78344,9 +78344,9 @@ func genInternalUpsampleNearestExact1d(self Tensor, outputSize []int64, opts []O
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact1d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scales, b32(scalesHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78486,9 +78486,9 @@ func genUpsampleNearest1dBackward(gradOutput Tensor, outputSize []int64, inputSi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scales, b32(scalesHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78528,9 +78528,9 @@ func genInternalUpsampleNearestExact1dBackward(gradOutput Tensor, outputSize []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scales, b32(scalesHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact1d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scales, b32(scalesHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78685,9 +78685,9 @@ func genUpsampleNearest2d(self Tensor, outputSize []int64, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78732,9 +78732,9 @@ func genInternalUpsampleNearestExact2d(self Tensor, outputSize []int64, opts []O
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact2d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78889,9 +78889,9 @@ func genUpsampleNearest2dBackward(gradOutput Tensor, outputSize []int64, inputSi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -78936,9 +78936,9 @@ func genInternalUpsampleNearestExact2dBackward(gradOutput Tensor, outputSize []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact2d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79108,9 +79108,9 @@ func genUpsampleNearest3d(self Tensor, outputSize []int64, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79160,9 +79160,9 @@ func genInternalUpsampleNearestExact3d(self Tensor, outputSize []int64, opts []O
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact3d(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79332,9 +79332,9 @@ func genUpsampleNearest3dBackward(gradOutput Tensor, outputSize []int64, inputSi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_upsample_nearest3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg_upsample_nearest3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79384,9 +79384,9 @@ func genInternalUpsampleNearestExact3dBackward(gradOutput Tensor, outputSize []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__upsample_nearest_exact3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	t_, e_, n_ := shard2.Atg__upsample_nearest_exact3d_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), scalesD, b32(scalesDHas), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
 	runtime.KeepAlive(gradOutput)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79457,10 +79457,10 @@ func genSigmoidBackward(gradOutput Tensor, output Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_sigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC))
+	t_, e_, n_ := shard2.Atg_sigmoid_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79559,10 +79559,10 @@ func genLogitBackward(gradOutput Tensor, self Tensor, opts []Option) (r0_ Tensor
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_logit_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), eps, b32(epsHas))
+	t_, e_, n_ := shard2.Atg_logit_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), eps, b32(epsHas))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79633,10 +79633,10 @@ func genTanhBackward(gradOutput Tensor, output Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_tanh_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC))
+	t_, e_, n_ := shard2.Atg_tanh_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(outputC))
 	runtime.KeepAlive(gradOutput)
 	runtime.KeepAlive(output)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79788,11 +79788,11 @@ func genSlowConvTranspose2d(self Tensor, weight Tensor, kernelSize []int64, opts
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv_transpose2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg_slow_conv_transpose2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -79944,11 +79944,11 @@ func genSlowConvTranspose3d(self Tensor, weight Tensor, kernelSize []int64, opts
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv_transpose3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg_slow_conv_transpose3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(outputPadding), int64(len(outputPadding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80076,11 +80076,11 @@ func genThnnConv2d(self Tensor, weight Tensor, kernelSize []int64, opts []Option
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_thnn_conv2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_thnn_conv2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80160,11 +80160,11 @@ func genInternalSlowConv2dForward(self Tensor, weight Tensor, kernelSize []int64
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__slow_conv2d_forward(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg__slow_conv2d_forward(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80345,11 +80345,11 @@ func genInternalConvDepthwise2d(self Tensor, weight Tensor, kernelSize []int64, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__conv_depthwise2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg__conv_depthwise2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80383,11 +80383,11 @@ func genConvDepthwise3d(self Tensor, weight Tensor, kernelSize []int64, bias Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_conv_depthwise3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg_conv_depthwise3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80515,11 +80515,11 @@ func genSlowConv3d(self Tensor, weight Tensor, kernelSize []int64, opts []Option
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_slow_conv3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80599,11 +80599,11 @@ func genSlowConv3dForward(self Tensor, weight Tensor, kernelSize []int64, bias T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv3d_forward(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
+	t_, e_, n_ := shard2.Atg_slow_conv3d_forward(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80667,11 +80667,11 @@ func genSlowConvDilated2d(self Tensor, weight Tensor, kernelSize []int64, opts [
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv_dilated2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg_slow_conv_dilated2d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80735,11 +80735,11 @@ func genSlowConvDilated3d(self Tensor, weight Tensor, kernelSize []int64, opts [
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_slow_conv_dilated3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
+	t_, e_, n_ := shard2.Atg_slow_conv_dilated3d(unsafe.Pointer(selfC), unsafe.Pointer(weightC), i64p(kernelSize), int64(len(kernelSize)), unsafe.Pointer(biasC), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(weight)
 	runtime.KeepAlive(bias)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80801,9 +80801,9 @@ func genCol2im(self Tensor, outputSize []int64, kernelSize []int64, dilation []i
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_col2im(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), i64p(kernelSize), int64(len(kernelSize)), i64p(dilation), int64(len(dilation)), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard2.Atg_col2im(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), i64p(kernelSize), int64(len(kernelSize)), i64p(dilation), int64(len(dilation)), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80829,9 +80829,9 @@ func genColumnStack(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_column_stack(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard2.Atg_column_stack(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80929,9 +80929,9 @@ func genIm2col(self Tensor, kernelSize []int64, dilation []int64, padding []int6
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_im2col(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(dilation), int64(len(dilation)), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard2.Atg_im2col(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(dilation), int64(len(dilation)), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -80973,9 +80973,9 @@ func genIsFinite(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_isfinite(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_isfinite(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81017,9 +81017,9 @@ func genIsInf(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_isinf(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_isinf(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81061,9 +81061,9 @@ func genIsPosInf(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_isposinf(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_isposinf(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81141,9 +81141,9 @@ func genIsNegInf(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_isneginf(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_isneginf(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81205,9 +81205,9 @@ func genInternalAddBatchDim(self Tensor, batchDim int64, level int64) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__add_batch_dim(unsafe.Pointer(selfC), batchDim, level)
+	t_, e_, n_ := shard2.Atg__add_batch_dim(unsafe.Pointer(selfC), batchDim, level)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81233,9 +81233,9 @@ func genInternalRemoveBatchDim(self Tensor, level int64, batchSize int64, outDim
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg__remove_batch_dim(unsafe.Pointer(selfC), level, batchSize, outDim)
+	t_, e_, n_ := shard2.Atg__remove_batch_dim(unsafe.Pointer(selfC), level, batchSize, outDim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81261,9 +81261,9 @@ func genSpecialEntr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_entr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_entr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81325,9 +81325,9 @@ func genSpecialNdtri(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_ndtri(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_ndtri(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81389,9 +81389,9 @@ func genSpecialLogNdtr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_log_ndtr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_log_ndtr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81453,9 +81453,9 @@ func genSpecialExpm1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_expm1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_expm1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81517,9 +81517,9 @@ func genSpecialExp2(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_exp2(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_exp2(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81581,9 +81581,9 @@ func genSpecialPsi(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_psi(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_psi(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81645,9 +81645,9 @@ func genSpecialDigamma(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_digamma(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_digamma(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81709,9 +81709,9 @@ func genSpecialGammaln(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_gammaln(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_gammaln(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81773,9 +81773,9 @@ func genSpecialErf(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_erf(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_erf(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81837,9 +81837,9 @@ func genSpecialErfc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_erfc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_erfc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81901,9 +81901,9 @@ func genSpecialErfcx(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_erfcx(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_erfcx(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -81965,9 +81965,9 @@ func genSpecialErfinv(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_erfinv(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_erfinv(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82029,9 +82029,9 @@ func genSpecialNdtr(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_ndtr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_ndtr(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82097,10 +82097,10 @@ func genSpecialXlog1py(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlog1py(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_xlog1py(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82126,9 +82126,9 @@ func genSpecialXlog1pySelfScalar(self Scalar, other Tensor) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlog1py_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_xlog1py_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82154,9 +82154,9 @@ func genSpecialXlog1pyOtherScalar(self Tensor, other Scalar) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlog1py_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_special_xlog1py_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82299,10 +82299,10 @@ func genSpecialXlogy(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlogy(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_xlogy(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82328,9 +82328,9 @@ func genSpecialXlogySelfScalar(self Scalar, other Tensor) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlogy_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_xlogy_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82356,9 +82356,9 @@ func genSpecialXlogyOtherScalar(self Tensor, other Scalar) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_xlogy_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_special_xlogy_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82501,10 +82501,10 @@ func genSpecialZeta(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_zeta(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_zeta(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82530,9 +82530,9 @@ func genSpecialZetaSelfScalar(self Scalar, other Tensor) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_zeta_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_zeta_self_scalar(self.i, self.re, self.im, self.kind, unsafe.Pointer(otherC))
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82558,9 +82558,9 @@ func genSpecialZetaOtherScalar(self Tensor, other Scalar) (r0_ Tensor, err_ erro
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_zeta_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard2.Atg_special_zeta_other_scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82699,9 +82699,9 @@ func genSpecialI0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_i0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_i0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82763,9 +82763,9 @@ func genSpecialI0e(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_i0e(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_i0e(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82827,9 +82827,9 @@ func genSpecialI1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_i1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_i1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82891,9 +82891,9 @@ func genSpecialI1e(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_i1e(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_i1e(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -82969,9 +82969,9 @@ func genSpecialLogit(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_logit(unsafe.Pointer(selfC), eps, b32(epsHas))
+	t_, e_, n_ := shard2.Atg_special_logit(unsafe.Pointer(selfC), eps, b32(epsHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83047,9 +83047,9 @@ func genSpecialPolygamma(n int64, self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_polygamma(n, unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_polygamma(n, unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83123,9 +83123,9 @@ func genSpecialLogsumexp(self Tensor, dim []int64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_logsumexp(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
+	t_, e_, n_ := shard2.Atg_special_logsumexp(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83199,9 +83199,9 @@ func genSpecialExpit(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_expit(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_expit(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83263,9 +83263,9 @@ func genSpecialSinc(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_sinc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_sinc(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83341,9 +83341,9 @@ func genSpecialRound(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_round(unsafe.Pointer(selfC), decimals)
+	t_, e_, n_ := shard2.Atg_special_round(unsafe.Pointer(selfC), decimals)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83419,9 +83419,9 @@ func genSpecialLog1p(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_log1p(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_special_log1p(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83497,9 +83497,9 @@ func genSpecialLogSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_log_softmax(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_special_log_softmax(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83570,10 +83570,10 @@ func genSpecialGammainc(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_gammainc(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_gammainc(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83644,10 +83644,10 @@ func genSpecialGammaincc(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_gammaincc(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_special_gammaincc(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83673,9 +83673,9 @@ func genSpecialMultigammaln(self Tensor, p int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_multigammaln(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard2.Atg_special_multigammaln(unsafe.Pointer(selfC), p)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83751,9 +83751,9 @@ func genSpecialSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_special_softmax(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_special_softmax(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83805,9 +83805,9 @@ func genFftFft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_fft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_fft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -83921,9 +83921,9 @@ func genFftIfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ifft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ifft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84037,9 +84037,9 @@ func genFftRfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_rfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_rfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84153,9 +84153,9 @@ func genFftIrfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_irfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_irfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84269,9 +84269,9 @@ func genFftHfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_hfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_hfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84385,9 +84385,9 @@ func genFftIhfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ihfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ihfft(unsafe.Pointer(selfC), n, b32(nHas), dim, norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84501,9 +84501,9 @@ func genFftFft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_fft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_fft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84617,9 +84617,9 @@ func genFftIfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ifft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ifft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84733,9 +84733,9 @@ func genFftRfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_rfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_rfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84849,9 +84849,9 @@ func genFftIrfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_irfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_irfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -84965,9 +84965,9 @@ func genFftHfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_hfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_hfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85081,9 +85081,9 @@ func genFftIhfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ihfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ihfft2(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), int64(len(dim)), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85197,9 +85197,9 @@ func genFftFftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_fftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_fftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85313,9 +85313,9 @@ func genFftIfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ifftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ifftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85429,9 +85429,9 @@ func genFftRfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_rfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_rfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85545,9 +85545,9 @@ func genFftIrfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_irfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_irfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85661,9 +85661,9 @@ func genFftHfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_hfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_hfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85777,9 +85777,9 @@ func genFftIhfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ihfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
+	t_, e_, n_ := shard2.Atg_fft_ihfftn(unsafe.Pointer(selfC), i64p(s), optLen(len(s), s == nil), i64p(dim), optLen(len(dim), dim == nil), norm, b32(normHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85878,8 +85878,8 @@ func genFftFftfreq(n int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard2.Atg_fft_fftfreq(n, d, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard2.Atg_fft_fftfreq(n, d, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -85959,8 +85959,8 @@ func genFftRfftfreq(n int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_ := shard2.Atg_fft_rfftfreq(n, d, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
-	r0_, err_ = tensorResultP(op, t_, e_)
+	t_, e_, n_ := shard2.Atg_fft_rfftfreq(n, d, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86044,9 +86044,9 @@ func genFftFftshift(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_fftshift(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil))
+	t_, e_, n_ := shard2.Atg_fft_fftshift(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86087,9 +86087,9 @@ func genFftIfftshift(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_fft_ifftshift(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil))
+	t_, e_, n_ := shard2.Atg_fft_ifftshift(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86231,9 +86231,9 @@ func genLinalgCholesky(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_cholesky(unsafe.Pointer(selfC), b32(upper))
+	t_, e_, n_ := shard2.Atg_linalg_cholesky(unsafe.Pointer(selfC), b32(upper))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86325,10 +86325,10 @@ func genLinalgCross(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_cross(unsafe.Pointer(selfC), unsafe.Pointer(otherC), dim)
+	t_, e_, n_ := shard2.Atg_linalg_cross(unsafe.Pointer(selfC), unsafe.Pointer(otherC), dim)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86746,11 +86746,11 @@ func genLinalgLuSolve(lu Tensor, pivots Tensor, b Tensor, opts []Option) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_lu_solve(unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(left), b32(adjoint))
+	t_, e_, n_ := shard2.Atg_linalg_lu_solve(unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(left), b32(adjoint))
 	runtime.KeepAlive(lu)
 	runtime.KeepAlive(pivots)
 	runtime.KeepAlive(b)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86918,9 +86918,9 @@ func genLinalgDet(a Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard2.Atg_linalg_det(unsafe.Pointer(aC))
+	t_, e_, n_ := shard2.Atg_linalg_det(unsafe.Pointer(aC))
 	runtime.KeepAlive(a)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -86998,9 +86998,9 @@ func genDet(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_det(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_det(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -87255,11 +87255,11 @@ func genLinalgLdlSolve(ld Tensor, pivots Tensor, b Tensor, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_ldl_solve(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_ldl_solve(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
 	runtime.KeepAlive(ld)
 	runtime.KeepAlive(pivots)
 	runtime.KeepAlive(b)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -87483,10 +87483,10 @@ func genLinalgMatmul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard3.Atg_linalg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -87571,10 +87571,10 @@ func genLinalgVecdot(x Tensor, y Tensor, opts []Option) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_vecdot(unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
+	t_, e_, n_ := shard3.Atg_linalg_vecdot(unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(y)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -87655,9 +87655,9 @@ func genLinalgMatrixExp(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_exp(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_exp(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -87951,9 +87951,9 @@ func genLogdet(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_logdet(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_logdet(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88053,9 +88053,9 @@ func genLinalgEigvals(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_eigvals(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_linalg_eigvals(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88331,9 +88331,9 @@ func genLinalgEigvalsh(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_eigvalsh(unsafe.Pointer(selfC), uplo)
+	t_, e_, n_ := shard3.Atg_linalg_eigvalsh(unsafe.Pointer(selfC), uplo)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88411,10 +88411,10 @@ func genLinalgHouseholderProduct(input Tensor, tau Tensor) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_householder_product(unsafe.Pointer(inputC), unsafe.Pointer(tauC))
+	t_, e_, n_ := shard3.Atg_linalg_householder_product(unsafe.Pointer(inputC), unsafe.Pointer(tauC))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(tau)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88579,9 +88579,9 @@ func genLinalgInv(a Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_inv(unsafe.Pointer(aC))
+	t_, e_, n_ := shard3.Atg_linalg_inv(unsafe.Pointer(aC))
 	runtime.KeepAlive(a)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88659,9 +88659,9 @@ func genInverse(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_inverse(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_inverse(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88743,10 +88743,10 @@ func genInner(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_inner(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard3.Atg_inner(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88833,10 +88833,10 @@ func genOuter(self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_outer(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	t_, e_, n_ := shard3.Atg_outer(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(vec2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -88923,10 +88923,10 @@ func genGer(self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_ger(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	t_, e_, n_ := shard3.Atg_ger(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(vec2)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89021,9 +89021,9 @@ func genLinalgNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard3.Atg_linalg_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89072,9 +89072,9 @@ func genLinalgNormOrdStr(self Tensor, ord string, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_norm_ord_str(unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard3.Atg_linalg_norm_ord_str(unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89249,9 +89249,9 @@ func genLinalgVectorNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_vector_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard3.Atg_linalg_vector_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89362,9 +89362,9 @@ func genLinalgMatrixNorm(self Tensor, ord Scalar, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89475,9 +89475,9 @@ func genLinalgMatrixNormStrOrd(self Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_norm_str_ord(unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_norm_str_ord(unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89815,9 +89815,9 @@ func genLinalgSvdvals(a Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_svdvals(unsafe.Pointer(aC), driver, b32(driverHas))
+	t_, e_, n_ := shard3.Atg_linalg_svdvals(unsafe.Pointer(aC), driver, b32(driverHas))
 	runtime.KeepAlive(a)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89907,9 +89907,9 @@ func genLinalgCond(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_cond(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
+	t_, e_, n_ := shard3.Atg_linalg_cond(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -89985,9 +89985,9 @@ func genLinalgCondPStr(self Tensor, p string) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_cond_p_str(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard3.Atg_linalg_cond_p_str(unsafe.Pointer(selfC), p)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90075,11 +90075,11 @@ func genLinalgPinvAtolRtolTensor(self Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_pinv_atol_rtol_tensor(unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_pinv_atol_rtol_tensor(unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(atol)
 	runtime.KeepAlive(rtol)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90191,9 +90191,9 @@ func genLinalgPinvAtolRtolFloat(self Tensor, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_pinv_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_pinv_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90289,9 +90289,9 @@ func genLinalgPinv(self Tensor, rcond float64, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_pinv(unsafe.Pointer(selfC), rcond, b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_pinv(unsafe.Pointer(selfC), rcond, b32(hermitian))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90333,10 +90333,10 @@ func genLinalgPinvRcondTensor(self Tensor, rcond Tensor, opts []Option) (r0_ Ten
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_pinv_rcond_tensor(unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_pinv_rcond_tensor(unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(rcond)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90721,10 +90721,10 @@ func genLinalgSolve(a Tensor, b Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_solve(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
+	t_, e_, n_ := shard3.Atg_linalg_solve(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90817,9 +90817,9 @@ func genLinalgTensorinv(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_tensorinv(unsafe.Pointer(selfC), ind)
+	t_, e_, n_ := shard3.Atg_linalg_tensorinv(unsafe.Pointer(selfC), ind)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -90914,10 +90914,10 @@ func genLinalgTensorsolve(self Tensor, other Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_tensorsolve(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
+	t_, e_, n_ := shard3.Atg_linalg_tensorsolve(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(other)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91097,9 +91097,9 @@ func genLinalgMatrixPower(self Tensor, n int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_power(unsafe.Pointer(selfC), n)
+	t_, e_, n_ := shard3.Atg_linalg_matrix_power(unsafe.Pointer(selfC), n)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91187,11 +91187,11 @@ func genLinalgMatrixRankAtolRtolTensor(input Tensor, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_rank_atol_rtol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_atol_rtol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(atol)
 	runtime.KeepAlive(rtol)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91303,9 +91303,9 @@ func genLinalgMatrixRankAtolRtolFloat(self Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_rank_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91401,9 +91401,9 @@ func genLinalgMatrixRank(self Tensor, tol float64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_rank(unsafe.Pointer(selfC), tol, b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_rank(unsafe.Pointer(selfC), tol, b32(hermitian))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91493,10 +91493,10 @@ func genLinalgMatrixRankTolTensor(input Tensor, tol Tensor, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_matrix_rank_tol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
+	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_tol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
 	runtime.KeepAlive(input)
 	runtime.KeepAlive(tol)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91575,9 +91575,9 @@ func genLinalgMultiDot(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_linalg_multi_dot(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard3.Atg_linalg_multi_dot(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91654,9 +91654,9 @@ func genNestedToPaddedTensor(self Tensor, padding float64, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_nested_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
+	t_, e_, n_ := shard3.Atg_nested_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91725,12 +91725,12 @@ func genSegmentReduce(data Tensor, reduce string, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_segment_reduce(unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), axis, b32(unsafe_), initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
+	t_, e_, n_ := shard3.Atg_segment_reduce(unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), axis, b32(unsafe_), initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
 	runtime.KeepAlive(data)
 	runtime.KeepAlive(lengths)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(offsets)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91797,13 +91797,13 @@ func genInternalSegmentReduceBackward(grad Tensor, output Tensor, data Tensor, r
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__segment_reduce_backward(unsafe.Pointer(gradC), unsafe.Pointer(outputC), unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(offsetsC), axis, initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
+	t_, e_, n_ := shard3.Atg__segment_reduce_backward(unsafe.Pointer(gradC), unsafe.Pointer(outputC), unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(offsetsC), axis, initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
 	runtime.KeepAlive(grad)
 	runtime.KeepAlive(output)
 	runtime.KeepAlive(data)
 	runtime.KeepAlive(lengths)
 	runtime.KeepAlive(offsets)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91844,9 +91844,9 @@ func genPadSequence(sequences []Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_pad_sequence(tensorsPtr(sequencesC), int64(len(sequencesC)), b32(batchFirst), paddingValue)
+	t_, e_, n_ := shard3.Atg_pad_sequence(tensorsPtr(sequencesC), int64(len(sequencesC)), b32(batchFirst), paddingValue)
 	runtime.KeepAlive(sequences)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91872,9 +91872,9 @@ func genFlattenDenseTensors(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_flatten_dense_tensors(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard3.Atg_flatten_dense_tensors(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	runtime.KeepAlive(tensors)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91936,9 +91936,9 @@ func genInternalFwPrimalCopy(self Tensor, level int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__fw_primal_copy(unsafe.Pointer(selfC), level)
+	t_, e_, n_ := shard3.Atg__fw_primal_copy(unsafe.Pointer(selfC), level)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91968,10 +91968,10 @@ func genInternalMakeDualCopy(primal Tensor, tangent Tensor, level int64) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__make_dual_copy(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
+	t_, e_, n_ := shard3.Atg__make_dual_copy(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
 	runtime.KeepAlive(primal)
 	runtime.KeepAlive(tangent)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -91997,9 +91997,9 @@ func genViewAsRealCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_view_as_real_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_view_as_real_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92025,9 +92025,9 @@ func genViewAsComplexCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_view_as_complex_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_view_as_complex_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92053,9 +92053,9 @@ func genInternalConjCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__conj_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg__conj_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92081,9 +92081,9 @@ func genInternalNegViewCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__neg_view_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg__neg_view_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92125,9 +92125,9 @@ func genAsStridedCopy(self Tensor, size []int64, stride []int64, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_as_strided_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
+	t_, e_, n_ := shard3.Atg_as_strided_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92153,9 +92153,9 @@ func genInternalSparseBroadcastToCopy(self Tensor, size []int64) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__sparse_broadcast_to_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard3.Atg__sparse_broadcast_to_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92205,9 +92205,9 @@ func genDiagonalCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_diagonal_copy(unsafe.Pointer(selfC), offset, dim1, dim2)
+	t_, e_, n_ := shard3.Atg_diagonal_copy(unsafe.Pointer(selfC), offset, dim1, dim2)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92245,9 +92245,9 @@ func genExpandCopy(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_expand_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
+	t_, e_, n_ := shard3.Atg_expand_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92273,9 +92273,9 @@ func genPermuteCopy(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_permute_copy(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard3.Atg_permute_copy(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92301,9 +92301,9 @@ func genInternalReshapeAliasCopy(self Tensor, size []int64, stride []int64) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__reshape_alias_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard3.Atg__reshape_alias_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92329,9 +92329,9 @@ func genSelectCopy(self Tensor, dim int64, index int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_select_copy_int(unsafe.Pointer(selfC), dim, index)
+	t_, e_, n_ := shard3.Atg_select_copy_int(unsafe.Pointer(selfC), dim, index)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92357,9 +92357,9 @@ func genDetachCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_detach_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_detach_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92418,9 +92418,9 @@ func genSliceCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_slice_copy_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
+	t_, e_, n_ := shard3.Atg_slice_copy_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92536,9 +92536,9 @@ func genSqueezeCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_squeeze_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_squeeze_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92564,9 +92564,9 @@ func genSqueezeCopyDim(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_squeeze_copy_dim(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard3.Atg_squeeze_copy_dim(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92592,9 +92592,9 @@ func genTCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_t_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_t_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92620,9 +92620,9 @@ func genTransposeCopy(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_transpose_copy_int(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard3.Atg_transpose_copy_int(unsafe.Pointer(selfC), dim0, dim1)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92648,9 +92648,9 @@ func genUnsqueezeCopy(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_unsqueeze_copy(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard3.Atg_unsqueeze_copy(unsafe.Pointer(selfC), dim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92676,9 +92676,9 @@ func genInternalIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg__indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92704,9 +92704,9 @@ func genInternalValuesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__values_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg__values_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92732,9 +92732,9 @@ func genIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92760,9 +92760,9 @@ func genValuesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_values_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_values_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92788,9 +92788,9 @@ func genCrowIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_crow_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_crow_indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92816,9 +92816,9 @@ func genColIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_col_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_col_indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92844,9 +92844,9 @@ func genCcolIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_ccol_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_ccol_indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92872,9 +92872,9 @@ func genRowIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_row_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_row_indices_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92945,9 +92945,9 @@ func genViewCopy(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_view_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard3.Atg_view_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -92973,9 +92973,9 @@ func genViewCopyDtype(self Tensor, dtype DType) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_view_copy_dtype(unsafe.Pointer(selfC), int32(dtype))
+	t_, e_, n_ := shard3.Atg_view_copy_dtype(unsafe.Pointer(selfC), int32(dtype))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -93001,9 +93001,9 @@ func genUnfoldCopy(self Tensor, dimension int64, size int64, step int64) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_unfold_copy(unsafe.Pointer(selfC), dimension, size, step)
+	t_, e_, n_ := shard3.Atg_unfold_copy(unsafe.Pointer(selfC), dimension, size, step)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -93029,9 +93029,9 @@ func genAliasCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_alias_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_alias_copy(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -94377,9 +94377,9 @@ func genToPaddedTensor(self Tensor, padding float64, opts []Option) (r0_ Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
+	t_, e_, n_ := shard3.Atg_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -94476,7 +94476,7 @@ func genInternalTransformerEncoderLayerFwd(src Tensor, embedDim int64, numHeads 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__transformer_encoder_layer_fwd(unsafe.Pointer(srcC), embedDim, numHeads, unsafe.Pointer(qkvWeightC), unsafe.Pointer(qkvBiasC), unsafe.Pointer(projWeightC), unsafe.Pointer(projBiasC), b32(useGelu), b32(normFirst), eps, unsafe.Pointer(normWeight1C), unsafe.Pointer(normBias1C), unsafe.Pointer(normWeight2C), unsafe.Pointer(normBias2C), unsafe.Pointer(ffnWeight1C), unsafe.Pointer(ffnBias1C), unsafe.Pointer(ffnWeight2C), unsafe.Pointer(ffnBias2C), unsafe.Pointer(maskC), maskType, b32(maskTypeHas))
+	t_, e_, n_ := shard3.Atg__transformer_encoder_layer_fwd(unsafe.Pointer(srcC), embedDim, numHeads, unsafe.Pointer(qkvWeightC), unsafe.Pointer(qkvBiasC), unsafe.Pointer(projWeightC), unsafe.Pointer(projBiasC), b32(useGelu), b32(normFirst), eps, unsafe.Pointer(normWeight1C), unsafe.Pointer(normBias1C), unsafe.Pointer(normWeight2C), unsafe.Pointer(normBias2C), unsafe.Pointer(ffnWeight1C), unsafe.Pointer(ffnBias1C), unsafe.Pointer(ffnWeight2C), unsafe.Pointer(ffnBias2C), unsafe.Pointer(maskC), maskType, b32(maskTypeHas))
 	runtime.KeepAlive(src)
 	runtime.KeepAlive(qkvWeight)
 	runtime.KeepAlive(qkvBias)
@@ -94491,7 +94491,7 @@ func genInternalTransformerEncoderLayerFwd(src Tensor, embedDim int64, numHeads 
 	runtime.KeepAlive(ffnWeight2)
 	runtime.KeepAlive(ffnBias2)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -94833,11 +94833,11 @@ func genInternalTritonScaledDotAttention(q Tensor, k Tensor, v Tensor, opts []Op
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__triton_scaled_dot_attention(unsafe.Pointer(qC), unsafe.Pointer(kC), unsafe.Pointer(vC), dropoutP)
+	t_, e_, n_ := shard3.Atg__triton_scaled_dot_attention(unsafe.Pointer(qC), unsafe.Pointer(kC), unsafe.Pointer(vC), dropoutP)
 	runtime.KeepAlive(q)
 	runtime.KeepAlive(k)
 	runtime.KeepAlive(v)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -94903,7 +94903,7 @@ func genInternalTritonMultiHeadAttention(query Tensor, key Tensor, value Tensor,
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__triton_multi_head_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), embedDim, numHead, unsafe.Pointer(qkvWeightC), unsafe.Pointer(qkvBiasC), unsafe.Pointer(projWeightC), unsafe.Pointer(projBiasC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard3.Atg__triton_multi_head_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), embedDim, numHead, unsafe.Pointer(qkvWeightC), unsafe.Pointer(qkvBiasC), unsafe.Pointer(projWeightC), unsafe.Pointer(projBiasC), unsafe.Pointer(maskC))
 	runtime.KeepAlive(query)
 	runtime.KeepAlive(key)
 	runtime.KeepAlive(value)
@@ -94912,7 +94912,7 @@ func genInternalTritonMultiHeadAttention(query Tensor, key Tensor, value Tensor,
 	runtime.KeepAlive(projWeight)
 	runtime.KeepAlive(projBias)
 	runtime.KeepAlive(mask)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -94938,9 +94938,9 @@ func genSpecialAiryAi(x Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_airy_ai(unsafe.Pointer(xC))
+	t_, e_, n_ := shard3.Atg_special_airy_ai(unsafe.Pointer(xC))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95018,13 +95018,13 @@ func genInternalFlashScaledDotProductAttention(query Tensor, key Tensor, value T
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__flash_scaled_dot_product_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal))
+	t_, e_, n_ := shard3.Atg__flash_scaled_dot_product_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal))
 	runtime.KeepAlive(query)
 	runtime.KeepAlive(key)
 	runtime.KeepAlive(value)
 	runtime.KeepAlive(cumSeqQ)
 	runtime.KeepAlive(cumSeqK)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95279,9 +95279,9 @@ func genSpecialBesselJ0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_bessel_j0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_bessel_j0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95343,9 +95343,9 @@ func genSpecialBesselJ1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_bessel_j1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_bessel_j1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95407,9 +95407,9 @@ func genSpecialBesselY0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_bessel_y0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_bessel_y0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95471,9 +95471,9 @@ func genSpecialBesselY1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_bessel_y1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_bessel_y1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95539,10 +95539,10 @@ func genSpecialChebyshevPolynomialT(x Tensor, n Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_t(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_t(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95568,9 +95568,9 @@ func genSpecialChebyshevPolynomialTXScalar(x Scalar, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_t_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_t_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95596,9 +95596,9 @@ func genSpecialChebyshevPolynomialTNScalar(x Tensor, n Scalar) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_t_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_t_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95741,10 +95741,10 @@ func genSpecialChebyshevPolynomialU(x Tensor, n Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_u(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_u(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95770,9 +95770,9 @@ func genSpecialChebyshevPolynomialUXScalar(x Scalar, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_u_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_u_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95798,9 +95798,9 @@ func genSpecialChebyshevPolynomialUNScalar(x Tensor, n Scalar) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_u_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_u_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95943,10 +95943,10 @@ func genSpecialChebyshevPolynomialV(x Tensor, n Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_v(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_v(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -95972,9 +95972,9 @@ func genSpecialChebyshevPolynomialVXScalar(x Scalar, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_v_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_v_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96000,9 +96000,9 @@ func genSpecialChebyshevPolynomialVNScalar(x Tensor, n Scalar) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_v_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_v_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96145,10 +96145,10 @@ func genSpecialChebyshevPolynomialW(x Tensor, n Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_w(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_w(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96174,9 +96174,9 @@ func genSpecialChebyshevPolynomialWXScalar(x Scalar, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_w_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_w_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96202,9 +96202,9 @@ func genSpecialChebyshevPolynomialWNScalar(x Tensor, n Scalar) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_chebyshev_polynomial_w_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_chebyshev_polynomial_w_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96347,10 +96347,10 @@ func genSpecialHermitePolynomialH(x Tensor, n Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_h(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_h(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96376,9 +96376,9 @@ func genSpecialHermitePolynomialHXScalar(x Scalar, n Tensor) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_h_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_h_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96404,9 +96404,9 @@ func genSpecialHermitePolynomialHNScalar(x Tensor, n Scalar) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_h_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_h_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96549,10 +96549,10 @@ func genSpecialHermitePolynomialHe(x Tensor, n Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_he(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_he(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96578,9 +96578,9 @@ func genSpecialHermitePolynomialHeXScalar(x Scalar, n Tensor) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_he_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_he_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96606,9 +96606,9 @@ func genSpecialHermitePolynomialHeNScalar(x Tensor, n Scalar) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_hermite_polynomial_he_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_hermite_polynomial_he_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96751,10 +96751,10 @@ func genSpecialLaguerrePolynomialL(x Tensor, n Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_laguerre_polynomial_l(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_laguerre_polynomial_l(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96780,9 +96780,9 @@ func genSpecialLaguerrePolynomialLXScalar(x Scalar, n Tensor) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_laguerre_polynomial_l_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_laguerre_polynomial_l_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96808,9 +96808,9 @@ func genSpecialLaguerrePolynomialLNScalar(x Tensor, n Scalar) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_laguerre_polynomial_l_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_laguerre_polynomial_l_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96953,10 +96953,10 @@ func genSpecialLegendrePolynomialP(x Tensor, n Tensor) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_legendre_polynomial_p(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_legendre_polynomial_p(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -96982,9 +96982,9 @@ func genSpecialLegendrePolynomialPXScalar(x Scalar, n Tensor) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_legendre_polynomial_p_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_legendre_polynomial_p_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97010,9 +97010,9 @@ func genSpecialLegendrePolynomialPNScalar(x Tensor, n Scalar) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_legendre_polynomial_p_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_legendre_polynomial_p_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97151,9 +97151,9 @@ func genSpecialModifiedBesselI0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_modified_bessel_i0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_modified_bessel_i0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97215,9 +97215,9 @@ func genSpecialModifiedBesselI1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_modified_bessel_i1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_modified_bessel_i1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97279,9 +97279,9 @@ func genSpecialModifiedBesselK0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_modified_bessel_k0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_modified_bessel_k0(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97343,9 +97343,9 @@ func genSpecialModifiedBesselK1(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_modified_bessel_k1(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_special_modified_bessel_k1(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97407,9 +97407,9 @@ func genSpecialScaledModifiedBesselK0(x Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_scaled_modified_bessel_k0(unsafe.Pointer(xC))
+	t_, e_, n_ := shard3.Atg_special_scaled_modified_bessel_k0(unsafe.Pointer(xC))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97471,9 +97471,9 @@ func genSpecialScaledModifiedBesselK1(x Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_scaled_modified_bessel_k1(unsafe.Pointer(xC))
+	t_, e_, n_ := shard3.Atg_special_scaled_modified_bessel_k1(unsafe.Pointer(xC))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97539,10 +97539,10 @@ func genSpecialShiftedChebyshevPolynomialT(x Tensor, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_t(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_t(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97568,9 +97568,9 @@ func genSpecialShiftedChebyshevPolynomialTXScalar(x Scalar, n Tensor) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_t_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_t_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97596,9 +97596,9 @@ func genSpecialShiftedChebyshevPolynomialTNScalar(x Tensor, n Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_t_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_t_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97741,10 +97741,10 @@ func genSpecialShiftedChebyshevPolynomialU(x Tensor, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_u(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_u(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97770,9 +97770,9 @@ func genSpecialShiftedChebyshevPolynomialUXScalar(x Scalar, n Tensor) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_u_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_u_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97798,9 +97798,9 @@ func genSpecialShiftedChebyshevPolynomialUNScalar(x Tensor, n Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_u_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_u_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97943,10 +97943,10 @@ func genSpecialShiftedChebyshevPolynomialV(x Tensor, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_v(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_v(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -97972,9 +97972,9 @@ func genSpecialShiftedChebyshevPolynomialVXScalar(x Scalar, n Tensor) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_v_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_v_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98000,9 +98000,9 @@ func genSpecialShiftedChebyshevPolynomialVNScalar(x Tensor, n Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_v_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_v_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98145,10 +98145,10 @@ func genSpecialShiftedChebyshevPolynomialW(x Tensor, n Tensor) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_w(unsafe.Pointer(xC), unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_w(unsafe.Pointer(xC), unsafe.Pointer(nC))
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98174,9 +98174,9 @@ func genSpecialShiftedChebyshevPolynomialWXScalar(x Scalar, n Tensor) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_w_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_w_x_scalar(x.i, x.re, x.im, x.kind, unsafe.Pointer(nC))
 	runtime.KeepAlive(n)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98202,9 +98202,9 @@ func genSpecialShiftedChebyshevPolynomialWNScalar(x Tensor, n Scalar) (r0_ Tenso
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_shifted_chebyshev_polynomial_w_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
+	t_, e_, n_ := shard3.Atg_special_shifted_chebyshev_polynomial_w_n_scalar(unsafe.Pointer(xC), n.i, n.re, n.im, n.kind)
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98343,9 +98343,9 @@ func genSpecialSphericalBesselJ0(x Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_special_spherical_bessel_j0(unsafe.Pointer(xC))
+	t_, e_, n_ := shard3.Atg_special_spherical_bessel_j0(unsafe.Pointer(xC))
 	runtime.KeepAlive(x)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -98425,9 +98425,9 @@ func genInternalFoobar(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__foobar(unsafe.Pointer(selfC), b32(arg1), b32(arg2), b32(arg3))
+	t_, e_, n_ := shard3.Atg__foobar(unsafe.Pointer(selfC), b32(arg1), b32(arg2), b32(arg3))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -99069,11 +99069,11 @@ func genBernoulliTensor(self Tensor, p Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_bernoulli_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(pC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_bernoulli_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(pC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(p)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -101007,10 +101007,10 @@ func genEmbeddingRenorm(self Tensor, indices Tensor, maxNorm float64, normType f
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_embedding_renorm(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), maxNorm, normType)
+	t_, e_, n_ := shard3.Atg_embedding_renorm(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), maxNorm, normType)
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -101733,9 +101733,9 @@ func genResize(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_resize(unsafe.Pointer(selfC), i64p(size), int64(len(size)), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard3.Atg_resize(unsafe.Pointer(selfC), i64p(size), int64(len(size)), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -101797,9 +101797,9 @@ func genInternalResizeOutput(self Tensor, size []int64, device Device) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__resize_output(unsafe.Pointer(selfC), i64p(size), int64(len(size)), int32(device.Type), int32(device.Index))
+	t_, e_, n_ := shard3.Atg__resize_output(unsafe.Pointer(selfC), i64p(size), int64(len(size)), int32(device.Type), int32(device.Index))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -102909,11 +102909,11 @@ func genInternalIndexPutImpl(self Tensor, indices []Tensor, values Tensor, opts 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__index_put_impl(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC), b32(accumulate), b32(unsafe_))
+	t_, e_, n_ := shard3.Atg__index_put_impl(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC), b32(accumulate), b32(unsafe_))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(indices)
 	runtime.KeepAlive(values)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -108646,10 +108646,10 @@ func genResizeAs(self Tensor, theTemplate Tensor, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_resize_as(unsafe.Pointer(selfC), unsafe.Pointer(theTemplateC), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard3.Atg_resize_as(unsafe.Pointer(selfC), unsafe.Pointer(theTemplateC), int32(memoryFormat), b32(memoryFormatHas))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(theTemplate)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -108720,10 +108720,10 @@ func genResizeAsSparse(self Tensor, theTemplate Tensor) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_resize_as_sparse(unsafe.Pointer(selfC), unsafe.Pointer(theTemplateC))
+	t_, e_, n_ := shard3.Atg_resize_as_sparse(unsafe.Pointer(selfC), unsafe.Pointer(theTemplateC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(theTemplate)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -108785,9 +108785,9 @@ func genZero(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_zero(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_zero(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -109162,9 +109162,9 @@ func genSparseResize(self Tensor, size []int64, sparseDim int64, denseDim int64)
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_sparse_resize(unsafe.Pointer(selfC), i64p(size), int64(len(size)), sparseDim, denseDim)
+	t_, e_, n_ := shard3.Atg_sparse_resize(unsafe.Pointer(selfC), i64p(size), int64(len(size)), sparseDim, denseDim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -109226,9 +109226,9 @@ func genSparseResizeAndClear(self Tensor, size []int64, sparseDim int64, denseDi
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_sparse_resize_and_clear(unsafe.Pointer(selfC), i64p(size), int64(len(size)), sparseDim, denseDim)
+	t_, e_, n_ := shard3.Atg_sparse_resize_and_clear(unsafe.Pointer(selfC), i64p(size), int64(len(size)), sparseDim, denseDim)
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -109417,9 +109417,9 @@ func genInternalCoalesced(self Tensor, coalesced bool) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg__coalesced(unsafe.Pointer(selfC), b32(coalesced))
+	t_, e_, n_ := shard3.Atg__coalesced(unsafe.Pointer(selfC), b32(coalesced))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -109514,10 +109514,10 @@ func genCopySparseToSparse(self Tensor, src Tensor, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_copy_sparse_to_sparse(unsafe.Pointer(selfC), unsafe.Pointer(srcC), b32(nonBlocking))
+	t_, e_, n_ := shard3.Atg_copy_sparse_to_sparse(unsafe.Pointer(selfC), unsafe.Pointer(srcC), b32(nonBlocking))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(src)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -111133,10 +111133,10 @@ func genSetSourceTensor(self Tensor, source Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_set_source_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(sourceC))
+	t_, e_, n_ := shard3.Atg_set_source_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(sourceC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(source)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -111198,9 +111198,9 @@ func genSet(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_set(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard3.Atg_set(unsafe.Pointer(selfC))
 	runtime.KeepAlive(self)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112119,10 +112119,10 @@ func genRandomFrom(self Tensor, from int64, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_random_from(unsafe.Pointer(selfC), from, to, b32(toHas), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_random_from(unsafe.Pointer(selfC), from, to, b32(toHas), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112217,10 +112217,10 @@ func genRandomTo(self Tensor, to int64, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_random_to(unsafe.Pointer(selfC), to, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_random_to(unsafe.Pointer(selfC), to, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112315,10 +112315,10 @@ func genRandom(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_random(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_random(unsafe.Pointer(selfC), unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112425,10 +112425,10 @@ func genUniform(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_uniform(unsafe.Pointer(selfC), from, to, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_uniform(unsafe.Pointer(selfC), from, to, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112535,10 +112535,10 @@ func genCauchy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_cauchy(unsafe.Pointer(selfC), median, sigma, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_cauchy(unsafe.Pointer(selfC), median, sigma, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112645,10 +112645,10 @@ func genLogNormal(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_log_normal(unsafe.Pointer(selfC), mean, std, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_log_normal(unsafe.Pointer(selfC), mean, std, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112749,10 +112749,10 @@ func genExponential(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_exponential(unsafe.Pointer(selfC), lambd, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_exponential(unsafe.Pointer(selfC), lambd, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
@@ -112847,10 +112847,10 @@ func genGeometric(self Tensor, p float64, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_ := shard3.Atg_geometric(unsafe.Pointer(selfC), p, unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard3.Atg_geometric(unsafe.Pointer(selfC), p, unsafe.Pointer(generatorC))
 	runtime.KeepAlive(self)
 	runtime.KeepAlive(generator)
-	r0_, err_ = tensorResultP(op, t_, e_)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 

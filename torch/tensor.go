@@ -5,9 +5,7 @@ package torch
 */
 import "C"
 
-import (
-	"runtime"
-)
+import "runtime"
 
 // Tensor is a handle to a libtorch tensor.
 //
@@ -18,30 +16,12 @@ type Tensor struct {
 	h *handle
 }
 
-// handle owns one heap at::Tensor. p is nil once freed.
-type handle struct {
-	p       C.gt_tensor
-	cleanup runtime.Cleanup
-}
-
-func freeNative(p C.gt_tensor) { C.gt_tensor_free(p) }
-
-// newTensor takes ownership of p. A nil p gives the undefined tensor.
-func newTensor(p C.gt_tensor) Tensor {
-	if p == nil {
-		return Tensor{}
-	}
-	h := &handle{p: p}
-	h.cleanup = runtime.AddCleanup(h, freeNative, p)
-	return Tensor{h}
-}
-
 // tensorResult turns a C result into a Tensor or an error.
 func tensorResult(op string, r C.gt_tensor_result) (Tensor, error) {
 	if r.err != nil {
 		return Tensor{}, cError(op, r.err)
 	}
-	return newTensor(r.t), nil
+	return newTensor(r.t, int64(r.nbytes)), nil
 }
 
 // ptr returns the native handle, or an error naming op and the argument.
@@ -84,13 +64,9 @@ func (t Tensor) Defined() bool { return t.h != nil && t.h.p != nil }
 // Calling it again, or on the zero Tensor, does nothing; using t afterwards
 // panics with ErrFreed.
 func (t Tensor) Free() {
-	if t.h == nil || t.h.p == nil {
-		return
+	if t.h != nil {
+		t.h.free()
 	}
-	t.h.cleanup.Stop()
-	p := t.h.p
-	t.h.p = nil
-	C.gt_tensor_free(p)
 }
 
 // Dim is the number of dimensions.

@@ -1036,11 +1036,11 @@ func (f *function) glue() string {
 	var b strings.Builder
 	call := "C." + f.cName + "(" + strings.Join(cargs, ", ") + ")"
 	if f.singleTensor() {
-		fmt.Fprintf(&b, "func %s(%s) (unsafe.Pointer, unsafe.Pointer) {\n", f.glueName(), strings.Join(params, ", "))
+		fmt.Fprintf(&b, "func %s(%s) (unsafe.Pointer, unsafe.Pointer, int64) {\n", f.glueName(), strings.Join(params, ", "))
 		for _, l := range pre {
 			b.WriteString(l + "\n")
 		}
-		fmt.Fprintf(&b, "r := %s\nreturn unsafe.Pointer(r.t), unsafe.Pointer(r.err)\n}\n\n", call)
+		fmt.Fprintf(&b, "r := %s\nreturn unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)\n}\n\n", call)
 		return b.String()
 	}
 	rets = append(rets, "unsafe.Pointer")
@@ -1458,7 +1458,7 @@ func (g *generator) goImpl(f *function) string {
 	// The glue returns the out values, then the error.
 	var outs []string
 	if f.singleTensor() {
-		outs = []string{"t_"}
+		outs = []string{"t_", "e_", "n_"}
 	} else {
 		for i, r := range f.rets {
 			n := fmt.Sprintf("r%d", i)
@@ -1476,13 +1476,15 @@ func (g *generator) goImpl(f *function) string {
 			}
 		}
 	}
-	outs = append(outs, "e_")
+	if !f.singleTensor() {
+		outs = append(outs, "e_")
+	}
 	b.WriteString(strings.Join(outs, ", ") + " := " + call + "\n")
 	for _, k := range keeps {
 		b.WriteString("runtime.KeepAlive(" + k + ")\n")
 	}
 	if f.singleTensor() {
-		b.WriteString("r0_, err_ = tensorResultP(op, t_, e_)\nreturn\n}\n")
+		b.WriteString("r0_, err_ = tensorResultP(op, t_, e_, n_)\nreturn\n}\n")
 		return b.String()
 	}
 	b.WriteString("if err_ = cErrorP(op, e_); err_ != nil { return }\n")

@@ -18,44 +18,44 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
-func Atg__cast_Byte(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Byte(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Byte(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Char(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Char(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Char(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Double(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Double(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Double(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Float(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Float(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Float(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Int(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Int(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Int(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Long(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Long(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Long(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Short(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Short(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Short(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cast_Half(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cast_Half(a_self unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cast_Half(C.gt_tensor(a_self), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__backward(a_self unsafe.Pointer, a_inputs unsafe.Pointer, a_inputs_len int64, a_gradient unsafe.Pointer, a_retain_graph int32, a_retain_graph_has int32, a_create_graph int32) unsafe.Pointer {
@@ -69,14 +69,14 @@ func Atg_retains_grad(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg__fw_primal(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fw_primal(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fw_primal(C.gt_tensor(a_self), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__make_dual(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__make_dual(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__make_dual(C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__unpack_dual(a_dual unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -86,9 +86,9 @@ func Atg__unpack_dual(a_dual unsafe.Pointer, a_level int64) (unsafe.Pointer, uns
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__new_zeros_with_same_feature_meta(a_self unsafe.Pointer, a_other unsafe.Pointer, a_self_num_batch_dims int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__new_zeros_with_same_feature_meta(a_self unsafe.Pointer, a_other unsafe.Pointer, a_self_num_batch_dims int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__new_zeros_with_same_feature_meta(C.gt_tensor(a_self), C.gt_tensor(a_other), C.int64_t(a_self_num_batch_dims))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__has_same_storage_numel(a_self unsafe.Pointer, a_other unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -97,9 +97,9 @@ func Atg__has_same_storage_numel(a_self unsafe.Pointer, a_other unsafe.Pointer) 
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_align_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_align_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_align_as(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_align_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -150,9 +150,9 @@ func Atg__fused_dropout(a_self unsafe.Pointer, a_p float64, a_generator unsafe.P
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__masked_scale(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_scale float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__masked_scale(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_scale float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__masked_scale(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.double(a_scale))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_native_dropout(a_input unsafe.Pointer, a_p float64, a_train int32, a_train_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -162,9 +162,9 @@ func Atg_native_dropout(a_input unsafe.Pointer, a_p float64, a_train int32, a_tr
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_native_dropout_backward(a_grad_output unsafe.Pointer, a_mask unsafe.Pointer, a_scale float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_native_dropout_backward(a_grad_output unsafe.Pointer, a_mask unsafe.Pointer, a_scale float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_native_dropout_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_mask), C.double(a_scale))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__sobol_engine_draw(a_quasi unsafe.Pointer, a_n int64, a_sobolstate unsafe.Pointer, a_dimension int64, a_num_generated int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -189,19 +189,19 @@ func Atg__sobol_engine_initialize_state_(a_self unsafe.Pointer, a_dimension int6
 	return unsafe.Pointer(e)
 }
 
-func Atg__reshape_from_tensor(a_self unsafe.Pointer, a_shape unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__reshape_from_tensor(a_self unsafe.Pointer, a_shape unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__reshape_from_tensor(C.gt_tensor(a_self), C.gt_tensor(a_shape))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__shape_as_tensor(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__shape_as_tensor(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__shape_as_tensor(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_dropout(C.gt_tensor(a_input), C.double(a_p), C.int(a_train))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsafe.Pointer {
@@ -209,9 +209,9 @@ func Atg_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_feature_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_feature_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_feature_dropout(C.gt_tensor(a_input), C.double(a_p), C.int(a_train))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_feature_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsafe.Pointer {
@@ -219,9 +219,9 @@ func Atg_feature_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_alpha_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_alpha_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_alpha_dropout(C.gt_tensor(a_input), C.double(a_p), C.int(a_train))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_alpha_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsafe.Pointer {
@@ -229,9 +229,9 @@ func Atg_alpha_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_feature_alpha_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_feature_alpha_dropout(a_input unsafe.Pointer, a_p float64, a_train int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_feature_alpha_dropout(C.gt_tensor(a_input), C.double(a_p), C.int(a_train))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_feature_alpha_dropout_(a_self unsafe.Pointer, a_p float64, a_train int32) unsafe.Pointer {
@@ -239,9 +239,9 @@ func Atg_feature_alpha_dropout_(a_self unsafe.Pointer, a_p float64, a_train int3
 	return unsafe.Pointer(e)
 }
 
-func Atg_abs(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_abs(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_abs(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_abs_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -254,9 +254,9 @@ func Atg_abs_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_absolute(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_absolute(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_absolute(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_absolute_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -269,9 +269,9 @@ func Atg_absolute_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_angle(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_angle(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_angle(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_angle_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -279,19 +279,19 @@ func Atg_angle_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_view_as_real(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_as_real(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_as_real(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view_as_complex(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_as_complex(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_as_complex(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sgn(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sgn(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sgn(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sgn_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -304,39 +304,39 @@ func Atg_sgn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_chalf(a_self unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_chalf(a_self unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_chalf(C.gt_tensor(a_self), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_real(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_real(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_real(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_imag(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_imag(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_imag(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__conj(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conj(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__conj_physical(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__conj_physical(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__conj_physical(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conj_physical(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conj_physical(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conj_physical(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_conj_physical_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -349,24 +349,24 @@ func Atg_conj_physical_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_resolve_conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_resolve_conj(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_resolve_conj(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_resolve_neg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_resolve_neg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_resolve_neg(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__neg_view(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__neg_view(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__neg_view(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_acos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_acos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_acos(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_acos_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -379,9 +379,9 @@ func Atg_acos_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_arccos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arccos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arccos(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arccos_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -394,14 +394,14 @@ func Atg_arccos_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_avg_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_avg_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_avg_pool1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_adaptive_avg_pool1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adaptive_avg_pool1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adaptive_avg_pool1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_max_pool1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -411,9 +411,9 @@ func Atg_adaptive_max_pool1d(a_self unsafe.Pointer, a_output_size *int64, a_outp
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_add_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_add_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_add_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_add__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -426,9 +426,9 @@ func Atg_add_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg__add_relu_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__add_relu_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__add_relu_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__add_relu__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -441,9 +441,9 @@ func Atg__add_relu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg__add_relu_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__add_relu_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__add_relu_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__add_relu__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -451,9 +451,9 @@ func Atg__add_relu__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re fl
 	return unsafe.Pointer(e)
 }
 
-func Atg_add_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_add_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_add_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_add__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -461,9 +461,9 @@ func Atg_add__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_addmv(a_self unsafe.Pointer, a_mat unsafe.Pointer, a_vec unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addmv(a_self unsafe.Pointer, a_mat unsafe.Pointer, a_vec unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addmv(C.gt_tensor(a_self), C.gt_tensor(a_mat), C.gt_tensor(a_vec), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addmv_(a_self unsafe.Pointer, a_mat unsafe.Pointer, a_vec unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -476,9 +476,9 @@ func Atg_addmv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_addr(a_self unsafe.Pointer, a_vec1 unsafe.Pointer, a_vec2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addr(a_self unsafe.Pointer, a_vec1 unsafe.Pointer, a_vec2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addr(C.gt_tensor(a_self), C.gt_tensor(a_vec1), C.gt_tensor(a_vec2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addr_(a_self unsafe.Pointer, a_vec1 unsafe.Pointer, a_vec2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -491,19 +491,19 @@ func Atg_addr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec1 unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_affine_grid_generator(a_theta unsafe.Pointer, a_size *int64, a_size_len int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_affine_grid_generator(a_theta unsafe.Pointer, a_size *int64, a_size_len int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_affine_grid_generator(C.gt_tensor(a_theta), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_affine_grid_generator_backward(a_grad unsafe.Pointer, a_size *int64, a_size_len int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_affine_grid_generator_backward(a_grad unsafe.Pointer, a_size *int64, a_size_len int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_affine_grid_generator_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_all_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_all_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_all_dim(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_all_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_keepdim int32) unsafe.Pointer {
@@ -517,9 +517,9 @@ func Atg_allclose(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rtol float64,
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_any_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_any_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_any_dim(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_any_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_keepdim int32) unsafe.Pointer {
@@ -527,19 +527,19 @@ func Atg_any_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_arange(a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arange(a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arange(C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_arange_start(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arange_start(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arange_start(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_arange_start_step(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_step_i int64, a_step_re float64, a_step_im float64, a_step_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arange_start_step(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_step_i int64, a_step_re float64, a_step_im float64, a_step_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arange_start_step(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.gt_scalar{i: C.int64_t(a_step_i), re: C.double(a_step_re), im: C.double(a_step_im), kind: C.int32_t(a_step_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arange_out_out(a_out unsafe.Pointer, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32) unsafe.Pointer {
@@ -552,14 +552,14 @@ func Atg_arange_out_start_out(a_out unsafe.Pointer, a_start_i int64, a_start_re 
 	return unsafe.Pointer(e)
 }
 
-func Atg__dim_arange(a_like unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__dim_arange(a_like unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__dim_arange(C.gt_tensor(a_like), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_argmax(a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_argmax(a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_argmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_argmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) unsafe.Pointer {
@@ -567,9 +567,9 @@ func Atg_argmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_argmin(a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_argmin(a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_argmin(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_argmin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32) unsafe.Pointer {
@@ -577,9 +577,9 @@ func Atg_argmin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_acosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_acosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_acosh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_acosh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -592,9 +592,9 @@ func Atg_acosh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_arccosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arccosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arccosh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arccosh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -607,9 +607,9 @@ func Atg_arccosh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_asinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_asinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_asinh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_asinh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -622,9 +622,9 @@ func Atg_asinh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_arcsinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arcsinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arcsinh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arcsinh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -637,9 +637,9 @@ func Atg_arcsinh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_atanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atanh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atanh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -652,9 +652,9 @@ func Atg_atanh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_arctanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arctanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arctanh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arctanh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -667,9 +667,9 @@ func Atg_arctanh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_as_strided(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_as_strided(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_as_strided(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_as_strided_(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) unsafe.Pointer {
@@ -677,9 +677,9 @@ func Atg_as_strided_(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_s
 	return unsafe.Pointer(e)
 }
 
-func Atg_asin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_asin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_asin(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_asin_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -692,9 +692,9 @@ func Atg_asin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_arcsin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arcsin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arcsin(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arcsin_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -707,9 +707,9 @@ func Atg_arcsin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_atan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atan(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atan_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -722,9 +722,9 @@ func Atg_atan_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_arctan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arctan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arctan(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arctan_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -737,9 +737,9 @@ func Atg_arctan_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_atleast_1d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atleast_1d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atleast_1d(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atleast_1d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -749,9 +749,9 @@ func Atg_atleast_1d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (uns
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_atleast_2d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atleast_2d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atleast_2d(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atleast_2d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -761,9 +761,9 @@ func Atg_atleast_2d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (uns
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_atleast_3d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atleast_3d(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atleast_3d(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atleast_3d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -773,9 +773,9 @@ func Atg_atleast_3d_Sequence(a_tensors unsafe.Pointer, a_tensors_len int64) (uns
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_baddbmm(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_baddbmm(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_baddbmm(C.gt_tensor(a_self), C.gt_tensor(a_batch1), C.gt_tensor(a_batch2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_baddbmm_(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -788,24 +788,24 @@ func Atg_baddbmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_batch1 u
 	return unsafe.Pointer(e)
 }
 
-func Atg_bartlett_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bartlett_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bartlett_window(C.int64_t(a_window_length), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bartlett_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bartlett_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bartlett_window_periodic(C.int64_t(a_window_length), C.int(a_periodic), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_batch_norm(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.int(a_training), C.double(a_momentum), C.double(a_eps), C.int(a_cudnn_enabled))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantized_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_mean unsafe.Pointer, a_var unsafe.Pointer, a_eps float64, a_output_scale float64, a_output_zero_point int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_mean unsafe.Pointer, a_var unsafe.Pointer, a_eps float64, a_output_scale float64, a_output_zero_point int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_batch_norm(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_mean), C.gt_tensor(a_var), C.double(a_eps), C.double(a_output_scale), C.int64_t(a_output_zero_point))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__batch_norm_impl_index(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int64, unsafe.Pointer) {
@@ -826,9 +826,9 @@ func Atg__batch_norm_impl_index_backward(a_impl_index int64, a_input unsafe.Poin
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_bernoulli(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bernoulli(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bernoulli(C.gt_tensor(a_self), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bernoulli_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -846,19 +846,19 @@ func Atg_bernoulli__float(a_self unsafe.Pointer, a_p float64, a_generator unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_bernoulli_p(a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bernoulli_p(a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bernoulli_p(C.gt_tensor(a_self), C.double(a_p), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bilinear(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bilinear(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bilinear(C.gt_tensor(a_input1), C.gt_tensor(a_input2), C.gt_tensor(a_weight), C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_binary_cross_entropy(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_binary_cross_entropy(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_binary_cross_entropy(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_binary_cross_entropy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -866,9 +866,9 @@ func Atg_binary_cross_entropy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_binary_cross_entropy_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_binary_cross_entropy_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_binary_cross_entropy_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_binary_cross_entropy_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -876,19 +876,19 @@ func Atg_binary_cross_entropy_backward_out_grad_input(a_grad_input unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_binary_cross_entropy_with_logits(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_pos_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_binary_cross_entropy_with_logits(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_pos_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_binary_cross_entropy_with_logits(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.gt_tensor(a_pos_weight), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bincount(a_self unsafe.Pointer, a_weights unsafe.Pointer, a_minlength int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bincount(a_self unsafe.Pointer, a_weights unsafe.Pointer, a_minlength int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bincount(C.gt_tensor(a_self), C.gt_tensor(a_weights), C.int64_t(a_minlength))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_not(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_not(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_not(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_not_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -906,9 +906,9 @@ func Atg_copysign_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other u
 	return unsafe.Pointer(e)
 }
 
-func Atg_copysign_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_copysign_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_copysign_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_copysign__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -916,9 +916,9 @@ func Atg_copysign__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_copysign_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_copysign_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_copysign_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_copysign__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -931,9 +931,9 @@ func Atg_copysign_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_logical_not(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logical_not(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logical_not(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logical_not_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -946,9 +946,9 @@ func Atg_logical_not_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_logical_xor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logical_xor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logical_xor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logical_xor_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -961,9 +961,9 @@ func Atg_logical_xor_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_logical_and(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logical_and(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logical_and(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logical_and_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -976,9 +976,9 @@ func Atg_logical_and_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_logical_or(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logical_or(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logical_or(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logical_or_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -991,19 +991,19 @@ func Atg_logical_or_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other
 	return unsafe.Pointer(e)
 }
 
-func Atg_blackman_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_blackman_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_blackman_window(C.int64_t(a_window_length), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_blackman_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_blackman_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_blackman_window_periodic(C.int64_t(a_window_length), C.int(a_periodic), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bmm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bmm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bmm(C.gt_tensor(a_self), C.gt_tensor(a_mat2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer) unsafe.Pointer {
@@ -1018,19 +1018,19 @@ func Atg_broadcast_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsaf
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_broadcast_to(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_broadcast_to(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_broadcast_to(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_broadcast_to(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_broadcast_to(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_broadcast_to(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cat(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cat(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cat((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cat_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) unsafe.Pointer {
@@ -1038,9 +1038,9 @@ func Atg_cat_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_l
 	return unsafe.Pointer(e)
 }
 
-func Atg_concat(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_concat(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_concat((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_concat_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) unsafe.Pointer {
@@ -1048,9 +1048,9 @@ func Atg_concat_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_concatenate(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_concatenate(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_concatenate((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_concatenate_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) unsafe.Pointer {
@@ -1058,14 +1058,14 @@ func Atg_concatenate_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_t
 	return unsafe.Pointer(e)
 }
 
-func Atg_block_diag(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_block_diag(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_block_diag((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ceil(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ceil(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ceil(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ceil_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1078,9 +1078,9 @@ func Atg_ceil_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_chain_matmul(a_matrices unsafe.Pointer, a_matrices_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_chain_matmul(a_matrices unsafe.Pointer, a_matrices_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_chain_matmul((*C.gt_tensor)(a_matrices), C.int64_t(a_matrices_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_chain_matmul_out_out(a_out unsafe.Pointer, a_matrices unsafe.Pointer, a_matrices_len int64) unsafe.Pointer {
@@ -1123,14 +1123,14 @@ func Atg_tensor_split_tensor_indices_or_sections(a_self unsafe.Pointer, a_tensor
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_clamp(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_min_i), re: C.double(a_min_re), im: C.double(a_min_im), kind: C.int32_t(a_min_kind)}, C.int(a_min_has), C.gt_scalar{i: C.int64_t(a_max_i), re: C.double(a_max_re), im: C.double(a_max_im), kind: C.int32_t(a_max_kind)}, C.int(a_max_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_clamp_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_min), C.gt_tensor(a_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_clamp_(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) unsafe.Pointer {
@@ -1153,14 +1153,14 @@ func Atg_clamp_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_min
 	return unsafe.Pointer(e)
 }
 
-func Atg_clamp_max(a_self unsafe.Pointer, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp_max(a_self unsafe.Pointer, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp_max(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_max_i), re: C.double(a_max_re), im: C.double(a_max_im), kind: C.int32_t(a_max_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_clamp_max_Tensor(a_self unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp_max_Tensor(a_self unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp_max_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_clamp_max_(a_self unsafe.Pointer, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) unsafe.Pointer {
@@ -1183,14 +1183,14 @@ func Atg_clamp_max_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_clamp_min(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp_min(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp_min(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_min_i), re: C.double(a_min_re), im: C.double(a_min_im), kind: C.int32_t(a_min_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_clamp_min_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clamp_min_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clamp_min_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_min))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_clamp_min_(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32) unsafe.Pointer {
@@ -1213,14 +1213,14 @@ func Atg_clamp_min_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_clip(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clip(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clip(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_min_i), re: C.double(a_min_re), im: C.double(a_min_im), kind: C.int32_t(a_min_kind)}, C.int(a_min_has), C.gt_scalar{i: C.int64_t(a_max_i), re: C.double(a_max_re), im: C.double(a_max_im), kind: C.int32_t(a_max_kind)}, C.int(a_max_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_clip_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clip_Tensor(a_self unsafe.Pointer, a_min unsafe.Pointer, a_max unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clip_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_min), C.gt_tensor(a_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_clip_(a_self unsafe.Pointer, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_min_has int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32, a_max_has int32) unsafe.Pointer {
@@ -1249,9 +1249,9 @@ func Atg_cudnn_is_acceptable(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_complex(a_real unsafe.Pointer, a_imag unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_complex(a_real unsafe.Pointer, a_imag unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_complex(C.gt_tensor(a_real), C.gt_tensor(a_imag))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_complex_out_out(a_out unsafe.Pointer, a_real unsafe.Pointer, a_imag unsafe.Pointer) unsafe.Pointer {
@@ -1259,9 +1259,9 @@ func Atg_complex_out_out(a_out unsafe.Pointer, a_real unsafe.Pointer, a_imag uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_polar(a_abs unsafe.Pointer, a_angle unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_polar(a_abs unsafe.Pointer, a_angle unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_polar(C.gt_tensor(a_abs), C.gt_tensor(a_angle))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_polar_out_out(a_out unsafe.Pointer, a_abs unsafe.Pointer, a_angle unsafe.Pointer) unsafe.Pointer {
@@ -1269,19 +1269,19 @@ func Atg_polar_out_out(a_out unsafe.Pointer, a_abs unsafe.Pointer, a_angle unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_constant_pad_nd(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_constant_pad_nd(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_constant_pad_nd(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_pad)), C.int64_t(a_pad_len), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_contiguous(a_self unsafe.Pointer, a_memory_format int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_contiguous(a_self unsafe.Pointer, a_memory_format int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_contiguous(C.gt_tensor(a_self), C.int32_t(a_memory_format))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_convolution(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_transposed), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_convolution_backward(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias_sizes *int64, a_bias_sizes_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1292,9 +1292,9 @@ func Atg_convolution_backward(a_grad_output unsafe.Pointer, a_input unsafe.Point
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_convolution_overrideable(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_convolution_overrideable(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_convolution_overrideable(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_transposed), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_convolution_backward_overrideable(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1305,21 +1305,21 @@ func Atg_convolution_backward_overrideable(a_grad_output unsafe.Pointer, a_input
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg__convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_cudnn_enabled int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_cudnn_enabled int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__convolution(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_transposed), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic), C.int(a_cudnn_enabled), C.int(a_allow_tf32))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__convolution_deprecated(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__convolution_deprecated(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__convolution_deprecated(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_transposed), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic), C.int(a_cudnn_enabled))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__convolution_mode(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__convolution_mode(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_padding_s := C.CString(a_padding)
 	defer C.free(unsafe.Pointer(a_padding_s))
 	r := C.atg__convolution_mode(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), a_padding_s, (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__convolution_double_backward(a_ggI unsafe.Pointer, a_ggW unsafe.Pointer, a_ggb unsafe.Pointer, a_gO unsafe.Pointer, a_weight unsafe.Pointer, a_self unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_transposed int32, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1330,45 +1330,45 @@ func Atg__convolution_double_backward(a_ggI unsafe.Pointer, a_ggW unsafe.Pointer
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_conv1d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv1d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv1d(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv2d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv2d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv2d(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv3d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv3d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv3d(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv1d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv1d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_padding_s := C.CString(a_padding)
 	defer C.free(unsafe.Pointer(a_padding_s))
 	r := C.atg_conv1d_padding(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), a_padding_s, (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv2d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv2d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_padding_s := C.CString(a_padding)
 	defer C.free(unsafe.Pointer(a_padding_s))
 	r := C.atg_conv2d_padding(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), a_padding_s, (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv3d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv3d_padding(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding string, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_padding_s := C.CString(a_padding)
 	defer C.free(unsafe.Pointer(a_padding_s))
 	r := C.atg_conv3d_padding(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), a_padding_s, (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv_tbc(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_pad int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv_tbc(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_pad int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv_tbc(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.int64_t(a_pad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_conv_tbc_backward(a_self unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_pad int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1379,24 +1379,24 @@ func Atg_conv_tbc_backward(a_self unsafe.Pointer, a_input unsafe.Pointer, a_weig
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_conv_transpose1d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv_transpose1d(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv_transpose1d(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv_transpose2d_input(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv_transpose2d_input(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv_transpose2d_input(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv_transpose3d_input(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv_transpose3d_input(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_groups int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv_transpose3d_input(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_copy(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_copy(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_copy(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_copy_(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) unsafe.Pointer {
@@ -1404,19 +1404,19 @@ func Atg_copy_(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32
 	return unsafe.Pointer(e)
 }
 
-func Atg__copy_from(a_self unsafe.Pointer, a_dst unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__copy_from(a_self unsafe.Pointer, a_dst unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__copy_from(C.gt_tensor(a_self), C.gt_tensor(a_dst), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__copy_from_and_resize(a_self unsafe.Pointer, a_dst unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__copy_from_and_resize(a_self unsafe.Pointer, a_dst unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__copy_from_and_resize(C.gt_tensor(a_self), C.gt_tensor(a_dst))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cos(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cos(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cos_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1429,9 +1429,9 @@ func Atg_cos_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_cosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cosh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cosh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cosh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1444,39 +1444,39 @@ func Atg_cosh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_cosine_embedding_loss(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cosine_embedding_loss(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cosine_embedding_loss(C.gt_tensor(a_input1), C.gt_tensor(a_input2), C.gt_tensor(a_target), C.double(a_margin), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_count_nonzero_dim_IntList(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_count_nonzero_dim_IntList(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_count_nonzero_dim_IntList(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_count_nonzero(a_self unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_count_nonzero(a_self unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_count_nonzero(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cov(a_self unsafe.Pointer, a_correction int64, a_fweights unsafe.Pointer, a_aweights unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cov(a_self unsafe.Pointer, a_correction int64, a_fweights unsafe.Pointer, a_aweights unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cov(C.gt_tensor(a_self), C.int64_t(a_correction), C.gt_tensor(a_fweights), C.gt_tensor(a_aweights))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_corrcoef(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_corrcoef(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_corrcoef(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cudnn_affine_grid_generator(a_theta unsafe.Pointer, a_N int64, a_C int64, a_H int64, a_W int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_affine_grid_generator(a_theta unsafe.Pointer, a_N int64, a_C int64, a_H int64, a_W int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_affine_grid_generator(C.gt_tensor(a_theta), C.int64_t(a_N), C.int64_t(a_C), C.int64_t(a_H), C.int64_t(a_W))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cudnn_affine_grid_generator_backward(a_grad unsafe.Pointer, a_N int64, a_C int64, a_H int64, a_W int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_affine_grid_generator_backward(a_grad unsafe.Pointer, a_N int64, a_C int64, a_H int64, a_W int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_affine_grid_generator_backward(C.gt_tensor(a_grad), C.int64_t(a_N), C.int64_t(a_C), C.int64_t(a_H), C.int64_t(a_W))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cudnn_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_exponential_average_factor float64, a_epsilon float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1496,14 +1496,14 @@ func Atg_cudnn_batch_norm_backward(a_input unsafe.Pointer, a_grad_output unsafe.
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_cudnn_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_convolution(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic), C.int(a_allow_tf32))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cudnn_convolution_transpose(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_convolution_transpose(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32, a_allow_tf32 int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_convolution_transpose(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic), C.int(a_allow_tf32))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mps_convolution_transpose_backward(a_self unsafe.Pointer, a_grad_output unsafe.Pointer, a_weight unsafe.Pointer, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1513,19 +1513,19 @@ func Atg_mps_convolution_transpose_backward(a_self unsafe.Pointer, a_grad_output
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_cudnn_convolution_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_convolution_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_convolution_relu(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cudnn_convolution_add_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_z unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_alpha_has int32, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_convolution_add_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_z unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_alpha_has int32, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_convolution_add_relu(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_z), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.int(a_alpha_has), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cudnn_grid_sampler(a_self unsafe.Pointer, a_grid unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cudnn_grid_sampler(a_self unsafe.Pointer, a_grid unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cudnn_grid_sampler(C.gt_tensor(a_self), C.gt_tensor(a_grid))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cudnn_grid_sampler_backward(a_self unsafe.Pointer, a_grid unsafe.Pointer, a_grad_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1569,14 +1569,14 @@ func Atg__cummin_helper(a_self unsafe.Pointer, a_values unsafe.Pointer, a_indice
 	return unsafe.Pointer(e)
 }
 
-func Atg_cummaxmin_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cummaxmin_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cummaxmin_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.gt_tensor(a_indices), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cumprod(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cumprod(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cumprod(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cumprod_(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -1589,14 +1589,14 @@ func Atg_cumprod_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_cumprod_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_dim int64, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cumprod_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_dim int64, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cumprod_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.int64_t(a_dim), C.gt_tensor(a_output))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cumsum(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cumsum(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cumsum(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cumsum_(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -1609,24 +1609,24 @@ func Atg_cumsum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_cumulative_trapezoid_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cumulative_trapezoid_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cumulative_trapezoid_x(C.gt_tensor(a_y), C.gt_tensor(a_x), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cumulative_trapezoid_dx(a_y unsafe.Pointer, a_dx_i int64, a_dx_re float64, a_dx_im float64, a_dx_kind int32, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cumulative_trapezoid_dx(a_y unsafe.Pointer, a_dx_i int64, a_dx_re float64, a_dx_im float64, a_dx_kind int32, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cumulative_trapezoid_dx(C.gt_tensor(a_y), C.gt_scalar{i: C.int64_t(a_dx_i), re: C.double(a_dx_re), im: C.double(a_dx_im), kind: C.int32_t(a_dx_kind)}, C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ctc_loss_IntList(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64, a_reduction int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ctc_loss_IntList(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64, a_reduction int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ctc_loss_IntList(C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), (*C.int64_t)(unsafe.Pointer(a_input_lengths)), C.int64_t(a_input_lengths_len), (*C.int64_t)(unsafe.Pointer(a_target_lengths)), C.int64_t(a_target_lengths_len), C.int64_t(a_blank), C.int64_t(a_reduction), C.int(a_zero_infinity))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ctc_loss_Tensor(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_blank int64, a_reduction int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ctc_loss_Tensor(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_blank int64, a_reduction int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ctc_loss_Tensor(C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), C.gt_tensor(a_input_lengths), C.gt_tensor(a_target_lengths), C.int64_t(a_blank), C.int64_t(a_reduction), C.int(a_zero_infinity))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__ctc_loss(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1643,39 +1643,39 @@ func Atg__ctc_loss_Tensor(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, 
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__ctc_loss_backward(a_grad unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_neg_log_likelihood unsafe.Pointer, a_log_alpha unsafe.Pointer, a_blank int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__ctc_loss_backward(a_grad unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_neg_log_likelihood unsafe.Pointer, a_log_alpha unsafe.Pointer, a_blank int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__ctc_loss_backward(C.gt_tensor(a_grad), C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), (*C.int64_t)(unsafe.Pointer(a_input_lengths)), C.int64_t(a_input_lengths_len), (*C.int64_t)(unsafe.Pointer(a_target_lengths)), C.int64_t(a_target_lengths_len), C.gt_tensor(a_neg_log_likelihood), C.gt_tensor(a_log_alpha), C.int64_t(a_blank), C.int(a_zero_infinity))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__ctc_loss_backward_Tensor(a_grad unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_neg_log_likelihood unsafe.Pointer, a_log_alpha unsafe.Pointer, a_blank int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__ctc_loss_backward_Tensor(a_grad unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_neg_log_likelihood unsafe.Pointer, a_log_alpha unsafe.Pointer, a_blank int64, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__ctc_loss_backward_Tensor(C.gt_tensor(a_grad), C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), C.gt_tensor(a_input_lengths), C.gt_tensor(a_target_lengths), C.gt_tensor(a_neg_log_likelihood), C.gt_tensor(a_log_alpha), C.int64_t(a_blank), C.int(a_zero_infinity))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diag_embed(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diag_embed(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diag_embed(C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diagflat(a_self unsafe.Pointer, a_offset int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diagflat(a_self unsafe.Pointer, a_offset int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diagflat(C.gt_tensor(a_self), C.int64_t(a_offset))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diagonal(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diagonal(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diagonal(C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_linalg_diagonal(a_A unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_diagonal(a_A unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_diagonal(C.gt_tensor(a_A), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diagonal_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diagonal_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diagonal_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_input_sizes)), C.int64_t(a_input_sizes_len), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fill_diagonal_(a_self unsafe.Pointer, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_wrap int32) unsafe.Pointer {
@@ -1683,9 +1683,9 @@ func Atg_fill_diagonal_(a_self unsafe.Pointer, a_fill_value_i int64, a_fill_valu
 	return unsafe.Pointer(e)
 }
 
-func Atg_diff(a_self unsafe.Pointer, a_n int64, a_dim int64, a_prepend unsafe.Pointer, a_append unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diff(a_self unsafe.Pointer, a_n int64, a_dim int64, a_prepend unsafe.Pointer, a_append unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diff(C.gt_tensor(a_self), C.int64_t(a_n), C.int64_t(a_dim), C.gt_tensor(a_prepend), C.gt_tensor(a_append))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_diff_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_dim int64, a_prepend unsafe.Pointer, a_append unsafe.Pointer) unsafe.Pointer {
@@ -1742,9 +1742,9 @@ func Atg_gradient_tensorarray(a_self unsafe.Pointer, a_spacing unsafe.Pointer, a
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_div_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_div_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_div_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_div__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -1757,11 +1757,11 @@ func Atg_div_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_div_Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_div_Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_rounding_mode_s := C.CString(a_rounding_mode)
 	defer C.free(unsafe.Pointer(a_rounding_mode_s))
 	r := C.atg_div_Tensor_mode(C.gt_tensor(a_self), C.gt_tensor(a_other), a_rounding_mode_s, C.int(a_rounding_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_div__Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) unsafe.Pointer {
@@ -1778,9 +1778,9 @@ func Atg_div_out_out_mode(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other u
 	return unsafe.Pointer(e)
 }
 
-func Atg_div_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_div_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_div_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_div__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -1788,11 +1788,11 @@ func Atg_div__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_div_Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_div_Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_rounding_mode_s := C.CString(a_rounding_mode)
 	defer C.free(unsafe.Pointer(a_rounding_mode_s))
 	r := C.atg_div_Scalar_mode(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, a_rounding_mode_s, C.int(a_rounding_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_div__Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) unsafe.Pointer {
@@ -1802,9 +1802,9 @@ func Atg_div__Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re flo
 	return unsafe.Pointer(e)
 }
 
-func Atg_divide_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_divide_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_divide_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_divide__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -1817,9 +1817,9 @@ func Atg_divide_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_divide_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -1827,11 +1827,11 @@ func Atg_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float
 	return unsafe.Pointer(e)
 }
 
-func Atg_divide_Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_divide_Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_rounding_mode_s := C.CString(a_rounding_mode)
 	defer C.free(unsafe.Pointer(a_rounding_mode_s))
 	r := C.atg_divide_Tensor_mode(C.gt_tensor(a_self), C.gt_tensor(a_other), a_rounding_mode_s, C.int(a_rounding_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_divide__Tensor_mode(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rounding_mode string, a_rounding_mode_has int32) unsafe.Pointer {
@@ -1848,11 +1848,11 @@ func Atg_divide_out_out_mode(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_divide_Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_divide_Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_rounding_mode_s := C.CString(a_rounding_mode)
 	defer C.free(unsafe.Pointer(a_rounding_mode_s))
 	r := C.atg_divide_Scalar_mode(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, a_rounding_mode_s, C.int(a_rounding_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_divide__Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_rounding_mode string, a_rounding_mode_has int32) unsafe.Pointer {
@@ -1862,9 +1862,9 @@ func Atg_divide__Scalar_mode(a_self unsafe.Pointer, a_other_i int64, a_other_re 
 	return unsafe.Pointer(e)
 }
 
-func Atg_true_divide_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_true_divide_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_true_divide_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_true_divide__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -1877,9 +1877,9 @@ func Atg_true_divide_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_true_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_true_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_true_divide_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_true_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -1887,9 +1887,9 @@ func Atg_true_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re 
 	return unsafe.Pointer(e)
 }
 
-func Atg_dot(a_self unsafe.Pointer, a_tensor unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_dot(a_self unsafe.Pointer, a_tensor unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_dot(C.gt_tensor(a_self), C.gt_tensor(a_tensor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_dot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor unsafe.Pointer) unsafe.Pointer {
@@ -1897,9 +1897,9 @@ func Atg_dot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_vdot(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_vdot(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_vdot(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_vdot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -1907,26 +1907,26 @@ func Atg_vdot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_einsum(a_equation string, a_tensors unsafe.Pointer, a_tensors_len int64, a_path *int64, a_path_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_einsum(a_equation string, a_tensors unsafe.Pointer, a_tensors_len int64, a_path *int64, a_path_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_equation_s := C.CString(a_equation)
 	defer C.free(unsafe.Pointer(a_equation_s))
 	r := C.atg_einsum(a_equation_s, (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), (*C.int64_t)(unsafe.Pointer(a_path)), C.int64_t(a_path_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_embedding(a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_padding_idx int64, a_scale_grad_by_freq int32, a_sparse int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_embedding(a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_padding_idx int64, a_scale_grad_by_freq int32, a_sparse int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_embedding(C.gt_tensor(a_weight), C.gt_tensor(a_indices), C.int64_t(a_padding_idx), C.int(a_scale_grad_by_freq), C.int(a_sparse))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_embedding_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32, a_sparse int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_embedding_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32, a_sparse int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_embedding_backward(C.gt_tensor(a_grad), C.gt_tensor(a_indices), C.int64_t(a_num_weights), C.int64_t(a_padding_idx), C.int(a_scale_grad_by_freq), C.int(a_sparse))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_embedding_dense_backward(a_grad_output unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_embedding_dense_backward(a_grad_output unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_embedding_dense_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_indices), C.int64_t(a_num_weights), C.int64_t(a_padding_idx), C.int(a_scale_grad_by_freq))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_embedding_renorm_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_max_norm float64, a_norm_type float64) unsafe.Pointer {
@@ -1934,9 +1934,9 @@ func Atg_embedding_renorm_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_ma
 	return unsafe.Pointer(e)
 }
 
-func Atg_embedding_sparse_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_embedding_sparse_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_num_weights int64, a_padding_idx int64, a_scale_grad_by_freq int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_embedding_sparse_backward(C.gt_tensor(a_grad), C.gt_tensor(a_indices), C.int64_t(a_num_weights), C.int64_t(a_padding_idx), C.int(a_scale_grad_by_freq))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__embedding_bag_forward_only(a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_scale_grad_by_freq int32, a_mode int64, a_sparse int32, a_per_sample_weights unsafe.Pointer, a_include_last_offset int32, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1955,9 +1955,9 @@ func Atg__rowwise_prune(a_weight unsafe.Pointer, a_mask unsafe.Pointer, a_compre
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_row_stack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_row_stack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_row_stack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_row_stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -1992,64 +1992,64 @@ func Atg__embedding_bag(a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_off
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
 }
 
-func Atg__embedding_bag_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_maximum_indices unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_sparse int32, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__embedding_bag_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_maximum_indices unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_sparse int32, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__embedding_bag_backward(C.gt_tensor(a_grad), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.gt_tensor(a_offset2bag), C.gt_tensor(a_bag_size), C.gt_tensor(a_maximum_indices), C.int64_t(a_num_weights), C.int(a_scale_grad_by_freq), C.int64_t(a_mode), C.int(a_sparse), C.gt_tensor(a_per_sample_weights), C.int64_t(a_padding_idx))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__embedding_bag_sparse_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__embedding_bag_sparse_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__embedding_bag_sparse_backward(C.gt_tensor(a_grad), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.gt_tensor(a_offset2bag), C.gt_tensor(a_bag_size), C.int64_t(a_num_weights), C.int(a_scale_grad_by_freq), C.int64_t(a_mode), C.gt_tensor(a_per_sample_weights), C.int64_t(a_padding_idx))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__embedding_bag_dense_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_maximum_indices unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__embedding_bag_dense_backward(a_grad unsafe.Pointer, a_indices unsafe.Pointer, a_offset2bag unsafe.Pointer, a_bag_size unsafe.Pointer, a_maximum_indices unsafe.Pointer, a_num_weights int64, a_scale_grad_by_freq int32, a_mode int64, a_per_sample_weights unsafe.Pointer, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__embedding_bag_dense_backward(C.gt_tensor(a_grad), C.gt_tensor(a_indices), C.gt_tensor(a_offset2bag), C.gt_tensor(a_bag_size), C.gt_tensor(a_maximum_indices), C.int64_t(a_num_weights), C.int(a_scale_grad_by_freq), C.int64_t(a_mode), C.gt_tensor(a_per_sample_weights), C.int64_t(a_padding_idx))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__embedding_bag_per_sample_weights_backward(a_grad unsafe.Pointer, a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_mode int64, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__embedding_bag_per_sample_weights_backward(a_grad unsafe.Pointer, a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_offset2bag unsafe.Pointer, a_mode int64, a_padding_idx int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__embedding_bag_per_sample_weights_backward(C.gt_tensor(a_grad), C.gt_tensor(a_weight), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.gt_tensor(a_offset2bag), C.int64_t(a_mode), C.int64_t(a_padding_idx))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_empty_memory_format(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_empty_memory_format(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_empty_memory_format((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_new_empty(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_new_empty(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_new_empty(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_new_empty_strided(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_new_empty_strided(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_new_empty_strided(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_new_full(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_new_full(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_new_full(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_scalar{i: C.int64_t(a_fill_value_i), re: C.double(a_fill_value_re), im: C.double(a_fill_value_im), kind: C.int32_t(a_fill_value_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_new_zeros(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_new_zeros(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_new_zeros(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_new_ones(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_new_ones(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_new_ones(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__empty_affine_quantized(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_scale float64, a_zero_point int64, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__empty_affine_quantized(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_scale float64, a_zero_point int64, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__empty_affine_quantized((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.double(a_scale), C.int64_t(a_zero_point), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__empty_per_channel_affine_quantized(a_size *int64, a_size_len int64, a_scales unsafe.Pointer, a_zero_points unsafe.Pointer, a_axis int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__empty_per_channel_affine_quantized(a_size *int64, a_size_len int64, a_scales unsafe.Pointer, a_zero_points unsafe.Pointer, a_axis int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__empty_per_channel_affine_quantized((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_scales), C.gt_tensor(a_zero_points), C.int64_t(a_axis), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_resize_(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
@@ -2062,9 +2062,9 @@ func Atg__resize_output_(a_self unsafe.Pointer, a_size *int64, a_size_len int64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_empty_quantized(a_size *int64, a_size_len int64, a_qtensor unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_empty_quantized(a_size *int64, a_size_len int64, a_qtensor unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_empty_quantized((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_qtensor), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_empty_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
@@ -2072,19 +2072,19 @@ func Atg_empty_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_empty_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_empty_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_empty_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_empty_strided(a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_empty_strided(a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_empty_strided((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_erf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_erf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_erf(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_erf_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2097,9 +2097,9 @@ func Atg_erf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_erfc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_erfc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_erfc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_erfc_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2112,9 +2112,9 @@ func Atg_erfc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_exp(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_exp_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2127,9 +2127,9 @@ func Atg_exp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_exp2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_exp2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_exp2(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_exp2_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2142,9 +2142,9 @@ func Atg_exp2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_expm1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_expm1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_expm1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_expm1_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2157,24 +2157,24 @@ func Atg_expm1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_expand(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_expand(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_expand(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_expand_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_expand_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_expand_as(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_eye(a_n int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_eye(a_n int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_eye(C.int64_t(a_n), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_eye_m(a_n int64, a_m int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_eye_m(a_n int64, a_m int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_eye_m(C.int64_t(a_n), C.int64_t(a_m), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_eye_out_out(a_out unsafe.Pointer, a_n int64) unsafe.Pointer {
@@ -2187,24 +2187,24 @@ func Atg_eye_out_m_out(a_out unsafe.Pointer, a_n int64, a_m int64) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_flatten_using_ints(a_self unsafe.Pointer, a_start_dim int64, a_end_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_flatten_using_ints(a_self unsafe.Pointer, a_start_dim int64, a_end_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_flatten_using_ints(C.gt_tensor(a_self), C.int64_t(a_start_dim), C.int64_t(a_end_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_unflatten_int(a_self unsafe.Pointer, a_dim int64, a_sizes *int64, a_sizes_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unflatten_int(a_self unsafe.Pointer, a_dim int64, a_sizes *int64, a_sizes_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unflatten_int(C.gt_tensor(a_self), C.int64_t(a_dim), (*C.int64_t)(unsafe.Pointer(a_sizes)), C.int64_t(a_sizes_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fill_Scalar(a_self unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fill_Scalar(a_self unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fill_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fill_Tensor(a_self unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fill_Tensor(a_self unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fill_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_value))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fill__Scalar(a_self unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -2217,9 +2217,9 @@ func Atg_fill__Tensor(a_self unsafe.Pointer, a_value unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_floor(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_floor(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_floor(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_floor_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2232,9 +2232,9 @@ func Atg_floor_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_floor_divide(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_floor_divide(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_floor_divide(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_floor_divide__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2247,9 +2247,9 @@ func Atg_floor_divide_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_oth
 	return unsafe.Pointer(e)
 }
 
-func Atg_floor_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_floor_divide_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_floor_divide_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_floor_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -2257,9 +2257,9 @@ func Atg_floor_divide__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re
 	return unsafe.Pointer(e)
 }
 
-func Atg_frac(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_frac(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_frac(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_frac_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2272,9 +2272,9 @@ func Atg_frac_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_full(a_size *int64, a_size_len int64, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_full(a_size *int64, a_size_len int64, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_full((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_scalar{i: C.int64_t(a_fill_value_i), re: C.double(a_fill_value_re), im: C.double(a_fill_value_im), kind: C.int32_t(a_fill_value_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_full_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32) unsafe.Pointer {
@@ -2282,9 +2282,9 @@ func Atg_full_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_f
 	return unsafe.Pointer(e)
 }
 
-func Atg_full_like(a_self unsafe.Pointer, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_full_like(a_self unsafe.Pointer, a_fill_value_i int64, a_fill_value_re float64, a_fill_value_im float64, a_fill_value_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_full_like(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_fill_value_i), re: C.double(a_fill_value_re), im: C.double(a_fill_value_im), kind: C.int32_t(a_fill_value_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gcd_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2292,9 +2292,9 @@ func Atg_gcd_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_gcd(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gcd(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gcd(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gcd_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2307,9 +2307,9 @@ func Atg_lcm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_lcm(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lcm(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lcm(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lcm_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2317,14 +2317,14 @@ func Atg_lcm_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_grid_sampler(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_grid_sampler(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_grid_sampler(C.gt_tensor(a_input), C.gt_tensor(a_grid), C.int64_t(a_interpolation_mode), C.int64_t(a_padding_mode), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_grid_sampler_2d(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_grid_sampler_2d(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_grid_sampler_2d(C.gt_tensor(a_input), C.gt_tensor(a_grid), C.int64_t(a_interpolation_mode), C.int64_t(a_padding_mode), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_grid_sampler_2d_backward(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2334,9 +2334,9 @@ func Atg_grid_sampler_2d_backward(a_grad_output unsafe.Pointer, a_input unsafe.P
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__grid_sampler_2d_cpu_fallback(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__grid_sampler_2d_cpu_fallback(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__grid_sampler_2d_cpu_fallback(C.gt_tensor(a_input), C.gt_tensor(a_grid), C.int64_t(a_interpolation_mode), C.int64_t(a_padding_mode), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__grid_sampler_2d_cpu_fallback_backward(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2346,9 +2346,9 @@ func Atg__grid_sampler_2d_cpu_fallback_backward(a_grad_output unsafe.Pointer, a_
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_grid_sampler_3d(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_grid_sampler_3d(a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_grid_sampler_3d(C.gt_tensor(a_input), C.gt_tensor(a_grid), C.int64_t(a_interpolation_mode), C.int64_t(a_padding_mode), C.int(a_align_corners))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_grid_sampler_3d_backward(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_grid unsafe.Pointer, a_interpolation_mode int64, a_padding_mode int64, a_align_corners int32, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2358,59 +2358,59 @@ func Atg_grid_sampler_3d_backward(a_grad_output unsafe.Pointer, a_input unsafe.P
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_hann_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hann_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hann_window(C.int64_t(a_window_length), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hann_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hann_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hann_window_periodic(C.int64_t(a_window_length), C.int(a_periodic), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hamming_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hamming_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hamming_window(C.int64_t(a_window_length), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hamming_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hamming_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hamming_window_periodic(C.int64_t(a_window_length), C.int(a_periodic), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hamming_window_periodic_alpha(a_window_length int64, a_periodic int32, a_alpha float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hamming_window_periodic_alpha(a_window_length int64, a_periodic int32, a_alpha float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hamming_window_periodic_alpha(C.int64_t(a_window_length), C.int(a_periodic), C.double(a_alpha), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hamming_window_periodic_alpha_beta(a_window_length int64, a_periodic int32, a_alpha float64, a_beta float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hamming_window_periodic_alpha_beta(a_window_length int64, a_periodic int32, a_alpha float64, a_beta float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hamming_window_periodic_alpha_beta(C.int64_t(a_window_length), C.int(a_periodic), C.double(a_alpha), C.double(a_beta), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_kaiser_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_kaiser_window(a_window_length int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_kaiser_window(C.int64_t(a_window_length), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_kaiser_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_kaiser_window_periodic(a_window_length int64, a_periodic int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_kaiser_window_periodic(C.int64_t(a_window_length), C.int(a_periodic), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_kaiser_window_beta(a_window_length int64, a_periodic int32, a_beta float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_kaiser_window_beta(a_window_length int64, a_periodic int32, a_beta float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_kaiser_window_beta(C.int64_t(a_window_length), C.int(a_periodic), C.double(a_beta), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_hinge_embedding_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hinge_embedding_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hinge_embedding_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.double(a_margin), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_group_norm(a_input unsafe.Pointer, a_num_groups int64, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_group_norm(a_input unsafe.Pointer, a_num_groups int64, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_group_norm(C.gt_tensor(a_input), C.int64_t(a_num_groups), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.double(a_eps), C.int(a_cudnn_enabled))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_native_group_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_N int64, a_C int64, a_HxW int64, a_group int64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2429,9 +2429,9 @@ func Atg_native_group_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg__fft_r2c(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_onesided int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fft_r2c(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_onesided int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fft_r2c(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_normalization), C.int(a_onesided))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fft_r2c_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_onesided int32) unsafe.Pointer {
@@ -2439,9 +2439,9 @@ func Atg__fft_r2c_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *in
 	return unsafe.Pointer(e)
 }
 
-func Atg__fft_c2r(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_last_dim_size int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fft_c2r(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_last_dim_size int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fft_c2r(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_normalization), C.int64_t(a_last_dim_size))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fft_c2r_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_last_dim_size int64) unsafe.Pointer {
@@ -2449,9 +2449,9 @@ func Atg__fft_c2r_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *in
 	return unsafe.Pointer(e)
 }
 
-func Atg__fft_c2c(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_forward int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fft_c2c(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_forward int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fft_c2c(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_normalization), C.int(a_forward))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fft_c2c_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_normalization int64, a_forward int32) unsafe.Pointer {
@@ -2486,9 +2486,9 @@ func Atg__cufft_clear_plan_cache(a_device_index int64) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_Tensor(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_Tensor(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_Tensor(C.gt_tensor(a_self), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64) unsafe.Pointer {
@@ -2506,9 +2506,9 @@ func Atg_index_copy_(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_copy(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_copy(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_copy(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_source))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_put_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32) unsafe.Pointer {
@@ -2516,9 +2516,9 @@ func Atg_index_put_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_l
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_put(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_put(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_put(C.gt_tensor(a_self), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len), C.gt_tensor(a_values), C.int(a_accumulate))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__index_put_impl_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32, a_unsafe int32) unsafe.Pointer {
@@ -2526,14 +2526,14 @@ func Atg__index_put_impl_(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_ind
 	return unsafe.Pointer(e)
 }
 
-func Atg_instance_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_use_input_stats int32, a_momentum float64, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_instance_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_use_input_stats int32, a_momentum float64, a_eps float64, a_cudnn_enabled int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_instance_norm(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.int(a_use_input_stats), C.double(a_momentum), C.double(a_eps), C.int(a_cudnn_enabled))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_isclose(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rtol float64, a_atol float64, a_equal_nan int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isclose(a_self unsafe.Pointer, a_other unsafe.Pointer, a_rtol float64, a_atol float64, a_equal_nan int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isclose(C.gt_tensor(a_self), C.gt_tensor(a_other), C.double(a_rtol), C.double(a_atol), C.int(a_equal_nan))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isin_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_elements unsafe.Pointer, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) unsafe.Pointer {
@@ -2541,9 +2541,9 @@ func Atg_isin_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_elements unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_isin_Tensor_Tensor(a_elements unsafe.Pointer, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isin_Tensor_Tensor(a_elements unsafe.Pointer, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isin_Tensor_Tensor(C.gt_tensor(a_elements), C.gt_tensor(a_test_elements), C.int(a_assume_unique), C.int(a_invert))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isin_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_elements unsafe.Pointer, a_test_element_i int64, a_test_element_re float64, a_test_element_im float64, a_test_element_kind int32, a_assume_unique int32, a_invert int32) unsafe.Pointer {
@@ -2551,9 +2551,9 @@ func Atg_isin_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_elements unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_isin_Tensor_Scalar(a_elements unsafe.Pointer, a_test_element_i int64, a_test_element_re float64, a_test_element_im float64, a_test_element_kind int32, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isin_Tensor_Scalar(a_elements unsafe.Pointer, a_test_element_i int64, a_test_element_re float64, a_test_element_im float64, a_test_element_kind int32, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isin_Tensor_Scalar(C.gt_tensor(a_elements), C.gt_scalar{i: C.int64_t(a_test_element_i), re: C.double(a_test_element_re), im: C.double(a_test_element_im), kind: C.int32_t(a_test_element_kind)}, C.int(a_assume_unique), C.int(a_invert))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isin_out_Scalar_Tensor_out(a_out unsafe.Pointer, a_element_i int64, a_element_re float64, a_element_im float64, a_element_kind int32, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) unsafe.Pointer {
@@ -2561,14 +2561,14 @@ func Atg_isin_out_Scalar_Tensor_out(a_out unsafe.Pointer, a_element_i int64, a_e
 	return unsafe.Pointer(e)
 }
 
-func Atg_isin_Scalar_Tensor(a_element_i int64, a_element_re float64, a_element_im float64, a_element_kind int32, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isin_Scalar_Tensor(a_element_i int64, a_element_re float64, a_element_im float64, a_element_kind int32, a_test_elements unsafe.Pointer, a_assume_unique int32, a_invert int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isin_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_element_i), re: C.double(a_element_re), im: C.double(a_element_im), kind: C.int32_t(a_element_kind)}, C.gt_tensor(a_test_elements), C.int(a_assume_unique), C.int(a_invert))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_isnan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isnan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isnan(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_is_distributed(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -2607,9 +2607,9 @@ func Atg_is_neg(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_isreal(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isreal(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isreal(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_is_nonzero(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -2636,14 +2636,14 @@ func Atg_is_inference(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_kl_div(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_log_target int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_kl_div(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_log_target int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_kl_div(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.int(a_log_target))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_kron(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_kron(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_kron(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_kron_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2663,9 +2663,9 @@ func Atg_kthvalue_out_values(a_values unsafe.Pointer, a_indices unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_layer_norm(a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_eps float64, a_cudnn_enable int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_layer_norm(a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_eps float64, a_cudnn_enable int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_layer_norm(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_normalized_shape)), C.int64_t(a_normalized_shape_len), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.double(a_eps), C.int(a_cudnn_enable))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_native_layer_norm(a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2684,9 +2684,9 @@ func Atg_native_layer_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_nan_to_num(a_self unsafe.Pointer, a_nan float64, a_nan_has int32, a_posinf float64, a_posinf_has int32, a_neginf float64, a_neginf_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nan_to_num(a_self unsafe.Pointer, a_nan float64, a_nan_has int32, a_posinf float64, a_posinf_has int32, a_neginf float64, a_neginf_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nan_to_num(C.gt_tensor(a_self), C.double(a_nan), C.int(a_nan_has), C.double(a_posinf), C.int(a_posinf_has), C.double(a_neginf), C.int(a_neginf_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nan_to_num_(a_self unsafe.Pointer, a_nan float64, a_nan_has int32, a_posinf float64, a_posinf_has int32, a_neginf float64, a_neginf_has int32) unsafe.Pointer {
@@ -2699,9 +2699,9 @@ func Atg_nan_to_num_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_nan f
 	return unsafe.Pointer(e)
 }
 
-func Atg_linear(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linear(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linear(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linear_backward(a_self unsafe.Pointer, a_grad_output unsafe.Pointer, a_weight unsafe.Pointer, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2717,14 +2717,14 @@ func Atg_linear_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_weight u
 	return unsafe.Pointer(e)
 }
 
-func Atg_mkldnn_linear(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_linear(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_linear(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_linear_backward_input(a_input_size *int64, a_input_size_len int64, a_grad_output unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_linear_backward_input(a_input_size *int64, a_input_size_len int64, a_grad_output unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_linear_backward_input((*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.gt_tensor(a_grad_output), C.gt_tensor(a_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mkldnn_linear_backward_weights(a_grad_output unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias_defined int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2742,14 +2742,14 @@ func Atg_mkldnn_linear_backward(a_self unsafe.Pointer, a_grad_output unsafe.Poin
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_fbgemm_linear_int8_weight_fp32_activation(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_packed unsafe.Pointer, a_col_offsets unsafe.Pointer, a_weight_scale_i int64, a_weight_scale_re float64, a_weight_scale_im float64, a_weight_scale_kind int32, a_weight_zero_point_i int64, a_weight_zero_point_re float64, a_weight_zero_point_im float64, a_weight_zero_point_kind int32, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_linear_int8_weight_fp32_activation(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_packed unsafe.Pointer, a_col_offsets unsafe.Pointer, a_weight_scale_i int64, a_weight_scale_re float64, a_weight_scale_im float64, a_weight_scale_kind int32, a_weight_zero_point_i int64, a_weight_zero_point_re float64, a_weight_zero_point_im float64, a_weight_zero_point_kind int32, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_linear_int8_weight_fp32_activation(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_packed), C.gt_tensor(a_col_offsets), C.gt_scalar{i: C.int64_t(a_weight_scale_i), re: C.double(a_weight_scale_re), im: C.double(a_weight_scale_im), kind: C.int32_t(a_weight_scale_kind)}, C.gt_scalar{i: C.int64_t(a_weight_zero_point_i), re: C.double(a_weight_zero_point_re), im: C.double(a_weight_zero_point_im), kind: C.int32_t(a_weight_zero_point_kind)}, C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fbgemm_linear_int8_weight(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_packed unsafe.Pointer, a_col_offsets unsafe.Pointer, a_weight_scale_i int64, a_weight_scale_re float64, a_weight_scale_im float64, a_weight_scale_kind int32, a_weight_zero_point_i int64, a_weight_zero_point_re float64, a_weight_zero_point_im float64, a_weight_zero_point_kind int32, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_linear_int8_weight(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_packed unsafe.Pointer, a_col_offsets unsafe.Pointer, a_weight_scale_i int64, a_weight_scale_re float64, a_weight_scale_im float64, a_weight_scale_kind int32, a_weight_zero_point_i int64, a_weight_zero_point_re float64, a_weight_zero_point_im float64, a_weight_zero_point_kind int32, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_linear_int8_weight(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_packed), C.gt_tensor(a_col_offsets), C.gt_scalar{i: C.int64_t(a_weight_scale_i), re: C.double(a_weight_scale_re), im: C.double(a_weight_scale_im), kind: C.int32_t(a_weight_scale_kind)}, C.gt_scalar{i: C.int64_t(a_weight_zero_point_i), re: C.double(a_weight_zero_point_re), im: C.double(a_weight_zero_point_im), kind: C.int32_t(a_weight_zero_point_kind)}, C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fbgemm_linear_quantize_weight(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, float64, int64, unsafe.Pointer) {
@@ -2761,34 +2761,34 @@ func Atg_fbgemm_linear_quantize_weight(a_input unsafe.Pointer) (unsafe.Pointer, 
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), float64(r2), int64(r3), unsafe.Pointer(e)
 }
 
-func Atg_fbgemm_pack_gemm_matrix_fp16(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_pack_gemm_matrix_fp16(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_pack_gemm_matrix_fp16(C.gt_tensor(a_input))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fbgemm_linear_fp16_weight_fp32_activation(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_linear_fp16_weight_fp32_activation(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_linear_fp16_weight_fp32_activation(C.gt_tensor(a_input), C.gt_tensor(a_packed_weight), C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fbgemm_linear_fp16_weight(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_linear_fp16_weight(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_linear_fp16_weight(C.gt_tensor(a_input), C.gt_tensor(a_packed_weight), C.gt_tensor(a_bias))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fbgemm_pack_quantized_matrix(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_pack_quantized_matrix(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_pack_quantized_matrix(C.gt_tensor(a_input))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fbgemm_pack_quantized_matrix_KN(a_input unsafe.Pointer, a_K int64, a_N int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fbgemm_pack_quantized_matrix_KN(a_input unsafe.Pointer, a_K int64, a_N int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fbgemm_pack_quantized_matrix_KN(C.gt_tensor(a_input), C.int64_t(a_K), C.int64_t(a_N))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ldexp_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ldexp_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ldexp_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ldexp_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2801,9 +2801,9 @@ func Atg_ldexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_linspace(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linspace(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linspace(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linspace_out_out(a_out unsafe.Pointer, a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64) unsafe.Pointer {
@@ -2811,9 +2811,9 @@ func Atg_linspace_out_out(a_out unsafe.Pointer, a_start_i int64, a_start_re floa
 	return unsafe.Pointer(e)
 }
 
-func Atg_log(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2826,9 +2826,9 @@ func Atg_log_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_log10(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log10(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log10(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log10_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2841,9 +2841,9 @@ func Atg_log10_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_log1p(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log1p(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log1p(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log1p_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2856,9 +2856,9 @@ func Atg_log1p_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_log2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log2(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log2_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -2876,9 +2876,9 @@ func Atg_logaddexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_logaddexp(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logaddexp(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logaddexp(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logaddexp2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2886,24 +2886,24 @@ func Atg_logaddexp2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other
 	return unsafe.Pointer(e)
 }
 
-func Atg_logaddexp2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logaddexp2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logaddexp2(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_xlogy_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_xlogy_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_xlogy_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_xlogy_Scalar_Self(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_xlogy_Scalar_Self(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_xlogy_Scalar_Self(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_xlogy_Scalar_Other(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_xlogy_Scalar_Other(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_xlogy_Scalar_Other(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_xlogy__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2931,9 +2931,9 @@ func Atg_xlogy_out_OutScalar_Other(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_logspace(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_base float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logspace(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_base float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logspace(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps), C.double(a_base), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logspace_out_out(a_out unsafe.Pointer, a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_base float64) unsafe.Pointer {
@@ -2941,9 +2941,9 @@ func Atg_logspace_out_out(a_out unsafe.Pointer, a_start_i int64, a_start_re floa
 	return unsafe.Pointer(e)
 }
 
-func Atg_log_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log_softmax_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log_softmax_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -2951,9 +2951,9 @@ func Atg_log_softmax_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg__log_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__log_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__log_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_half_to_float))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__log_softmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) unsafe.Pointer {
@@ -2961,9 +2961,9 @@ func Atg__log_softmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim
 	return unsafe.Pointer(e)
 }
 
-func Atg__log_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__log_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__log_softmax_backward_data(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.int64_t(a_dim), C.int32_t(a_input_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__log_softmax_backward_data_out_out(a_out unsafe.Pointer, a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) unsafe.Pointer {
@@ -2971,9 +2971,9 @@ func Atg__log_softmax_backward_data_out_out(a_out unsafe.Pointer, a_grad_output 
 	return unsafe.Pointer(e)
 }
 
-func Atg__logcumsumexp(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__logcumsumexp(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__logcumsumexp(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__logcumsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -2981,9 +2981,9 @@ func Atg__logcumsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_di
 	return unsafe.Pointer(e)
 }
 
-func Atg_logcumsumexp(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logcumsumexp(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logcumsumexp(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logcumsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -2991,9 +2991,9 @@ func Atg_logcumsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim
 	return unsafe.Pointer(e)
 }
 
-func Atg_logsumexp(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logsumexp(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logsumexp(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -3001,14 +3001,14 @@ func Atg_logsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *i
 	return unsafe.Pointer(e)
 }
 
-func Atg_margin_ranking_loss(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_margin_ranking_loss(a_input1 unsafe.Pointer, a_input2 unsafe.Pointer, a_target unsafe.Pointer, a_margin float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_margin_ranking_loss(C.gt_tensor(a_input1), C.gt_tensor(a_input2), C.gt_tensor(a_target), C.double(a_margin), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_matmul(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_matmul_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3023,9 +3023,9 @@ func Atg_matmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_matrix_power(C.gt_tensor(a_self), C.int64_t(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
@@ -3033,14 +3033,14 @@ func Atg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n i
 	return unsafe.Pointer(e)
 }
 
-func Atg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_matrix_exp(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_matrix_exp_backward(a_self unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_matrix_exp_backward(a_self unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_matrix_exp_backward(C.gt_tensor(a_self), C.gt_tensor(a_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__aminmax(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3069,9 +3069,9 @@ func Atg_aminmax_out_out(a_min unsafe.Pointer, a_max unsafe.Pointer, a_self unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg__compute_linear_combination(a_input unsafe.Pointer, a_coefficients unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__compute_linear_combination(a_input unsafe.Pointer, a_coefficients unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__compute_linear_combination(C.gt_tensor(a_input), C.gt_tensor(a_coefficients))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__compute_linear_combination_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_coefficients unsafe.Pointer) unsafe.Pointer {
@@ -3091,14 +3091,14 @@ func Atg_max_out_dim_max(a_max unsafe.Pointer, a_max_values unsafe.Pointer, a_se
 	return unsafe.Pointer(e)
 }
 
-func Atg_value_selecting_reduction_backward(a_grad unsafe.Pointer, a_dim int64, a_indices unsafe.Pointer, a_sizes *int64, a_sizes_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_value_selecting_reduction_backward(a_grad unsafe.Pointer, a_dim int64, a_indices unsafe.Pointer, a_sizes *int64, a_sizes_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_value_selecting_reduction_backward(C.gt_tensor(a_grad), C.int64_t(a_dim), C.gt_tensor(a_indices), (*C.int64_t)(unsafe.Pointer(a_sizes)), C.int64_t(a_sizes_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_amax(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_amax(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_amax(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_amax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -3113,64 +3113,64 @@ func Atg_max_pool1d_with_indices(a_self unsafe.Pointer, a_kernel_size *int64, a_
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_max_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_pool1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mps_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mps_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mps_max_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_max_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_max_pool2d_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_input unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_max_pool2d_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_input unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_max_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_max_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_max_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_max_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_max_pool3d_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_input unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_max_pool3d_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_input unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_max_pool3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantized_max_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_max_pool1d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_max_pool1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantized_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_max_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_max_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_max_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mean(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mean(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mean(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mean_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mean_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mean_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mean_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -3178,9 +3178,9 @@ func Atg_mean_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_nanmean(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nanmean(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nanmean(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nanmean_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -3188,9 +3188,9 @@ func Atg_nanmean_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_median(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_median(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_median(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_median_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3205,9 +3205,9 @@ func Atg_median_out_dim_values(a_values unsafe.Pointer, a_indices unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_nanmedian(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nanmedian(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nanmedian(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nanmedian_dim(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3234,9 +3234,9 @@ func Atg_min_out_dim_min(a_min unsafe.Pointer, a_min_indices unsafe.Pointer, a_s
 	return unsafe.Pointer(e)
 }
 
-func Atg_amin(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_amin(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_amin(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_amin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -3252,9 +3252,9 @@ func Atg_mps_convolution_backward(a_self unsafe.Pointer, a_grad_output unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_mkldnn_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_convolution(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_miopen_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_exponential_average_factor float64, a_epsilon float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3273,29 +3273,29 @@ func Atg_miopen_batch_norm_backward(a_input unsafe.Pointer, a_grad_output unsafe
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_miopen_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_miopen_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_miopen_convolution(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_miopen_convolution_transpose(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_miopen_convolution_transpose(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_miopen_convolution_transpose(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_miopen_depthwise_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_miopen_depthwise_convolution(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_benchmark int32, a_deterministic int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_miopen_depthwise_convolution(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), C.int(a_benchmark), C.int(a_deterministic))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_miopen_convolution_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_miopen_convolution_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_miopen_convolution_relu(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_miopen_convolution_add_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_z unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_alpha_has int32, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_miopen_convolution_add_relu(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_z unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_alpha_has int32, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_miopen_convolution_add_relu(C.gt_tensor(a_self), C.gt_tensor(a_weight), C.gt_tensor(a_z), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.int(a_alpha_has), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_miopen_rnn(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_weight_len int64, a_weight_stride0 int64, a_hx unsafe.Pointer, a_cx unsafe.Pointer, a_mode int64, a_hidden_size int64, a_num_layers int64, a_batch_first int32, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_sizes *int64, a_batch_sizes_len int64, a_dropout_state unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3318,9 +3318,9 @@ func Atg_miopen_rnn_backward(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), int64(r3_len), unsafe.Pointer(e)
 }
 
-func Atg_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer) unsafe.Pointer {
@@ -3328,19 +3328,19 @@ func Atg_mm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg__sparse_mm(a_sparse unsafe.Pointer, a_dense unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_mm(a_sparse unsafe.Pointer, a_dense unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_mm(C.gt_tensor(a_sparse), C.gt_tensor(a_dense))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sparse_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sparse_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sparse_matmul(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_mask_helper(a_t unsafe.Pointer, a_mask_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_mask_helper(a_t unsafe.Pointer, a_mask_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_mask_helper(C.gt_tensor(a_t), C.gt_tensor(a_mask_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mode(a_self unsafe.Pointer, a_dim int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3355,9 +3355,9 @@ func Atg_mode_out_values(a_values unsafe.Pointer, a_indices unsafe.Pointer, a_se
 	return unsafe.Pointer(e)
 }
 
-func Atg_mul_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mul_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mul_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mul__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3370,9 +3370,9 @@ func Atg_mul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_mul_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mul_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mul_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mul__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3380,9 +3380,9 @@ func Atg_mul__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_multiply_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multiply_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multiply_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multiply__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3395,9 +3395,9 @@ func Atg_multiply_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other u
 	return unsafe.Pointer(e)
 }
 
-func Atg_multiply_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multiply_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multiply_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multiply__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3405,9 +3405,9 @@ func Atg_multiply__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re flo
 	return unsafe.Pointer(e)
 }
 
-func Atg_mv(a_self unsafe.Pointer, a_vec unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mv(a_self unsafe.Pointer, a_vec unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mv(C.gt_tensor(a_self), C.gt_tensor(a_vec))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec unsafe.Pointer) unsafe.Pointer {
@@ -3420,9 +3420,9 @@ func Atg_mvlgamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_mvlgamma(a_self unsafe.Pointer, a_p int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mvlgamma(a_self unsafe.Pointer, a_p int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mvlgamma(C.gt_tensor(a_self), C.int64_t(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mvlgamma_(a_self unsafe.Pointer, a_p int64) unsafe.Pointer {
@@ -3430,9 +3430,9 @@ func Atg_mvlgamma_(a_self unsafe.Pointer, a_p int64) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_narrow_copy(a_self unsafe.Pointer, a_dim int64, a_start int64, a_length int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_narrow_copy(a_self unsafe.Pointer, a_dim int64, a_start int64, a_length int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_narrow_copy(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int64_t(a_length))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_narrow_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_start int64, a_length int64) unsafe.Pointer {
@@ -3440,14 +3440,14 @@ func Atg_narrow_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim 
 	return unsafe.Pointer(e)
 }
 
-func Atg_narrow(a_self unsafe.Pointer, a_dim int64, a_start int64, a_length int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_narrow(a_self unsafe.Pointer, a_dim int64, a_start int64, a_length int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_narrow(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int64_t(a_length))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_narrow_Tensor(a_self unsafe.Pointer, a_dim int64, a_start unsafe.Pointer, a_length int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_narrow_Tensor(a_self unsafe.Pointer, a_dim int64, a_start unsafe.Pointer, a_length int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_narrow_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_start), C.int64_t(a_length))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_native_batch_norm(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3470,9 +3470,9 @@ func Atg_batch_norm_stats(a_input unsafe.Pointer, a_eps float64) (unsafe.Pointer
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_batch_norm_elemt(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_eps float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_batch_norm_elemt(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_eps float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_batch_norm_elemt(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.double(a_eps))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_batch_norm_elemt_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_eps float64) unsafe.Pointer {

@@ -35,9 +35,9 @@ func Atg_batch_norm_backward_reduce(a_grad_out unsafe.Pointer, a_input unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
 }
 
-func Atg_batch_norm_backward_elemt(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_mean_dy unsafe.Pointer, a_mean_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_batch_norm_backward_elemt(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_mean_dy unsafe.Pointer, a_mean_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_batch_norm_backward_elemt(C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.gt_tensor(a_mean_dy), C.gt_tensor(a_mean_dy_xmu), C.gt_tensor(a_count))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_batch_norm_update_stats(a_input unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -59,14 +59,14 @@ func Atg__nnpack_available() (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg__nnpack_spatial_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__nnpack_spatial_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__nnpack_spatial_convolution(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ones(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ones(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ones((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ones_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -74,139 +74,139 @@ func Atg_ones_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_ones_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ones_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ones_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pairwise_distance(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_eps float64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pairwise_distance(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_eps float64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pairwise_distance(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.double(a_eps), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cdist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cdist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cdist(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__euclidean_dist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__euclidean_dist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__euclidean_dist(C.gt_tensor(a_x1), C.gt_tensor(a_x2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cdist_forward(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cdist_forward(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cdist_forward(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cdist_backward(a_grad unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cdist_backward(a_grad unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cdist_backward(C.gt_tensor(a_grad), C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.gt_tensor(a_cdist))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pdist(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pdist(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pdist(C.gt_tensor(a_self), C.double(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__pdist_forward(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__pdist_forward(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__pdist_forward(C.gt_tensor(a_self), C.double(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__pdist_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__pdist_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__pdist_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), C.double(a_p), C.gt_tensor(a_pdist))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cosine_similarity(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_dim int64, a_eps float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cosine_similarity(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_dim int64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cosine_similarity(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.int64_t(a_dim), C.double(a_eps))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_permute(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_permute(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_permute(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_movedim_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_movedim_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_movedim_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_movedim_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_movedim_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_movedim_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_moveaxis_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_moveaxis_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_moveaxis_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_moveaxis_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_moveaxis_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_moveaxis_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_numpy_T(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_numpy_T(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_numpy_T(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_matrix_H(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_matrix_H(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_matrix_H(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mT(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mT(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mT(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mH(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mH(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mH(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_adjoint(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adjoint(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adjoint(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pixel_shuffle(a_self unsafe.Pointer, a_upscale_factor int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pixel_shuffle(a_self unsafe.Pointer, a_upscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pixel_shuffle(C.gt_tensor(a_self), C.int64_t(a_upscale_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pixel_unshuffle(a_self unsafe.Pointer, a_downscale_factor int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pixel_unshuffle(a_self unsafe.Pointer, a_downscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pixel_unshuffle(C.gt_tensor(a_self), C.int64_t(a_downscale_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_native_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_native_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_native_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pinverse(a_self unsafe.Pointer, a_rcond float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pinverse(a_self unsafe.Pointer, a_rcond float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pinverse(C.gt_tensor(a_self), C.double(a_rcond))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_poisson_nll_loss(a_input unsafe.Pointer, a_target unsafe.Pointer, a_log_input int32, a_full int32, a_eps float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_poisson_nll_loss(a_input unsafe.Pointer, a_target unsafe.Pointer, a_log_input int32, a_full int32, a_eps float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_poisson_nll_loss(C.gt_tensor(a_input), C.gt_tensor(a_target), C.int(a_log_input), C.int(a_full), C.double(a_eps), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rad2deg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rad2deg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rad2deg(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rad2deg_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -219,9 +219,9 @@ func Atg_rad2deg_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_deg2rad(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_deg2rad(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_deg2rad(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_deg2rad_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -234,19 +234,19 @@ func Atg_deg2rad_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_scalar_tensor(a_s_i int64, a_s_re float64, a_s_im float64, a_s_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scalar_tensor(a_s_i int64, a_s_re float64, a_s_im float64, a_s_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_scalar_tensor(C.gt_scalar{i: C.int64_t(a_s_i), re: C.double(a_s_re), im: C.double(a_s_im), kind: C.int32_t(a_s_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rand(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rand(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rand((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rand_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rand_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rand_generator((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rand_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -259,29 +259,29 @@ func Atg_rand_out_generator_out(a_out unsafe.Pointer, a_size *int64, a_size_len 
 	return unsafe.Pointer(e)
 }
 
-func Atg_rand_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rand_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rand_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randint(a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint(a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randint_generator(a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint_generator(a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint_generator(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randint_low(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint_low(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint_low(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randint_low_generator(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint_low_generator(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint_low_generator(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_randint_out_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -304,24 +304,24 @@ func Atg_randint_out_low_generator_out(a_out unsafe.Pointer, a_low int64, a_high
 	return unsafe.Pointer(e)
 }
 
-func Atg_randint_like(a_self unsafe.Pointer, a_high int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint_like(a_self unsafe.Pointer, a_high int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint_like(C.gt_tensor(a_self), C.int64_t(a_high), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randint_like_low_dtype(a_self unsafe.Pointer, a_low int64, a_high int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randint_like_low_dtype(a_self unsafe.Pointer, a_low int64, a_high int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randint_like_low_dtype(C.gt_tensor(a_self), C.int64_t(a_low), C.int64_t(a_high), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randn(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randn(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randn((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randn_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randn_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randn_generator((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_randn_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -334,19 +334,19 @@ func Atg_randn_out_generator_out(a_out unsafe.Pointer, a_size *int64, a_size_len
 	return unsafe.Pointer(e)
 }
 
-func Atg_randn_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randn_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randn_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randperm(a_n int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randperm(a_n int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randperm(C.int64_t(a_n), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_randperm_generator(a_n int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_randperm_generator(a_n int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_randperm_generator(C.int64_t(a_n), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_randperm_out_out(a_out unsafe.Pointer, a_n int64) unsafe.Pointer {
@@ -359,14 +359,14 @@ func Atg_randperm_out_generator_out(a_out unsafe.Pointer, a_n int64, a_generator
 	return unsafe.Pointer(e)
 }
 
-func Atg_range_step(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_step_i int64, a_step_re float64, a_step_im float64, a_step_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_range_step(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_step_i int64, a_step_re float64, a_step_im float64, a_step_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_range_step(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.gt_scalar{i: C.int64_t(a_step_i), re: C.double(a_step_re), im: C.double(a_step_im), kind: C.int32_t(a_step_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_range(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_range(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_range(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_range_out_out_(a_out unsafe.Pointer, a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32) unsafe.Pointer {
@@ -379,14 +379,14 @@ func Atg_range_out_out(a_out unsafe.Pointer, a_start_i int64, a_start_re float64
 	return unsafe.Pointer(e)
 }
 
-func Atg_ravel(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ravel(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ravel(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_reciprocal(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reciprocal(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reciprocal(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reciprocal_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -399,9 +399,9 @@ func Atg_reciprocal_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_neg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_neg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_neg(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_neg_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -414,9 +414,9 @@ func Atg_neg_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_negative(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_negative(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_negative(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_negative_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -429,49 +429,49 @@ func Atg_negative_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_repeat(a_self unsafe.Pointer, a_repeats *int64, a_repeats_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_repeat(a_self unsafe.Pointer, a_repeats *int64, a_repeats_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_repeat(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_repeats)), C.int64_t(a_repeats_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_repeat_interleave_Tensor(a_repeats unsafe.Pointer, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_repeat_interleave_Tensor(a_repeats unsafe.Pointer, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_repeat_interleave_Tensor(C.gt_tensor(a_repeats), C.int64_t(a_output_size), C.int(a_output_size_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_repeat_interleave_self_Tensor(a_self unsafe.Pointer, a_repeats unsafe.Pointer, a_dim int64, a_dim_has int32, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_repeat_interleave_self_Tensor(a_self unsafe.Pointer, a_repeats unsafe.Pointer, a_dim int64, a_dim_has int32, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_repeat_interleave_self_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_repeats), C.int64_t(a_dim), C.int(a_dim_has), C.int64_t(a_output_size), C.int(a_output_size_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_repeat_interleave_self_int(a_self unsafe.Pointer, a_repeats int64, a_dim int64, a_dim_has int32, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_repeat_interleave_self_int(a_self unsafe.Pointer, a_repeats int64, a_dim int64, a_dim_has int32, a_output_size int64, a_output_size_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_repeat_interleave_self_int(C.gt_tensor(a_self), C.int64_t(a_repeats), C.int64_t(a_dim), C.int(a_dim_has), C.int64_t(a_output_size), C.int(a_output_size_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_reshape(a_self unsafe.Pointer, a_shape *int64, a_shape_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reshape(a_self unsafe.Pointer, a_shape *int64, a_shape_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reshape(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_shape)), C.int64_t(a_shape_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__reshape_alias(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__reshape_alias(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__reshape_alias(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__mkldnn_reshape(a_self unsafe.Pointer, a_shape *int64, a_shape_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__mkldnn_reshape(a_self unsafe.Pointer, a_shape *int64, a_shape_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__mkldnn_reshape(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_shape)), C.int64_t(a_shape_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_reshape_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reshape_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reshape_as(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_round(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_round(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_round(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_round_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -484,9 +484,9 @@ func Atg_round_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_round_decimals(a_self unsafe.Pointer, a_decimals int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_round_decimals(a_self unsafe.Pointer, a_decimals int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_round_decimals(C.gt_tensor(a_self), C.int64_t(a_decimals))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_round__decimals(a_self unsafe.Pointer, a_decimals int64) unsafe.Pointer {
@@ -499,9 +499,9 @@ func Atg_round_out_decimals_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_d
 	return unsafe.Pointer(e)
 }
 
-func Atg_rrelu(a_self unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rrelu(a_self unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rrelu(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_lower_i), re: C.double(a_lower_re), im: C.double(a_lower_im), kind: C.int32_t(a_lower_kind)}, C.gt_scalar{i: C.int64_t(a_upper_i), re: C.double(a_upper_re), im: C.double(a_upper_im), kind: C.int32_t(a_upper_kind)}, C.int(a_training), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rrelu_(a_self unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -509,9 +509,9 @@ func Atg_rrelu_(a_self unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lo
 	return unsafe.Pointer(e)
 }
 
-func Atg_relu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_relu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_relu(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_relu_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -519,9 +519,9 @@ func Atg_relu_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_relu6(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_relu6(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_relu6(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_relu6_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -529,9 +529,9 @@ func Atg_relu6_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_prelu(a_self unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_prelu(a_self unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_prelu(C.gt_tensor(a_self), C.gt_tensor(a_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_prelu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -555,11 +555,11 @@ func Atg_gelu_(a_self unsafe.Pointer, a_approximate string) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_gelu(a_self unsafe.Pointer, a_approximate string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gelu(a_self unsafe.Pointer, a_approximate string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_approximate_s := C.CString(a_approximate)
 	defer C.free(unsafe.Pointer(a_approximate_s))
 	r := C.atg_gelu(C.gt_tensor(a_self), a_approximate_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gelu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_approximate string) unsafe.Pointer {
@@ -569,16 +569,16 @@ func Atg_gelu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output
 	return unsafe.Pointer(e)
 }
 
-func Atg_gelu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_approximate string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gelu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_approximate string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_approximate_s := C.CString(a_approximate)
 	defer C.free(unsafe.Pointer(a_approximate_s))
 	r := C.atg_gelu_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), a_approximate_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_infinitely_differentiable_gelu_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_infinitely_differentiable_gelu_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_infinitely_differentiable_gelu_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardshrink_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) unsafe.Pointer {
@@ -586,9 +586,9 @@ func Atg_hardshrink_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardshrink(a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardshrink(a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardshrink(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_lambd_i), re: C.double(a_lambd_re), im: C.double(a_lambd_im), kind: C.int32_t(a_lambd_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardshrink_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) unsafe.Pointer {
@@ -596,14 +596,14 @@ func Atg_hardshrink_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardshrink_backward(a_grad_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardshrink_backward(a_grad_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardshrink_backward(C.gt_tensor(a_grad_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_lambd_i), re: C.double(a_lambd_re), im: C.double(a_lambd_im), kind: C.int32_t(a_lambd_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rsqrt(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rsqrt(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rsqrt(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rsqrt_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -616,19 +616,19 @@ func Atg_rsqrt_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_select_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_select_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_select_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_select_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_select_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_select_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_input_sizes)), C.int64_t(a_input_sizes_len), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_selu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_selu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_selu(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_selu_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -636,9 +636,9 @@ func Atg_selu_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_celu(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_celu(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_celu(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_celu_(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -646,9 +646,9 @@ func Atg_celu_(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alp
 	return unsafe.Pointer(e)
 }
 
-func Atg_silu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_silu(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_silu(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_silu_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -666,14 +666,14 @@ func Atg_silu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output
 	return unsafe.Pointer(e)
 }
 
-func Atg_silu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_silu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_silu_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mish(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mish(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mish(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mish_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -686,14 +686,14 @@ func Atg_mish_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_mish_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mish_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mish_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sigmoid(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sigmoid_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -706,9 +706,9 @@ func Atg_sigmoid_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_logit(a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logit(a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logit(C.gt_tensor(a_self), C.double(a_eps), C.int(a_eps_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logit_(a_self unsafe.Pointer, a_eps float64, a_eps_has int32) unsafe.Pointer {
@@ -721,9 +721,9 @@ func Atg_logit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_eps float6
 	return unsafe.Pointer(e)
 }
 
-func Atg_sin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sin(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sin(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sin_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -736,9 +736,9 @@ func Atg_sin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_sinc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sinc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sinc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sinc_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -751,9 +751,9 @@ func Atg_sinc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_sinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sinh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sinh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sinh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -766,9 +766,9 @@ func Atg_sinh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_detach(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_detach(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_detach(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_detach_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -776,44 +776,44 @@ func Atg_detach_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_slice_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slice_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slice_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_slice_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_start int64, a_end int64, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slice_backward(a_grad_output unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_start int64, a_end int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slice_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_input_sizes)), C.int64_t(a_input_sizes_len), C.int64_t(a_dim), C.int64_t(a_start), C.int64_t(a_end), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_slice_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slice_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slice_scatter(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_select_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_select_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_select_scatter(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diagonal_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diagonal_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diagonal_scatter(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_as_strided_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_as_strided_scatter(a_self unsafe.Pointer, a_src unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_as_strided_scatter(C.gt_tensor(a_self), C.gt_tensor(a_src), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_smm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_smm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_smm(C.gt_tensor(a_self), C.gt_tensor(a_mat2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_softmax_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_softmax_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -821,9 +821,9 @@ func Atg_softmax_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim 
 	return unsafe.Pointer(e)
 }
 
-func Atg__softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_half_to_float))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__softmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) unsafe.Pointer {
@@ -831,9 +831,9 @@ func Atg__softmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int
 	return unsafe.Pointer(e)
 }
 
-func Atg__softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__softmax_backward_data(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.int64_t(a_dim), C.int32_t(a_input_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__softmax_backward_data_out_out(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_input_dtype int32) unsafe.Pointer {
@@ -918,14 +918,14 @@ func Atg_dsplit_array(a_self unsafe.Pointer, a_indices *int64, a_indices_len int
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_squeeze(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_squeeze(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_squeeze(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_squeeze_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_squeeze_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_squeeze_dim(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_squeeze_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -938,9 +938,9 @@ func Atg_squeeze__dim(a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_sspaddmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sspaddmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sspaddmm(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sspaddmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -948,9 +948,9 @@ func Atg_sspaddmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 un
 	return unsafe.Pointer(e)
 }
 
-func Atg_stack(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_stack(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_stack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) unsafe.Pointer {
@@ -958,9 +958,9 @@ func Atg_stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors
 	return unsafe.Pointer(e)
 }
 
-func Atg__stack(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__stack(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__stack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64) unsafe.Pointer {
@@ -968,9 +968,9 @@ func Atg__stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_hstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hstack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -978,9 +978,9 @@ func Atg_hstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_vstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_vstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_vstack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_vstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -988,9 +988,9 @@ func Atg_vstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_dstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_dstack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_dstack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_dstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -998,21 +998,21 @@ func Atg_dstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_stft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_stft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_stft(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_stft_center(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_pad_mode string, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_stft_center(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_pad_mode string, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_pad_mode_s := C.CString(a_pad_mode)
 	defer C.free(unsafe.Pointer(a_pad_mode_s))
 	r := C.atg_stft_center(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_center), a_pad_mode_s, C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_istft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_normalized int32, a_onesided int32, a_onesided_has int32, a_length int64, a_length_has int32, a_return_complex int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_istft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_normalized int32, a_onesided int32, a_onesided_has int32, a_length int64, a_length_has int32, a_return_complex int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_istft(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_center), C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int64_t(a_length), C.int(a_length_has), C.int(a_return_complex))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_stride_int(a_self unsafe.Pointer, a_dim int64) (int64, unsafe.Pointer) {
@@ -1021,14 +1021,14 @@ func Atg_stride_int(a_self unsafe.Pointer, a_dim int64) (int64, unsafe.Pointer) 
 	return int64(r0), unsafe.Pointer(e)
 }
 
-func Atg_sum(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sum(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sum(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sum_dim_IntList(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sum_dim_IntList(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sum_dim_IntList(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sum_out_IntList_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -1036,9 +1036,9 @@ func Atg_sum_out_IntList_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim 
 	return unsafe.Pointer(e)
 }
 
-func Atg_nansum(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nansum(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nansum(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nansum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -1046,14 +1046,14 @@ func Atg_nansum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_sum_to_size(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sum_to_size(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sum_to_size(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sqrt(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sqrt(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sqrt(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sqrt_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1066,9 +1066,9 @@ func Atg_sqrt_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_square(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_square(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_square(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_square_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1081,19 +1081,19 @@ func Atg_square_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_std(a_self unsafe.Pointer, a_unbiased int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_std(a_self unsafe.Pointer, a_unbiased int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_std(C.gt_tensor(a_self), C.int(a_unbiased))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_std_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiased int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_std_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiased int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_std_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_unbiased), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_std_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_std_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_std_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_std_mean(a_self unsafe.Pointer, a_unbiased int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1127,14 +1127,14 @@ func Atg_std_out_correction_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_d
 	return unsafe.Pointer(e)
 }
 
-func Atg_prod(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_prod(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_prod(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_prod_dim_int(a_self unsafe.Pointer, a_dim int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_prod_dim_int(a_self unsafe.Pointer, a_dim int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_prod_dim_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_prod_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -1142,9 +1142,9 @@ func Atg_prod_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int
 	return unsafe.Pointer(e)
 }
 
-func Atg_t(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_t(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_t(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_t_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1152,9 +1152,9 @@ func Atg_t_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_tan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tan(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tan(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tan_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1167,9 +1167,9 @@ func Atg_tan_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_tanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tanh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tanh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tanh_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1182,9 +1182,9 @@ func Atg_tanh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_tensordot(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims_self *int64, a_dims_self_len int64, a_dims_other *int64, a_dims_other_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tensordot(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims_self *int64, a_dims_self_len int64, a_dims_other *int64, a_dims_other_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tensordot(C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims_self)), C.int64_t(a_dims_self_len), (*C.int64_t)(unsafe.Pointer(a_dims_other)), C.int64_t(a_dims_other_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tensordot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims_self *int64, a_dims_self_len int64, a_dims_other *int64, a_dims_other_len int64) unsafe.Pointer {
@@ -1192,9 +1192,9 @@ func Atg_tensordot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_threshold(a_self unsafe.Pointer, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_threshold(a_self unsafe.Pointer, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_threshold(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_threshold_i), re: C.double(a_threshold_re), im: C.double(a_threshold_im), kind: C.int32_t(a_threshold_kind)}, C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_threshold_(a_self unsafe.Pointer, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -1212,24 +1212,24 @@ func Atg_threshold_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_o
 	return unsafe.Pointer(e)
 }
 
-func Atg_threshold_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_threshold_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_threshold_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_threshold_i), re: C.double(a_threshold_re), im: C.double(a_threshold_im), kind: C.int32_t(a_threshold_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_tile(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tile(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tile(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_transpose_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_transpose_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_transpose_int(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__mkldnn_transpose(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__mkldnn_transpose(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__mkldnn_transpose(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_transpose_(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
@@ -1242,54 +1242,54 @@ func Atg__mkldnn_transpose_(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) u
 	return unsafe.Pointer(e)
 }
 
-func Atg_one_hot(a_self unsafe.Pointer, a_num_classes int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_one_hot(a_self unsafe.Pointer, a_num_classes int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_one_hot(C.gt_tensor(a_self), C.int64_t(a_num_classes))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_flip(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_flip(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_flip(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fliplr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fliplr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fliplr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_flipud(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_flipud(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_flipud(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_roll(a_self unsafe.Pointer, a_shifts *int64, a_shifts_len int64, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_roll(a_self unsafe.Pointer, a_shifts *int64, a_shifts_len int64, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_roll(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_shifts)), C.int64_t(a_shifts_len), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rot90(a_self unsafe.Pointer, a_k int64, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rot90(a_self unsafe.Pointer, a_k int64, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rot90(C.gt_tensor(a_self), C.int64_t(a_k), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trapezoid_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trapezoid_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trapezoid_x(C.gt_tensor(a_y), C.gt_tensor(a_x), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trapezoid_dx(a_y unsafe.Pointer, a_dx_i int64, a_dx_re float64, a_dx_im float64, a_dx_kind int32, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trapezoid_dx(a_y unsafe.Pointer, a_dx_i int64, a_dx_re float64, a_dx_im float64, a_dx_kind int32, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trapezoid_dx(C.gt_tensor(a_y), C.gt_scalar{i: C.int64_t(a_dx_i), re: C.double(a_dx_re), im: C.double(a_dx_im), kind: C.int32_t(a_dx_kind)}, C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trapz_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trapz_x(a_y unsafe.Pointer, a_x unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trapz_x(C.gt_tensor(a_y), C.gt_tensor(a_x), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trapz_dx(a_y unsafe.Pointer, a_dx float64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trapz_dx(a_y unsafe.Pointer, a_dx float64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trapz_dx(C.gt_tensor(a_y), C.double(a_dx), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__transform_bias_rescale_qkv(a_qkv unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_num_heads int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1300,19 +1300,19 @@ func Atg__transform_bias_rescale_qkv(a_qkv unsafe.Pointer, a_qkv_bias unsafe.Poi
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg__trilinear(a_i1 unsafe.Pointer, a_i2 unsafe.Pointer, a_i3 unsafe.Pointer, a_expand1 *int64, a_expand1_len int64, a_expand2 *int64, a_expand2_len int64, a_expand3 *int64, a_expand3_len int64, a_sumdim *int64, a_sumdim_len int64, a_unroll_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__trilinear(a_i1 unsafe.Pointer, a_i2 unsafe.Pointer, a_i3 unsafe.Pointer, a_expand1 *int64, a_expand1_len int64, a_expand2 *int64, a_expand2_len int64, a_expand3 *int64, a_expand3_len int64, a_sumdim *int64, a_sumdim_len int64, a_unroll_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__trilinear(C.gt_tensor(a_i1), C.gt_tensor(a_i2), C.gt_tensor(a_i3), (*C.int64_t)(unsafe.Pointer(a_expand1)), C.int64_t(a_expand1_len), (*C.int64_t)(unsafe.Pointer(a_expand2)), C.int64_t(a_expand2_len), (*C.int64_t)(unsafe.Pointer(a_expand3)), C.int64_t(a_expand3_len), (*C.int64_t)(unsafe.Pointer(a_sumdim)), C.int64_t(a_sumdim_len), C.int64_t(a_unroll_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_triplet_margin_loss(a_anchor unsafe.Pointer, a_positive unsafe.Pointer, a_negative unsafe.Pointer, a_margin float64, a_p float64, a_eps float64, a_swap int32, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_triplet_margin_loss(a_anchor unsafe.Pointer, a_positive unsafe.Pointer, a_negative unsafe.Pointer, a_margin float64, a_p float64, a_eps float64, a_swap int32, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_triplet_margin_loss(C.gt_tensor(a_anchor), C.gt_tensor(a_positive), C.gt_tensor(a_negative), C.double(a_margin), C.double(a_p), C.double(a_eps), C.int(a_swap), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trunc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trunc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trunc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_trunc_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1325,9 +1325,9 @@ func Atg_trunc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_fix(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fix(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fix(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fix_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1340,9 +1340,9 @@ func Atg_fix_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_type_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_type_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_type_as(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__has_compatible_shallow_copy_type(a_self unsafe.Pointer, a_from unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -1390,14 +1390,14 @@ func Atg__unique2(a_self unsafe.Pointer, a_sorted int32, a_return_inverse int32,
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg__unsafe_view(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__unsafe_view(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__unsafe_view(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_unsqueeze(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unsqueeze(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unsqueeze(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_unsqueeze_(a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -1405,24 +1405,24 @@ func Atg_unsqueeze_(a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32, a_increasing int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32, a_increasing int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_vander(C.gt_tensor(a_x), C.int64_t(a_N), C.int(a_N_has), C.int(a_increasing))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_var(a_self unsafe.Pointer, a_unbiased int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_var(a_self unsafe.Pointer, a_unbiased int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_var(C.gt_tensor(a_self), C.int(a_unbiased))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_var_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiased int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_var_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiased int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_var_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_unbiased), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_var_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_var_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_var_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_var_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiased int32, a_keepdim int32) unsafe.Pointer {
@@ -1456,14 +1456,14 @@ func Atg_var_mean_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int6
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_view_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_as(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_as(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_where_self(a_condition unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_where_self(a_condition unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_where_self(C.gt_tensor(a_condition), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_where_out_self_out(a_out unsafe.Pointer, a_condition unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -1471,19 +1471,19 @@ func Atg_where_out_self_out(a_out unsafe.Pointer, a_condition unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_where_ScalarSelf(a_condition unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_where_ScalarSelf(a_condition unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_where_ScalarSelf(C.gt_tensor(a_condition), C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_where_ScalarOther(a_condition unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_where_ScalarOther(a_condition unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_where_ScalarOther(C.gt_tensor(a_condition), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_where_Scalar(a_condition unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_where_Scalar(a_condition unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_where_Scalar(C.gt_tensor(a_condition), C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_where(a_condition unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -1493,14 +1493,14 @@ func Atg_where(a_condition unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointe
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_norm_except_dim(a_v unsafe.Pointer, a_pow int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_norm_except_dim(a_v unsafe.Pointer, a_pow int64, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_norm_except_dim(C.gt_tensor(a_v), C.int64_t(a_pow), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__weight_norm(a_v unsafe.Pointer, a_g unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__weight_norm(a_v unsafe.Pointer, a_g unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__weight_norm(C.gt_tensor(a_v), C.gt_tensor(a_g), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__weight_norm_interface(a_v unsafe.Pointer, a_g unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1524,14 +1524,14 @@ func Atg__weight_norm_differentiable_backward(a_grad_w unsafe.Pointer, a_saved_v
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__efficientzerotensor(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__efficientzerotensor(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__efficientzerotensor((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_zeros(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_zeros(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_zeros((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_zeros_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -1539,129 +1539,129 @@ func Atg_zeros_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) un
 	return unsafe.Pointer(e)
 }
 
-func Atg_zeros_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_zeros_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_zeros_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__standard_gamma_grad(a_self unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__standard_gamma_grad(a_self unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__standard_gamma_grad(C.gt_tensor(a_self), C.gt_tensor(a_output))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__standard_gamma(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__standard_gamma(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__standard_gamma(C.gt_tensor(a_self), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__dirichlet_grad(a_x unsafe.Pointer, a_alpha unsafe.Pointer, a_total unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__dirichlet_grad(a_x unsafe.Pointer, a_alpha unsafe.Pointer, a_total unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__dirichlet_grad(C.gt_tensor(a_x), C.gt_tensor(a_alpha), C.gt_tensor(a_total))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sample_dirichlet(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sample_dirichlet(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sample_dirichlet(C.gt_tensor(a_self), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_poisson(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_poisson(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_poisson(C.gt_tensor(a_self), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_binomial(a_count unsafe.Pointer, a_prob unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_binomial(a_count unsafe.Pointer, a_prob unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_binomial(C.gt_tensor(a_count), C.gt_tensor(a_prob), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_native_norm(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_native_norm(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_native_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_native_norm_ScalarOpt_dim_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_native_norm_ScalarOpt_dim_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_native_norm_ScalarOpt_dim_dtype(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sum(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sum(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sum(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sum_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sum_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sum_dtype(C.gt_tensor(a_self), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sum_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sum_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sum_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sum_dim_dtype(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sum_dim_dtype(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sum_dim_dtype(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_sum_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_sum_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_sum_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_softmax_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_half_to_float))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_softmax_backward_data(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.int64_t(a_dim), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_log_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_log_softmax_int(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_log_softmax_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_log_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_log_softmax(a_self unsafe.Pointer, a_dim int64, a_half_to_float int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_log_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_half_to_float))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_log_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_log_softmax_backward_data(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_dim int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_log_softmax_backward_data(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.int64_t(a_dim), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__spdiags(a_diagonals unsafe.Pointer, a_offsets unsafe.Pointer, a_shape *int64, a_shape_len int64, a_layout int32, a_layout_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__spdiags(a_diagonals unsafe.Pointer, a_offsets unsafe.Pointer, a_shape *int64, a_shape_len int64, a_layout int32, a_layout_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__spdiags(C.gt_tensor(a_diagonals), C.gt_tensor(a_offsets), (*C.int64_t)(unsafe.Pointer(a_shape)), C.int64_t(a_shape_len), C.int32_t(a_layout), C.int(a_layout_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_norm_ScalarOpt_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_norm_ScalarOpt_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_norm_ScalarOpt_dtype(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_norm_Scalar(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_norm_Scalar(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_norm_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_norm_ScalarOpt_dim_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_norm_ScalarOpt_dim_dtype(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_norm_ScalarOpt_dim_dtype(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_norm_ScalarOpt_dim(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_norm_ScalarOpt_dim(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_norm_ScalarOpt_dim(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_norm_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32) unsafe.Pointer {
@@ -1686,14 +1686,14 @@ func Atg_frexp_out_Tensor_out(a_mantissa unsafe.Pointer, a_exponent unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_frobenius_norm(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_frobenius_norm(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_frobenius_norm(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_frobenius_norm_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_frobenius_norm_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_frobenius_norm_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_frobenius_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -1701,9 +1701,9 @@ func Atg_frobenius_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_d
 	return unsafe.Pointer(e)
 }
 
-func Atg_nuclear_norm(a_self unsafe.Pointer, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nuclear_norm(a_self unsafe.Pointer, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nuclear_norm(C.gt_tensor(a_self), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nuclear_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_keepdim int32) unsafe.Pointer {
@@ -1711,9 +1711,9 @@ func Atg_nuclear_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kee
 	return unsafe.Pointer(e)
 }
 
-func Atg_nuclear_norm_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nuclear_norm_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nuclear_norm_dim(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nuclear_norm_out_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -1721,14 +1721,14 @@ func Atg_nuclear_norm_out_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_clone(a_self unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_clone(a_self unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_clone(C.gt_tensor(a_self), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_positive(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_positive(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_positive(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_resize_as_(a_self unsafe.Pointer, a_the_template unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
@@ -1751,9 +1751,9 @@ func Atg_sub_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_sub_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sub_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sub_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sub__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1761,9 +1761,9 @@ func Atg_sub__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i in
 	return unsafe.Pointer(e)
 }
 
-func Atg_sub_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sub_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sub_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sub__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1776,9 +1776,9 @@ func Atg_subtract_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other u
 	return unsafe.Pointer(e)
 }
 
-func Atg_subtract_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_subtract_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_subtract_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_subtract__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1786,9 +1786,9 @@ func Atg_subtract__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha
 	return unsafe.Pointer(e)
 }
 
-func Atg_subtract_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_subtract_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_subtract_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_subtract__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1796,9 +1796,9 @@ func Atg_subtract__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re flo
 	return unsafe.Pointer(e)
 }
 
-func Atg_rsub_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rsub_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rsub_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_heaviside_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_values unsafe.Pointer) unsafe.Pointer {
@@ -1806,9 +1806,9 @@ func Atg_heaviside_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_values
 	return unsafe.Pointer(e)
 }
 
-func Atg_heaviside(a_self unsafe.Pointer, a_values unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_heaviside(a_self unsafe.Pointer, a_values unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_heaviside(C.gt_tensor(a_self), C.gt_tensor(a_values))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_heaviside_(a_self unsafe.Pointer, a_values unsafe.Pointer) unsafe.Pointer {
@@ -1816,14 +1816,14 @@ func Atg_heaviside_(a_self unsafe.Pointer, a_values unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_rsub_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rsub_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rsub_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_addmm(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sparse_sampled_addmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1831,9 +1831,9 @@ func Atg_sparse_sampled_addmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_sparse_sampled_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_sampled_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_sampled_addmm(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1841,9 +1841,9 @@ func Atg_addmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addmm(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addmm(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addmm_(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -1856,99 +1856,99 @@ func Atg__addmm_activation_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg__addmm_activation(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_use_gelu int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__addmm_activation(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_use_gelu int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__addmm_activation(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.int(a_use_gelu))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_compressed_tensor_comp_plain_value_size(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_compressed_tensor_comp_plain_value_size(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_compressed_tensor_comp_plain_value_size(C.gt_tensor(a_compressed_indices), C.gt_tensor(a_plain_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_csr_tensor_crow_col_value_size(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_csr_tensor_crow_col_value_size(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_csr_tensor_crow_col_value_size(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_csc_tensor_ccol_row_value_size(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_csc_tensor_ccol_row_value_size(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_csc_tensor_ccol_row_value_size(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_bsr_tensor_crow_col_value_size(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_bsr_tensor_crow_col_value_size(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_bsr_tensor_crow_col_value_size(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_bsc_tensor_ccol_row_value_size(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_bsc_tensor_ccol_row_value_size(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_bsc_tensor_ccol_row_value_size(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_compressed_tensor_comp_plain_value(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_compressed_tensor_comp_plain_value(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_compressed_tensor_comp_plain_value(C.gt_tensor(a_compressed_indices), C.gt_tensor(a_plain_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_csr_tensor_crow_col_value(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_csr_tensor_crow_col_value(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_csr_tensor_crow_col_value(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_csc_tensor_ccol_row_value(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_csc_tensor_ccol_row_value(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_csc_tensor_ccol_row_value(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_bsr_tensor_crow_col_value(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_bsr_tensor_crow_col_value(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_bsr_tensor_crow_col_value(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_bsc_tensor_ccol_row_value(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_bsc_tensor_ccol_row_value(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_bsc_tensor_ccol_row_value(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_compressed_tensor_unsafe(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_compressed_tensor_unsafe(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_compressed_tensor_unsafe(C.gt_tensor(a_compressed_indices), C.gt_tensor(a_plain_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_csc_tensor_unsafe(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_csc_tensor_unsafe(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_csc_tensor_unsafe(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_bsr_tensor_unsafe(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_bsr_tensor_unsafe(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_bsr_tensor_unsafe(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_bsc_tensor_unsafe(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_bsc_tensor_unsafe(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_bsc_tensor_unsafe(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_coo_tensor_size(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_coo_tensor_size(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_coo_tensor_size((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_coo_tensor_indices(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_coo_tensor_indices(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_coo_tensor_indices(C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_coo_tensor_indices_size(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_coo_tensor_indices_size(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_coo_tensor_indices_size(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_coo_tensor_unsafe(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_coo_tensor_unsafe(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_coo_tensor_unsafe(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__validate_sparse_coo_tensor_args(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
@@ -1981,14 +1981,14 @@ func Atg__validate_sparse_bsc_tensor_args(a_ccol_indices unsafe.Pointer, a_row_i
 	return unsafe.Pointer(e)
 }
 
-func Atg__sparse_coo_tensor_with_dims(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_coo_tensor_with_dims(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_coo_tensor_with_dims(C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_coo_tensor_with_dims_and_tensors(C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sparse_resize_(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) unsafe.Pointer {
@@ -2001,9 +2001,9 @@ func Atg_sparse_resize_and_clear_(a_self unsafe.Pointer, a_size *int64, a_size_l
 	return unsafe.Pointer(e)
 }
 
-func Atg_sparse_mask(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_mask(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_mask(C.gt_tensor(a_self), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__to_cpu(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -2013,19 +2013,19 @@ func Atg__to_cpu(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer,
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_dense_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_dense_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_dense_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sparse_dim(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
@@ -2058,14 +2058,14 @@ func Atg__nnz(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
 	return int64(r0), unsafe.Pointer(e)
 }
 
-func Atg_coalesce(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_coalesce(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_coalesce(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__coalesce(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__coalesce(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__coalesce(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_is_coalesced(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -2074,14 +2074,14 @@ func Atg_is_coalesced(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg__indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__values(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__values(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__values(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__coalesced_(a_self unsafe.Pointer, a_coalesced int32) unsafe.Pointer {
@@ -2089,34 +2089,34 @@ func Atg__coalesced_(a_self unsafe.Pointer, a_coalesced int32) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_values(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_values(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_values(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_crow_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_crow_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_crow_indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_col_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_col_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_col_indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ccol_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ccol_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ccol_indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_row_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_row_indices(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_row_indices(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hspmm_out_out(a_out unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer) unsafe.Pointer {
@@ -2124,9 +2124,9 @@ func Atg_hspmm_out_out(a_out unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_hspmm(a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hspmm(a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hspmm(C.gt_tensor(a_mat1), C.gt_tensor(a_mat2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_copy_sparse_to_sparse_(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) unsafe.Pointer {
@@ -2141,69 +2141,69 @@ func Atg_unbind_int(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, int64, 
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_to_sparse_sparse_dim(a_self unsafe.Pointer, a_sparse_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse_sparse_dim(a_self unsafe.Pointer, a_sparse_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse_sparse_dim(C.gt_tensor(a_self), C.int64_t(a_sparse_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_csr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse_csr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse_csr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_csc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse_csc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse_csc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_bsr(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse_bsr(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse_bsr(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_bsc(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_sparse_bsc(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_sparse_bsc(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_mkldnn(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_mkldnn(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_mkldnn(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_reorder_conv2d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_reorder_conv2d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_reorder_conv2d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_reorder_conv3d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_reorder_conv3d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_reorder_conv3d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_mkldnn_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_mkldnn_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_mkldnn_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantize_per_tensor_dynamic(a_self unsafe.Pointer, a_dtype int32, a_reduce_range int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantize_per_tensor_dynamic(a_self unsafe.Pointer, a_dtype int32, a_reduce_range int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantize_per_tensor_dynamic(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_reduce_range))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantize_per_tensor(a_self unsafe.Pointer, a_scale float64, a_zero_point int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantize_per_tensor(a_self unsafe.Pointer, a_scale float64, a_zero_point int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantize_per_tensor(C.gt_tensor(a_self), C.double(a_scale), C.int64_t(a_zero_point), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantize_per_tensor_tensor_qparams(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantize_per_tensor_tensor_qparams(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantize_per_tensor_tensor_qparams(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_quantize_per_tensor_tensors(a_tensors unsafe.Pointer, a_tensors_len int64, a_scales unsafe.Pointer, a_zero_points unsafe.Pointer, a_dtype int32) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -2213,14 +2213,14 @@ func Atg_quantize_per_tensor_tensors(a_tensors unsafe.Pointer, a_tensors_len int
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_quantize_per_channel(a_self unsafe.Pointer, a_scales unsafe.Pointer, a_zero_points unsafe.Pointer, a_axis int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantize_per_channel(a_self unsafe.Pointer, a_scales unsafe.Pointer, a_zero_points unsafe.Pointer, a_axis int64, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantize_per_channel(C.gt_tensor(a_self), C.gt_tensor(a_scales), C.gt_tensor(a_zero_points), C.int64_t(a_axis), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_dequantize_self(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_dequantize_self(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_dequantize_self(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_dequantize_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -2242,14 +2242,14 @@ func Atg_q_zero_point(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
 	return int64(r0), unsafe.Pointer(e)
 }
 
-func Atg_q_per_channel_scales(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_q_per_channel_scales(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_q_per_channel_scales(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_q_per_channel_zero_points(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_q_per_channel_zero_points(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_q_per_channel_zero_points(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_q_per_channel_axis(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
@@ -2258,19 +2258,19 @@ func Atg_q_per_channel_axis(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
 	return int64(r0), unsafe.Pointer(e)
 }
 
-func Atg_int_repr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_int_repr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_int_repr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__make_per_tensor_quantized_tensor(a_self unsafe.Pointer, a_scale float64, a_zero_point int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__make_per_tensor_quantized_tensor(a_self unsafe.Pointer, a_scale float64, a_zero_point int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__make_per_tensor_quantized_tensor(C.gt_tensor(a_self), C.double(a_scale), C.int64_t(a_zero_point))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__make_per_channel_quantized_tensor(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__make_per_channel_quantized_tensor(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__make_per_channel_quantized_tensor(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int64_t(a_axis))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_qscheme(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
@@ -2279,14 +2279,14 @@ func Atg_qscheme(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
 	return int64(r0), unsafe.Pointer(e)
 }
 
-func Atg_fake_quantize_per_tensor_affine(a_self unsafe.Pointer, a_scale float64, a_zero_point int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fake_quantize_per_tensor_affine(a_self unsafe.Pointer, a_scale float64, a_zero_point int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fake_quantize_per_tensor_affine(C.gt_tensor(a_self), C.double(a_scale), C.int64_t(a_zero_point), C.int64_t(a_quant_min), C.int64_t(a_quant_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fake_quantize_per_tensor_affine_tensor_qparams(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fake_quantize_per_tensor_affine_tensor_qparams(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fake_quantize_per_tensor_affine_tensor_qparams(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int64_t(a_quant_min), C.int64_t(a_quant_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fake_quantize_per_tensor_affine_cachemask(a_self unsafe.Pointer, a_scale float64, a_zero_point int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2303,14 +2303,14 @@ func Atg__fake_quantize_per_tensor_affine_cachemask_tensor_qparams(a_self unsafe
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_fake_quantize_per_tensor_affine_cachemask_backward(a_grad unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fake_quantize_per_tensor_affine_cachemask_backward(a_grad unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fake_quantize_per_tensor_affine_cachemask_backward(C.gt_tensor(a_grad), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__fake_quantize_learnable_per_tensor_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fake_quantize_learnable_per_tensor_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fake_quantize_learnable_per_tensor_affine(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int64_t(a_quant_min), C.int64_t(a_quant_max), C.double(a_grad_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fake_quantize_learnable_per_tensor_affine_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2321,9 +2321,9 @@ func Atg__fake_quantize_learnable_per_tensor_affine_backward(a_grad unsafe.Point
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_fake_quantize_per_channel_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fake_quantize_per_channel_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fake_quantize_per_channel_affine(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int64_t(a_axis), C.int64_t(a_quant_min), C.int64_t(a_quant_max))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fake_quantize_per_channel_affine_cachemask(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2333,14 +2333,14 @@ func Atg_fake_quantize_per_channel_affine_cachemask(a_self unsafe.Pointer, a_sca
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_fake_quantize_per_channel_affine_cachemask_backward(a_grad unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fake_quantize_per_channel_affine_cachemask_backward(a_grad unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fake_quantize_per_channel_affine_cachemask_backward(C.gt_tensor(a_grad), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__fake_quantize_learnable_per_channel_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fake_quantize_learnable_per_channel_affine(a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fake_quantize_learnable_per_channel_affine(C.gt_tensor(a_self), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.int64_t(a_axis), C.int64_t(a_quant_min), C.int64_t(a_quant_max), C.double(a_grad_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fake_quantize_learnable_per_channel_affine_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_axis int64, a_quant_min int64, a_quant_max int64, a_grad_factor float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2351,9 +2351,9 @@ func Atg__fake_quantize_learnable_per_channel_affine_backward(a_grad unsafe.Poin
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_fused_moving_avg_obs_fake_quant(a_self unsafe.Pointer, a_observer_on unsafe.Pointer, a_fake_quant_on unsafe.Pointer, a_running_min unsafe.Pointer, a_running_max unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_averaging_const float64, a_quant_min int64, a_quant_max int64, a_ch_axis int64, a_per_row_fake_quant int32, a_symmetric_quant int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fused_moving_avg_obs_fake_quant(a_self unsafe.Pointer, a_observer_on unsafe.Pointer, a_fake_quant_on unsafe.Pointer, a_running_min unsafe.Pointer, a_running_max unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_averaging_const float64, a_quant_min int64, a_quant_max int64, a_ch_axis int64, a_per_row_fake_quant int32, a_symmetric_quant int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fused_moving_avg_obs_fake_quant(C.gt_tensor(a_self), C.gt_tensor(a_observer_on), C.gt_tensor(a_fake_quant_on), C.gt_tensor(a_running_min), C.gt_tensor(a_running_max), C.gt_tensor(a_scale), C.gt_tensor(a_zero_point), C.double(a_averaging_const), C.int64_t(a_quant_min), C.int64_t(a_quant_max), C.int64_t(a_ch_axis), C.int(a_per_row_fake_quant), C.int(a_symmetric_quant))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fused_moving_avg_obs_fq_helper(a_self unsafe.Pointer, a_observer_on unsafe.Pointer, a_fake_quant_on unsafe.Pointer, a_running_min unsafe.Pointer, a_running_max unsafe.Pointer, a_scale unsafe.Pointer, a_zero_point unsafe.Pointer, a_averaging_const float64, a_quant_min int64, a_quant_max int64, a_ch_axis int64, a_per_row_fake_quant int32, a_symmetric_quant int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2370,9 +2370,9 @@ func Atg__choose_qparams_per_tensor(a_self unsafe.Pointer, a_reduce_range int32)
 	return float64(r0), int64(r1), unsafe.Pointer(e)
 }
 
-func Atg__saturate_weight_to_fp16(a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__saturate_weight_to_fp16(a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__saturate_weight_to_fp16(C.gt_tensor(a_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_choose_qparams_optimized(a_input unsafe.Pointer, a_numel int64, a_n_bins int64, a_ratio float64, a_bit_width int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2382,19 +2382,19 @@ func Atg_choose_qparams_optimized(a_input unsafe.Pointer, a_numel int64, a_n_bin
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__autocast_to_reduced_precision(a_self unsafe.Pointer, a_cuda_enabled int32, a_cpu_enabled int32, a_cuda_dtype int32, a_cpu_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__autocast_to_reduced_precision(a_self unsafe.Pointer, a_cuda_enabled int32, a_cpu_enabled int32, a_cuda_dtype int32, a_cpu_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__autocast_to_reduced_precision(C.gt_tensor(a_self), C.int(a_cuda_enabled), C.int(a_cpu_enabled), C.int32_t(a_cuda_dtype), C.int32_t(a_cpu_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__autocast_to_full_precision(a_self unsafe.Pointer, a_cuda_enabled int32, a_cpu_enabled int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__autocast_to_full_precision(a_self unsafe.Pointer, a_cuda_enabled int32, a_cpu_enabled int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__autocast_to_full_precision(C.gt_tensor(a_self), C.int(a_cuda_enabled), C.int(a_cpu_enabled))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__to_copy(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_non_blocking int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__to_copy(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_non_blocking int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__to_copy(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int(a_non_blocking), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_meshgrid(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -2413,14 +2413,14 @@ func Atg_meshgrid_indexing(a_tensors unsafe.Pointer, a_tensors_len int64, a_inde
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_cartesian_prod(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cartesian_prod(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cartesian_prod((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_combinations(a_self unsafe.Pointer, a_r int64, a_with_replacement int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_combinations(a_self unsafe.Pointer, a_r int64, a_with_replacement int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_combinations(C.gt_tensor(a_self), C.int64_t(a_r), C.int(a_with_replacement))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_result_type_Tensor(a_tensor unsafe.Pointer, a_other unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -2550,19 +2550,19 @@ func Atg_lstm_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, 
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_gru_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gru_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gru_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rnn_tanh_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rnn_tanh_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rnn_tanh_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rnn_relu_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rnn_relu_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rnn_relu_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_quantized_lstm_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2572,19 +2572,19 @@ func Atg_quantized_lstm_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_l
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_quantized_gru_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_gru_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_gru_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh), C.gt_tensor(a_packed_ih), C.gt_tensor(a_packed_hh), C.gt_tensor(a_col_offsets_ih), C.gt_tensor(a_col_offsets_hh), C.gt_scalar{i: C.int64_t(a_scale_ih_i), re: C.double(a_scale_ih_re), im: C.double(a_scale_ih_im), kind: C.int32_t(a_scale_ih_kind)}, C.gt_scalar{i: C.int64_t(a_scale_hh_i), re: C.double(a_scale_hh_re), im: C.double(a_scale_hh_im), kind: C.int32_t(a_scale_hh_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_ih_i), re: C.double(a_zero_point_ih_re), im: C.double(a_zero_point_ih_im), kind: C.int32_t(a_zero_point_ih_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_hh_i), re: C.double(a_zero_point_hh_re), im: C.double(a_zero_point_hh_im), kind: C.int32_t(a_zero_point_hh_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantized_rnn_relu_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_rnn_relu_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_rnn_relu_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh), C.gt_tensor(a_packed_ih), C.gt_tensor(a_packed_hh), C.gt_tensor(a_col_offsets_ih), C.gt_tensor(a_col_offsets_hh), C.gt_scalar{i: C.int64_t(a_scale_ih_i), re: C.double(a_scale_ih_re), im: C.double(a_scale_ih_im), kind: C.int32_t(a_scale_ih_kind)}, C.gt_scalar{i: C.int64_t(a_scale_hh_i), re: C.double(a_scale_hh_re), im: C.double(a_scale_hh_im), kind: C.int32_t(a_scale_hh_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_ih_i), re: C.double(a_zero_point_ih_re), im: C.double(a_zero_point_ih_im), kind: C.int32_t(a_zero_point_ih_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_hh_i), re: C.double(a_zero_point_hh_re), im: C.double(a_zero_point_hh_im), kind: C.int32_t(a_zero_point_hh_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantized_rnn_tanh_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantized_rnn_tanh_cell(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_w_ih unsafe.Pointer, a_w_hh unsafe.Pointer, a_b_ih unsafe.Pointer, a_b_hh unsafe.Pointer, a_packed_ih unsafe.Pointer, a_packed_hh unsafe.Pointer, a_col_offsets_ih unsafe.Pointer, a_col_offsets_hh unsafe.Pointer, a_scale_ih_i int64, a_scale_ih_re float64, a_scale_ih_im float64, a_scale_ih_kind int32, a_scale_hh_i int64, a_scale_hh_re float64, a_scale_hh_im float64, a_scale_hh_kind int32, a_zero_point_ih_i int64, a_zero_point_ih_re float64, a_zero_point_ih_im float64, a_zero_point_ih_kind int32, a_zero_point_hh_i int64, a_zero_point_hh_re float64, a_zero_point_hh_im float64, a_zero_point_hh_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_quantized_rnn_tanh_cell(C.gt_tensor(a_input), C.gt_tensor(a_hx), C.gt_tensor(a_w_ih), C.gt_tensor(a_w_hh), C.gt_tensor(a_b_ih), C.gt_tensor(a_b_hh), C.gt_tensor(a_packed_ih), C.gt_tensor(a_packed_hh), C.gt_tensor(a_col_offsets_ih), C.gt_tensor(a_col_offsets_hh), C.gt_scalar{i: C.int64_t(a_scale_ih_i), re: C.double(a_scale_ih_re), im: C.double(a_scale_ih_im), kind: C.int32_t(a_scale_ih_kind)}, C.gt_scalar{i: C.int64_t(a_scale_hh_i), re: C.double(a_scale_hh_re), im: C.double(a_scale_hh_im), kind: C.int32_t(a_scale_hh_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_ih_i), re: C.double(a_zero_point_ih_re), im: C.double(a_zero_point_ih_im), kind: C.int32_t(a_zero_point_ih_kind)}, C.gt_scalar{i: C.int64_t(a_zero_point_hh_i), re: C.double(a_zero_point_hh_re), im: C.double(a_zero_point_hh_im), kind: C.int32_t(a_zero_point_hh_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__pack_padded_sequence(a_input unsafe.Pointer, a_lengths unsafe.Pointer, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2594,9 +2594,9 @@ func Atg__pack_padded_sequence(a_input unsafe.Pointer, a_lengths unsafe.Pointer,
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__pack_padded_sequence_backward(a_grad unsafe.Pointer, a_input_size *int64, a_input_size_len int64, a_batch_sizes unsafe.Pointer, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__pack_padded_sequence_backward(a_grad unsafe.Pointer, a_input_size *int64, a_input_size_len int64, a_batch_sizes unsafe.Pointer, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__pack_padded_sequence_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.gt_tensor(a_batch_sizes), C.int(a_batch_first))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__pad_packed_sequence(a_data unsafe.Pointer, a_batch_sizes unsafe.Pointer, a_batch_first int32, a_padding_value_i int64, a_padding_value_re float64, a_padding_value_im float64, a_padding_value_kind int32, a_total_length int64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -2621,19 +2621,19 @@ func Atg_set_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_lift(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lift(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lift(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_lift_fresh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lift_fresh(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lift_fresh(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_lift_fresh_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lift_fresh_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lift_fresh_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_is_set_to(a_self unsafe.Pointer, a_tensor unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -2647,9 +2647,9 @@ func Atg_masked_fill__Scalar(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_val
 	return unsafe.Pointer(e)
 }
 
-func Atg_masked_fill_Scalar(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_masked_fill_Scalar(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_masked_fill_Scalar(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_masked_fill__Tensor(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_value unsafe.Pointer) unsafe.Pointer {
@@ -2657,9 +2657,9 @@ func Atg_masked_fill__Tensor(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_val
 	return unsafe.Pointer(e)
 }
 
-func Atg_masked_fill_Tensor(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_masked_fill_Tensor(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_masked_fill_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.gt_tensor(a_value))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_masked_scatter_(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_source unsafe.Pointer) unsafe.Pointer {
@@ -2667,29 +2667,29 @@ func Atg_masked_scatter_(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_source 
 	return unsafe.Pointer(e)
 }
 
-func Atg_masked_scatter(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_masked_scatter(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_masked_scatter(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.gt_tensor(a_source))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__masked_softmax(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_dim int64, a_dim_has int32, a_mask_type int64, a_mask_type_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__masked_softmax(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_dim int64, a_dim_has int32, a_mask_type int64, a_mask_type_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__masked_softmax(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.int64_t(a_dim), C.int(a_dim_has), C.int64_t(a_mask_type), C.int(a_mask_type_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__masked_softmax_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_mask unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__masked_softmax_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer, a_mask unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__masked_softmax_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_output), C.gt_tensor(a_mask), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_dtype(C.gt_tensor(a_self), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_put_(a_self unsafe.Pointer, a_index unsafe.Pointer, a_source unsafe.Pointer, a_accumulate int32) unsafe.Pointer {
@@ -2697,9 +2697,9 @@ func Atg_put_(a_self unsafe.Pointer, a_index unsafe.Pointer, a_source unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_put(a_self unsafe.Pointer, a_index unsafe.Pointer, a_source unsafe.Pointer, a_accumulate int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_put(a_self unsafe.Pointer, a_index unsafe.Pointer, a_source unsafe.Pointer, a_accumulate int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_put(C.gt_tensor(a_self), C.gt_tensor(a_index), C.gt_tensor(a_source), C.int(a_accumulate))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_add_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -2712,9 +2712,9 @@ func Atg_index_add_(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_add(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_add(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_add(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_source), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_reduce_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_reduce string, a_include_self int32) unsafe.Pointer {
@@ -2731,11 +2731,11 @@ func Atg_index_reduce_(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_reduce string, a_include_self int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_source unsafe.Pointer, a_reduce string, a_include_self int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg_index_reduce(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_source), a_reduce_s, C.int(a_include_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_fill__int_Scalar(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -2743,9 +2743,9 @@ func Atg_index_fill__int_Scalar(a_self unsafe.Pointer, a_dim int64, a_index unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_fill_int_Scalar(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_fill_int_Scalar(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_fill_int_Scalar(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_fill__int_Tensor(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value unsafe.Pointer) unsafe.Pointer {
@@ -2753,14 +2753,14 @@ func Atg_index_fill__int_Tensor(a_self unsafe.Pointer, a_dim int64, a_index unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_fill_int_Tensor(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_fill_int_Tensor(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_fill_int_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_value))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_scatter_src(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_src(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_scatter_src(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_src))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter__src(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) unsafe.Pointer {
@@ -2773,9 +2773,9 @@ func Atg_scatter_out_src_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim 
 	return unsafe.Pointer(e)
 }
 
-func Atg_scatter_value(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_value(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_scatter_value(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter__value(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -2788,11 +2788,11 @@ func Atg_scatter_out_value_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_di
 	return unsafe.Pointer(e)
 }
 
-func Atg_scatter_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg_scatter_reduce(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_src), a_reduce_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter__reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string) unsafe.Pointer {
@@ -2809,11 +2809,11 @@ func Atg_scatter_out_reduce_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_d
 	return unsafe.Pointer(e)
 }
 
-func Atg_scatter_value_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32, a_reduce string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_value_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32, a_reduce string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg_scatter_value_reduce(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)}, a_reduce_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter__value_reduce(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32, a_reduce string) unsafe.Pointer {
@@ -2830,9 +2830,9 @@ func Atg_scatter_out_value_reduce_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_scatter_add(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_add(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_scatter_add(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_src))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter_add_(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer) unsafe.Pointer {
@@ -2845,11 +2845,11 @@ func Atg_scatter_add_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim 
 	return unsafe.Pointer(e)
 }
 
-func Atg_scatter_reduce_two(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string, a_include_self int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_scatter_reduce_two(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string, a_include_self int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg_scatter_reduce_two(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_src), a_reduce_s, C.int(a_include_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_scatter_reduce__two(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_src unsafe.Pointer, a_reduce string, a_include_self int32) unsafe.Pointer {
@@ -2886,19 +2886,19 @@ func Atg_bitwise_and_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_and_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_and_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_and_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_and_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_and_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_and_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_and_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_and_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_and_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_and__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -2911,14 +2911,14 @@ func Atg_bitwise_and__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg___and___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___and___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___and___Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___and___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___and___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___and___Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg___iand___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -2941,19 +2941,19 @@ func Atg_bitwise_or_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_or_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_or_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_or_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_or_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_or_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_or_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_or_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_or_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_or_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_or__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -2966,14 +2966,14 @@ func Atg_bitwise_or__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg___or___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___or___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___or___Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___or___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___or___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___or___Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg___ior___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -2996,19 +2996,19 @@ func Atg_bitwise_xor_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_xor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_xor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_xor_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_xor_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_xor_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_xor_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_bitwise_xor_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_xor_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_xor_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_xor__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3021,14 +3021,14 @@ func Atg_bitwise_xor__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg___xor___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___xor___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___xor___Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___xor___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___xor___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___xor___Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg___ixor___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3041,14 +3041,14 @@ func Atg___ixor___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg___lshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___lshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___lshift___Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___lshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___lshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___lshift___Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg___ilshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3061,9 +3061,9 @@ func Atg___ilshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_left_shift_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_left_shift_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_left_shift_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_left_shift__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3076,9 +3076,9 @@ func Atg_bitwise_left_shift_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_left_shift_Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_left_shift_Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_left_shift_Tensor_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_left_shift__Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3091,19 +3091,19 @@ func Atg_bitwise_left_shift_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self u
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_left_shift_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_left_shift_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_left_shift_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___rshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___rshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___rshift___Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg___rshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg___rshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg___rshift___Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg___irshift___Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3116,9 +3116,9 @@ func Atg___irshift___Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_right_shift_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_right_shift_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_right_shift_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_right_shift__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3131,9 +3131,9 @@ func Atg_bitwise_right_shift_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_right_shift_Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_right_shift_Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_right_shift_Tensor_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bitwise_right_shift__Tensor_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3146,9 +3146,9 @@ func Atg_bitwise_right_shift_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self 
 	return unsafe.Pointer(e)
 }
 
-func Atg_bitwise_right_shift_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bitwise_right_shift_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bitwise_right_shift_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tril_(a_self unsafe.Pointer, a_diagonal int64) unsafe.Pointer {
@@ -3186,9 +3186,9 @@ func Atg_addbmm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_batch1 un
 	return unsafe.Pointer(e)
 }
 
-func Atg_addbmm(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addbmm(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addbmm(C.gt_tensor(a_self), C.gt_tensor(a_batch1), C.gt_tensor(a_batch2), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_random__from(a_self unsafe.Pointer, a_from int64, a_to int64, a_to_has int32, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -3236,14 +3236,14 @@ func Atg_diag_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_diagonal in
 	return unsafe.Pointer(e)
 }
 
-func Atg_diag(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diag(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diag(C.gt_tensor(a_self), C.int64_t(a_diagonal))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diag_backward(a_grad unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diag_backward(a_grad unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diag_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_input_sizes)), C.int64_t(a_input_sizes_len), C.int64_t(a_diagonal))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cross_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64, a_dim_has int32) unsafe.Pointer {
@@ -3251,9 +3251,9 @@ func Atg_cross_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_cross(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cross(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cross(C.gt_tensor(a_self), C.gt_tensor(a_other), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_triu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_diagonal int64) unsafe.Pointer {
@@ -3261,9 +3261,9 @@ func Atg_triu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_diagonal in
 	return unsafe.Pointer(e)
 }
 
-func Atg_triu(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_triu(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_triu(C.gt_tensor(a_self), C.int64_t(a_diagonal))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tril_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_diagonal int64) unsafe.Pointer {
@@ -3271,29 +3271,29 @@ func Atg_tril_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_diagonal in
 	return unsafe.Pointer(e)
 }
 
-func Atg_tril(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tril(a_self unsafe.Pointer, a_diagonal int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tril(C.gt_tensor(a_self), C.int64_t(a_diagonal))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_tril_indices(a_row int64, a_col int64, a_offset int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tril_indices(a_row int64, a_col int64, a_offset int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tril_indices(C.int64_t(a_row), C.int64_t(a_col), C.int64_t(a_offset), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_triu_indices(a_row int64, a_col int64, a_offset int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_triu_indices(a_row int64, a_col int64, a_offset int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_triu_indices(C.int64_t(a_row), C.int64_t(a_col), C.int64_t(a_offset), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trace(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trace(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trace(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_trace_backward(a_grad unsafe.Pointer, a_sizes *int64, a_sizes_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_trace_backward(a_grad unsafe.Pointer, a_sizes *int64, a_sizes_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_trace_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_sizes)), C.int64_t(a_sizes_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ne_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3301,9 +3301,9 @@ func Atg_ne_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_ne_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ne_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ne_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ne_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3311,9 +3311,9 @@ func Atg_ne_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_ne_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ne_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ne_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ne__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3331,9 +3331,9 @@ func Atg_not_equal_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_not_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_not_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_not_equal_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_not_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3341,9 +3341,9 @@ func Atg_not_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_not_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_not_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_not_equal_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_not_equal__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3361,9 +3361,9 @@ func Atg_eq_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_eq_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_eq_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_eq_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_eq_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3371,9 +3371,9 @@ func Atg_eq_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_eq_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_eq_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_eq_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ge_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3381,9 +3381,9 @@ func Atg_ge_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_ge_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ge_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ge_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ge_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3391,9 +3391,9 @@ func Atg_ge_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_ge_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ge_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ge_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ge__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3411,9 +3411,9 @@ func Atg_greater_equal_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_greater_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_greater_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_greater_equal_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_greater_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3421,9 +3421,9 @@ func Atg_greater_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_greater_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_greater_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_greater_equal_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_greater_equal__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -3441,9 +3441,9 @@ func Atg_le_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_le_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_le_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_le_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_le_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3451,9 +3451,9 @@ func Atg_le_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_le_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_le_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_le_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_le__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {

@@ -28,9 +28,9 @@ func Atg_less_equal_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_less_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_less_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_less_equal_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_less_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -38,9 +38,9 @@ func Atg_less_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_less_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_less_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_less_equal_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_less_equal__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -58,9 +58,9 @@ func Atg_gt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_gt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -68,9 +68,9 @@ func Atg_gt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_gt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -88,9 +88,9 @@ func Atg_greater_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_o
 	return unsafe.Pointer(e)
 }
 
-func Atg_greater_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_greater_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_greater_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_greater_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -98,9 +98,9 @@ func Atg_greater_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_o
 	return unsafe.Pointer(e)
 }
 
-func Atg_greater_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_greater_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_greater_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_greater__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -118,9 +118,9 @@ func Atg_lt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_
 	return unsafe.Pointer(e)
 }
 
-func Atg_lt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -128,9 +128,9 @@ func Atg_lt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_lt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -148,9 +148,9 @@ func Atg_less_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_less_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_less_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_less_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_less_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -158,9 +158,9 @@ func Atg_less_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_less_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_less_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_less_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_less__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -178,9 +178,9 @@ func Atg_take_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_index unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_take(a_self unsafe.Pointer, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_take(a_self unsafe.Pointer, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_take(C.gt_tensor(a_self), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_take_along_dim_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) unsafe.Pointer {
@@ -188,9 +188,9 @@ func Atg_take_along_dim_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_i
 	return unsafe.Pointer(e)
 }
 
-func Atg_take_along_dim(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_take_along_dim(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_take_along_dim(C.gt_tensor(a_self), C.gt_tensor(a_indices), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_index_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) unsafe.Pointer {
@@ -198,14 +198,14 @@ func Atg_index_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim
 	return unsafe.Pointer(e)
 }
 
-func Atg_index_select(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_select(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_select(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_index_select_backward(a_grad unsafe.Pointer, a_self_sizes *int64, a_self_sizes_len int64, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_index_select_backward(a_grad unsafe.Pointer, a_self_sizes *int64, a_self_sizes_len int64, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_index_select_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_self_sizes)), C.int64_t(a_self_sizes_len), C.int64_t(a_dim), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_masked_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask unsafe.Pointer) unsafe.Pointer {
@@ -213,14 +213,14 @@ func Atg_masked_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ma
 	return unsafe.Pointer(e)
 }
 
-func Atg_masked_select(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_masked_select(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_masked_select(C.gt_tensor(a_self), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_masked_select_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_masked_select_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_masked_select_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nonzero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -228,9 +228,9 @@ func Atg_nonzero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_nonzero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nonzero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nonzero(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nonzero_numpy(a_self unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -240,9 +240,9 @@ func Atg_nonzero_numpy(a_self unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Poi
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_argwhere(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_argwhere(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_argwhere(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_gather_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) unsafe.Pointer {
@@ -250,19 +250,19 @@ func Atg_gather_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_gather(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gather(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gather(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_gather_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_gather_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_gather_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__gather_sparse_backward(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__gather_sparse_backward(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__gather_sparse_backward(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addcmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -270,9 +270,9 @@ func Atg_addcmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 
 	return unsafe.Pointer(e)
 }
 
-func Atg_addcmul(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addcmul(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addcmul(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addcmul_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -285,9 +285,9 @@ func Atg_addcdiv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 
 	return unsafe.Pointer(e)
 }
 
-func Atg_addcdiv(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_addcdiv(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_addcdiv(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_addcdiv_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
@@ -295,9 +295,9 @@ func Atg_addcdiv_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_cross_entropy_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_label_smoothing float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cross_entropy_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_label_smoothing float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cross_entropy_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index), C.double(a_label_smoothing))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_triangular_solve_out_X(a_X unsafe.Pointer, a_M unsafe.Pointer, a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32, a_transpose int32, a_unitriangular int32) unsafe.Pointer {
@@ -324,14 +324,14 @@ func Atg_linalg_solve_triangular_out_out(a_out unsafe.Pointer, a_self unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_solve_triangular(a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_solve_triangular(a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_solve_triangular(C.gt_tensor(a_self), C.gt_tensor(a_B), C.int(a_upper), C.int(a_left), C.int(a_unitriangular))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_linalg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_vander(C.gt_tensor(a_x), C.int64_t(a_N), C.int(a_N_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_symeig_out_e(a_e unsafe.Pointer, a_V unsafe.Pointer, a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) unsafe.Pointer {
@@ -366,9 +366,9 @@ func Atg_svd(a_self unsafe.Pointer, a_some int32, a_compute_uv int32) (unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
 }
 
-func Atg_swapaxes(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_swapaxes(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_swapaxes(C.gt_tensor(a_self), C.int64_t(a_axis0), C.int64_t(a_axis1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_swapaxes_(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) unsafe.Pointer {
@@ -376,9 +376,9 @@ func Atg_swapaxes_(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_swapdims(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_swapdims(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_swapdims(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_swapdims_(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
@@ -391,9 +391,9 @@ func Atg_cholesky_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper i
 	return unsafe.Pointer(e)
 }
 
-func Atg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cholesky(C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cholesky_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) unsafe.Pointer {
@@ -401,19 +401,19 @@ func Atg_cholesky_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_i
 	return unsafe.Pointer(e)
 }
 
-func Atg_cholesky_solve(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cholesky_solve(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cholesky_solve(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__cholesky_solve_helper(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__cholesky_solve_helper(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__cholesky_solve_helper(C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_cholesky_inverse(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cholesky_inverse(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cholesky_inverse(C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cholesky_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
@@ -445,9 +445,9 @@ func Atg_geqrf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Po
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_orgqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_orgqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_orgqr(C.gt_tensor(a_self), C.gt_tensor(a_input2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_orgqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer) unsafe.Pointer {
@@ -460,9 +460,9 @@ func Atg_ormqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_ormqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ormqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ormqr(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.gt_tensor(a_input3), C.int(a_left), C.int(a_transpose))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__lu_with_info(a_self unsafe.Pointer, a_pivot int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -478,9 +478,9 @@ func Atg_lu_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_LU_data
 	return unsafe.Pointer(e)
 }
 
-func Atg_lu_solve(a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lu_solve(a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lu_solve(C.gt_tensor(a_self), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lu_unpack(a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer, a_unpack_data int32, a_unpack_pivots int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -501,9 +501,9 @@ func Atg_multinomial_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_num_
 	return unsafe.Pointer(e)
 }
 
-func Atg_multinomial(a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multinomial(a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multinomial(C.gt_tensor(a_self), C.int64_t(a_num_samples), C.int(a_replacement), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lgamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -516,9 +516,9 @@ func Atg_lgamma_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_lgamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lgamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lgamma(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -526,9 +526,9 @@ func Atg_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_digamma(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsafe.Pointer) unsafe.Pointer {
@@ -536,9 +536,9 @@ func Atg_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_polygamma(C.int64_t(a_n), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_polygamma_(a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
@@ -546,9 +546,9 @@ func Atg_polygamma_(a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_erfinv(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_erfinv_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -561,9 +561,9 @@ func Atg_erfinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_i0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_i0_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -576,9 +576,9 @@ func Atg_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer 
 	return unsafe.Pointer(e)
 }
 
-func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sign(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sign_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -591,9 +591,9 @@ func Atg_sign_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_signbit(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_signbit(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_signbit(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_signbit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -601,9 +601,9 @@ func Atg_signbit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_dist(a_self unsafe.Pointer, a_other unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_dist(a_self unsafe.Pointer, a_other unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_dist(C.gt_tensor(a_self), C.gt_tensor(a_other), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_atan2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -616,14 +616,14 @@ func Atg_atan2_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_atan2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_atan2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_atan2(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_arctan2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_arctan2(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_arctan2(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_arctan2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -646,14 +646,14 @@ func Atg_lerp_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_end 
 	return unsafe.Pointer(e)
 }
 
-func Atg_lerp_Scalar(a_self unsafe.Pointer, a_end unsafe.Pointer, a_weight_i int64, a_weight_re float64, a_weight_im float64, a_weight_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lerp_Scalar(a_self unsafe.Pointer, a_end unsafe.Pointer, a_weight_i int64, a_weight_re float64, a_weight_im float64, a_weight_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lerp_Scalar(C.gt_tensor(a_self), C.gt_tensor(a_end), C.gt_scalar{i: C.int64_t(a_weight_i), re: C.double(a_weight_re), im: C.double(a_weight_im), kind: C.int32_t(a_weight_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_lerp_Tensor(a_self unsafe.Pointer, a_end unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_lerp_Tensor(a_self unsafe.Pointer, a_end unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_lerp_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_end), C.gt_tensor(a_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_histc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_bins int64, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) unsafe.Pointer {
@@ -661,9 +661,9 @@ func Atg_histc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_bins int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_histc(a_self unsafe.Pointer, a_bins int64, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_histc(a_self unsafe.Pointer, a_bins int64, a_min_i int64, a_min_re float64, a_min_im float64, a_min_kind int32, a_max_i int64, a_max_re float64, a_max_im float64, a_max_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_histc(C.gt_tensor(a_self), C.int64_t(a_bins), C.gt_scalar{i: C.int64_t(a_min_i), re: C.double(a_min_re), im: C.double(a_min_im), kind: C.int32_t(a_min_kind)}, C.gt_scalar{i: C.int64_t(a_max_i), re: C.double(a_max_re), im: C.double(a_max_im), kind: C.int32_t(a_max_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_histogram_out_bins_tensor_out(a_hist unsafe.Pointer, a_bin_edges unsafe.Pointer, a_self unsafe.Pointer, a_bins unsafe.Pointer, a_weight unsafe.Pointer, a_density int32) unsafe.Pointer {
@@ -697,14 +697,14 @@ func Atg__histogramdd_bin_edges(a_self unsafe.Pointer, a_bins *int64, a_bins_len
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg__histogramdd_from_bin_cts(a_self unsafe.Pointer, a_bins *int64, a_bins_len int64, a_range *float64, a_range_len int64, a_weight unsafe.Pointer, a_density int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__histogramdd_from_bin_cts(a_self unsafe.Pointer, a_bins *int64, a_bins_len int64, a_range *float64, a_range_len int64, a_weight unsafe.Pointer, a_density int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__histogramdd_from_bin_cts(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_bins)), C.int64_t(a_bins_len), (*C.double)(unsafe.Pointer(a_range)), C.int64_t(a_range_len), C.gt_tensor(a_weight), C.int(a_density))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__histogramdd_from_bin_tensors(a_self unsafe.Pointer, a_bins unsafe.Pointer, a_bins_len int64, a_weight unsafe.Pointer, a_density int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__histogramdd_from_bin_tensors(a_self unsafe.Pointer, a_bins unsafe.Pointer, a_bins_len int64, a_weight unsafe.Pointer, a_density int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__histogramdd_from_bin_tensors(C.gt_tensor(a_self), (*C.gt_tensor)(a_bins), C.int64_t(a_bins_len), C.gt_tensor(a_weight), C.int(a_density))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_histogramdd(a_self unsafe.Pointer, a_bins *int64, a_bins_len int64, a_range *float64, a_range_len int64, a_weight unsafe.Pointer, a_density int32) (unsafe.Pointer, unsafe.Pointer, int64, unsafe.Pointer) {
@@ -736,9 +736,9 @@ func Atg_fmod_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_fmod_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fmod_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fmod_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fmod__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -751,9 +751,9 @@ func Atg_fmod_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_othe
 	return unsafe.Pointer(e)
 }
 
-func Atg_fmod_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fmod_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fmod_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fmod__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -766,9 +766,9 @@ func Atg_hypot_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_hypot(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hypot(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hypot(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hypot_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -781,9 +781,9 @@ func Atg_igamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_igamma(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_igamma(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_igamma(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_igamma_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -796,9 +796,9 @@ func Atg_igammac_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other un
 	return unsafe.Pointer(e)
 }
 
-func Atg_igammac(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_igammac(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_igammac(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_igammac_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -811,9 +811,9 @@ func Atg_nextafter_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other 
 	return unsafe.Pointer(e)
 }
 
-func Atg_nextafter(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nextafter(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nextafter(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nextafter_(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -826,9 +826,9 @@ func Atg_remainder_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_remainder_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_remainder_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_remainder_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_remainder__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
@@ -841,9 +841,9 @@ func Atg_remainder_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_remainder_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_remainder_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_remainder_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_remainder__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -851,19 +851,19 @@ func Atg_remainder__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_remainder_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_remainder_Scalar_Tensor(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_remainder_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_min(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_min(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_min(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fmin(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fmin(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fmin(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fmin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -871,14 +871,14 @@ func Atg_fmin_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_max(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fmax(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fmax(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fmax(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -886,9 +886,9 @@ func Atg_fmax_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_maximum(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_maximum(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_maximum(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_maximum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -896,9 +896,9 @@ func Atg_maximum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other un
 	return unsafe.Pointer(e)
 }
 
-func Atg_max_other(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_other(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_other(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_max_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -906,9 +906,9 @@ func Atg_max_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_minimum(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_minimum(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_minimum(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_minimum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -921,16 +921,16 @@ func Atg_min_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_min_other(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_min_other(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_min_other(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_quantile(a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantile(a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_interpolation_s := C.CString(a_interpolation)
 	defer C.free(unsafe.Pointer(a_interpolation_s))
 	r := C.atg_quantile(C.gt_tensor(a_self), C.gt_tensor(a_q), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim), a_interpolation_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_quantile_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) unsafe.Pointer {
@@ -940,11 +940,11 @@ func Atg_quantile_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_quantile_scalar(a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_quantile_scalar(a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_interpolation_s := C.CString(a_interpolation)
 	defer C.free(unsafe.Pointer(a_interpolation_s))
 	r := C.atg_quantile_scalar(C.gt_tensor(a_self), C.double(a_q), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim), a_interpolation_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_quantile_out_scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) unsafe.Pointer {
@@ -954,11 +954,11 @@ func Atg_quantile_out_scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_nanquantile(a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nanquantile(a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_interpolation_s := C.CString(a_interpolation)
 	defer C.free(unsafe.Pointer(a_interpolation_s))
 	r := C.atg_nanquantile(C.gt_tensor(a_self), C.gt_tensor(a_q), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim), a_interpolation_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nanquantile_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q unsafe.Pointer, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) unsafe.Pointer {
@@ -968,11 +968,11 @@ func Atg_nanquantile_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q un
 	return unsafe.Pointer(e)
 }
 
-func Atg_nanquantile_scalar(a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nanquantile_scalar(a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_interpolation_s := C.CString(a_interpolation)
 	defer C.free(unsafe.Pointer(a_interpolation_s))
 	r := C.atg_nanquantile_scalar(C.gt_tensor(a_self), C.double(a_q), C.int64_t(a_dim), C.int(a_dim_has), C.int(a_keepdim), a_interpolation_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nanquantile_out_scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_q float64, a_dim int64, a_dim_has int32, a_keepdim int32, a_interpolation string) unsafe.Pointer {
@@ -1011,19 +1011,19 @@ func Atg_msort_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_msort(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_msort(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_msort(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_argsort(a_self unsafe.Pointer, a_dim int64, a_descending int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_argsort(a_self unsafe.Pointer, a_dim int64, a_descending int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_argsort(C.gt_tensor(a_self), C.int64_t(a_dim), C.int(a_descending))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_argsort_stable(a_self unsafe.Pointer, a_stable int32, a_dim int64, a_descending int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_argsort_stable(a_self unsafe.Pointer, a_stable int32, a_dim int64, a_descending int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_argsort_stable(C.gt_tensor(a_self), C.int(a_stable), C.int64_t(a_dim), C.int(a_descending))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_topk_out_values(a_values unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_k int64, a_dim int64, a_largest int32, a_sorted int32) unsafe.Pointer {
@@ -1038,9 +1038,9 @@ func Atg_topk(a_self unsafe.Pointer, a_k int64, a_dim int64, a_largest int32, a_
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_all(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_all(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_all(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_all_out_all_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1048,9 +1048,9 @@ func Atg_all_out_all_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_any(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_any(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_any(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_any_out_all_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1063,9 +1063,9 @@ func Atg_renorm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_renorm(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_dim int64, a_maxnorm_i int64, a_maxnorm_re float64, a_maxnorm_im float64, a_maxnorm_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_renorm(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_dim int64, a_maxnorm_i int64, a_maxnorm_re float64, a_maxnorm_im float64, a_maxnorm_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_renorm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int64_t(a_dim), C.gt_scalar{i: C.int64_t(a_maxnorm_i), re: C.double(a_maxnorm_re), im: C.double(a_maxnorm_im), kind: C.int32_t(a_maxnorm_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_renorm_(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_dim int64, a_maxnorm_i int64, a_maxnorm_re float64, a_maxnorm_im float64, a_maxnorm_kind int32) unsafe.Pointer {
@@ -1073,14 +1073,14 @@ func Atg_renorm_(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im floa
 	return unsafe.Pointer(e)
 }
 
-func Atg_unfold(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unfold(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unfold(C.gt_tensor(a_self), C.int64_t(a_dimension), C.int64_t(a_size), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_unfold_backward(a_grad_in unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unfold_backward(a_grad_in unsafe.Pointer, a_input_sizes *int64, a_input_sizes_len int64, a_dim int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unfold_backward(C.gt_tensor(a_grad_in), (*C.int64_t)(unsafe.Pointer(a_input_sizes)), C.int64_t(a_input_sizes_len), C.int64_t(a_dim), C.int64_t(a_size), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_equal(a_self unsafe.Pointer, a_other unsafe.Pointer) (int32, unsafe.Pointer) {
@@ -1094,9 +1094,9 @@ func Atg_pow_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_pow_Tensor_Tensor(a_self unsafe.Pointer, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pow_Tensor_Tensor(a_self unsafe.Pointer, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pow_Tensor_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_exponent))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_pow_out_Scalar_out(a_out unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) unsafe.Pointer {
@@ -1104,9 +1104,9 @@ func Atg_pow_out_Scalar_out(a_out unsafe.Pointer, a_self_i int64, a_self_re floa
 	return unsafe.Pointer(e)
 }
 
-func Atg_pow_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pow_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pow_Scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_exponent))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_pow_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) unsafe.Pointer {
@@ -1114,9 +1114,9 @@ func Atg_pow_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_pow_Tensor_Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pow_Tensor_Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pow_Tensor_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_exponent_i), re: C.double(a_exponent_re), im: C.double(a_exponent_im), kind: C.int32_t(a_exponent_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_pow__Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) unsafe.Pointer {
@@ -1134,9 +1134,9 @@ func Atg_float_power_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_float_power_Tensor_Tensor(a_self unsafe.Pointer, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_float_power_Tensor_Tensor(a_self unsafe.Pointer, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_float_power_Tensor_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_exponent))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_float_power_out_Scalar_out(a_out unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) unsafe.Pointer {
@@ -1144,9 +1144,9 @@ func Atg_float_power_out_Scalar_out(a_out unsafe.Pointer, a_self_i int64, a_self
 	return unsafe.Pointer(e)
 }
 
-func Atg_float_power_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_float_power_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_exponent unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_float_power_Scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_exponent))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_float_power_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) unsafe.Pointer {
@@ -1154,9 +1154,9 @@ func Atg_float_power_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_float_power_Tensor_Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_float_power_Tensor_Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_float_power_Tensor_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_exponent_i), re: C.double(a_exponent_re), im: C.double(a_exponent_im), kind: C.int32_t(a_exponent_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_float_power__Scalar(a_self unsafe.Pointer, a_exponent_i int64, a_exponent_re float64, a_exponent_im float64, a_exponent_kind int32) unsafe.Pointer {
@@ -1174,9 +1174,9 @@ func Atg_normal_(a_self unsafe.Pointer, a_mean float64, a_std float64, a_generat
 	return unsafe.Pointer(e)
 }
 
-func Atg_normal_functional(a_self unsafe.Pointer, a_mean float64, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_normal_functional(a_self unsafe.Pointer, a_mean float64, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_normal_functional(C.gt_tensor(a_self), C.double(a_mean), C.double(a_std), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_normal_out_Tensor_float_out(a_out unsafe.Pointer, a_mean unsafe.Pointer, a_std float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1184,9 +1184,9 @@ func Atg_normal_out_Tensor_float_out(a_out unsafe.Pointer, a_mean unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_normal_Tensor_float(a_mean unsafe.Pointer, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_normal_Tensor_float(a_mean unsafe.Pointer, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_normal_Tensor_float(C.gt_tensor(a_mean), C.double(a_std), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_normal_out_float_Tensor_out(a_out unsafe.Pointer, a_mean float64, a_std unsafe.Pointer, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1194,9 +1194,9 @@ func Atg_normal_out_float_Tensor_out(a_out unsafe.Pointer, a_mean float64, a_std
 	return unsafe.Pointer(e)
 }
 
-func Atg_normal_float_Tensor(a_mean float64, a_std unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_normal_float_Tensor(a_mean float64, a_std unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_normal_float_Tensor(C.double(a_mean), C.gt_tensor(a_std), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_normal_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_mean unsafe.Pointer, a_std unsafe.Pointer, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1204,14 +1204,14 @@ func Atg_normal_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_mean unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_normal_Tensor_Tensor(a_mean unsafe.Pointer, a_std unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_normal_Tensor_Tensor(a_mean unsafe.Pointer, a_std unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_normal_Tensor_Tensor(C.gt_tensor(a_mean), C.gt_tensor(a_std), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_normal_float_float(a_mean float64, a_std float64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_normal_float_float(a_mean float64, a_std float64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_normal_float_float(C.double(a_mean), C.double(a_std), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_normal_out_float_float_out(a_out unsafe.Pointer, a_mean float64, a_std float64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1219,9 +1219,9 @@ func Atg_normal_out_float_float_out(a_out unsafe.Pointer, a_mean float64, a_std 
 	return unsafe.Pointer(e)
 }
 
-func Atg_alias(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_alias(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_alias(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__amp_foreach_non_finite_check_and_unscale_(a_self unsafe.Pointer, a_self_len int64, a_found_inf unsafe.Pointer, a_inv_scale unsafe.Pointer) unsafe.Pointer {
@@ -1234,9 +1234,9 @@ func Atg__amp_update_scale_(a_self unsafe.Pointer, a_growth_tracker unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_bucketize_Tensor(a_self unsafe.Pointer, a_boundaries unsafe.Pointer, a_out_int32 int32, a_right int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bucketize_Tensor(a_self unsafe.Pointer, a_boundaries unsafe.Pointer, a_out_int32 int32, a_right int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bucketize_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_boundaries), C.int(a_out_int32), C.int(a_right))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bucketize_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_boundaries unsafe.Pointer, a_out_int32 int32, a_right int32) unsafe.Pointer {
@@ -1244,21 +1244,21 @@ func Atg_bucketize_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_bucketize_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_boundaries unsafe.Pointer, a_out_int32 int32, a_right int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bucketize_Scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_boundaries unsafe.Pointer, a_out_int32 int32, a_right int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bucketize_Scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_boundaries), C.int(a_out_int32), C.int(a_right))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_searchsorted_Tensor(a_sorted_sequence unsafe.Pointer, a_self unsafe.Pointer, a_out_int32 int32, a_right int32, a_side string, a_side_has int32, a_sorter unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_searchsorted_Tensor(a_sorted_sequence unsafe.Pointer, a_self unsafe.Pointer, a_out_int32 int32, a_right int32, a_side string, a_side_has int32, a_sorter unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_side_s := C.CString(a_side)
 	defer C.free(unsafe.Pointer(a_side_s))
 	r := C.atg_searchsorted_Tensor(C.gt_tensor(a_sorted_sequence), C.gt_tensor(a_self), C.int(a_out_int32), C.int(a_right), a_side_s, C.int(a_side_has), C.gt_tensor(a_sorter))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__torch_cuda_cu_linker_symbol_op(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__torch_cuda_cu_linker_symbol_op(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__torch_cuda_cu_linker_symbol_op(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_searchsorted_out_Tensor_out(a_out unsafe.Pointer, a_sorted_sequence unsafe.Pointer, a_self unsafe.Pointer, a_out_int32 int32, a_right int32, a_side string, a_side_has int32, a_sorter unsafe.Pointer) unsafe.Pointer {
@@ -1268,16 +1268,16 @@ func Atg_searchsorted_out_Tensor_out(a_out unsafe.Pointer, a_sorted_sequence uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_searchsorted_Scalar(a_sorted_sequence unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_out_int32 int32, a_right int32, a_side string, a_side_has int32, a_sorter unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_searchsorted_Scalar(a_sorted_sequence unsafe.Pointer, a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_out_int32 int32, a_right int32, a_side string, a_side_has int32, a_sorter unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_side_s := C.CString(a_side)
 	defer C.free(unsafe.Pointer(a_side_s))
 	r := C.atg_searchsorted_Scalar(C.gt_tensor(a_sorted_sequence), C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.int(a_out_int32), C.int(a_right), a_side_s, C.int(a_side_has), C.gt_tensor(a_sorter))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__convert_indices_from_coo_to_csr(a_self unsafe.Pointer, a_size int64, a_out_int32 int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__convert_indices_from_coo_to_csr(a_self unsafe.Pointer, a_size int64, a_out_int32 int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__convert_indices_from_coo_to_csr(C.gt_tensor(a_self), C.int64_t(a_size), C.int(a_out_int32))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__convert_indices_from_coo_to_csr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size int64, a_out_int32 int32) unsafe.Pointer {
@@ -1285,9 +1285,9 @@ func Atg__convert_indices_from_coo_to_csr_out_out(a_out unsafe.Pointer, a_self u
 	return unsafe.Pointer(e)
 }
 
-func Atg__convert_indices_from_csr_to_coo(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_out_int32 int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__convert_indices_from_csr_to_coo(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_out_int32 int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__convert_indices_from_csr_to_coo(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.int(a_out_int32), C.int(a_transpose))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__convert_indices_from_csr_to_coo_out_out(a_out unsafe.Pointer, a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_out_int32 int32, a_transpose int32) unsafe.Pointer {
@@ -1300,9 +1300,9 @@ func Atg_mse_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target 
 	return unsafe.Pointer(e)
 }
 
-func Atg_mse_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mse_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mse_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mse_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1310,14 +1310,14 @@ func Atg_mse_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_ou
 	return unsafe.Pointer(e)
 }
 
-func Atg_mse_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mse_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mse_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_l1_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_l1_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_l1_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multi_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1325,9 +1325,9 @@ func Atg_multi_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_multi_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multi_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multi_margin_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.gt_scalar{i: C.int64_t(a_margin_i), re: C.double(a_margin_re), im: C.double(a_margin_im), kind: C.int32_t(a_margin_kind)}, C.gt_tensor(a_weight), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multi_margin_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1335,9 +1335,9 @@ func Atg_multi_margin_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_multi_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multi_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_margin_i int64, a_margin_re float64, a_margin_im float64, a_margin_kind int32, a_weight unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multi_margin_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.gt_scalar{i: C.int64_t(a_margin_i), re: C.double(a_margin_re), im: C.double(a_margin_im), kind: C.int32_t(a_margin_kind)}, C.gt_tensor(a_weight), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multilabel_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1345,9 +1345,9 @@ func Atg_multilabel_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_multilabel_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multilabel_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multilabel_margin_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_multilabel_margin_loss_forward_out_output(a_output unsafe.Pointer, a_is_target unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1367,9 +1367,9 @@ func Atg_multilabel_margin_loss_backward_out_grad_input(a_grad_input unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_multilabel_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_is_target unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_multilabel_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_is_target unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_multilabel_margin_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.gt_tensor(a_is_target))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nll_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) unsafe.Pointer {
@@ -1377,14 +1377,14 @@ func Atg_nll_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target 
 	return unsafe.Pointer(e)
 }
 
-func Atg_nll_loss_nd(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nll_loss_nd(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nll_loss_nd(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_nll_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nll_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nll_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nll_loss_forward_out_output(a_output unsafe.Pointer, a_total_weight unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) unsafe.Pointer {
@@ -1404,9 +1404,9 @@ func Atg_nll_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_ou
 	return unsafe.Pointer(e)
 }
 
-func Atg_nll_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_total_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nll_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_total_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nll_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index), C.gt_tensor(a_total_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nll_loss2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) unsafe.Pointer {
@@ -1414,9 +1414,9 @@ func Atg_nll_loss2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_targe
 	return unsafe.Pointer(e)
 }
 
-func Atg_nll_loss2d(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nll_loss2d(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nll_loss2d(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_nll_loss2d_forward_out_output(a_output unsafe.Pointer, a_total_weight unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64) unsafe.Pointer {
@@ -1436,9 +1436,9 @@ func Atg_nll_loss2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_nll_loss2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_total_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nll_loss2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_total_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nll_loss2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index), C.gt_tensor(a_total_weight))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_smooth_l1_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) unsafe.Pointer {
@@ -1446,9 +1446,9 @@ func Atg_smooth_l1_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_t
 	return unsafe.Pointer(e)
 }
 
-func Atg_smooth_l1_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_smooth_l1_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_smooth_l1_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.double(a_beta))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_smooth_l1_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) unsafe.Pointer {
@@ -1456,9 +1456,9 @@ func Atg_smooth_l1_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_g
 	return unsafe.Pointer(e)
 }
 
-func Atg_smooth_l1_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_smooth_l1_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_beta float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_smooth_l1_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.double(a_beta))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_huber_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) unsafe.Pointer {
@@ -1466,9 +1466,9 @@ func Atg_huber_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_targe
 	return unsafe.Pointer(e)
 }
 
-func Atg_huber_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_huber_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_huber_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.double(a_delta))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_huber_loss_backward_out_out(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) unsafe.Pointer {
@@ -1476,9 +1476,9 @@ func Atg_huber_loss_backward_out_out(a_grad_input unsafe.Pointer, a_grad_output 
 	return unsafe.Pointer(e)
 }
 
-func Atg_huber_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_huber_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64, a_delta float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_huber_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction), C.double(a_delta))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_soft_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1486,9 +1486,9 @@ func Atg_soft_margin_loss_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_soft_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_soft_margin_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_soft_margin_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_soft_margin_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) unsafe.Pointer {
@@ -1496,9 +1496,9 @@ func Atg_soft_margin_loss_backward_out_grad_input(a_grad_input unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_soft_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_soft_margin_loss_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_target unsafe.Pointer, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_soft_margin_loss_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_target), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_elu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32) unsafe.Pointer {
@@ -1506,9 +1506,9 @@ func Atg_elu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_alpha_i int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_elu(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_elu(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_elu(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.gt_scalar{i: C.int64_t(a_scale_i), re: C.double(a_scale_re), im: C.double(a_scale_im), kind: C.int32_t(a_scale_kind)}, C.gt_scalar{i: C.int64_t(a_input_scale_i), re: C.double(a_input_scale_re), im: C.double(a_input_scale_im), kind: C.int32_t(a_input_scale_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_elu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32, a_is_result int32, a_self_or_result unsafe.Pointer) unsafe.Pointer {
@@ -1516,9 +1516,9 @@ func Atg_elu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output 
 	return unsafe.Pointer(e)
 }
 
-func Atg_elu_backward(a_grad_output unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32, a_is_result int32, a_self_or_result unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_elu_backward(a_grad_output unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32, a_is_result int32, a_self_or_result unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_elu_backward(C.gt_tensor(a_grad_output), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.gt_scalar{i: C.int64_t(a_scale_i), re: C.double(a_scale_re), im: C.double(a_scale_im), kind: C.int32_t(a_scale_kind)}, C.gt_scalar{i: C.int64_t(a_input_scale_i), re: C.double(a_input_scale_re), im: C.double(a_input_scale_im), kind: C.int32_t(a_input_scale_kind)}, C.int(a_is_result), C.gt_tensor(a_self_or_result))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_elu_(a_self unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_scale_i int64, a_scale_re float64, a_scale_im float64, a_scale_kind int32, a_input_scale_i int64, a_input_scale_re float64, a_input_scale_im float64, a_input_scale_kind int32) unsafe.Pointer {
@@ -1531,9 +1531,9 @@ func Atg_glu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) u
 	return unsafe.Pointer(e)
 }
 
-func Atg_glu(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_glu(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_glu(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_glu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -1541,19 +1541,19 @@ func Atg_glu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output 
 	return unsafe.Pointer(e)
 }
 
-func Atg_glu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_glu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_glu_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_glu_jvp(a_glu unsafe.Pointer, a_x unsafe.Pointer, a_dx unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_glu_jvp(a_glu unsafe.Pointer, a_x unsafe.Pointer, a_dx unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_glu_jvp(C.gt_tensor(a_glu), C.gt_tensor(a_x), C.gt_tensor(a_dx), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_glu_backward_jvp(a_grad_x unsafe.Pointer, a_grad_glu unsafe.Pointer, a_x unsafe.Pointer, a_dgrad_glu unsafe.Pointer, a_dx unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_glu_backward_jvp(a_grad_x unsafe.Pointer, a_grad_glu unsafe.Pointer, a_x unsafe.Pointer, a_dgrad_glu unsafe.Pointer, a_dx unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_glu_backward_jvp(C.gt_tensor(a_grad_x), C.gt_tensor(a_grad_glu), C.gt_tensor(a_x), C.gt_tensor(a_dgrad_glu), C.gt_tensor(a_dx), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardsigmoid_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1561,9 +1561,9 @@ func Atg_hardsigmoid_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardsigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardsigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardsigmoid(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardsigmoid_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1576,9 +1576,9 @@ func Atg_hardsigmoid_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardsigmoid_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardsigmoid_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardsigmoid_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardtanh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) unsafe.Pointer {
@@ -1586,9 +1586,9 @@ func Atg_hardtanh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_min_val
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardtanh(a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardtanh(a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardtanh(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_min_val_i), re: C.double(a_min_val_re), im: C.double(a_min_val_im), kind: C.int32_t(a_min_val_kind)}, C.gt_scalar{i: C.int64_t(a_max_val_i), re: C.double(a_max_val_re), im: C.double(a_max_val_im), kind: C.int32_t(a_max_val_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardtanh_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) unsafe.Pointer {
@@ -1596,9 +1596,9 @@ func Atg_hardtanh_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_ou
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardtanh_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardtanh_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardtanh_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_min_val_i), re: C.double(a_min_val_re), im: C.double(a_min_val_im), kind: C.int32_t(a_min_val_kind)}, C.gt_scalar{i: C.int64_t(a_max_val_i), re: C.double(a_max_val_re), im: C.double(a_max_val_im), kind: C.int32_t(a_max_val_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardtanh_(a_self unsafe.Pointer, a_min_val_i int64, a_min_val_re float64, a_min_val_im float64, a_min_val_kind int32, a_max_val_i int64, a_max_val_re float64, a_max_val_im float64, a_max_val_kind int32) unsafe.Pointer {
@@ -1611,9 +1611,9 @@ func Atg_hardswish_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardswish(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardswish(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardswish(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_hardswish_(a_self unsafe.Pointer) unsafe.Pointer {
@@ -1621,9 +1621,9 @@ func Atg_hardswish_(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg_hardswish_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_hardswish_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_hardswish_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_leaky_relu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32) unsafe.Pointer {
@@ -1631,9 +1631,9 @@ func Atg_leaky_relu_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_negat
 	return unsafe.Pointer(e)
 }
 
-func Atg_leaky_relu(a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_leaky_relu(a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_leaky_relu(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_negative_slope_i), re: C.double(a_negative_slope_re), im: C.double(a_negative_slope_im), kind: C.int32_t(a_negative_slope_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_leaky_relu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32, a_self_is_result int32) unsafe.Pointer {
@@ -1641,9 +1641,9 @@ func Atg_leaky_relu_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_leaky_relu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32, a_self_is_result int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_leaky_relu_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32, a_self_is_result int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_leaky_relu_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_negative_slope_i), re: C.double(a_negative_slope_re), im: C.double(a_negative_slope_im), kind: C.int32_t(a_negative_slope_kind)}, C.int(a_self_is_result))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_leaky_relu_(a_self unsafe.Pointer, a_negative_slope_i int64, a_negative_slope_re float64, a_negative_slope_im float64, a_negative_slope_kind int32) unsafe.Pointer {
@@ -1656,9 +1656,9 @@ func Atg_log_sigmoid_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_log_sigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log_sigmoid(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log_sigmoid(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log_sigmoid_forward_out_output(a_output unsafe.Pointer, a_buffer unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1678,9 +1678,9 @@ func Atg_log_sigmoid_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad
 	return unsafe.Pointer(e)
 }
 
-func Atg_log_sigmoid_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_buffer unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log_sigmoid_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_buffer unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log_sigmoid_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_buffer))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rrelu_with_noise_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1688,14 +1688,14 @@ func Atg_rrelu_with_noise_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_rrelu_with_noise(a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rrelu_with_noise(a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rrelu_with_noise(C.gt_tensor(a_self), C.gt_tensor(a_noise), C.gt_scalar{i: C.int64_t(a_lower_i), re: C.double(a_lower_re), im: C.double(a_lower_im), kind: C.int32_t(a_lower_kind)}, C.gt_scalar{i: C.int64_t(a_upper_i), re: C.double(a_upper_re), im: C.double(a_upper_im), kind: C.int32_t(a_upper_kind)}, C.int(a_training), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_rrelu_with_noise_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_self_is_result int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_rrelu_with_noise_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_self_is_result int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_rrelu_with_noise_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_noise), C.gt_scalar{i: C.int64_t(a_lower_i), re: C.double(a_lower_re), im: C.double(a_lower_im), kind: C.int32_t(a_lower_kind)}, C.gt_scalar{i: C.int64_t(a_upper_i), re: C.double(a_upper_re), im: C.double(a_upper_im), kind: C.int32_t(a_upper_kind)}, C.int(a_training), C.int(a_self_is_result))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_rrelu_with_noise_(a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1708,9 +1708,9 @@ func Atg_softplus_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_beta_i 
 	return unsafe.Pointer(e)
 }
 
-func Atg_softplus(a_self unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_softplus(a_self unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_softplus(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_threshold_i), re: C.double(a_threshold_re), im: C.double(a_threshold_im), kind: C.int32_t(a_threshold_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_softplus_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) unsafe.Pointer {
@@ -1718,9 +1718,9 @@ func Atg_softplus_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_ou
 	return unsafe.Pointer(e)
 }
 
-func Atg_softplus_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_softplus_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_threshold_i int64, a_threshold_re float64, a_threshold_im float64, a_threshold_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_softplus_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_threshold_i), re: C.double(a_threshold_re), im: C.double(a_threshold_im), kind: C.int32_t(a_threshold_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_softshrink_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) unsafe.Pointer {
@@ -1728,9 +1728,9 @@ func Atg_softshrink_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd
 	return unsafe.Pointer(e)
 }
 
-func Atg_softshrink(a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_softshrink(a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_softshrink(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_lambd_i), re: C.double(a_lambd_re), im: C.double(a_lambd_im), kind: C.int32_t(a_lambd_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_softshrink_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) unsafe.Pointer {
@@ -1738,9 +1738,9 @@ func Atg_softshrink_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_softshrink_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_softshrink_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_lambd_i int64, a_lambd_re float64, a_lambd_im float64, a_lambd_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_softshrink_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_lambd_i), re: C.double(a_lambd_re), im: C.double(a_lambd_im), kind: C.int32_t(a_lambd_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1748,14 +1748,14 @@ func Atg_adaptive_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adaptive_avg_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_adaptive_avg_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_mkldnn_adaptive_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1763,19 +1763,19 @@ func Atg_mkldnn_adaptive_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_mkldnn_adaptive_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_mkldnn_adaptive_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_mkldnn_adaptive_avg_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__adaptive_avg_pool2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__adaptive_avg_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__adaptive_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__adaptive_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__adaptive_avg_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_avg_pool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1783,14 +1783,14 @@ func Atg_adaptive_avg_pool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_adaptive_avg_pool3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adaptive_avg_pool3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adaptive_avg_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__adaptive_avg_pool3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__adaptive_avg_pool3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__adaptive_avg_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_avg_pool3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1798,9 +1798,9 @@ func Atg_adaptive_avg_pool3d_backward_out_grad_input(a_grad_input unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg__adaptive_avg_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__adaptive_avg_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__adaptive_avg_pool3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_max_pool2d_out_out(a_out unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1820,9 +1820,9 @@ func Atg_adaptive_max_pool2d_backward_out_grad_input(a_grad_input unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_adaptive_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adaptive_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adaptive_max_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_adaptive_max_pool3d_out_out(a_out unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1842,9 +1842,9 @@ func Atg_adaptive_max_pool3d_backward_out_grad_input(a_grad_input unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_adaptive_max_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_adaptive_max_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_adaptive_max_pool3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) unsafe.Pointer {
@@ -1852,9 +1852,9 @@ func Atg_avg_pool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kerne
 	return unsafe.Pointer(e)
 }
 
-func Atg_avg_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_avg_pool2d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_avg_pool2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad), C.int64_t(a_divisor_override), C.int(a_divisor_override_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_avg_pool2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) unsafe.Pointer {
@@ -1862,9 +1862,9 @@ func Atg_avg_pool2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_avg_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_avg_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad), C.int64_t(a_divisor_override), C.int(a_divisor_override_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_avg_pool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) unsafe.Pointer {
@@ -1872,9 +1872,9 @@ func Atg_avg_pool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kerne
 	return unsafe.Pointer(e)
 }
 
-func Atg_avg_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_avg_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_avg_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad), C.int64_t(a_divisor_override), C.int(a_divisor_override_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_avg_pool3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) unsafe.Pointer {
@@ -1882,9 +1882,9 @@ func Atg_avg_pool3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_
 	return unsafe.Pointer(e)
 }
 
-func Atg_avg_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_avg_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32, a_divisor_override int64, a_divisor_override_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_avg_pool3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad), C.int64_t(a_divisor_override), C.int(a_divisor_override_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fractional_max_pool2d_out_output(a_output unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_random_samples unsafe.Pointer) unsafe.Pointer {
@@ -1904,9 +1904,9 @@ func Atg_fractional_max_pool2d_backward_out_grad_input(a_grad_input unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_fractional_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fractional_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fractional_max_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fractional_max_pool3d_out_output(a_output unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_random_samples unsafe.Pointer) unsafe.Pointer {
@@ -1926,9 +1926,9 @@ func Atg_fractional_max_pool3d_backward_out_grad_input(a_grad_input unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_fractional_max_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fractional_max_pool3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_output_size *int64, a_output_size_len int64, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fractional_max_pool3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_max_pool2d_with_indices_out_out(a_out unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) unsafe.Pointer {
@@ -1948,9 +1948,9 @@ func Atg_max_pool2d_with_indices_backward_out_grad_input(a_grad_input unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_max_pool2d_with_indices_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_pool2d_with_indices_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_pool2d_with_indices_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_max_pool3d_with_indices_out_out(a_out unsafe.Pointer, a_indices unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) unsafe.Pointer {
@@ -1970,9 +1970,9 @@ func Atg_max_pool3d_with_indices_backward_out_grad_input(a_grad_input unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_max_pool3d_with_indices_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_pool3d_with_indices_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32, a_indices unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_pool3d_with_indices_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode), C.gt_tensor(a_indices))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_max_unpool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
@@ -1980,9 +1980,9 @@ func Atg_max_unpool2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ind
 	return unsafe.Pointer(e)
 }
 
-func Atg_max_unpool2d(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_unpool2d(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_unpool2d(C.gt_tensor(a_self), C.gt_tensor(a_indices), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_max_unpool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -1990,9 +1990,9 @@ func Atg_max_unpool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ind
 	return unsafe.Pointer(e)
 }
 
-func Atg_max_unpool3d(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_max_unpool3d(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_max_unpool3d(C.gt_tensor(a_self), C.gt_tensor(a_indices), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2000,9 +2000,9 @@ func Atg_reflection_pad1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad1d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad1d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad1d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2010,9 +2010,9 @@ func Atg_reflection_pad1d_backward_out_grad_input(a_grad_input unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad1d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad1d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad1d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2020,9 +2020,9 @@ func Atg_reflection_pad2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad2d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad2d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2030,9 +2030,9 @@ func Atg_reflection_pad2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2040,9 +2040,9 @@ func Atg_reflection_pad3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad3d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad3d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_reflection_pad3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2050,9 +2050,9 @@ func Atg_reflection_pad3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_reflection_pad3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_reflection_pad3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_reflection_pad3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2060,9 +2060,9 @@ func Atg_replication_pad1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad1d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad1d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad1d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2070,9 +2070,9 @@ func Atg_replication_pad1d_backward_out_grad_input(a_grad_input unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad1d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad1d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad1d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2080,9 +2080,9 @@ func Atg_replication_pad2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad2d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad2d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2090,9 +2090,9 @@ func Atg_replication_pad2d_backward_out_grad_input(a_grad_input unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2100,9 +2100,9 @@ func Atg_replication_pad3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad3d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad3d(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_replication_pad3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2110,146 +2110,146 @@ func Atg_replication_pad3d_backward_out_grad_input(a_grad_input unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_replication_pad3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_replication_pad3d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_replication_pad3d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__pad_circular(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__pad_circular(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__pad_circular(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_pad)), C.int64_t(a_pad_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__pad_enum(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_mode int64, a_value float64, a_value_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__pad_enum(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_mode int64, a_value float64, a_value_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__pad_enum(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_pad)), C.int64_t(a_pad_len), C.int64_t(a_mode), C.double(a_value), C.int(a_value_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pad(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_mode string, a_value float64, a_value_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pad(a_self unsafe.Pointer, a_pad *int64, a_pad_len int64, a_mode string, a_value float64, a_value_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_mode_s := C.CString(a_mode)
 	defer C.free(unsafe.Pointer(a_mode_s))
 	r := C.atg_pad(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_pad)), C.int64_t(a_pad_len), a_mode_s, C.double(a_value), C.int(a_value_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_linear1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_linear1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_linear1d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_linear1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_linear1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_linear1d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_bilinear2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bilinear2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bilinear2d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_bilinear2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bilinear2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bilinear2d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_bilinear2d_aa_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bilinear2d_aa_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bilinear2d_aa_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_bilinear2d_aa_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bilinear2d_aa_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bilinear2d_aa_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_trilinear3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_trilinear3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_trilinear3d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_trilinear3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_trilinear3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_trilinear3d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_bicubic2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bicubic2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bicubic2d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_bicubic2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bicubic2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bicubic2d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_bicubic2d_aa_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bicubic2d_aa_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bicubic2d_aa_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_bicubic2d_aa_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bicubic2d_aa_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bicubic2d_aa_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest1d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact1d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact1d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest1d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact1d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact1d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest2d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact2d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact2d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest2d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact2d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact2d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest3d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact3d_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact3d_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_upsample_nearest3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest3d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact3d_backward_vec(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact3d_backward_vec(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_linear1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) unsafe.Pointer {
@@ -2257,9 +2257,9 @@ func Atg_upsample_linear1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_linear1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_linear1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_linear1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_linear1d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) unsafe.Pointer {
@@ -2267,9 +2267,9 @@ func Atg_upsample_linear1d_backward_out_grad_input(a_grad_input unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_linear1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_linear1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_linear1d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_bilinear2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2277,9 +2277,9 @@ func Atg_upsample_bilinear2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_bilinear2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bilinear2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bilinear2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_bilinear2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2287,9 +2287,9 @@ func Atg_upsample_bilinear2d_backward_out_grad_input(a_grad_input unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_bilinear2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bilinear2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bilinear2d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__upsample_bilinear2d_aa_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2297,9 +2297,9 @@ func Atg__upsample_bilinear2d_aa_out_out(a_out unsafe.Pointer, a_self unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg__upsample_bilinear2d_aa(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bilinear2d_aa(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bilinear2d_aa(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__upsample_bilinear2d_aa_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2307,9 +2307,9 @@ func Atg__upsample_bilinear2d_aa_backward_out_grad_input(a_grad_input unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg__upsample_bilinear2d_aa_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bilinear2d_aa_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bilinear2d_aa_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_bicubic2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2317,9 +2317,9 @@ func Atg_upsample_bicubic2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_bicubic2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bicubic2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bicubic2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_bicubic2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2327,9 +2327,9 @@ func Atg_upsample_bicubic2d_backward_out_grad_input(a_grad_input unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_bicubic2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_bicubic2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_bicubic2d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__upsample_bicubic2d_aa_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2337,9 +2337,9 @@ func Atg__upsample_bicubic2d_aa_out_out(a_out unsafe.Pointer, a_self unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg__upsample_bicubic2d_aa(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bicubic2d_aa(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bicubic2d_aa(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__upsample_bicubic2d_aa_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2347,9 +2347,9 @@ func Atg__upsample_bicubic2d_aa_backward_out_grad_input(a_grad_input unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg__upsample_bicubic2d_aa_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_bicubic2d_aa_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_bicubic2d_aa_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_trilinear3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2357,9 +2357,9 @@ func Atg_upsample_trilinear3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_trilinear3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_trilinear3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_trilinear3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_trilinear3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2367,9 +2367,9 @@ func Atg_upsample_trilinear3d_backward_out_grad_input(a_grad_input unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_trilinear3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_trilinear3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_trilinear3d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales float64, a_scales_has int32) unsafe.Pointer {
@@ -2382,14 +2382,14 @@ func Atg__upsample_nearest_exact1d_out_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact1d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact1d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest1d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales float64, a_scales_has int32) unsafe.Pointer {
@@ -2402,14 +2402,14 @@ func Atg__upsample_nearest_exact1d_backward_out_grad_input(a_grad_input unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest1d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact1d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales float64, a_scales_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact1d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales), C.int(a_scales_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2422,14 +2422,14 @@ func Atg__upsample_nearest_exact2d_out_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact2d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact2d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2442,14 +2442,14 @@ func Atg__upsample_nearest_exact2d_backward_out_grad_input(a_grad_input unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest2d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact2d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact2d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2462,14 +2462,14 @@ func Atg__upsample_nearest_exact3d_out_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact3d(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_upsample_nearest3d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
@@ -2482,14 +2482,14 @@ func Atg__upsample_nearest_exact3d_backward_out_grad_input(a_grad_input unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_upsample_nearest3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_upsample_nearest3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_upsample_nearest3d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__upsample_nearest_exact3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__upsample_nearest_exact3d_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_scales_d float64, a_scales_d_has int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__upsample_nearest_exact3d_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.double(a_scales_d), C.int(a_scales_d_has), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sigmoid_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output unsafe.Pointer) unsafe.Pointer {
@@ -2497,9 +2497,9 @@ func Atg_sigmoid_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_out
 	return unsafe.Pointer(e)
 }
 
-func Atg_sigmoid_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sigmoid_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sigmoid_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_output))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_logit_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_eps float64, a_eps_has int32) unsafe.Pointer {
@@ -2507,9 +2507,9 @@ func Atg_logit_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_outpu
 	return unsafe.Pointer(e)
 }
 
-func Atg_logit_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logit_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logit_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.double(a_eps), C.int(a_eps_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tanh_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output unsafe.Pointer) unsafe.Pointer {
@@ -2517,9 +2517,9 @@ func Atg_tanh_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output
 	return unsafe.Pointer(e)
 }
 
-func Atg_tanh_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_tanh_backward(a_grad_output unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_tanh_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_output))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_slow_conv_transpose2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) unsafe.Pointer {
@@ -2527,9 +2527,9 @@ func Atg_slow_conv_transpose2d_out_out(a_out unsafe.Pointer, a_self unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_slow_conv_transpose2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv_transpose2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv_transpose2d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_slow_conv_transpose3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) unsafe.Pointer {
@@ -2537,9 +2537,9 @@ func Atg_slow_conv_transpose3d_out_out(a_out unsafe.Pointer, a_self unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_slow_conv_transpose3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv_transpose3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_output_padding *int64, a_output_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv_transpose3d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_output_padding)), C.int64_t(a_output_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_thnn_conv2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2547,9 +2547,9 @@ func Atg_thnn_conv2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weig
 	return unsafe.Pointer(e)
 }
 
-func Atg_thnn_conv2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_thnn_conv2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_thnn_conv2d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__slow_conv2d_forward_out_output(a_output unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2557,9 +2557,9 @@ func Atg__slow_conv2d_forward_out_output(a_output unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg__slow_conv2d_forward(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__slow_conv2d_forward(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__slow_conv2d_forward(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__slow_conv2d_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_weight unsafe.Pointer, a_grad_bias unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2580,14 +2580,14 @@ func Atg__conv_depthwise2d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg__conv_depthwise2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__conv_depthwise2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__conv_depthwise2d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_conv_depthwise3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_conv_depthwise3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_conv_depthwise3d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_slow_conv3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2595,9 +2595,9 @@ func Atg_slow_conv3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_weig
 	return unsafe.Pointer(e)
 }
 
-func Atg_slow_conv3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv3d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_slow_conv3d_forward_out_output(a_output unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) unsafe.Pointer {
@@ -2605,19 +2605,19 @@ func Atg_slow_conv3d_forward_out_output(a_output unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_slow_conv3d_forward(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv3d_forward(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv3d_forward(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_slow_conv_dilated2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv_dilated2d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv_dilated2d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_slow_conv_dilated3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slow_conv_dilated3d(a_self unsafe.Pointer, a_weight unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_bias unsafe.Pointer, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slow_conv_dilated3d(C.gt_tensor(a_self), C.gt_tensor(a_weight), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_col2im_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_kernel_size *int64, a_kernel_size_len int64, a_dilation *int64, a_dilation_len int64, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) unsafe.Pointer {
@@ -2625,14 +2625,14 @@ func Atg_col2im_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_si
 	return unsafe.Pointer(e)
 }
 
-func Atg_col2im(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_kernel_size *int64, a_kernel_size_len int64, a_dilation *int64, a_dilation_len int64, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_col2im(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_kernel_size *int64, a_kernel_size_len int64, a_dilation *int64, a_dilation_len int64, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_col2im(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_column_stack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_column_stack(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_column_stack((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_column_stack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -2645,24 +2645,24 @@ func Atg_im2col_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kernel_si
 	return unsafe.Pointer(e)
 }
 
-func Atg_im2col(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_dilation *int64, a_dilation_len int64, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_im2col(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_dilation *int64, a_dilation_len int64, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_im2col(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_isfinite(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isfinite(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isfinite(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_isinf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isinf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isinf(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_isposinf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isposinf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isposinf(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isposinf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2670,9 +2670,9 @@ func Atg_isposinf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_isneginf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_isneginf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_isneginf(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isneginf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2680,19 +2680,19 @@ func Atg_isneginf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg__add_batch_dim(a_self unsafe.Pointer, a_batch_dim int64, a_level int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__add_batch_dim(a_self unsafe.Pointer, a_batch_dim int64, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__add_batch_dim(C.gt_tensor(a_self), C.int64_t(a_batch_dim), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__remove_batch_dim(a_self unsafe.Pointer, a_level int64, a_batch_size int64, a_out_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__remove_batch_dim(a_self unsafe.Pointer, a_level int64, a_batch_size int64, a_out_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__remove_batch_dim(C.gt_tensor(a_self), C.int64_t(a_level), C.int64_t(a_batch_size), C.int64_t(a_out_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_entr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_entr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_entr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_entr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2700,9 +2700,9 @@ func Atg_special_entr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_ndtri(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_ndtri(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_ndtri(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_ndtri_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2710,9 +2710,9 @@ func Atg_special_ndtri_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_log_ndtr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_log_ndtr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_log_ndtr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_log_ndtr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2720,9 +2720,9 @@ func Atg_special_log_ndtr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) u
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_expm1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_expm1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_expm1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_expm1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2730,9 +2730,9 @@ func Atg_special_expm1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_exp2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_exp2(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_exp2(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_exp2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2740,9 +2740,9 @@ func Atg_special_exp2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_psi(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_psi(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_psi(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_psi_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2750,9 +2750,9 @@ func Atg_special_psi_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_digamma(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2760,9 +2760,9 @@ func Atg_special_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) un
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_gammaln(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_gammaln(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_gammaln(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_gammaln_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2770,9 +2770,9 @@ func Atg_special_gammaln_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) un
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_erf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_erf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_erf(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_erf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2780,9 +2780,9 @@ func Atg_special_erf_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_erfc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_erfc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_erfc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_erfc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2790,9 +2790,9 @@ func Atg_special_erfc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_erfcx(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_erfcx(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_erfcx(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_erfcx_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2800,9 +2800,9 @@ func Atg_special_erfcx_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_erfinv(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_erfinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2810,9 +2810,9 @@ func Atg_special_erfinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_ndtr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_ndtr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_ndtr(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_ndtr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2820,19 +2820,19 @@ func Atg_special_ndtr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_xlog1py(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlog1py(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlog1py(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_xlog1py_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlog1py_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlog1py_self_scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_xlog1py_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlog1py_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlog1py_other_scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_xlog1py_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2850,19 +2850,19 @@ func Atg_special_xlog1py_out_other_scalar_out(a_out unsafe.Pointer, a_self unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_xlogy(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlogy(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlogy(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_xlogy_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlogy_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlogy_self_scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_xlogy_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_xlogy_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_xlogy_other_scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_xlogy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2880,19 +2880,19 @@ func Atg_special_xlogy_out_other_scalar_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_zeta(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_zeta(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_zeta(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_zeta_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_zeta_self_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_zeta_self_scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_zeta_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_zeta_other_scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_zeta_other_scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_zeta_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -2910,9 +2910,9 @@ func Atg_special_zeta_out_other_scalar_out(a_out unsafe.Pointer, a_self unsafe.P
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_i0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2920,9 +2920,9 @@ func Atg_special_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_i0e(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_i0e(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_i0e(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_i0e_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2930,9 +2930,9 @@ func Atg_special_i0e_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_i1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_i1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_i1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_i1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2940,9 +2940,9 @@ func Atg_special_i1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_i1e(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_i1e(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_i1e(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_i1e_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2950,9 +2950,9 @@ func Atg_special_i1e_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_logit(a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_logit(a_self unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_logit(C.gt_tensor(a_self), C.double(a_eps), C.int(a_eps_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_logit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_eps float64, a_eps_has int32) unsafe.Pointer {
@@ -2960,9 +2960,9 @@ func Atg_special_logit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ep
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_polygamma(C.int64_t(a_n), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2970,9 +2970,9 @@ func Atg_special_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_logsumexp(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_logsumexp(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_logsumexp(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_logsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
@@ -2980,9 +2980,9 @@ func Atg_special_logsumexp_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_expit(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_expit(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_expit(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_expit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2990,9 +2990,9 @@ func Atg_special_expit_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_sinc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_sinc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_sinc(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_sinc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -3000,9 +3000,9 @@ func Atg_special_sinc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_round(a_self unsafe.Pointer, a_decimals int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_round(a_self unsafe.Pointer, a_decimals int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_round(C.gt_tensor(a_self), C.int64_t(a_decimals))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_round_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_decimals int64) unsafe.Pointer {
@@ -3010,9 +3010,9 @@ func Atg_special_round_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_de
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_log1p(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_log1p(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_log1p(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_log1p_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -3020,9 +3020,9 @@ func Atg_special_log1p_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_log_softmax(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_log_softmax(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_log_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_gammainc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3030,9 +3030,9 @@ func Atg_special_gammainc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_gammainc(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_gammainc(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_gammainc(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_gammaincc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -3040,14 +3040,14 @@ func Atg_special_gammaincc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_gammaincc(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_gammaincc(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_gammaincc(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_multigammaln(a_self unsafe.Pointer, a_p int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_multigammaln(a_self unsafe.Pointer, a_p int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_multigammaln(C.gt_tensor(a_self), C.int64_t(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_multigammaln_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p int64) unsafe.Pointer {
@@ -3055,16 +3055,16 @@ func Atg_special_multigammaln_out_out(a_out unsafe.Pointer, a_self unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_softmax(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_softmax(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fft_fft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_fft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_fft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_fft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3074,11 +3074,11 @@ func Atg_fft_fft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64,
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ifft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ifft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ifft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ifft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3088,11 +3088,11 @@ func Atg_fft_ifft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_rfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_rfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_rfft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_rfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3102,11 +3102,11 @@ func Atg_fft_rfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_irfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_irfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_irfft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_irfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3116,11 +3116,11 @@ func Atg_fft_irfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_hfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_hfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_hfft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_hfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3130,11 +3130,11 @@ func Atg_fft_hfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ihfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ihfft(a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ihfft(C.gt_tensor(a_self), C.int64_t(a_n), C.int(a_n_has), C.int64_t(a_dim), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ihfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64, a_n_has int32, a_dim int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3144,11 +3144,11 @@ func Atg_fft_ihfft_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_fft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_fft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_fft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_fft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3158,11 +3158,11 @@ func Atg_fft_fft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ifft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ifft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ifft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ifft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3172,11 +3172,11 @@ func Atg_fft_ifft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_rfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_rfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_rfft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_rfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3186,11 +3186,11 @@ func Atg_fft_rfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_irfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_irfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_irfft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_irfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3200,11 +3200,11 @@ func Atg_fft_irfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *in
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_hfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_hfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_hfft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_hfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3214,11 +3214,11 @@ func Atg_fft_hfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ihfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ihfft2(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ihfft2(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ihfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3228,11 +3228,11 @@ func Atg_fft_ihfft2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *in
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_fftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_fftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_fftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_fftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3242,11 +3242,11 @@ func Atg_fft_fftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int6
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ifftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ifftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ifftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ifftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3256,11 +3256,11 @@ func Atg_fft_ifftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_rfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_rfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_rfftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_rfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3270,11 +3270,11 @@ func Atg_fft_rfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_irfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_irfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_irfftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_irfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3284,11 +3284,11 @@ func Atg_fft_irfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *in
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_hfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_hfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_hfftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_hfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3298,11 +3298,11 @@ func Atg_fft_hfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_ihfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ihfftn(a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_norm_s := C.CString(a_norm)
 	defer C.free(unsafe.Pointer(a_norm_s))
 	r := C.atg_fft_ihfftn(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_s)), C.int64_t(a_s_len), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), a_norm_s, C.int(a_norm_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_ihfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *int64, a_s_len int64, a_dim *int64, a_dim_len int64, a_norm string, a_norm_has int32) unsafe.Pointer {
@@ -3312,9 +3312,9 @@ func Atg_fft_ihfftn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s *in
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_fftfreq(a_n int64, a_d float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_fftfreq(a_n int64, a_d float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fft_fftfreq(C.int64_t(a_n), C.double(a_d), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_fftfreq_out_out(a_out unsafe.Pointer, a_n int64, a_d float64) unsafe.Pointer {
@@ -3322,9 +3322,9 @@ func Atg_fft_fftfreq_out_out(a_out unsafe.Pointer, a_n int64, a_d float64) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_rfftfreq(a_n int64, a_d float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_rfftfreq(a_n int64, a_d float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fft_rfftfreq(C.int64_t(a_n), C.double(a_d), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_fft_rfftfreq_out_out(a_out unsafe.Pointer, a_n int64, a_d float64) unsafe.Pointer {
@@ -3332,14 +3332,14 @@ func Atg_fft_rfftfreq_out_out(a_out unsafe.Pointer, a_n int64, a_d float64) unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_fft_fftshift(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_fftshift(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fft_fftshift(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_fft_ifftshift(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_fft_ifftshift(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_fft_ifftshift(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_cholesky_ex(a_self unsafe.Pointer, a_upper int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -3354,9 +3354,9 @@ func Atg_linalg_cholesky_ex_out_L(a_L unsafe.Pointer, a_info unsafe.Pointer, a_s
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_cholesky(C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_cholesky_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
@@ -3364,9 +3364,9 @@ func Atg_linalg_cholesky_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_cross(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_cross(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_cross(C.gt_tensor(a_self), C.gt_tensor(a_other), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_cross_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -3412,9 +3412,9 @@ func Atg_linalg_lu_out_out(a_P unsafe.Pointer, a_L unsafe.Pointer, a_U unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_lu_solve(a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_adjoint int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_lu_solve(a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_adjoint int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_lu_solve(C.gt_tensor(a_LU), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_left), C.int(a_adjoint))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_lu_solve_out_out(a_out unsafe.Pointer, a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_adjoint int32) unsafe.Pointer {
@@ -3435,7 +3435,7 @@ func Atg__linalg_det_out_result(a_result unsafe.Pointer, a_LU unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_det(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_det(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_det(C.gt_tensor(a_A))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }

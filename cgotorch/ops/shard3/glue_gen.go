@@ -23,9 +23,9 @@ func Atg_linalg_det_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_det(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_det(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_det(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_ldl_factor_ex(a_self unsafe.Pointer, a_hermitian int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -53,9 +53,9 @@ func Atg_linalg_ldl_factor_out_out(a_LD unsafe.Pointer, a_pivots unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_ldl_solve(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_ldl_solve(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_ldl_solve(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_ldl_solve_out_out(a_out unsafe.Pointer, a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
@@ -81,9 +81,9 @@ func Atg_linalg_lstsq_out_out(a_solution unsafe.Pointer, a_residuals unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matmul(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -91,9 +91,9 @@ func Atg_linalg_matmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ot
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_vecdot(a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_vecdot(a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_vecdot(C.gt_tensor(a_x), C.gt_tensor(a_y), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_vecdot_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) unsafe.Pointer {
@@ -101,9 +101,9 @@ func Atg_linalg_vecdot_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_y uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_exp(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__linalg_slogdet(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -144,9 +144,9 @@ func Atg_slogdet_out_out(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_se
 	return unsafe.Pointer(e)
 }
 
-func Atg_logdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_logdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_logdet(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_eig(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -161,9 +161,9 @@ func Atg_linalg_eig_out_out(a_eigenvalues unsafe.Pointer, a_eigenvectors unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_eigvals(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_eigvals(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_eigvals(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_eigvals_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -203,11 +203,11 @@ func Atg_linalg_eigh_out_eigvals(a_eigvals unsafe.Pointer, a_eigvecs unsafe.Poin
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_eigvalsh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_eigvalsh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_UPLO_s := C.CString(a_UPLO)
 	defer C.free(unsafe.Pointer(a_UPLO_s))
 	r := C.atg_linalg_eigvalsh(C.gt_tensor(a_self), a_UPLO_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_eigvalsh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_UPLO string) unsafe.Pointer {
@@ -217,9 +217,9 @@ func Atg_linalg_eigvalsh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_householder_product(a_input unsafe.Pointer, a_tau unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_householder_product(a_input unsafe.Pointer, a_tau unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_householder_product(C.gt_tensor(a_input), C.gt_tensor(a_tau))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_householder_product_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tau unsafe.Pointer) unsafe.Pointer {
@@ -239,9 +239,9 @@ func Atg_linalg_inv_ex_out_inverse(a_inverse unsafe.Pointer, a_info unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_inv(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_inv(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_inv(C.gt_tensor(a_A))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_inv_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
@@ -249,9 +249,9 @@ func Atg_linalg_inv_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_inverse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_inverse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_inverse(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -259,9 +259,9 @@ func Atg_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_inner(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_inner(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_inner(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_inner_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
@@ -269,9 +269,9 @@ func Atg_inner_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_outer(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_outer(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_outer(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_outer_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
@@ -279,9 +279,9 @@ func Atg_outer_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_ger(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ger(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ger(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_ger_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
@@ -289,16 +289,16 @@ func Atg_ger_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, C.int(a_ord_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_linalg_norm_ord_str(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_norm_ord_str(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_ord_s := C.CString(a_ord)
 	defer C.free(unsafe.Pointer(a_ord_s))
 	r := C.atg_linalg_norm_ord_str(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -313,9 +313,9 @@ func Atg_linalg_norm_out_ord_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_vector_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_vector_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_vector_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_vector_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -323,9 +323,9 @@ func Atg_linalg_vector_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -333,11 +333,11 @@ func Atg_linalg_matrix_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_norm_str_ord(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_norm_str_ord(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_ord_s := C.CString(a_ord)
 	defer C.free(unsafe.Pointer(a_ord_s))
 	r := C.atg_linalg_matrix_norm_str_ord(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_norm_out_str_ord_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
@@ -381,11 +381,11 @@ func Atg_linalg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_Vh unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_svdvals(a_A unsafe.Pointer, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_svdvals(a_A unsafe.Pointer, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_driver_s := C.CString(a_driver)
 	defer C.free(unsafe.Pointer(a_driver_s))
 	r := C.atg_linalg_svdvals(C.gt_tensor(a_A), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_svdvals_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_driver string, a_driver_has int32) unsafe.Pointer {
@@ -395,9 +395,9 @@ func Atg_linalg_svdvals_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_driv
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_cond(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_cond(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_cond(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_cond_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) unsafe.Pointer {
@@ -405,11 +405,11 @@ func Atg_linalg_cond_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i 
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_cond_p_str(a_self unsafe.Pointer, a_p string) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_cond_p_str(a_self unsafe.Pointer, a_p string) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_p_s := C.CString(a_p)
 	defer C.free(unsafe.Pointer(a_p_s))
 	r := C.atg_linalg_cond_p_str(C.gt_tensor(a_self), a_p_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_cond_out_p_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p string) unsafe.Pointer {
@@ -419,9 +419,9 @@ func Atg_linalg_cond_out_p_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_pinv_atol_rtol_tensor(a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_pinv_atol_rtol_tensor(a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_pinv_atol_rtol_tensor(C.gt_tensor(a_self), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_pinv_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
@@ -429,9 +429,9 @@ func Atg_linalg_pinv_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_self unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_pinv_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_pinv_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_pinv_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_pinv_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
@@ -439,14 +439,14 @@ func Atg_linalg_pinv_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_pinv(a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_pinv(a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_pinv(C.gt_tensor(a_self), C.double(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_linalg_pinv_rcond_tensor(a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_pinv_rcond_tensor(a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_pinv_rcond_tensor(C.gt_tensor(a_self), C.gt_tensor(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_pinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) unsafe.Pointer {
@@ -485,9 +485,9 @@ func Atg_linalg_solve_ex_out_out(a_result unsafe.Pointer, a_info unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_solve(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_solve(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_solve(C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_solve_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) unsafe.Pointer {
@@ -495,9 +495,9 @@ func Atg_linalg_solve_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_B unsa
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_tensorinv(a_self unsafe.Pointer, a_ind int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_tensorinv(a_self unsafe.Pointer, a_ind int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_tensorinv(C.gt_tensor(a_self), C.int64_t(a_ind))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_tensorinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ind int64) unsafe.Pointer {
@@ -505,9 +505,9 @@ func Atg_linalg_tensorinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_tensorsolve(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_tensorsolve(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_tensorsolve(C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_tensorsolve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) unsafe.Pointer {
@@ -531,9 +531,9 @@ func Atg_linalg_qr_out_out(a_Q unsafe.Pointer, a_R unsafe.Pointer, a_A unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_power(C.gt_tensor(a_self), C.int64_t(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
@@ -541,9 +541,9 @@ func Atg_linalg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_rank_atol_rtol_tensor(a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_rank_atol_rtol_tensor(a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_rank_atol_rtol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
@@ -551,9 +551,9 @@ func Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_inp
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_rank_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_rank_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_rank_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_rank_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
@@ -561,9 +561,9 @@ func Atg_linalg_matrix_rank_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_rank(a_self unsafe.Pointer, a_tol float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_rank(a_self unsafe.Pointer, a_tol float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_rank(C.gt_tensor(a_self), C.double(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_rank_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tol float64, a_hermitian int32) unsafe.Pointer {
@@ -571,9 +571,9 @@ func Atg_linalg_matrix_rank_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer,
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_matrix_rank_tol_tensor(a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_matrix_rank_tol_tensor(a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_matrix_rank_tol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_matrix_rank_out_out_tol_tensor(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
@@ -581,9 +581,9 @@ func Atg_linalg_matrix_rank_out_out_tol_tensor(a_out unsafe.Pointer, a_input uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_linalg_multi_dot(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_linalg_multi_dot(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_multi_dot((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_linalg_multi_dot_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
@@ -591,33 +591,33 @@ func Atg_linalg_multi_dot_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_nested_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_nested_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_nested_to_padded_tensor(C.gt_tensor(a_self), C.double(a_padding), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_segment_reduce(a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_unsafe int32, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_segment_reduce(a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_unsafe int32, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg_segment_reduce(C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.int(a_unsafe), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__segment_reduce_backward(a_grad unsafe.Pointer, a_output unsafe.Pointer, a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__segment_reduce_backward(a_grad unsafe.Pointer, a_output unsafe.Pointer, a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_reduce_s := C.CString(a_reduce)
 	defer C.free(unsafe.Pointer(a_reduce_s))
 	r := C.atg__segment_reduce_backward(C.gt_tensor(a_grad), C.gt_tensor(a_output), C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_pad_sequence(a_sequences unsafe.Pointer, a_sequences_len int64, a_batch_first int32, a_padding_value float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_pad_sequence(a_sequences unsafe.Pointer, a_sequences_len int64, a_batch_first int32, a_padding_value float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pad_sequence((*C.gt_tensor)(a_sequences), C.int64_t(a_sequences_len), C.int(a_batch_first), C.double(a_padding_value))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_flatten_dense_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_flatten_dense_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_flatten_dense_tensors((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_unflatten_dense_tensors(a_flat unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -627,79 +627,79 @@ func Atg_unflatten_dense_tensors(a_flat unsafe.Pointer, a_tensors unsafe.Pointer
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg__fw_primal_copy(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__fw_primal_copy(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__fw_primal_copy(C.gt_tensor(a_self), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__make_dual_copy(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__make_dual_copy(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__make_dual_copy(C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view_as_real_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_as_real_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_as_real_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view_as_complex_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_as_complex_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_as_complex_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__conj_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__conj_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__conj_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__neg_view_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__neg_view_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__neg_view_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_as_strided_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_as_strided_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_as_strided_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_broadcast_to_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__sparse_broadcast_to_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__sparse_broadcast_to_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_diagonal_copy(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_diagonal_copy(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_diagonal_copy(C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_expand_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_expand_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_expand_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_permute_copy(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_permute_copy(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_permute_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__reshape_alias_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__reshape_alias_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__reshape_alias_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_select_copy_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_select_copy_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_select_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_detach_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_detach_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_detach_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_slice_copy_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_slice_copy_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_slice_copy_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_split_copy_Tensor(a_self unsafe.Pointer, a_split_size int64, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -716,69 +716,69 @@ func Atg_split_with_sizes_copy(a_self unsafe.Pointer, a_split_sizes *int64, a_sp
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_squeeze_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_squeeze_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_squeeze_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_squeeze_copy_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_squeeze_copy_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_squeeze_copy_dim(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_t_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_t_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_t_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_transpose_copy_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_transpose_copy_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_transpose_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_unsqueeze_copy(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unsqueeze_copy(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unsqueeze_copy(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__values_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_values_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_crow_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_crow_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_crow_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_col_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_col_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_col_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_ccol_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_ccol_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_ccol_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_row_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_row_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_row_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_unbind_copy_int(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
@@ -788,24 +788,24 @@ func Atg_unbind_copy_int(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, in
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_view_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_view_copy_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_view_copy_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_view_copy_dtype(C.gt_tensor(a_self), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_unfold_copy(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_unfold_copy(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_unfold_copy(C.gt_tensor(a_self), C.int64_t(a_dimension), C.int64_t(a_size), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_alias_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_alias_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_alias_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__fw_primal_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_level int64) unsafe.Pointer {
@@ -973,14 +973,14 @@ func Atg_alias_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_to_padded_tensor(C.gt_tensor(a_self), C.double(a_padding), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__transformer_encoder_layer_fwd(a_src unsafe.Pointer, a_embed_dim int64, a_num_heads int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_use_gelu int32, a_norm_first int32, a_eps float64, a_norm_weight_1 unsafe.Pointer, a_norm_bias_1 unsafe.Pointer, a_norm_weight_2 unsafe.Pointer, a_norm_bias_2 unsafe.Pointer, a_ffn_weight_1 unsafe.Pointer, a_ffn_bias_1 unsafe.Pointer, a_ffn_weight_2 unsafe.Pointer, a_ffn_bias_2 unsafe.Pointer, a_mask unsafe.Pointer, a_mask_type int64, a_mask_type_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__transformer_encoder_layer_fwd(a_src unsafe.Pointer, a_embed_dim int64, a_num_heads int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_use_gelu int32, a_norm_first int32, a_eps float64, a_norm_weight_1 unsafe.Pointer, a_norm_bias_1 unsafe.Pointer, a_norm_weight_2 unsafe.Pointer, a_norm_bias_2 unsafe.Pointer, a_ffn_weight_1 unsafe.Pointer, a_ffn_bias_1 unsafe.Pointer, a_ffn_weight_2 unsafe.Pointer, a_ffn_bias_2 unsafe.Pointer, a_mask unsafe.Pointer, a_mask_type int64, a_mask_type_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__transformer_encoder_layer_fwd(C.gt_tensor(a_src), C.int64_t(a_embed_dim), C.int64_t(a_num_heads), C.gt_tensor(a_qkv_weight), C.gt_tensor(a_qkv_bias), C.gt_tensor(a_proj_weight), C.gt_tensor(a_proj_bias), C.int(a_use_gelu), C.int(a_norm_first), C.double(a_eps), C.gt_tensor(a_norm_weight_1), C.gt_tensor(a_norm_bias_1), C.gt_tensor(a_norm_weight_2), C.gt_tensor(a_norm_bias_2), C.gt_tensor(a_ffn_weight_1), C.gt_tensor(a_ffn_bias_1), C.gt_tensor(a_ffn_weight_2), C.gt_tensor(a_ffn_bias_2), C.gt_tensor(a_mask), C.int64_t(a_mask_type), C.int(a_mask_type_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__native_multi_head_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_embed_dim int64, a_num_head int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_mask unsafe.Pointer, a_need_weights int32, a_average_attn_weights int32, a_mask_type int64, a_mask_type_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1011,19 +1011,19 @@ func Atg__scaled_dot_product_attention_math(a_query unsafe.Pointer, a_key unsafe
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__triton_scaled_dot_attention(a_q unsafe.Pointer, a_k unsafe.Pointer, a_v unsafe.Pointer, a_dropout_p float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__triton_scaled_dot_attention(a_q unsafe.Pointer, a_k unsafe.Pointer, a_v unsafe.Pointer, a_dropout_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__triton_scaled_dot_attention(C.gt_tensor(a_q), C.gt_tensor(a_k), C.gt_tensor(a_v), C.double(a_dropout_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__triton_multi_head_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_embed_dim int64, a_num_head int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__triton_multi_head_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_embed_dim int64, a_num_head int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__triton_multi_head_attention(C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.int64_t(a_embed_dim), C.int64_t(a_num_head), C.gt_tensor(a_qkv_weight), C.gt_tensor(a_qkv_bias), C.gt_tensor(a_proj_weight), C.gt_tensor(a_proj_bias), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_airy_ai(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_airy_ai(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_airy_ai(C.gt_tensor(a_x))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_airy_ai_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer) unsafe.Pointer {
@@ -1031,9 +1031,9 @@ func Atg_special_airy_ai_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer) unsaf
 	return unsafe.Pointer(e)
 }
 
-func Atg__flash_scaled_dot_product_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__flash_scaled_dot_product_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__flash_scaled_dot_product_attention(C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__transformer_decoder_only_layer_fwd(a_src unsafe.Pointer, a_embed_dim int64, a_num_heads int64, a_qkv_weight unsafe.Pointer, a_qkv_bias unsafe.Pointer, a_proj_weight unsafe.Pointer, a_proj_bias unsafe.Pointer, a_use_gelu int32, a_norm_first int32, a_eps float64, a_norm_weight_1 unsafe.Pointer, a_norm_bias_1 unsafe.Pointer, a_norm_weight_2 unsafe.Pointer, a_norm_bias_2 unsafe.Pointer, a_ffn_weight_1 unsafe.Pointer, a_ffn_bias_1 unsafe.Pointer, a_ffn_weight_2 unsafe.Pointer, a_ffn_bias_2 unsafe.Pointer, a_mask unsafe.Pointer, a_incr_key unsafe.Pointer, a_incr_value unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
@@ -1053,9 +1053,9 @@ func Atg__native_decoder_only_multi_head_attention(a_query unsafe.Pointer, a_key
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
 }
 
-func Atg_special_bessel_j0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_bessel_j0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_bessel_j0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_bessel_j0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1063,9 +1063,9 @@ func Atg_special_bessel_j0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_bessel_j1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_bessel_j1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_bessel_j1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_bessel_j1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1073,9 +1073,9 @@ func Atg_special_bessel_j1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_bessel_y0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_bessel_y0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_bessel_y0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_bessel_y0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1083,9 +1083,9 @@ func Atg_special_bessel_y0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_bessel_y1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_bessel_y1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_bessel_y1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_bessel_y1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1093,19 +1093,19 @@ func Atg_special_bessel_y1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) 
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_chebyshev_polynomial_t(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_t(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_t(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_t_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_t_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_t_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_t_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_t_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_t_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_chebyshev_polynomial_t_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1123,19 +1123,19 @@ func Atg_special_chebyshev_polynomial_t_out_n_scalar_out(a_out unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_chebyshev_polynomial_u(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_u(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_u(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_u_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_u_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_u_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_u_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_u_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_u_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_chebyshev_polynomial_u_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1153,19 +1153,19 @@ func Atg_special_chebyshev_polynomial_u_out_n_scalar_out(a_out unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_chebyshev_polynomial_v(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_v(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_v(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_v_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_v_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_v_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_v_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_v_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_v_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_chebyshev_polynomial_v_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1183,19 +1183,19 @@ func Atg_special_chebyshev_polynomial_v_out_n_scalar_out(a_out unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_chebyshev_polynomial_w(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_w(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_w(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_w_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_w_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_w_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_chebyshev_polynomial_w_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_chebyshev_polynomial_w_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_chebyshev_polynomial_w_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_chebyshev_polynomial_w_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1213,19 +1213,19 @@ func Atg_special_chebyshev_polynomial_w_out_n_scalar_out(a_out unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_hermite_polynomial_h(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_h(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_h(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_hermite_polynomial_h_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_h_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_h_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_hermite_polynomial_h_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_h_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_h_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_hermite_polynomial_h_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1243,19 +1243,19 @@ func Atg_special_hermite_polynomial_h_out_n_scalar_out(a_out unsafe.Pointer, a_x
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_hermite_polynomial_he(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_he(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_he(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_hermite_polynomial_he_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_he_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_he_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_hermite_polynomial_he_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_hermite_polynomial_he_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_hermite_polynomial_he_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_hermite_polynomial_he_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1273,19 +1273,19 @@ func Atg_special_hermite_polynomial_he_out_n_scalar_out(a_out unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_laguerre_polynomial_l(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_laguerre_polynomial_l(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_laguerre_polynomial_l(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_laguerre_polynomial_l_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_laguerre_polynomial_l_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_laguerre_polynomial_l_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_laguerre_polynomial_l_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_laguerre_polynomial_l_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_laguerre_polynomial_l_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_laguerre_polynomial_l_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1303,19 +1303,19 @@ func Atg_special_laguerre_polynomial_l_out_n_scalar_out(a_out unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_legendre_polynomial_p(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_legendre_polynomial_p(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_legendre_polynomial_p(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_legendre_polynomial_p_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_legendre_polynomial_p_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_legendre_polynomial_p_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_legendre_polynomial_p_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_legendre_polynomial_p_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_legendre_polynomial_p_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_legendre_polynomial_p_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1333,9 +1333,9 @@ func Atg_special_legendre_polynomial_p_out_n_scalar_out(a_out unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_modified_bessel_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_modified_bessel_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_modified_bessel_i0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_modified_bessel_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1343,9 +1343,9 @@ func Atg_special_modified_bessel_i0_out_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_modified_bessel_i1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_modified_bessel_i1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_modified_bessel_i1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_modified_bessel_i1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1353,9 +1353,9 @@ func Atg_special_modified_bessel_i1_out_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_modified_bessel_k0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_modified_bessel_k0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_modified_bessel_k0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_modified_bessel_k0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1363,9 +1363,9 @@ func Atg_special_modified_bessel_k0_out_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_modified_bessel_k1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_modified_bessel_k1(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_modified_bessel_k1(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_modified_bessel_k1_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -1373,9 +1373,9 @@ func Atg_special_modified_bessel_k1_out_out(a_out unsafe.Pointer, a_self unsafe.
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_scaled_modified_bessel_k0(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_scaled_modified_bessel_k0(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_scaled_modified_bessel_k0(C.gt_tensor(a_x))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_scaled_modified_bessel_k0_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer) unsafe.Pointer {
@@ -1383,9 +1383,9 @@ func Atg_special_scaled_modified_bessel_k0_out_out(a_out unsafe.Pointer, a_x uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_scaled_modified_bessel_k1(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_scaled_modified_bessel_k1(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_scaled_modified_bessel_k1(C.gt_tensor(a_x))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_scaled_modified_bessel_k1_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer) unsafe.Pointer {
@@ -1393,19 +1393,19 @@ func Atg_special_scaled_modified_bessel_k1_out_out(a_out unsafe.Pointer, a_x uns
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_t(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_t(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_t(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_t_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_t_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_t_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_t_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_t_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_t_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_shifted_chebyshev_polynomial_t_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1423,19 +1423,19 @@ func Atg_special_shifted_chebyshev_polynomial_t_out_n_scalar_out(a_out unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_u(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_u(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_u(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_u_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_u_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_u_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_u_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_u_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_u_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_shifted_chebyshev_polynomial_u_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1453,19 +1453,19 @@ func Atg_special_shifted_chebyshev_polynomial_u_out_n_scalar_out(a_out unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_v(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_v(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_v(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_v_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_v_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_v_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_v_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_v_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_v_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_shifted_chebyshev_polynomial_v_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1483,19 +1483,19 @@ func Atg_special_shifted_chebyshev_polynomial_v_out_n_scalar_out(a_out unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_w(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_w(a_x unsafe.Pointer, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_w(C.gt_tensor(a_x), C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_w_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_w_x_scalar(a_x_i int64, a_x_re float64, a_x_im float64, a_x_kind int32, a_n unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_w_x_scalar(C.gt_scalar{i: C.int64_t(a_x_i), re: C.double(a_x_re), im: C.double(a_x_im), kind: C.int32_t(a_x_kind)}, C.gt_tensor(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_special_shifted_chebyshev_polynomial_w_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_shifted_chebyshev_polynomial_w_n_scalar(a_x unsafe.Pointer, a_n_i int64, a_n_re float64, a_n_im float64, a_n_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_shifted_chebyshev_polynomial_w_n_scalar(C.gt_tensor(a_x), C.gt_scalar{i: C.int64_t(a_n_i), re: C.double(a_n_re), im: C.double(a_n_im), kind: C.int32_t(a_n_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_shifted_chebyshev_polynomial_w_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_n unsafe.Pointer) unsafe.Pointer {
@@ -1513,9 +1513,9 @@ func Atg_special_shifted_chebyshev_polynomial_w_out_n_scalar_out(a_out unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg_special_spherical_bessel_j0(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_special_spherical_bessel_j0(a_x unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_special_spherical_bessel_j0(C.gt_tensor(a_x))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_special_spherical_bessel_j0_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer) unsafe.Pointer {
@@ -1523,9 +1523,9 @@ func Atg_special_spherical_bessel_j0_out_out(a_out unsafe.Pointer, a_x unsafe.Po
 	return unsafe.Pointer(e)
 }
 
-func Atg__foobar(a_self unsafe.Pointer, a_arg1 int32, a_arg2 int32, a_arg3 int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__foobar(a_self unsafe.Pointer, a_arg1 int32, a_arg2 int32, a_arg3 int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__foobar(C.gt_tensor(a_self), C.int(a_arg1), C.int(a_arg2), C.int(a_arg3))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__new_zeros_with_same_feature_meta_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_self_num_batch_dims int64) unsafe.Pointer {
@@ -1593,9 +1593,9 @@ func Atg_bernoulli_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_bernoulli_Tensor(a_self unsafe.Pointer, a_p unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_bernoulli_Tensor(a_self unsafe.Pointer, a_p unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_bernoulli_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_p), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_bernoulli_out_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -1790,9 +1790,9 @@ func Atg_embedding_renorm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_embedding_renorm(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_max_norm float64, a_norm_type float64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_embedding_renorm(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_max_norm float64, a_norm_type float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_embedding_renorm(C.gt_tensor(a_self), C.gt_tensor(a_indices), C.double(a_max_norm), C.double(a_norm_type))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__embedding_bag_forward_only_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_weight unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_scale_grad_by_freq int32, a_mode int64, a_sparse int32, a_per_sample_weights unsafe.Pointer, a_include_last_offset int32, a_padding_idx int64) unsafe.Pointer {
@@ -1855,9 +1855,9 @@ func Atg_resize_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int
 	return unsafe.Pointer(e)
 }
 
-func Atg_resize(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_resize(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_resize(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg__resize_output_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_device int32, a_device_index int32) unsafe.Pointer {
@@ -1865,9 +1865,9 @@ func Atg__resize_output_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_s
 	return unsafe.Pointer(e)
 }
 
-func Atg__resize_output(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_device int32, a_device_index int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__resize_output(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_device int32, a_device_index int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__resize_output(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_device), C.int32_t(a_device_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_empty_quantized_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_qtensor unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
@@ -1997,9 +1997,9 @@ func Atg__index_put_impl_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_
 	return unsafe.Pointer(e)
 }
 
-func Atg__index_put_impl(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32, a_unsafe int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__index_put_impl(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32, a_unsafe int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__index_put_impl(C.gt_tensor(a_self), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len), C.gt_tensor(a_values), C.int(a_accumulate), C.int(a_unsafe))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_isnan_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2547,9 +2547,9 @@ func Atg_resize_as_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_the_te
 	return unsafe.Pointer(e)
 }
 
-func Atg_resize_as(a_self unsafe.Pointer, a_the_template unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_resize_as(a_self unsafe.Pointer, a_the_template unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_resize_as(C.gt_tensor(a_self), C.gt_tensor(a_the_template), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_resize_as_sparse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_the_template unsafe.Pointer) unsafe.Pointer {
@@ -2557,9 +2557,9 @@ func Atg_resize_as_sparse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a
 	return unsafe.Pointer(e)
 }
 
-func Atg_resize_as_sparse(a_self unsafe.Pointer, a_the_template unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_resize_as_sparse(a_self unsafe.Pointer, a_the_template unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_resize_as_sparse(C.gt_tensor(a_self), C.gt_tensor(a_the_template))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_zero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2567,9 +2567,9 @@ func Atg_zero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointe
 	return unsafe.Pointer(e)
 }
 
-func Atg_zero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_zero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_zero(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sub_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
@@ -2612,9 +2612,9 @@ func Atg_sparse_resize_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_si
 	return unsafe.Pointer(e)
 }
 
-func Atg_sparse_resize(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_resize(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_resize(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sparse_resize_and_clear_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) unsafe.Pointer {
@@ -2622,9 +2622,9 @@ func Atg_sparse_resize_and_clear_out_out(a_out unsafe.Pointer, a_self unsafe.Poi
 	return unsafe.Pointer(e)
 }
 
-func Atg_sparse_resize_and_clear(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_sparse_resize_and_clear(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_sparse_dim int64, a_dense_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_sparse_resize_and_clear(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_sparse_mask_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask unsafe.Pointer) unsafe.Pointer {
@@ -2647,9 +2647,9 @@ func Atg__coalesced_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_coale
 	return unsafe.Pointer(e)
 }
 
-func Atg__coalesced(a_self unsafe.Pointer, a_coalesced int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg__coalesced(a_self unsafe.Pointer, a_coalesced int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg__coalesced(C.gt_tensor(a_self), C.int(a_coalesced))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_copy_sparse_to_sparse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) unsafe.Pointer {
@@ -2657,9 +2657,9 @@ func Atg_copy_sparse_to_sparse_out_out(a_out unsafe.Pointer, a_self unsafe.Point
 	return unsafe.Pointer(e)
 }
 
-func Atg_copy_sparse_to_sparse(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_copy_sparse_to_sparse(a_self unsafe.Pointer, a_src unsafe.Pointer, a_non_blocking int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_copy_sparse_to_sparse(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int(a_non_blocking))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_to_sparse_out_sparse_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_sparse_dim int64) unsafe.Pointer {
@@ -2833,9 +2833,9 @@ func Atg_set_out_source_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_set_source_Tensor(a_self unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_set_source_Tensor(a_self unsafe.Pointer, a_source unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_set_source_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_source))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_set_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2843,9 +2843,9 @@ func Atg_set_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer
 	return unsafe.Pointer(e)
 }
 
-func Atg_set(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_set(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_set(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_lift_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
@@ -2948,9 +2948,9 @@ func Atg_random_out_from_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_from
 	return unsafe.Pointer(e)
 }
 
-func Atg_random_from(a_self unsafe.Pointer, a_from int64, a_to int64, a_to_has int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_random_from(a_self unsafe.Pointer, a_from int64, a_to int64, a_to_has int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_random_from(C.gt_tensor(a_self), C.int64_t(a_from), C.int64_t(a_to), C.int(a_to_has), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_random_out_to_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_to int64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -2958,9 +2958,9 @@ func Atg_random_out_to_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_to int
 	return unsafe.Pointer(e)
 }
 
-func Atg_random_to(a_self unsafe.Pointer, a_to int64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_random_to(a_self unsafe.Pointer, a_to int64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_random_to(C.gt_tensor(a_self), C.int64_t(a_to), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_random_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -2968,9 +2968,9 @@ func Atg_random_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_generator
 	return unsafe.Pointer(e)
 }
 
-func Atg_random(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_random(a_self unsafe.Pointer, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_random(C.gt_tensor(a_self), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_uniform_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_from float64, a_to float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -2978,9 +2978,9 @@ func Atg_uniform_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_from flo
 	return unsafe.Pointer(e)
 }
 
-func Atg_uniform(a_self unsafe.Pointer, a_from float64, a_to float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_uniform(a_self unsafe.Pointer, a_from float64, a_to float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_uniform(C.gt_tensor(a_self), C.double(a_from), C.double(a_to), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_cauchy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_median float64, a_sigma float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -2988,9 +2988,9 @@ func Atg_cauchy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_median fl
 	return unsafe.Pointer(e)
 }
 
-func Atg_cauchy(a_self unsafe.Pointer, a_median float64, a_sigma float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_cauchy(a_self unsafe.Pointer, a_median float64, a_sigma float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_cauchy(C.gt_tensor(a_self), C.double(a_median), C.double(a_sigma), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_log_normal_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mean float64, a_std float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -2998,9 +2998,9 @@ func Atg_log_normal_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mean 
 	return unsafe.Pointer(e)
 }
 
-func Atg_log_normal(a_self unsafe.Pointer, a_mean float64, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_log_normal(a_self unsafe.Pointer, a_mean float64, a_std float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_log_normal(C.gt_tensor(a_self), C.double(a_mean), C.double(a_std), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_exponential_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lambd float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -3008,9 +3008,9 @@ func Atg_exponential_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_lamb
 	return unsafe.Pointer(e)
 }
 
-func Atg_exponential(a_self unsafe.Pointer, a_lambd float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_exponential(a_self unsafe.Pointer, a_lambd float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_exponential(C.gt_tensor(a_self), C.double(a_lambd), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_geometric_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) unsafe.Pointer {
@@ -3018,9 +3018,9 @@ func Atg_geometric_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p floa
 	return unsafe.Pointer(e)
 }
 
-func Atg_geometric(a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer) {
+func Atg_geometric(a_self unsafe.Pointer, a_p float64, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_geometric(C.gt_tensor(a_self), C.double(a_p), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
 func Atg_tril_indices_out_out(a_out unsafe.Pointer, a_row int64, a_col int64, a_offset int64) unsafe.Pointer {

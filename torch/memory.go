@@ -1,0 +1,489 @@
+package torch
+
+/*
+#include "cgotorch.h"
+*/
+import "C"
+
+import (
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"weak"
+)
+
+// Tensor memory
+//
+// Every Tensor value points at a handle that owns one native at::Tensor,
+// and the registry records, for every handle, its native pointer and a weak
+// pointer that tells when Go finds the handle unreachable. A collection runs
+// Go's collector and then frees, in one batch, the native tensors whose
+// handles died.
+//
+// A weak pointer costs more than the op it would guard (a 4×4 add), so
+// inside training steps handles are registered in chunks: between GC() and
+// FinishGC(), handles are carved out of chunks of chunkSize, with one weak
+// pointer per chunk. A Tensor value keeps its whole chunk reachable, so a
+// chunk dies, and its tensors are freed, when none of its tensors is
+// reachable. GC() seals the current chunk, so chunks never span steps. The
+// price: a tensor that outlives its step keeps the other tensors of its
+// chunk alive until it dies. Outside steps (before the first GC(), after
+// FinishGC()) every handle has its own weak pointer and collection is exact;
+// SetGCChunkSize(1) makes steps exact too.
+//
+// Collection happens in three places:
+//   - GC(), at a step boundary: a full Go collection, then a synchronous
+//     sweep of the registry. It never waits for a tensor to die: reachable
+//     tensors are simply kept.
+//   - Under memory pressure: when the native bytes of live tensors grow by
+//     more than the budget (SetMemoryBudget) since the last collection, the
+//     allocating goroutine collects.
+//   - After each of Go's own collections, a background sweep frees what
+//     that collection found unreachable.
+
+const chunkSize = 32
+
+// tensorOverhead approximates the native bytes of a tensor beyond its data
+// (at::Tensor, TensorImpl, StorageImpl and allocator rounding), so that the
+// budget also bounds loops of many small tensors.
+const tensorOverhead = 512
+
+// handle owns one native tensor. p is nil once freed.
+type handle struct {
+	p C.gt_tensor
+	e *entry
+	i int32 // index in e
+}
+
+type chunk struct {
+	handles [chunkSize]handle
+}
+
+// entry is the registry's record of a chunk, or of a single handle. It must
+// not point to them except weakly.
+type entry struct {
+	wc    weak.Pointer[chunk]
+	wh    weak.Pointer[handle]
+	ps    []C.gt_tensor
+	bytes []int64
+	kept  []bool // marked with Keep
+	n     int    // slots handed out
+}
+
+func (e *entry) alive() bool { return e.wc.Value() != nil || e.wh.Value() != nil }
+
+var mem struct {
+	sync.Mutex
+	sweepMu  sync.Mutex
+	cur      *chunk
+	curEntry *entry
+	chunkUse int // slots used per chunk (SetGCChunkSize)
+	stepping bool
+	entries  []*entry
+	batch    []C.gt_tensor
+
+	live        atomic.Int64 // live tensors
+	bytes       atomic.Int64 // native bytes of live tensors
+	created     atomic.Int64
+	freed       atomic.Int64
+	collections atomic.Int64
+	budget      atomic.Int64
+	// lastBytes is the live bytes after the last collection; collecting
+	// guards against several goroutines collecting under pressure at once.
+	lastBytes  atomic.Int64
+	collecting atomic.Bool
+	scopes     atomic.Int32 // active scopes
+}
+
+func init() {
+	mem.chunkUse = chunkSize
+	budget := int64(512 << 20)
+	if v, err := strconv.ParseInt(os.Getenv("GOTORCH_MEMORY_BUDGET_MB"), 10, 64); err == nil && v > 0 {
+		budget = v << 20
+	}
+	mem.budget.Store(budget)
+	// Tensors are allocated on whatever thread runs the op and freed in
+	// batches on another; without a cap, glibc grows one arena per thread
+	// and RSS with them (wangkuiyi/gotorch#273).
+	if os.Getenv("MALLOC_ARENA_MAX") == "" {
+		C.gt_set_malloc_arenas(2)
+	}
+	startBackgroundSweeps()
+}
+
+// newTensor takes ownership of p, whose storage holds nbytes. A nil p gives
+// the undefined tensor.
+func newTensor(p C.gt_tensor, nbytes int64) Tensor {
+	if p == nil {
+		return Tensor{}
+	}
+	nbytes += tensorOverhead
+	var h *handle
+	mem.Lock()
+	if mem.stepping && mem.chunkUse > 1 {
+		e := mem.curEntry
+		if e == nil || e.n >= mem.chunkUse {
+			e = newChunkLocked()
+		}
+		i := e.n
+		e.n++
+		e.ps[i], e.bytes[i] = p, nbytes
+		h = &mem.cur.handles[i]
+		h.p, h.e, h.i = p, e, int32(i)
+	} else {
+		h = &handle{p: p, i: 0}
+		e := &entry{ps: []C.gt_tensor{p}, bytes: []int64{nbytes}, kept: []bool{false}, n: 1}
+		e.wh = weak.Make(h)
+		h.e = e
+		mem.entries = append(mem.entries, e)
+	}
+	mem.Unlock()
+	mem.live.Add(1)
+	mem.created.Add(1)
+	b := mem.bytes.Add(nbytes)
+	if mem.scopes.Load() > 0 {
+		enterScope(h)
+	}
+	if b-mem.lastBytes.Load() > mem.budget.Load() {
+		collectUnderPressure()
+	}
+	return Tensor{h}
+}
+
+// newTensorQ is newTensor for handles whose size C did not report.
+func newTensorQ(p C.gt_tensor) Tensor {
+	if p == nil {
+		return Tensor{}
+	}
+	return newTensor(p, int64(C.gt_tensor_nbytes(p)))
+}
+
+func newChunkLocked() *entry {
+	c := &chunk{}
+	e := &entry{ps: make([]C.gt_tensor, chunkSize), bytes: make([]int64, chunkSize), kept: make([]bool, chunkSize)}
+	e.wc = weak.Make(c)
+	mem.entries = append(mem.entries, e)
+	mem.cur, mem.curEntry = c, e
+	return e
+}
+
+// free releases h's native tensor now. It is a no-op if h is already freed.
+func (h *handle) free() {
+	mem.Lock()
+	p := h.p
+	if p == nil {
+		mem.Unlock()
+		return
+	}
+	h.p = nil
+	e := h.e
+	e.ps[h.i] = nil
+	nb := e.bytes[h.i]
+	e.kept[h.i] = false
+	mem.Unlock()
+	mem.live.Add(-1)
+	mem.freed.Add(1)
+	mem.bytes.Add(-nb)
+	C.gt_tensor_free(p)
+}
+
+// sweep frees the native tensors of every chunk that Go found unreachable.
+// It returns the number of tensors freed.
+func sweep() int {
+	// Sweeps run one at a time, so that a GC() never returns while another
+	// sweep is still freeing tensors it claimed.
+	mem.sweepMu.Lock()
+	defer mem.sweepMu.Unlock()
+	mem.Lock()
+	batch := mem.batch[:0]
+	var nb int64
+	kept := mem.entries[:0]
+	for _, e := range mem.entries {
+		if e.alive() {
+			kept = append(kept, e)
+			continue
+		}
+		for i := 0; i < e.n; i++ {
+			if e.ps[i] != nil {
+				batch = append(batch, e.ps[i])
+				nb += e.bytes[i]
+			}
+		}
+	}
+	clear(mem.entries[len(kept):])
+	mem.entries = kept
+	mem.batch = nil
+	mem.Unlock()
+	n := len(batch)
+	if n > 0 {
+		C.gt_tensor_free_many(&batch[0], C.int64_t(n))
+		clear(batch)
+	}
+	mem.Lock()
+	mem.batch = batch[:0]
+	mem.Unlock()
+	mem.live.Add(-int64(n))
+	mem.freed.Add(int64(n))
+	mem.lastBytes.Store(mem.bytes.Add(-nb))
+	mem.collections.Add(1)
+	return n
+}
+
+// collect runs a full Go collection and sweeps. stepping says whether
+// tensors made after it are step tensors.
+func collect(stepping bool) int {
+	mem.Lock()
+	mem.cur, mem.curEntry = nil, nil // seal the current chunk so that it can be collected
+	mem.stepping = stepping
+	mem.Unlock()
+	runtime.GC()
+	return sweep()
+}
+
+func collectUnderPressure() {
+	if !mem.collecting.CompareAndSwap(false, true) {
+		return
+	}
+	defer mem.collecting.Store(false)
+	mem.Lock()
+	stepping := mem.stepping
+	mem.Unlock()
+	collect(stepping)
+}
+
+// GC frees the native memory of every tensor that is no longer reachable
+// and returns when that is done. Call it at a step boundary, for example at
+// the top of each training iteration (the data loader's Scan and
+// gop-torch's generated loops call it for you).
+//
+// It never waits for a tensor to become unreachable: tensors that are still
+// reachable, such as a loss kept for logging, are kept. It may be called
+// from any goroutine, concurrently with ops on others.
+//
+// Tensors made after GC() are step tensors, registered cheaply in chunks
+// (see SetGCChunkSize) until FinishGC().
+func GC() { collect(true) }
+
+// FinishGC ends a loop of GC() calls: it collects what the last step left,
+// and tensors made afterwards are tracked one by one again. A loop that
+// ends without it leaks nothing; its later tensors just cost a little less
+// to make and are freed a little less precisely.
+func FinishGC() { collect(false) }
+
+// SetMemoryBudget sets how many bytes of native tensor memory may be
+// allocated between two collections before the allocating goroutine
+// collects on its own. The default is 512 MiB, or GOTORCH_MEMORY_BUDGET_MB.
+func SetMemoryBudget(bytes int64) {
+	if bytes <= 0 {
+		panic(newError("set_memory_budget", nil, "budget must be positive, got %d", bytes))
+	}
+	mem.budget.Store(bytes)
+}
+
+// SetGCChunkSize sets how many step tensors share one registration with
+// Go's collector (1 to 32, default 32). 1 makes GC exact: every unreachable
+// tensor is freed. Larger chunks make creating a tensor cheaper, but a
+// tensor that outlives its step keeps the other tensors of its chunk alive
+// until it dies.
+func SetGCChunkSize(n int) {
+	if n < 1 || n > chunkSize {
+		panic(newError("set_gc_chunk_size", nil, "chunk size must be in [1, %d], got %d", chunkSize, n))
+	}
+	mem.Lock()
+	mem.chunkUse = n
+	mem.cur, mem.curEntry = nil, nil
+	mem.Unlock()
+}
+
+// MemStats describes the native tensors GoTorch manages.
+type MemStats struct {
+	LiveTensors int64 // tensors not yet freed
+	LiveBytes   int64 // their storages' bytes plus a fixed overhead each (a view counts its whole storage)
+	Created     int64 // tensors created since the process started
+	Freed       int64 // tensors freed, explicitly or by collection
+	Collections int64 // sweeps run (GC, pressure and background)
+	Budget      int64 // see SetMemoryBudget
+}
+
+// ReadMemStats returns the current statistics.
+func ReadMemStats() MemStats {
+	return MemStats{
+		LiveTensors: mem.live.Load(),
+		LiveBytes:   mem.bytes.Load(),
+		Created:     mem.created.Load(),
+		Freed:       mem.freed.Load(),
+		Collections: mem.collections.Load(),
+		Budget:      mem.budget.Load(),
+	}
+}
+
+// Background sweeps: a sentinel with a finalizer notices the end of each of
+// Go's collections and wakes a goroutine that sweeps.
+var sweepWake = make(chan struct{}, 1)
+
+type gcSentinel struct{ _ [16]byte }
+
+func armSentinel() {
+	s := &gcSentinel{}
+	runtime.SetFinalizer(s, func(*gcSentinel) {
+		select {
+		case sweepWake <- struct{}{}:
+		default:
+		}
+		armSentinel()
+	})
+}
+
+func startBackgroundSweeps() {
+	armSentinel()
+	go func() {
+		for range sweepWake {
+			sweep()
+		}
+	}()
+}
+
+// Scopes.
+
+type scopeState struct {
+	tid     int64
+	handles []*handle
+}
+
+var scopes struct {
+	sync.Mutex
+	byThread map[int64]*scopeState
+}
+
+func enterScope(h *handle) {
+	tid := int64(C.gt_thread_id())
+	scopes.Lock()
+	s := scopes.byThread[tid]
+	scopes.Unlock()
+	if s != nil {
+		s.handles = append(s.handles, h)
+	}
+}
+
+// Scoped runs f and frees every tensor that f created on the calling
+// goroutine, except the tensors in f's result (found by walking structs,
+// slices, arrays and maps) and those marked with Keep. Tensors created by
+// other goroutines meanwhile are not touched.
+//
+//	y := torch.Scoped(func() torch.Tensor {
+//		h := x.MM(w1).Relu() // freed when Scoped returns
+//		return h.MM(w2)      // kept
+//	})
+func Scoped[T any](f func() T) T {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := int64(C.gt_thread_id())
+	s := &scopeState{tid: tid}
+	scopes.Lock()
+	if scopes.byThread == nil {
+		scopes.byThread = map[int64]*scopeState{}
+	}
+	outer := scopes.byThread[tid]
+	scopes.byThread[tid] = s
+	scopes.Unlock()
+	mem.scopes.Add(1)
+	var result T
+	defer func() {
+		mem.scopes.Add(-1)
+		scopes.Lock()
+		if outer != nil {
+			scopes.byThread[tid] = outer
+		} else {
+			delete(scopes.byThread, tid)
+		}
+		scopes.Unlock()
+		keep := map[*handle]bool{}
+		collectHandles(any(result), keep)
+		for _, h := range s.handles {
+			if keep[h] || h.kept() {
+				if outer != nil {
+					outer.handles = append(outer.handles, h)
+				}
+				continue
+			}
+			h.free()
+		}
+	}()
+	result = f()
+	return result
+}
+
+// Keep marks t so that the enclosing Scoped does not free it.
+func Keep(t Tensor) Tensor {
+	if t.h != nil {
+		mem.Lock()
+		if t.h.p != nil {
+			t.h.e.kept[t.h.i] = true
+		}
+		mem.Unlock()
+	}
+	return t
+}
+
+func (h *handle) kept() bool {
+	mem.Lock()
+	defer mem.Unlock()
+	return h.e.kept[h.i]
+}
+
+// collectHandles adds the handles of every Tensor reachable from v through
+// structs, pointers, interfaces, slices, arrays and maps.
+func collectHandles(v any, into map[*handle]bool) {
+	seen := map[uintptr]bool{}
+	var walk func(r reflect.Value)
+	walk = func(r reflect.Value) {
+		if !r.IsValid() {
+			return
+		}
+		if r.Type() == tensorType {
+			if h := r.Interface().(Tensor).h; h != nil {
+				into[h] = true
+			}
+			return
+		}
+		switch r.Kind() {
+		case reflect.Pointer:
+			if r.IsNil() || seen[r.Pointer()] {
+				return
+			}
+			seen[r.Pointer()] = true
+			walk(r.Elem())
+		case reflect.Interface:
+			walk(r.Elem())
+		case reflect.Struct:
+			for i := 0; i < r.NumField(); i++ {
+				walk(r.Field(i))
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < r.Len(); i++ {
+				walk(r.Index(i))
+			}
+		case reflect.Map:
+			it := r.MapRange()
+			for it.Next() {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		}
+	}
+	walk(reflect.ValueOf(v))
+}
+
+var tensorType = reflect.TypeOf(Tensor{})
+
+// benchDirect runs n adds (or mms) of a and b directly in C++: the
+// reference that the Go benchmarks compare against in the same run.
+func benchDirect(a, b Tensor, n int, mm bool) {
+	pa, pb := a.mustPtr("bench"), b.mustPtr("bench")
+	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), cBool(mm))))
+	a.keep()
+	b.keep()
+}

@@ -1,0 +1,211 @@
+package torch_test
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/torch"
+)
+
+// settle collects until the live count stops changing, and returns it.
+func settle() int64 {
+	torch.FinishGC()
+	return torch.ReadMemStats().LiveTensors
+}
+
+func TestGCFreesUnreachable(t *testing.T) {
+	base := settle()
+	x := torch.Ones(i64s(4, 4))
+	for i := 0; i < 1000; i++ {
+		_ = x.Add(x).Mul(x)
+	}
+	assert.GreaterOrEqual(t, torch.ReadMemStats().LiveTensors, base)
+	torch.FinishGC()
+	assert.Equal(t, base+1, torch.ReadMemStats().LiveTensors, "only x survives")
+	assert.Equal(t, float32(1), x.Float32s()[0])
+}
+
+func TestGCKeepsTensorAcrossSteps(t *testing.T) {
+	// The original GoTorch hung here: a tensor made in one step and still
+	// alive at the next GC().
+	var kept torch.Tensor
+	total := torch.Zeros(i64s(1))
+	for step := 0; step < 100; step++ {
+		torch.GC()
+		loss := torch.Full(i64s(1), torch.S(float64(step)))
+		total = total.Add(loss)
+		if step == 3 {
+			kept = loss
+		}
+	}
+	torch.FinishGC()
+	assert.Equal(t, float32(3), kept.Float32s()[0])
+	assert.Equal(t, float32(4950), total.Float32s()[0])
+}
+
+func TestGCExactWithChunkSize1(t *testing.T) {
+	torch.SetGCChunkSize(1)
+	defer torch.SetGCChunkSize(32)
+	base := settle()
+	a := torch.Ones(i64s(2))
+	b := torch.Ones(i64s(2))
+	_ = b
+	b = torch.Tensor{}
+	torch.GC()
+	assert.Equal(t, base+1, torch.ReadMemStats().LiveTensors)
+	runtime.KeepAlive(a)
+}
+
+func TestGCFromSeveralGoroutines(t *testing.T) {
+	base := settle()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := torch.Ones(i64s(3, 3))
+			for i := 0; i < 300; i++ {
+				y := x.MM(x)
+				if i%10 == 0 {
+					torch.GC()
+				}
+				require.Equal(t, float32(3), y.Float32s()[0])
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, base, settle())
+}
+
+func TestGCWithLoaderGoroutine(t *testing.T) {
+	// Tensors made by another goroutine and handed over stay valid however
+	// often the consumer collects.
+	ch := make(chan torch.Tensor, 4)
+	go func() {
+		defer close(ch)
+		for i := 0; i < 200; i++ {
+			ch <- torch.Full(i64s(8), torch.S(float64(i)))
+		}
+	}()
+	i := 0
+	for x := range ch {
+		torch.GC()
+		require.Equal(t, float32(i), x.Float32s()[7])
+		i++
+	}
+	assert.Equal(t, 200, i)
+}
+
+func TestFreeIsIdempotentAndCounted(t *testing.T) {
+	base := settle()
+	x := torch.Ones(i64s(10))
+	assert.Equal(t, base+1, torch.ReadMemStats().LiveTensors)
+	x.Free()
+	x.Free()
+	assert.Equal(t, base, torch.ReadMemStats().LiveTensors)
+	torch.GC()
+	assert.Equal(t, base, torch.ReadMemStats().LiveTensors, "a freed tensor is not freed again")
+}
+
+func TestMemoryBudgetBoundsLoopWithoutGC(t *testing.T) {
+	torch.SetMemoryBudget(32 << 20)
+	defer torch.SetMemoryBudget(512 << 20)
+	settle()
+	x := torch.Ones(i64s(256, 256)) // 256 KiB
+	var peak int64
+	for i := 0; i < 2000; i++ { // 500 MiB in all
+		_ = x.Add(x)
+		peak = max(peak, torch.ReadMemStats().LiveBytes)
+	}
+	assert.Less(t, peak, int64(64<<20), "live bytes stay near the budget")
+}
+
+func TestScopedFreesTemporaries(t *testing.T) {
+	base := settle()
+	x := torch.Ones(i64s(4))
+	var kept torch.Tensor
+	y := torch.Scoped(func() torch.Tensor {
+		a := x.Mul(x)
+		b := a.Add(a)
+		kept = torch.Keep(b.Neg())
+		return b.Sum()
+	})
+	// x, kept and y remain; a and b are freed.
+	assert.Equal(t, base+3, torch.ReadMemStats().LiveTensors)
+	assert.Equal(t, float64(8), y.Item())
+	assert.Equal(t, float32(-2), kept.Float32s()[0])
+
+	// Tensors in a returned struct are kept too.
+	type pair struct{ A, B torch.Tensor }
+	p := torch.Scoped(func() pair { return pair{x.Add(x), x.Sub(x)} })
+	assert.Equal(t, float32(2), p.A.Float32s()[0])
+	assert.Equal(t, float32(0), p.B.Float32s()[0])
+}
+
+func TestScopedLeavesOtherGoroutinesAlone(t *testing.T) {
+	made := make(chan torch.Tensor)
+	release := make(chan struct{})
+	go func() {
+		<-release
+		made <- torch.Ones(i64s(2))
+	}()
+	var other torch.Tensor
+	torch.Scoped(func() struct{} {
+		_ = torch.Ones(i64s(2))
+		close(release)
+		other = <-made
+		return struct{}{}
+	})
+	assert.True(t, other.Defined(), "a tensor from another goroutine survives the scope")
+	assert.Equal(t, float32(1), other.Float32s()[0])
+}
+
+// rssBytes reads the resident set size from /proc.
+func rssBytes(t testing.TB) int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	require.NoError(t, err)
+	f := strings.Fields(string(data))
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	require.NoError(t, err)
+	return pages * int64(os.Getpagesize())
+}
+
+func TestTrainingLoopReturnsToBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 steps")
+	}
+	base := settle()
+	torch.ManualSeed(1)
+	w := torch.RandN(i64s(16, 8)).Mul(torch.Full(nil, torch.S(0.1))).SetRequiresGrad(true)
+	x := torch.RandN(i64s(32, 16))
+	target := torch.RandN(i64s(32, 8))
+	lr := torch.Full(nil, torch.S(0.01))
+	var rss1000 int64
+	for step := 1; step <= 10000; step++ {
+		torch.GC()
+		loss := x.MM(w).Sub(target).PowTensorScalar(torch.S(2)).Mean()
+		loss.Backward()
+		torch.NoGrad(func() {
+			w.Sub_(w.Grad().Mul(lr))
+		})
+		w.Grad().Zero_()
+		if step == 1000 {
+			rss1000 = rssBytes(t)
+		}
+	}
+	torch.FinishGC()
+	rss := rssBytes(t)
+	// w, x, target and lr remain (w's gradient belongs to w).
+	assert.Equal(t, base+4, torch.ReadMemStats().LiveTensors)
+	if !raceEnabled {
+		assert.InEpsilon(t, float64(rss1000), float64(rss), 0.05, "RSS from step 1,000 to 10,000")
+	}
+	runtime.KeepAlive([]torch.Tensor{w, x, target, lr})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package torch_test
+
+const raceEnabled = false
