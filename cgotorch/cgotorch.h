@@ -76,8 +76,9 @@ void gt_tensor_free(gt_tensor t);
 void gt_tensor_free_many(gt_tensor *ts, int64_t n);
 /* The calling OS thread's id, for scopes pinned to a thread. */
 int64_t gt_thread_id(void);
-/* Limits glibc's malloc arenas (0 leaves the default). */
-void gt_set_malloc_arenas(int n);
+/* Tunes glibc's malloc for tensors allocated and freed on different threads:
+ * caps the arenas and fixes the mmap threshold (0 leaves a default). */
+void gt_tune_malloc(int arenas, int64_t mmap_threshold);
 /* A new handle to the same tensor (shares storage and autograd identity). */
 gt_tensor gt_tensor_share(gt_tensor t);
 

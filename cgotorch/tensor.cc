@@ -67,8 +67,11 @@ void gt_tensor_free_many(gt_tensor *ts, int64_t n) {
   for (int64_t i = 0; i < n; i++) delete reinterpret_cast<at::Tensor *>(ts[i]);
 }
 int64_t gt_thread_id(void) { return static_cast<int64_t>(syscall(SYS_gettid)); }
-void gt_set_malloc_arenas(int n) {
-  if (n > 0) mallopt(M_ARENA_MAX, n);
+void gt_tune_malloc(int arenas, int64_t mmap_threshold) {
+  if (arenas > 0) mallopt(M_ARENA_MAX, arenas);
+  // A fixed threshold turns off glibc's dynamic one, which otherwise rises
+  // after the first large free and keeps freed tensor data in the heap.
+  if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
 }
 gt_tensor gt_tensor_share(gt_tensor t) { return wrap(T(t)); }
 

@@ -107,10 +107,17 @@ func init() {
 	mem.budget.Store(budget)
 	// Tensors are allocated on whatever thread runs the op and freed in
 	// batches on another; without a cap, glibc grows one arena per thread
-	// and RSS with them (wangkuiyi/gotorch#273).
-	if os.Getenv("MALLOC_ARENA_MAX") == "" {
-		C.gt_set_malloc_arenas(2)
+	// and RSS with them (wangkuiyi/gotorch#273). A fixed mmap threshold
+	// gives large tensors' memory back to the system as soon as they are
+	// freed. MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ override these.
+	arenas, threshold := 2, int64(128<<10)
+	if os.Getenv("MALLOC_ARENA_MAX") != "" {
+		arenas = 0
 	}
+	if os.Getenv("MALLOC_MMAP_THRESHOLD_") != "" {
+		threshold = 0
+	}
+	C.gt_tune_malloc(C.int(arenas), C.int64_t(threshold))
 	startBackgroundSweeps()
 }
 

@@ -209,3 +209,24 @@ func TestTrainingLoopReturnsToBaseline(t *testing.T) {
 	}
 	runtime.KeepAlive([]torch.Tensor{w, x, target, lr})
 }
+
+func TestLargeLoopRSSWithinBudget(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("RSS is meaningful only without -race and -short")
+	}
+	const budget = 128 << 20
+	torch.SetMemoryBudget(budget)
+	defer torch.SetMemoryBudget(512 << 20)
+	x := torch.Ones(i64s(256, 256))
+	settle()
+	start := rssBytes(t)
+	var peak int64
+	for i := 0; i < 20000; i++ { // 5 GB in all, never freed by hand
+		_ = x.Add(x)
+		if i%100 == 0 {
+			peak = max(peak, rssBytes(t))
+		}
+	}
+	t.Logf("RSS grew by %d MiB with a %d MiB budget", (peak-start)>>20, budget>>20)
+	assert.Less(t, peak-start, int64(budget+200<<20), "RSS growth stays within budget + 200 MB")
+}

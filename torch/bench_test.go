@@ -1,0 +1,82 @@
+package torch_test
+
+import (
+	"testing"
+
+	"github.com/gotorch/gotorch/torch"
+)
+
+// The 4x4 benchmarks measure the per-call overhead of the binding (cgo,
+// handle registration, freeing) more than libtorch's kernels. Each op runs
+// four ways in one run, so that the ratios are fair:
+//
+//   - CxxDirect: the same op called in a C++ loop, no Go at all;
+//   - Free: every result freed explicitly;
+//   - Auto: no Free, inside a step (after torch.GC()), the way a training
+//     loop runs; memory is reclaimed by the budget-triggered collections;
+//   - AutoExact: no Free, outside steps, one registration per tensor.
+
+func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Tensor) torch.Tensor) {
+	b.Run("CxxDirect", func(b *testing.B) {
+		b.ReportAllocs()
+		torch.BenchDirect(x, y, b.N, mm)
+	})
+	b.Run("Free", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			op(x, y).Free()
+		}
+	})
+	b.Run("Auto", func(b *testing.B) {
+		torch.GC()
+		defer torch.FinishGC()
+		b.ReportAllocs()
+		for b.Loop() {
+			op(x, y)
+		}
+	})
+	b.Run("AutoExact", func(b *testing.B) {
+		torch.FinishGC()
+		b.ReportAllocs()
+		for b.Loop() {
+			op(x, y)
+		}
+	})
+}
+
+func BenchmarkAdd4x4(b *testing.B) {
+	x := torch.Ones(i64s(4, 4))
+	y := torch.Full(i64s(4, 4), torch.S(2.0))
+	benchBinary(b, x, y, false, func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) })
+}
+
+func BenchmarkMM4x4(b *testing.B) {
+	x := torch.Ones(i64s(4, 4))
+	y := torch.Eye(4)
+	benchBinary(b, x, y, true, torch.MM)
+}
+
+func BenchmarkAdd256(b *testing.B) {
+	x := torch.Ones(i64s(256, 256))
+	y := torch.Full(i64s(256, 256), torch.S(2.0))
+	b.ReportAllocs()
+	for b.Loop() {
+		torch.Add(x, y).Free()
+	}
+}
+
+// BenchmarkGC measures the pause of torch.GC() at the end of a step that
+// made 1,000 tensors; the tensors are made with the timer stopped.
+func BenchmarkGC(b *testing.B) {
+	x := torch.Ones(i64s(4, 4))
+	torch.GC()
+	defer torch.FinishGC()
+	for b.Loop() {
+		b.StopTimer()
+		for range 1000 {
+			x.Add(x)
+		}
+		b.StartTimer()
+		torch.GC()
+	}
+}
