@@ -115,6 +115,9 @@ gt_error gt_tensor_backward(gt_tensor t, gt_tensor grad, int retain_graph,
                             int create_graph);
 /* t.grad(); t is NULL in the result when no gradient exists. */
 gt_tensor_result gt_tensor_grad(gt_tensor t);
+/* t.set_data(src): t keeps its identity (and autograd leaf-ness) but takes
+ * src's storage, dtype and device. Used to move module parameters. */
+gt_error gt_tensor_set_data(gt_tensor t, gt_tensor src);
 gt_error gt_tensor_zero_grad(gt_tensor t);
 
 /* Serialization in PyTorch's format (torch.save / torch.load). The bytes of

@@ -163,6 +163,9 @@ gt_error gt_tensor_backward(gt_tensor t, gt_tensor grad, int retain_graph,
 gt_tensor_result gt_tensor_grad(gt_tensor t) {
   return tensor_result([&] { return at::Tensor(T(t).grad()); });
 }
+gt_error gt_tensor_set_data(gt_tensor t, gt_tensor src) {
+  return guard([&] { T(t).set_data(T(src)); });
+}
 gt_error gt_tensor_zero_grad(gt_tensor t) {
   return guard([&] {
     auto &g = T(t).mutable_grad();

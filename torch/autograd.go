@@ -135,3 +135,25 @@ func NoGrad(f func()) {
 	defer C.gt_set_grad_enabled(prev)
 	f()
 }
+
+// TrySetData is SetData that returns its error.
+func (t Tensor) TrySetData(src Tensor) error {
+	const op = "set_data"
+	p, err := t.ptr(op, "self")
+	if err != nil {
+		return err
+	}
+	s, err := src.ptr(op, "src")
+	if err != nil {
+		return err
+	}
+	e := C.gt_tensor_set_data(p, s)
+	t.keep()
+	src.keep()
+	return cError(op, e)
+}
+
+// SetData makes t hold src's data (storage, dtype, device) while staying
+// the same tensor: handles to t, such as an optimizer's, see the change.
+// It is how modules move their parameters in To.
+func (t Tensor) SetData(src Tensor) { must(t.TrySetData(src)) }
