@@ -113,7 +113,28 @@ inline at::Tensor with_grad(at::Tensor t, int requires_grad) {
   return t;
 }
 
+// Checked conversions of enum values coming from Go: libtorch aborts the
+// process on some out-of-range values instead of throwing.
+inline at::ScalarType scalar_type(int32_t v) {
+  TORCH_CHECK(v >= 0 && v < static_cast<int32_t>(at::ScalarType::NumOptions) &&
+                  v != static_cast<int32_t>(at::ScalarType::Undefined),
+              "invalid dtype ", v);
+  return static_cast<at::ScalarType>(v);
+}
+inline at::Layout layout(int32_t v) {
+  TORCH_CHECK(v >= 0 && v < static_cast<int32_t>(at::Layout::NumOptions), "invalid layout ", v);
+  return static_cast<at::Layout>(v);
+}
+inline at::MemoryFormat memory_format(int32_t v) {
+  TORCH_CHECK(v >= 0 && v < static_cast<int32_t>(at::MemoryFormat::NumOptions),
+              "invalid memory format ", v);
+  return static_cast<at::MemoryFormat>(v);
+}
+
 inline at::Device device(int32_t type, int32_t index) {
+  TORCH_CHECK(type >= 0 && type < static_cast<int32_t>(at::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES),
+              "invalid device type ", type);
+  TORCH_CHECK(index >= -1 && index < 128, "invalid device index ", index);
   return at::Device(static_cast<at::DeviceType>(type),
                     static_cast<c10::DeviceIndex>(index));
 }

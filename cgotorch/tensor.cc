@@ -22,15 +22,9 @@ std::atomic<bool> with_backtrace{false};
 at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
                           int32_t layout) {
   at::TensorOptions o;
-  if (dtype >= 0) {
-    // libtorch aborts the process (it does not throw) on an out-of-range
-    // ScalarType, so check here, inside the caller's guard.
-    TORCH_CHECK(dtype < static_cast<int32_t>(at::ScalarType::Undefined),
-                "invalid dtype ", dtype);
-    o = o.dtype(static_cast<at::ScalarType>(dtype));
-  }
+  if (dtype >= 0) o = o.dtype(scalar_type(dtype));
   if (dev_type >= 0) o = o.device(device(dev_type, dev_index));
-  if (layout >= 0) o = o.layout(static_cast<at::Layout>(layout));
+  if (layout >= 0) o = o.layout(gotorch::layout(layout));
   return o;
 }
 
@@ -103,14 +97,14 @@ char *gt_tensor_grad_fn_name(gt_tensor t) {
 gt_tensor_result gt_tensor_from_blob(const void *data, const int64_t *shape,
                                      int64_t ndim, int32_t dtype) {
   return tensor_result([&] {
-    auto o = at::TensorOptions().dtype(static_cast<at::ScalarType>(dtype));
+    auto o = at::TensorOptions().dtype(scalar_type(dtype));
     return at::from_blob(const_cast<void *>(data), IA(shape, ndim), o).clone();
   });
 }
 
 gt_error gt_tensor_copy_to(gt_tensor t, void *dst, int64_t nbytes, int32_t dtype) {
   return guard([&] {
-    at::Tensor x = T(t).detach().to(at::kCPU, static_cast<at::ScalarType>(dtype))
+    at::Tensor x = T(t).detach().to(at::kCPU, scalar_type(dtype))
                        .contiguous();
     int64_t have = static_cast<int64_t>(x.numel() * x.element_size());
     TORCH_CHECK(have == nbytes, "copy to host: tensor holds ", have,
@@ -141,10 +135,9 @@ gt_tensor_result gt_tensor_to(gt_tensor t, int32_t dtype, int32_t dev_type,
                               int32_t dev_index, int copy) {
   return tensor_result([&] {
     const at::Tensor &x = T(t);
-    at::ScalarType st = dtype >= 0 ? static_cast<at::ScalarType>(dtype) : x.scalar_type();
+    at::ScalarType st = dtype >= 0 ? scalar_type(dtype) : x.scalar_type();
     at::Device dev = dev_type >= 0
-                         ? at::Device(static_cast<at::DeviceType>(dev_type),
-                                      static_cast<c10::DeviceIndex>(dev_index))
+                         ? device(dev_type, dev_index)
                          : x.device();
     return x.to(dev, st, /*non_blocking=*/false, copy != 0);
   });

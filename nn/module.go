@@ -27,9 +27,11 @@
 //   - a field holding a module (a pointer to a struct that embeds
 //     nn.Module), or a slice, array or string-keyed map of modules, holds
 //     sub-modules;
+//   - a []nn.Named field holds tensors under their own names, in order
+//     (LSTM's weight_ih_l0, weight_hh_l0, …);
 //   - gotorch:"-" hides a field; gotorch:"name=foo" renames it, and
 //     gotorch:"name=" inlines a slice or map of modules (Sequential's
-//     layers are 0, 1, …).
+//     layers are 0, 1, …) or a []nn.Named.
 //
 // Names follow PyTorch's state-dict keys: Go field names become snake_case
 // (RunningMean is running_mean), and elements of slices and maps add their
@@ -168,6 +170,7 @@ var (
 	tensorType  = reflect.TypeOf(torch.Tensor{})
 	modulerType = reflect.TypeOf((*Moduler)(nil)).Elem()
 	moduleType  = reflect.TypeOf(Module{})
+	namedsType  = reflect.TypeOf([]Named(nil))
 )
 
 // visitor receives the members of one module, in field order.
@@ -199,6 +202,11 @@ func walkValue(fv reflect.Value, name string, buffer bool, v visitor) {
 		t := fv.Interface().(torch.Tensor)
 		if t.Defined() && v.tensor != nil {
 			v.tensor(name, t, buffer)
+		}
+	case fv.Type() == namedsType:
+		for j := 0; j < fv.Len(); j++ {
+			n := fv.Index(j).Interface().(Named)
+			walkValue(reflect.ValueOf(n.Tensor), join(name, n.Name), buffer, v)
 		}
 	case fv.Type().Implements(modulerType):
 		if fv.Kind() == reflect.Interface || fv.Kind() == reflect.Pointer {
@@ -507,6 +515,9 @@ func (m *Module) String() string {
 }
 
 func typeName(mod Moduler) string {
+	if n, ok := mod.(interface{ reprName() string }); ok {
+		return n.reprName() // a stand-in printing as PyTorch's class
+	}
 	t := reflect.TypeOf(mod)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

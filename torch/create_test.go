@@ -282,3 +282,18 @@ func TestSettings(t *testing.T) {
 		assert.Equal(t, 0, torch.CUDADeviceCount())
 	}
 }
+
+func TestInvalidEnumValuesAreErrorsNotAborts(t *testing.T) {
+	x := torch.Ones(i64s(2))
+	_, err := x.TryCumSum(0, torch.WithDtype(torch.DType(99)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invalid dtype 99")
+	_, err = torch.TryZeros(i64s(2), torch.WithLayout(torch.Layout(42)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invalid layout 42")
+	_, err = x.TryContiguous(torch.WithMemoryFormat(torch.MemoryFormat(9)))
+	require.Error(t, err)
+	_, err = torch.TryZeros(i64s(2), torch.WithDevice(torch.Device{Type: 100}))
+	require.Error(t, err)
+	assert.Equal(t, float32(2), x.Sum().Float32s()[0], "the next op works")
+}

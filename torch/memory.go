@@ -71,6 +71,11 @@ type entry struct {
 	bytes []int64
 	kept  []bool // marked with Keep
 	n     int    // slots handed out
+	// Storage for the slices of a single handle's entry, saving three
+	// allocations per tensor outside steps.
+	p1 [1]C.gt_tensor
+	b1 [1]int64
+	k1 [1]bool
 }
 
 func (e *entry) alive() bool { return e.wc.Value() != nil || e.wh.Value() != nil }
@@ -142,7 +147,9 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 		h.p, h.e, h.i = p, e, int32(i)
 	} else {
 		h = &handle{p: p, i: 0}
-		e := &entry{ps: []C.gt_tensor{p}, bytes: []int64{nbytes}, kept: []bool{false}, n: 1}
+		e := &entry{n: 1}
+		e.p1[0], e.b1[0] = p, nbytes
+		e.ps, e.bytes, e.kept = e.p1[:], e.b1[:], e.k1[:]
 		e.wh = weak.Make(h)
 		h.e = e
 		mem.entries = append(mem.entries, e)

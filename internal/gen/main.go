@@ -842,21 +842,21 @@ func cParams(p param) ([]string, string) {
 	case "c10::optional<at::ArrayRef<double>>":
 		return []string{"const double *" + n, "int64_t " + n + "_len"}, "ODA(" + n + ", " + n + "_len)"
 	case "at::ScalarType":
-		return []string{"int32_t " + n}, "static_cast<at::ScalarType>(" + n + ")"
+		return []string{"int32_t " + n}, "scalar_type(" + n + ")"
 	case "c10::optional<at::ScalarType>":
-		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::ScalarType>(static_cast<at::ScalarType>(" + n + "), " + n + "_has)"
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::ScalarType>(scalar_type(" + n + "_has ? " + n + " : 0), " + n + "_has)"
 	case "c10::string_view":
 		return []string{"const char *" + n}, "c10::string_view(" + n + ")"
 	case "c10::optional<c10::string_view>":
 		return []string{"const char *" + n, "int " + n + "_has"}, "optional<c10::string_view>(c10::string_view(" + n + " ? " + n + " : \"\"), " + n + "_has)"
 	case "at::MemoryFormat":
-		return []string{"int32_t " + n}, "static_cast<at::MemoryFormat>(" + n + ")"
+		return []string{"int32_t " + n}, "memory_format(" + n + ")"
 	case "c10::optional<at::MemoryFormat>":
-		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(" + n + "), " + n + "_has)"
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::MemoryFormat>(memory_format(" + n + "_has ? " + n + " : 0), " + n + "_has)"
 	case "at::Layout":
-		return []string{"int32_t " + n}, "static_cast<at::Layout>(" + n + ")"
+		return []string{"int32_t " + n}, "layout(" + n + ")"
 	case "c10::optional<at::Layout>":
-		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::Layout>(static_cast<at::Layout>(" + n + "), " + n + "_has)"
+		return []string{"int32_t " + n, "int " + n + "_has"}, "optional<at::Layout>(layout(" + n + "_has ? " + n + " : 0), " + n + "_has)"
 	case "at::Device":
 		return []string{"int32_t " + n, "int32_t " + n + "_index"}, "device(" + n + ", " + n + "_index)"
 	case "c10::optional<at::Device>":

@@ -92,7 +92,7 @@ gt_error atg__assert_async(gt_tensor a_self) {
 }
 
 gt_error atg__assert_tensor_metadata(gt_tensor a_a, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len, int32_t a_dtype, int a_dtype_has) {
-  return guard([&] { at::_assert_tensor_metadata(T(a_a), OIA(a_size, a_size_len), OIA(a_stride, a_stride_len), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return guard([&] { at::_assert_tensor_metadata(T(a_a), OIA(a_size, a_size_len), OIA(a_stride, a_stride_len), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg__use_cudnn_ctc_loss(int *r0, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank) {
@@ -149,7 +149,7 @@ gt_tensor_result atg_native_dropout_backward(gt_tensor a_grad_output, gt_tensor 
 
 gt_error atg__sobol_engine_draw(gt_tensor *r0, gt_tensor *r1, gt_tensor a_quasi, int64_t a_n, gt_tensor a_sobolstate, int64_t a_dimension, int64_t a_num_generated, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res_tuple = at::_sobol_engine_draw(T(a_quasi), a_n, T(a_sobolstate), a_dimension, a_num_generated, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res_tuple = at::_sobol_engine_draw(T(a_quasi), a_n, T(a_sobolstate), a_dimension, a_num_generated, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
   });
@@ -302,7 +302,7 @@ gt_error atg_sgn_out_out(gt_tensor a_out, gt_tensor a_self) {
 }
 
 gt_tensor_result atg_chalf(gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return T(a_self).chalf(optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)); });
+  return tensor_result([&] { return T(a_self).chalf(optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)); });
 }
 
 gt_tensor_result atg_real(gt_tensor a_self) {
@@ -1370,7 +1370,7 @@ gt_tensor_result atg_constant_pad_nd(gt_tensor a_self, const int64_t *a_pad, int
 }
 
 gt_tensor_result atg_contiguous(gt_tensor a_self, int32_t a_memory_format) {
-  return tensor_result([&] { return T(a_self).contiguous(static_cast<at::MemoryFormat>(a_memory_format)); });
+  return tensor_result([&] { return T(a_self).contiguous(memory_format(a_memory_format)); });
 }
 
 gt_tensor_result atg_convolution(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups) {
@@ -1652,19 +1652,19 @@ gt_tensor_result atg_cummaxmin_backward(gt_tensor a_grad, gt_tensor a_input, gt_
 }
 
 gt_tensor_result atg_cumprod(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::cumprod(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::cumprod(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_cumprod_(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = T(a_self).cumprod_(a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = T(a_self).cumprod_(a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_error atg_cumprod_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::cumprod_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::cumprod_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -1674,19 +1674,19 @@ gt_tensor_result atg_cumprod_backward(gt_tensor a_grad, gt_tensor a_input, int64
 }
 
 gt_tensor_result atg_cumsum(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::cumsum(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::cumsum(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_cumsum_(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = T(a_self).cumsum_(a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = T(a_self).cumsum_(a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_error atg_cumsum_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::cumsum_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::cumsum_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -2024,7 +2024,7 @@ gt_error atg__embedding_bag_forward_only(gt_tensor *r0, gt_tensor *r1, gt_tensor
 
 gt_error atg__rowwise_prune(gt_tensor *r0, gt_tensor *r1, gt_tensor a_weight, gt_tensor a_mask, int32_t a_compressed_indices_dtype) {
   return guard([&] {
-    auto res_tuple = at::_rowwise_prune(T(a_weight), T(a_mask), static_cast<at::ScalarType>(a_compressed_indices_dtype));
+    auto res_tuple = at::_rowwise_prune(T(a_weight), T(a_mask), scalar_type(a_compressed_indices_dtype));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
   });
@@ -2088,7 +2088,7 @@ gt_tensor_result atg__embedding_bag_per_sample_weights_backward(gt_tensor a_grad
 }
 
 gt_tensor_result atg_empty_memory_format(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::empty(IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::empty(IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_new_empty(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -2112,16 +2112,16 @@ gt_tensor_result atg_new_ones(gt_tensor a_self, const int64_t *a_size, int64_t a
 }
 
 gt_tensor_result atg__empty_affine_quantized(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, double a_scale, int64_t a_zero_point, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::_empty_affine_quantized(IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout), a_scale, a_zero_point, optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::_empty_affine_quantized(IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout), a_scale, a_zero_point, optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg__empty_per_channel_affine_quantized(const int64_t *a_size, int64_t a_size_len, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::_empty_per_channel_affine_quantized(IA(a_size, a_size_len), T(a_scales), T(a_zero_points), a_axis, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::_empty_per_channel_affine_quantized(IA(a_size, a_size_len), T(a_scales), T(a_zero_points), a_axis, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_error atg_resize_(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = T(a_self).resize_(IA(a_size, a_size_len), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = T(a_self).resize_(IA(a_size, a_size_len), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -2134,18 +2134,18 @@ gt_error atg__resize_output_(gt_tensor a_self, const int64_t *a_size, int64_t a_
 }
 
 gt_tensor_result atg_empty_quantized(const int64_t *a_size, int64_t a_size_len, gt_tensor a_qtensor, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::empty_quantized(IA(a_size, a_size_len), T(a_qtensor), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::empty_quantized(IA(a_size, a_size_len), T(a_qtensor), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_error atg_empty_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::empty_out(T(a_out), IA(a_size, a_size_len), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::empty_out(T(a_out), IA(a_size, a_size_len), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_empty_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::empty_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::empty_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_empty_strided(const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -2379,7 +2379,7 @@ gt_error atg_full_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size
 }
 
 gt_tensor_result atg_full_like(gt_tensor a_self, gt_scalar a_fill_value, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::full_like(T(a_self), S(a_fill_value), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::full_like(T(a_self), S(a_fill_value), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_error atg_gcd_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
@@ -3081,12 +3081,12 @@ gt_error atg_logspace_out_out(gt_tensor a_out, gt_scalar a_start, gt_scalar a_en
 }
 
 gt_tensor_result atg_log_softmax_int(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::log_softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::log_softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_log_softmax_out_int_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::log_softmax_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::log_softmax_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -3103,12 +3103,12 @@ gt_error atg__log_softmax_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_d
 }
 
 gt_tensor_result atg__log_softmax_backward_data(gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
-  return tensor_result([&] { return at::_log_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, static_cast<at::ScalarType>(a_input_dtype)); });
+  return tensor_result([&] { return at::_log_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype)); });
 }
 
 gt_error atg__log_softmax_backward_data_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
   return guard([&] {
-    auto res = at::_log_softmax_backward_data_out(T(a_out), T(a_grad_output), T(a_output), a_dim, static_cast<at::ScalarType>(a_input_dtype));
+    auto res = at::_log_softmax_backward_data_out(T(a_out), T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype));
     (void)res;
   });
 }
@@ -3311,27 +3311,27 @@ gt_tensor_result atg_max_pool3d(gt_tensor a_self, const int64_t *a_kernel_size, 
 }
 
 gt_tensor_result atg_mean(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::mean(T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::mean(T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_mean_dim(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::mean(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::mean(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_mean_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::mean_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::mean_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_nanmean(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::nanmean(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::nanmean(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_nanmean_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::nanmean_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::nanmean_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }

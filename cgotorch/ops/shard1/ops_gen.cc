@@ -67,7 +67,7 @@ gt_error atg_ones_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size
 }
 
 gt_tensor_result atg_ones_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::ones_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::ones_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_pairwise_distance(gt_tensor a_x1, gt_tensor a_x2, double a_p, double a_eps, int a_keepdim) {
@@ -233,7 +233,7 @@ gt_error atg_rand_out_generator_out(gt_tensor a_out, const int64_t *a_size, int6
 }
 
 gt_tensor_result atg_rand_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::rand_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::rand_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_randint(int64_t a_high, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -281,11 +281,11 @@ gt_error atg_randint_out_low_generator_out(gt_tensor a_out, int64_t a_low, int64
 }
 
 gt_tensor_result atg_randint_like(gt_tensor a_self, int64_t a_high, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::randint_like(T(a_self), a_high, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::randint_like(T(a_self), a_high, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_randint_like_low_dtype(gt_tensor a_self, int64_t a_low, int64_t a_high, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::randint_like(T(a_self), a_low, a_high, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::randint_like(T(a_self), a_low, a_high, options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_randn(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -311,7 +311,7 @@ gt_error atg_randn_out_generator_out(gt_tensor a_out, const int64_t *a_size, int
 }
 
 gt_tensor_result atg_randn_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::randn_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::randn_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg_randperm(int64_t a_n, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -813,12 +813,12 @@ gt_tensor_result atg_smm(gt_tensor a_self, gt_tensor a_mat2) {
 }
 
 gt_tensor_result atg_softmax_int(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_softmax_out_int_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::softmax_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::softmax_out(T(a_out), T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -835,12 +835,12 @@ gt_error atg__softmax_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, 
 }
 
 gt_tensor_result atg__softmax_backward_data(gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
-  return tensor_result([&] { return at::_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, static_cast<at::ScalarType>(a_input_dtype)); });
+  return tensor_result([&] { return at::_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype)); });
 }
 
 gt_error atg__softmax_backward_data_out_out(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
   return guard([&] {
-    auto res = at::_softmax_backward_data_out(T(a_grad_input), T(a_grad_output), T(a_output), a_dim, static_cast<at::ScalarType>(a_input_dtype));
+    auto res = at::_softmax_backward_data_out(T(a_grad_input), T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype));
     (void)res;
   });
 }
@@ -1030,27 +1030,27 @@ gt_error atg_stride_int(int64_t *r0, gt_tensor a_self, int64_t a_dim) {
 }
 
 gt_tensor_result atg_sum(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::sum(T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::sum(T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_sum_dim_IntList(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::sum(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::sum(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_sum_out_IntList_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::sum_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::sum_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_nansum(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::nansum(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::nansum(T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_nansum_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::nansum_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::nansum_out(T(a_out), T(a_self), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -1146,16 +1146,16 @@ gt_error atg_std_out_correction_out(gt_tensor a_out, gt_tensor a_self, const int
 }
 
 gt_tensor_result atg_prod(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::prod(T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::prod(T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_prod_dim_int(gt_tensor a_self, int64_t a_dim, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::prod(T(a_self), a_dim, (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::prod(T(a_self), a_dim, (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_prod_out_int_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::prod_out(T(a_out), T(a_self), a_dim, (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::prod_out(T(a_out), T(a_self), a_dim, (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -1572,7 +1572,7 @@ gt_error atg_zeros_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_siz
 }
 
 gt_tensor_result atg_zeros_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::zeros_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::zeros_like(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_tensor_result atg__standard_gamma_grad(gt_tensor a_self, gt_tensor a_output) {
@@ -1604,7 +1604,7 @@ gt_tensor_result atg_native_norm(gt_tensor a_self, gt_scalar a_p) {
 }
 
 gt_tensor_result atg_native_norm_ScalarOpt_dim_dtype(gt_tensor a_self, gt_scalar a_p, int a_p_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::native_norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::native_norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg__sparse_sum(gt_tensor a_self) {
@@ -1612,7 +1612,7 @@ gt_tensor_result atg__sparse_sum(gt_tensor a_self) {
 }
 
 gt_tensor_result atg__sparse_sum_dtype(gt_tensor a_self, int32_t a_dtype) {
-  return tensor_result([&] { return at::_sparse_sum(T(a_self), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::_sparse_sum(T(a_self), scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg__sparse_sum_dim(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len) {
@@ -1620,7 +1620,7 @@ gt_tensor_result atg__sparse_sum_dim(gt_tensor a_self, const int64_t *a_dim, int
 }
 
 gt_tensor_result atg__sparse_sum_dim_dtype(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int32_t a_dtype) {
-  return tensor_result([&] { return at::_sparse_sum(T(a_self), IA(a_dim, a_dim_len), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::_sparse_sum(T(a_self), IA(a_dim, a_dim_len), scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg__sparse_sum_backward(gt_tensor a_grad, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len) {
@@ -1628,7 +1628,7 @@ gt_tensor_result atg__sparse_sum_backward(gt_tensor a_grad, gt_tensor a_self, co
 }
 
 gt_tensor_result atg__sparse_softmax_int(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::_sparse_softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::_sparse_softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg__sparse_softmax(gt_tensor a_self, int64_t a_dim, int a_half_to_float) {
@@ -1640,7 +1640,7 @@ gt_tensor_result atg__sparse_softmax_backward_data(gt_tensor a_grad_output, gt_t
 }
 
 gt_tensor_result atg__sparse_log_softmax_int(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::_sparse_log_softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::_sparse_log_softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg__sparse_log_softmax(gt_tensor a_self, int64_t a_dim, int a_half_to_float) {
@@ -1652,11 +1652,11 @@ gt_tensor_result atg__sparse_log_softmax_backward_data(gt_tensor a_grad_output, 
 }
 
 gt_tensor_result atg__spdiags(gt_tensor a_diagonals, gt_tensor a_offsets, const int64_t *a_shape, int64_t a_shape_len, int32_t a_layout, int a_layout_has) {
-  return tensor_result([&] { return at::_spdiags(T(a_diagonals), T(a_offsets), IA(a_shape, a_shape_len), optional<at::Layout>(static_cast<at::Layout>(a_layout), a_layout_has)); });
+  return tensor_result([&] { return at::_spdiags(T(a_diagonals), T(a_offsets), IA(a_shape, a_shape_len), optional<at::Layout>(layout(a_layout_has ? a_layout : 0), a_layout_has)); });
 }
 
 gt_tensor_result atg_norm_ScalarOpt_dtype(gt_tensor a_self, gt_scalar a_p, int a_p_has, int32_t a_dtype) {
-  return tensor_result([&] { return at::norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg_norm_Scalar(gt_tensor a_self, gt_scalar a_p) {
@@ -1664,7 +1664,7 @@ gt_tensor_result atg_norm_Scalar(gt_tensor a_self, gt_scalar a_p) {
 }
 
 gt_tensor_result atg_norm_ScalarOpt_dim_dtype(gt_tensor a_self, gt_scalar a_p, int a_p_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype) {
-  return tensor_result([&] { return at::norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::norm(T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg_norm_ScalarOpt_dim(gt_tensor a_self, gt_scalar a_p, int a_p_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim) {
@@ -1673,7 +1673,7 @@ gt_tensor_result atg_norm_ScalarOpt_dim(gt_tensor a_self, gt_scalar a_p, int a_p
 
 gt_error atg_norm_out_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_p, int a_p_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), static_cast<at::ScalarType>(a_dtype));
+    auto res = at::norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), scalar_type(a_dtype));
     (void)res;
   });
 }
@@ -1739,7 +1739,7 @@ gt_error atg_nuclear_norm_out_dim_out(gt_tensor a_out, gt_tensor a_self, const i
 }
 
 gt_tensor_result atg_clone(gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return at::clone(T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)); });
+  return tensor_result([&] { return at::clone(T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)); });
 }
 
 gt_tensor_result atg_positive(gt_tensor a_self) {
@@ -1748,7 +1748,7 @@ gt_tensor_result atg_positive(gt_tensor a_self) {
 
 gt_error atg_resize_as_(gt_tensor a_self, gt_tensor a_the_template, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::resize_as_(T(a_self), T(a_the_template), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::resize_as_(T(a_self), T(a_the_template), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -1972,7 +1972,7 @@ gt_error atg__validate_sparse_coo_tensor_args(gt_tensor a_indices, gt_tensor a_v
 }
 
 gt_error atg__validate_sparse_compressed_tensor_args(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_layout) {
-  return guard([&] { at::_validate_sparse_compressed_tensor_args(T(a_compressed_indices), T(a_plain_indices), T(a_values), IA(a_size, a_size_len), static_cast<at::Layout>(a_layout)); });
+  return guard([&] { at::_validate_sparse_compressed_tensor_args(T(a_compressed_indices), T(a_plain_indices), T(a_values), IA(a_size, a_size_len), layout(a_layout)); });
 }
 
 gt_error atg__validate_sparse_csr_tensor_args(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len) {
@@ -2025,11 +2025,11 @@ gt_error atg__to_cpu(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int
 }
 
 gt_tensor_result atg_to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return T(a_self).to_dense(optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return T(a_self).to_dense(optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg__to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return T(a_self)._to_dense(optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return T(a_self)._to_dense(optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_to_dense_backward(gt_tensor a_grad, gt_tensor a_input) {
@@ -2175,7 +2175,7 @@ gt_tensor_result atg_to_sparse_bsc(gt_tensor a_self, const int64_t *a_blocksize,
 }
 
 gt_tensor_result atg_to_mkldnn(gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return T(a_self).to_mkldnn(optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return T(a_self).to_mkldnn(optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_mkldnn_reorder_conv2d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups) {
@@ -2191,26 +2191,26 @@ gt_tensor_result atg_to_mkldnn_backward(gt_tensor a_grad, gt_tensor a_input) {
 }
 
 gt_tensor_result atg_quantize_per_tensor_dynamic(gt_tensor a_self, int32_t a_dtype, int a_reduce_range) {
-  return tensor_result([&] { return at::quantize_per_tensor_dynamic(T(a_self), static_cast<at::ScalarType>(a_dtype), (a_reduce_range != 0)); });
+  return tensor_result([&] { return at::quantize_per_tensor_dynamic(T(a_self), scalar_type(a_dtype), (a_reduce_range != 0)); });
 }
 
 gt_tensor_result atg_quantize_per_tensor(gt_tensor a_self, double a_scale, int64_t a_zero_point, int32_t a_dtype) {
-  return tensor_result([&] { return at::quantize_per_tensor(T(a_self), a_scale, a_zero_point, static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::quantize_per_tensor(T(a_self), a_scale, a_zero_point, scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg_quantize_per_tensor_tensor_qparams(gt_tensor a_self, gt_tensor a_scale, gt_tensor a_zero_point, int32_t a_dtype) {
-  return tensor_result([&] { return at::quantize_per_tensor(T(a_self), T(a_scale), T(a_zero_point), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::quantize_per_tensor(T(a_self), T(a_scale), T(a_zero_point), scalar_type(a_dtype)); });
 }
 
 gt_error atg_quantize_per_tensor_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::quantize_per_tensor(tensor_list(a_tensors, a_tensors_len), T(a_scales), T(a_zero_points), static_cast<at::ScalarType>(a_dtype));
+    auto res = at::quantize_per_tensor(tensor_list(a_tensors, a_tensors_len), T(a_scales), T(a_zero_points), scalar_type(a_dtype));
     *r0 = wrap_list(res, r0_len);
   });
 }
 
 gt_tensor_result atg_quantize_per_channel(gt_tensor a_self, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_dtype) {
-  return tensor_result([&] { return at::quantize_per_channel(T(a_self), T(a_scales), T(a_zero_points), a_axis, static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::quantize_per_channel(T(a_self), T(a_scales), T(a_zero_points), a_axis, scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg_dequantize_self(gt_tensor a_self) {
@@ -2375,7 +2375,7 @@ gt_error atg_choose_qparams_optimized(gt_tensor *r0, gt_tensor *r1, gt_tensor a_
 }
 
 gt_tensor_result atg__autocast_to_reduced_precision(gt_tensor a_self, int a_cuda_enabled, int a_cpu_enabled, int32_t a_cuda_dtype, int32_t a_cpu_dtype) {
-  return tensor_result([&] { return T(a_self)._autocast_to_reduced_precision((a_cuda_enabled != 0), (a_cpu_enabled != 0), static_cast<at::ScalarType>(a_cuda_dtype), static_cast<at::ScalarType>(a_cpu_dtype)); });
+  return tensor_result([&] { return T(a_self)._autocast_to_reduced_precision((a_cuda_enabled != 0), (a_cpu_enabled != 0), scalar_type(a_cuda_dtype), scalar_type(a_cpu_dtype)); });
 }
 
 gt_tensor_result atg__autocast_to_full_precision(gt_tensor a_self, int a_cuda_enabled, int a_cpu_enabled) {
@@ -2383,7 +2383,7 @@ gt_tensor_result atg__autocast_to_full_precision(gt_tensor a_self, int a_cuda_en
 }
 
 gt_tensor_result atg__to_copy(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_non_blocking, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return with_grad(at::_to_copy(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), (a_non_blocking != 0), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)), a_requires_grad); });
+  return tensor_result([&] { return with_grad(at::_to_copy(T(a_self), options(a_dtype, a_device, a_device_index, a_layout), (a_non_blocking != 0), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)), a_requires_grad); });
 }
 
 gt_error atg_meshgrid(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len) {
@@ -2438,14 +2438,14 @@ gt_error atg_result_type_Scalar_Scalar(int32_t *r0, gt_scalar a_scalar1, gt_scal
 
 gt_error atg_can_cast(int *r0, int32_t a_from, int32_t a_to) {
   return guard([&] {
-    auto res = at::can_cast(static_cast<at::ScalarType>(a_from), static_cast<at::ScalarType>(a_to));
+    auto res = at::can_cast(scalar_type(a_from), scalar_type(a_to));
     *r0 = res ? 1 : 0;
   });
 }
 
 gt_error atg_promote_types(int32_t *r0, int32_t a_type1, int32_t a_type2) {
   return guard([&] {
-    auto res = at::promote_types(static_cast<at::ScalarType>(a_type1), static_cast<at::ScalarType>(a_type2));
+    auto res = at::promote_types(scalar_type(a_type1), scalar_type(a_type2));
     *r0 = static_cast<int32_t>(res);
   });
 }
@@ -2689,7 +2689,7 @@ gt_tensor_result atg_view(gt_tensor a_self, const int64_t *a_size, int64_t a_siz
 }
 
 gt_tensor_result atg_view_dtype(gt_tensor a_self, int32_t a_dtype) {
-  return tensor_result([&] { return T(a_self).view(static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return T(a_self).view(scalar_type(a_dtype)); });
 }
 
 gt_error atg_put_(gt_tensor a_self, gt_tensor a_index, gt_tensor a_source, int a_accumulate) {

@@ -3300,7 +3300,7 @@ gt_error atg_special_log1p_out_out(gt_tensor a_out, gt_tensor a_self) {
 }
 
 gt_tensor_result atg_special_log_softmax(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::special_log_softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::special_log_softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_special_gammainc_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
@@ -3337,7 +3337,7 @@ gt_error atg_special_multigammaln_out_out(gt_tensor a_out, gt_tensor a_self, int
 }
 
 gt_tensor_result atg_special_softmax(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::special_softmax(T(a_self), a_dim, optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::special_softmax(T(a_self), a_dim, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_fft_fft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has) {

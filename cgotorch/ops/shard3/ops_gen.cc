@@ -317,56 +317,56 @@ gt_error atg_ger_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_vec2) {
 }
 
 gt_tensor_result atg_linalg_norm(gt_tensor a_self, gt_scalar a_ord, int a_ord_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::linalg_norm(T(a_self), optional<at::Scalar>(S(a_ord), a_ord_has), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::linalg_norm(T(a_self), optional<at::Scalar>(S(a_ord), a_ord_has), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_tensor_result atg_linalg_norm_ord_str(gt_tensor a_self, const char *a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::linalg_norm(T(a_self), c10::string_view(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::linalg_norm(T(a_self), c10::string_view(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_linalg_norm_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_ord, int a_ord_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::linalg_norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_ord), a_ord_has), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::linalg_norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_ord), a_ord_has), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_error atg_linalg_norm_out_ord_str_out(gt_tensor a_out, gt_tensor a_self, const char *a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::linalg_norm_out(T(a_out), T(a_self), c10::string_view(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::linalg_norm_out(T(a_out), T(a_self), c10::string_view(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_linalg_vector_norm(gt_tensor a_self, gt_scalar a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::linalg_vector_norm(T(a_self), S(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::linalg_vector_norm(T(a_self), S(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_linalg_vector_norm_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::linalg_vector_norm_out(T(a_out), T(a_self), S(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::linalg_vector_norm_out(T(a_out), T(a_self), S(a_ord), OIA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_linalg_matrix_norm(gt_tensor a_self, gt_scalar a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::linalg_matrix_norm(T(a_self), S(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::linalg_matrix_norm(T(a_self), S(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_linalg_matrix_norm_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::linalg_matrix_norm_out(T(a_out), T(a_self), S(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::linalg_matrix_norm_out(T(a_out), T(a_self), S(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_linalg_matrix_norm_str_ord(gt_tensor a_self, const char *a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
-  return tensor_result([&] { return at::linalg_matrix_norm(T(a_self), c10::string_view(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has)); });
+  return tensor_result([&] { return at::linalg_matrix_norm(T(a_self), c10::string_view(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has)); });
 }
 
 gt_error atg_linalg_matrix_norm_out_str_ord_out(gt_tensor a_out, gt_tensor a_self, const char *a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::linalg_matrix_norm_out(T(a_out), T(a_self), c10::string_view(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::linalg_matrix_norm_out(T(a_out), T(a_self), c10::string_view(a_ord), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -800,7 +800,7 @@ gt_tensor_result atg_view_copy(gt_tensor a_self, const int64_t *a_size, int64_t 
 }
 
 gt_tensor_result atg_view_copy_dtype(gt_tensor a_self, int32_t a_dtype) {
-  return tensor_result([&] { return at::view_copy(T(a_self), static_cast<at::ScalarType>(a_dtype)); });
+  return tensor_result([&] { return at::view_copy(T(a_self), scalar_type(a_dtype)); });
 }
 
 gt_tensor_result atg_unfold_copy(gt_tensor a_self, int64_t a_dimension, int64_t a_size, int64_t a_step) {
@@ -1014,7 +1014,7 @@ gt_error atg_view_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t 
 
 gt_error atg_view_copy_out_dtype_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::view_copy_out(T(a_out), T(a_self), static_cast<at::ScalarType>(a_dtype));
+    auto res = at::view_copy_out(T(a_out), T(a_self), scalar_type(a_dtype));
     (void)res;
   });
 }
@@ -2086,27 +2086,27 @@ gt_error atg_new_ones_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *
 
 gt_error atg__empty_affine_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, double a_scale, int64_t a_zero_point, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::_empty_affine_quantized_out(T(a_out), IA(a_size, a_size_len), a_scale, a_zero_point, optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::_empty_affine_quantized_out(T(a_out), IA(a_size, a_size_len), a_scale, a_zero_point, optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg__empty_per_channel_affine_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::_empty_per_channel_affine_quantized_out(T(a_out), IA(a_size, a_size_len), T(a_scales), T(a_zero_points), a_axis, optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::_empty_per_channel_affine_quantized_out(T(a_out), IA(a_size, a_size_len), T(a_scales), T(a_zero_points), a_axis, optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_resize_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::resize_out(T(a_out), T(a_self), IA(a_size, a_size_len), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::resize_out(T(a_out), T(a_self), IA(a_size, a_size_len), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_resize(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return at::resize(T(a_self), IA(a_size, a_size_len), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)); });
+  return tensor_result([&] { return at::resize(T(a_self), IA(a_size, a_size_len), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)); });
 }
 
 gt_error atg__resize_output_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_device, int32_t a_device_index) {
@@ -2122,14 +2122,14 @@ gt_tensor_result atg__resize_output(gt_tensor a_self, const int64_t *a_size, int
 
 gt_error atg_empty_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_tensor a_qtensor, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::empty_quantized_out(T(a_out), IA(a_size, a_size_len), T(a_qtensor), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::empty_quantized_out(T(a_out), IA(a_size, a_size_len), T(a_qtensor), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_empty_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::empty_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::empty_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -2157,7 +2157,7 @@ gt_error atg_fill_out_Tensor_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_
 
 gt_error atg_full_like_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_fill_value, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::full_like_out(T(a_out), T(a_self), S(a_fill_value), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::full_like_out(T(a_out), T(a_self), S(a_fill_value), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -2615,7 +2615,7 @@ gt_error atg__nnpack_spatial_convolution_out_out(gt_tensor a_out, gt_tensor a_in
 
 gt_error atg_ones_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::ones_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::ones_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -2692,28 +2692,28 @@ gt_error atg_scalar_tensor_out_out(gt_tensor a_out, gt_scalar a_s) {
 
 gt_error atg_rand_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::rand_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::rand_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_randint_like_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_high, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::randint_like_out(T(a_out), T(a_self), a_high, optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::randint_like_out(T(a_out), T(a_self), a_high, optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_randint_like_out_low_dtype_out(gt_tensor a_out, gt_tensor a_self, int64_t a_low, int64_t a_high, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::randint_like_out(T(a_out), T(a_self), a_low, a_high, optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::randint_like_out(T(a_out), T(a_self), a_low, a_high, optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_randn_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::randn_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::randn_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -2820,7 +2820,7 @@ gt_error atg_unsafe_split_with_sizes_out_out(gt_tensor *a_out, int64_t a_out_len
 
 gt_error atg_sum_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::sum_out(T(a_out), T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::sum_out(T(a_out), T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -2835,7 +2835,7 @@ gt_error atg_std_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_
 
 gt_error atg_prod_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::prod_out(T(a_out), T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::prod_out(T(a_out), T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -2968,7 +2968,7 @@ gt_error atg__efficientzerotensor_out_out(gt_tensor a_out, const int64_t *a_size
 
 gt_error atg_zeros_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::zeros_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::zeros_like_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
@@ -3024,7 +3024,7 @@ gt_error atg_native_norm_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_
 
 gt_error atg_native_norm_out_ScalarOpt_dim_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_p, int a_p_has, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::native_norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::native_norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), IA(a_dim, a_dim_len), (a_keepdim != 0), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -3073,14 +3073,14 @@ gt_error atg__sparse_log_softmax_backward_data_out_out(gt_tensor a_out, gt_tenso
 
 gt_error atg__spdiags_out_out(gt_tensor a_out, gt_tensor a_diagonals, gt_tensor a_offsets, const int64_t *a_shape, int64_t a_shape_len, int32_t a_layout, int a_layout_has) {
   return guard([&] {
-    auto res = at::_spdiags_out(T(a_out), T(a_diagonals), T(a_offsets), IA(a_shape, a_shape_len), optional<at::Layout>(static_cast<at::Layout>(a_layout), a_layout_has));
+    auto res = at::_spdiags_out(T(a_out), T(a_diagonals), T(a_offsets), IA(a_shape, a_shape_len), optional<at::Layout>(layout(a_layout_has ? a_layout : 0), a_layout_has));
     (void)res;
   });
 }
 
 gt_error atg_norm_out_ScalarOpt_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_p, int a_p_has, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), static_cast<at::ScalarType>(a_dtype));
+    auto res = at::norm_out(T(a_out), T(a_self), optional<at::Scalar>(S(a_p), a_p_has), scalar_type(a_dtype));
     (void)res;
   });
 }
@@ -3094,20 +3094,20 @@ gt_error atg_norm_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_
 
 gt_error atg_clone_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::clone_out(T(a_out), T(a_self), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::clone_out(T(a_out), T(a_self), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_error atg_resize_as_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_the_template, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::resize_as_out(T(a_out), T(a_self), T(a_the_template), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::resize_as_out(T(a_out), T(a_self), T(a_the_template), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_resize_as(gt_tensor a_self, gt_tensor a_the_template, int32_t a_memory_format, int a_memory_format_has) {
-  return tensor_result([&] { return at::resize_as(T(a_self), T(a_the_template), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has)); });
+  return tensor_result([&] { return at::resize_as(T(a_self), T(a_the_template), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has)); });
 }
 
 gt_error atg_resize_as_sparse_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_the_template) {
@@ -3212,7 +3212,7 @@ gt_error atg_sparse_mask_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_
 
 gt_error atg__to_dense_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::_to_dense_out(T(a_out), T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::_to_dense_out(T(a_out), T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -3290,7 +3290,7 @@ gt_error atg_to_sparse_bsc_out_out(gt_tensor a_out, gt_tensor a_self, const int6
 
 gt_error atg_to_mkldnn_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
-    auto res = at::to_mkldnn_out(T(a_out), T(a_self), optional<at::ScalarType>(static_cast<at::ScalarType>(a_dtype), a_dtype_has));
+    auto res = at::to_mkldnn_out(T(a_out), T(a_self), optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     (void)res;
   });
 }
@@ -3311,32 +3311,32 @@ gt_error atg_mkldnn_reorder_conv3d_weight_out_out(gt_tensor a_out, gt_tensor a_s
 
 gt_error atg_quantize_per_tensor_dynamic_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_reduce_range) {
   return guard([&] {
-    auto res = at::quantize_per_tensor_dynamic_out(T(a_out), T(a_self), static_cast<at::ScalarType>(a_dtype), (a_reduce_range != 0));
+    auto res = at::quantize_per_tensor_dynamic_out(T(a_out), T(a_self), scalar_type(a_dtype), (a_reduce_range != 0));
     (void)res;
   });
 }
 
 gt_error atg_quantize_per_tensor_out_out(gt_tensor a_out, gt_tensor a_self, double a_scale, int64_t a_zero_point, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::quantize_per_tensor_out(T(a_out), T(a_self), a_scale, a_zero_point, static_cast<at::ScalarType>(a_dtype));
+    auto res = at::quantize_per_tensor_out(T(a_out), T(a_self), a_scale, a_zero_point, scalar_type(a_dtype));
     (void)res;
   });
 }
 
 gt_error atg_quantize_per_tensor_out_tensor_qparams_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_scale, gt_tensor a_zero_point, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::quantize_per_tensor_out(T(a_out), T(a_self), T(a_scale), T(a_zero_point), static_cast<at::ScalarType>(a_dtype));
+    auto res = at::quantize_per_tensor_out(T(a_out), T(a_self), T(a_scale), T(a_zero_point), scalar_type(a_dtype));
     (void)res;
   });
 }
 
 gt_error atg_quantize_per_tensor_out_tensors_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_tensors, int64_t a_tensors_len, gt_tensor a_scales, gt_tensor a_zero_points, int32_t a_dtype) {
-  return guard([&] { at::quantize_per_tensor_out(tensor_list(a_out, a_out_len), tensor_list(a_tensors, a_tensors_len), T(a_scales), T(a_zero_points), static_cast<at::ScalarType>(a_dtype)); });
+  return guard([&] { at::quantize_per_tensor_out(tensor_list(a_out, a_out_len), tensor_list(a_tensors, a_tensors_len), T(a_scales), T(a_zero_points), scalar_type(a_dtype)); });
 }
 
 gt_error atg_quantize_per_channel_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_dtype) {
   return guard([&] {
-    auto res = at::quantize_per_channel_out(T(a_out), T(a_self), T(a_scales), T(a_zero_points), a_axis, static_cast<at::ScalarType>(a_dtype));
+    auto res = at::quantize_per_channel_out(T(a_out), T(a_self), T(a_scales), T(a_zero_points), a_axis, scalar_type(a_dtype));
     (void)res;
   });
 }
@@ -3447,7 +3447,7 @@ gt_error atg__fused_moving_avg_obs_fq_helper_functional(gt_tensor *r0, gt_tensor
 
 gt_error atg__to_copy_out_out(gt_tensor a_out, gt_tensor a_self, int a_non_blocking, int32_t a_memory_format, int a_memory_format_has) {
   return guard([&] {
-    auto res = at::_to_copy_out(T(a_out), T(a_self), (a_non_blocking != 0), optional<at::MemoryFormat>(static_cast<at::MemoryFormat>(a_memory_format), a_memory_format_has));
+    auto res = at::_to_copy_out(T(a_out), T(a_self), (a_non_blocking != 0), optional<at::MemoryFormat>(memory_format(a_memory_format_has ? a_memory_format : 0), a_memory_format_has));
     (void)res;
   });
 }
