@@ -1,0 +1,437 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gotorch/gotorch/torch"
+)
+
+// MultiheadAttentionOptions are the optional settings of
+// MultiheadAttention, as in PyTorch's constructor. The zero value is
+// PyTorch's defaults.
+type MultiheadAttentionOptions struct {
+	Dropout     float64 // dropout on the attention weights, in training
+	NoBias      bool    // bias=False: no in_proj_bias and no out_proj.bias
+	AddBiasKV   bool    // add_bias_kv: learned bias_k and bias_v appended to the keys and values
+	AddZeroAttn bool    // add_zero_attn: a zero key and value appended
+	KDim, VDim  int64   // features of the keys and values; 0 means embed_dim
+	BatchFirst  bool    // batched input and output are (batch, seq, feature)
+}
+
+// MultiheadAttentionModule is multi-head attention
+// (torch.nn.MultiheadAttention), computed as PyTorch's
+// F.multi_head_attention_forward.
+//
+// Its parameters are named as PyTorch's: in_proj_weight (or q_proj_weight,
+// k_proj_weight and v_proj_weight when KDim or VDim differ from EmbedDim),
+// in_proj_bias, bias_k, bias_v, out_proj.weight and out_proj.bias.
+type MultiheadAttentionModule struct {
+	Module
+	InProjWeight torch.Tensor // (3*embed_dim, embed_dim): the query, key and value projections stacked
+	QProjWeight  torch.Tensor // (embed_dim, embed_dim), only when KDim or VDim differ from EmbedDim
+	KProjWeight  torch.Tensor // (embed_dim, kdim), only when KDim or VDim differ from EmbedDim
+	VProjWeight  torch.Tensor // (embed_dim, vdim), only when KDim or VDim differ from EmbedDim
+	InProjBias   torch.Tensor // (3*embed_dim), unless NoBias
+	BiasK, BiasV torch.Tensor // (1, 1, embed_dim), only with AddBiasKV
+	OutProj      *NonDynamicallyQuantizableLinear
+
+	EmbedDim, NumHeads, HeadDim int64
+	MultiheadAttentionOptions
+}
+
+// NonDynamicallyQuantizableLinear is MultiheadAttention's output
+// projection: a linear layer y = x Wᵀ + b, named after PyTorch's class of
+// the same name so that it prints the same.
+type NonDynamicallyQuantizableLinear struct {
+	Module
+	Weight torch.Tensor // (out_features, in_features)
+	Bias   torch.Tensor // (out_features), or undefined without bias
+
+	InFeatures, OutFeatures int64
+}
+
+// Forward is x Wᵀ + b.
+func (l *NonDynamicallyQuantizableLinear) Forward(x torch.Tensor) torch.Tensor {
+	mustModule(l)
+	return mhaLinear(x, l.Weight, l.Bias)
+}
+
+// ExtraRepr prints "in_features=4, out_features=4, bias=True".
+func (l *NonDynamicallyQuantizableLinear) ExtraRepr() string {
+	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", l.InFeatures, l.OutFeatures, rnnReprBool(l.Bias.Defined()))
+}
+
+// mhaLinear is at::linear with an optional bias.
+func mhaLinear(x, w, b torch.Tensor) torch.Tensor {
+	if b.Defined() {
+		return torch.Linear(x, w, torch.WithBias(b))
+	}
+	return torch.Linear(x, w)
+}
+
+// MultiheadAttention returns multi-head attention over embedDim features
+// split into numHeads heads, initialized as PyTorch does: xavier_uniform_
+// projection weights (in_proj_weight, or q/k/v_proj_weight), zero
+// in_proj_bias and out_proj.bias, out_proj.weight as nn.Linear's
+// (kaiming_uniform_ with a=√5, i.e. U(-1/√embedDim, 1/√embedDim)), and
+// xavier_normal_ bias_k and bias_v. It panics on invalid settings.
+//
+//	mha := nn.MultiheadAttention(512, 8, nn.MultiheadAttentionOptions{BatchFirst: true})
+//	out, weights := mha.Forward(q, k, v, nn.AttentionOptions{KeyPaddingMask: pad})
+func MultiheadAttention(embedDim, numHeads int64, opts ...MultiheadAttentionOptions) *MultiheadAttentionModule {
+	var o MultiheadAttentionOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		panic(fmt.Errorf("nn.MultiheadAttention: takes at most one MultiheadAttentionOptions, got %d", len(opts)))
+	}
+	if o.KDim == 0 {
+		o.KDim = embedDim
+	}
+	if o.VDim == 0 {
+		o.VDim = embedDim
+	}
+	switch {
+	case embedDim <= 0 || numHeads <= 0 || o.KDim < 0 || o.VDim < 0:
+		panic(fmt.Errorf("nn.MultiheadAttention: embed_dim (%d), num_heads (%d), kdim (%d) and vdim (%d) must be positive",
+			embedDim, numHeads, o.KDim, o.VDim))
+	case embedDim%numHeads != 0:
+		panic(fmt.Errorf("nn.MultiheadAttention: embed_dim must be divisible by num_heads, got %d and %d", embedDim, numHeads))
+	case !(o.Dropout >= 0 && o.Dropout <= 1):
+		panic(fmt.Errorf("nn.MultiheadAttention: dropout probability has to be between 0 and 1, but got %v", o.Dropout))
+	}
+	m := &MultiheadAttentionModule{EmbedDim: embedDim, NumHeads: numHeads, HeadDim: embedDim / numHeads, MultiheadAttentionOptions: o}
+	param := func(t torch.Tensor) torch.Tensor { return t.SetRequiresGrad(true) }
+	if m.sameEmbedDim() {
+		m.InProjWeight = param(mhaXavierUniform(3*embedDim, embedDim))
+	} else {
+		m.QProjWeight = param(mhaXavierUniform(embedDim, embedDim))
+		m.KProjWeight = param(mhaXavierUniform(embedDim, o.KDim))
+		m.VProjWeight = param(mhaXavierUniform(embedDim, o.VDim))
+	}
+	m.OutProj = &NonDynamicallyQuantizableLinear{InFeatures: embedDim, OutFeatures: embedDim}
+	bound := 1 / math.Sqrt(float64(embedDim))
+	m.OutProj.Weight = param(mhaUniform(bound, embedDim, embedDim))
+	if !o.NoBias {
+		m.InProjBias = param(torch.Zeros([]int64{3 * embedDim}))
+		m.OutProj.Bias = param(torch.Zeros([]int64{embedDim}))
+	}
+	m.OutProj.Init(m.OutProj)
+	if o.AddBiasKV {
+		// xavier_normal_ of a (1, 1, E) tensor: fan_in = fan_out = E.
+		std := math.Sqrt(2 / float64(2*embedDim))
+		m.BiasK = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
+		m.BiasV = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
+	}
+	m.Init(m)
+	return m
+}
+
+func (m *MultiheadAttentionModule) sameEmbedDim() bool {
+	return m.KDim == m.EmbedDim && m.VDim == m.EmbedDim
+}
+
+// mhaUniform is a tensor of shape drawn from U(-bound, bound).
+func mhaUniform(bound float64, shape ...int64) torch.Tensor {
+	return torch.Empty(shape).Uniform_(torch.WithFrom(-bound), torch.WithTo(bound))
+}
+
+// mhaXavierUniform is a (fanOut, fanIn) tensor initialized as PyTorch's
+// xavier_uniform_ (gain 1).
+func mhaXavierUniform(fanOut, fanIn int64) torch.Tensor {
+	return mhaUniform(math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
+}
+
+// AttentionOptions are the optional arguments of MultiheadAttention's
+// Forward (and, for the masks, TransformerEncoderLayer's). The zero value
+// is PyTorch's defaults: no masks, weights returned averaged over heads.
+type AttentionOptions struct {
+	// KeyPaddingMask, (batch, S) or (S) unbatched, marks keys to ignore:
+	// true where a bool mask is; a float mask is added to the scores.
+	KeyPaddingMask torch.Tensor
+	// AttnMask, (L, S) or (batch*num_heads, L, S), stops attention where a
+	// bool (or uint8) mask is true; a float mask is added to the scores.
+	AttnMask torch.Tensor
+	// NoWeights skips the attention weights (need_weights=False): the
+	// second result is an undefined tensor.
+	NoWeights bool
+	// PerHeadWeights returns the weights of every head,
+	// (batch, num_heads, L, S), instead of their average, (batch, L, S)
+	// (average_attn_weights=False).
+	PerHeadWeights bool
+}
+
+// Forward attends from query, (L, batch, embed_dim), to key,
+// (S, batch, kdim), and value, (S, batch, vdim) — batch first with
+// BatchFirst, or without the batch dimension for unbatched input — and
+// returns the attention output, shaped as query, and the attention
+// weights: (batch, L, S) averaged over heads, (batch, num_heads, L, S)
+// with PerHeadWeights, undefined with NoWeights. Dropout applies in
+// training. It panics with an error on bad input; TryForward returns it.
+//
+// Unlike PyTorch, it never takes the fused inference fast path
+// (at::_native_multi_head_attention); the results agree within float
+// rounding.
+func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts ...AttentionOptions) (out, weights torch.Tensor) {
+	mustModule(m)
+	var o AttentionOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		panic(fmt.Errorf("nn.MultiheadAttention: Forward takes at most one AttentionOptions, got %d", len(opts)))
+	}
+	for _, a := range []struct {
+		name string
+		t    torch.Tensor
+	}{{"query", query}, {"key", key}, {"value", value}} {
+		if !a.t.Defined() {
+			panic(fmt.Errorf("nn.MultiheadAttention: %s is an undefined tensor", a.name))
+		}
+	}
+	if kpm := o.KeyPaddingMask; kpm.Defined() && kpm.DType() != torch.Bool && !kpm.DType().IsFloatingPoint() {
+		panic(fmt.Errorf("nn.MultiheadAttention: only bool and floating types of key_padding_mask are supported, got %v", kpm.DType()))
+	}
+	batched := query.Dim() == 3
+	if m.BatchFirst && batched {
+		// Keep the identities that the packed in-projection looks at.
+		kIsV, qIsK := key == value, query == key
+		query = query.Transpose(1, 0)
+		if kIsV {
+			key = key.Transpose(1, 0)
+			value = key
+		} else {
+			key, value = key.Transpose(1, 0), value.Transpose(1, 0)
+		}
+		if qIsK {
+			query = key
+		}
+	}
+	out, weights = m.attend(query, key, value, o)
+	if m.BatchFirst && batched {
+		out = out.Transpose(1, 0)
+	}
+	return out, weights
+}
+
+// TryForward is Forward that returns its error: a *torch.Error from
+// libtorch, or an error naming the bad shape or argument.
+func (m *MultiheadAttentionModule) TryForward(query, key, value torch.Tensor, opts ...AttentionOptions) (out, weights torch.Tensor, err error) {
+	err = rnnCatchError(func() { out, weights = m.Forward(query, key, value, opts...) })
+	return
+}
+
+func mhaErr(format string, args ...any) error {
+	return fmt.Errorf("nn.MultiheadAttention: "+format, args...)
+}
+
+// attend is F.multi_head_attention_forward for sequence-first input.
+func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o AttentionOptions) (torch.Tensor, torch.Tensor) {
+	kpm, attnMask := o.KeyPaddingMask, o.AttnMask
+	H := m.NumHeads
+
+	// _mha_shape_check
+	var batched bool
+	switch query.Dim() {
+	case 3:
+		batched = true
+		if key.Dim() != 3 || value.Dim() != 3 {
+			panic(mhaErr("for batched (3-D) query, expected key and value to be 3-D but found %d-D and %d-D tensors respectively", key.Dim(), value.Dim()))
+		}
+		if kpm.Defined() && kpm.Dim() != 2 {
+			panic(mhaErr("for batched (3-D) query, expected key_padding_mask to be undefined or 2-D but found %d-D tensor instead", kpm.Dim()))
+		}
+	case 2:
+		if key.Dim() != 2 || value.Dim() != 2 {
+			panic(mhaErr("for unbatched (2-D) query, expected key and value to be 2-D but found %d-D and %d-D tensors respectively", key.Dim(), value.Dim()))
+		}
+		if kpm.Defined() && kpm.Dim() != 1 {
+			panic(mhaErr("for unbatched (2-D) query, expected key_padding_mask to be undefined or 1-D but found %d-D tensor instead", kpm.Dim()))
+		}
+		if attnMask.Defined() && attnMask.Dim() == 3 {
+			if exp := []int64{H, query.Size(0), key.Size(0)}; !equalShape(attnMask.Shape(), exp) {
+				panic(mhaErr("expected attn_mask shape to be %v but got %v", exp, attnMask.Shape()))
+			}
+		}
+	default:
+		panic(mhaErr("query should be unbatched 2-D or batched 3-D tensor but received %d-D query tensor (shape %v)", query.Dim(), query.Shape()))
+	}
+	if attnMask.Defined() && attnMask.Dim() != 2 && attnMask.Dim() != 3 {
+		panic(mhaErr("expected attn_mask to be undefined, 2-D or 3-D but found %d-D tensor instead", attnMask.Dim()))
+	}
+	if !batched {
+		kIsV, qIsK := key == value, query == key
+		query = query.Unsqueeze(1)
+		if kIsV {
+			key = key.Unsqueeze(1)
+			value = key
+		} else {
+			key, value = key.Unsqueeze(1), value.Unsqueeze(1)
+		}
+		if qIsK {
+			query = key
+		}
+		if kpm.Defined() {
+			kpm = kpm.Unsqueeze(0)
+		}
+	}
+
+	qs, ks := query.Shape(), key.Shape()
+	tgtLen, bsz, embedDim := qs[0], qs[1], qs[2]
+	srcLen := ks[0]
+	if embedDim != m.EmbedDim {
+		panic(mhaErr("was expecting embedding dimension of %d, but got %d", m.EmbedDim, embedDim))
+	}
+	headDim := embedDim / H
+	vs := value.Shape()
+	if ks[1] != bsz || vs[1] != bsz {
+		panic(mhaErr("query, key and value must have the same batch size, got shapes %v, %v and %v", qs, ks, vs))
+	}
+	if ks[0] != vs[0] {
+		panic(mhaErr("key's sequence and batch dims %v do not match value's %v", ks[:2], vs[:2]))
+	}
+	if ks[2] != m.KDim || vs[2] != m.VDim {
+		panic(mhaErr("expected key and value with %d and %d features, got shapes %v and %v", m.KDim, m.VDim, ks, vs))
+	}
+
+	// In-projection.
+	var q, k, v torch.Tensor
+	if m.sameEmbedDim() {
+		q, k, v = mhaInProjectionPacked(query, key, value, m.InProjWeight, m.InProjBias)
+	} else {
+		var bq, bk, bv torch.Tensor
+		if m.InProjBias.Defined() {
+			b := m.InProjBias.Chunk(3)
+			bq, bk, bv = b[0], b[1], b[2]
+		}
+		q, k, v = mhaLinear(query, m.QProjWeight, bq), mhaLinear(key, m.KProjWeight, bk), mhaLinear(value, m.VProjWeight, bv)
+	}
+
+	// Masks.
+	if attnMask.Defined() {
+		switch dt := attnMask.DType(); {
+		case dt == torch.Uint8:
+			attnMask = attnMask.To(torch.Bool)
+		case dt != torch.Bool && !dt.IsFloatingPoint():
+			panic(mhaErr("only float, byte, and bool types are supported for attn_mask, not %v", dt))
+		}
+		if attnMask.Dim() == 2 {
+			if exp := []int64{tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
+				panic(mhaErr("the shape of the 2D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
+			}
+			attnMask = attnMask.Unsqueeze(0)
+		} else if exp := []int64{bsz * H, tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
+			panic(mhaErr("the shape of the 3D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
+		}
+	}
+	if m.BiasK.Defined() && m.BiasV.Defined() {
+		k = torch.Cat([]torch.Tensor{k, m.BiasK.Repeat([]int64{1, bsz, 1})})
+		v = torch.Cat([]torch.Tensor{v, m.BiasV.Repeat([]int64{1, bsz, 1})})
+		if attnMask.Defined() {
+			attnMask = torch.ConstantPadNd(attnMask, []int64{0, 1})
+		}
+		if kpm.Defined() {
+			kpm = torch.ConstantPadNd(kpm, []int64{0, 1})
+		}
+	}
+
+	// Heads: (seq, batch, E) → (batch*heads, seq, head_dim).
+	q = q.Contiguous().View([]int64{tgtLen, bsz * H, headDim}).Transpose(0, 1)
+	k = k.Contiguous().View([]int64{k.Size(0), bsz * H, headDim}).Transpose(0, 1)
+	v = v.Contiguous().View([]int64{v.Size(0), bsz * H, headDim}).Transpose(0, 1)
+	if m.AddZeroAttn {
+		zeros := []int64{bsz * H, 1, headDim}
+		k = torch.Cat([]torch.Tensor{k, k.NewZeros(zeros)}, torch.WithDim(1))
+		v = torch.Cat([]torch.Tensor{v, v.NewZeros(zeros)}, torch.WithDim(1))
+		if attnMask.Defined() {
+			attnMask = torch.ConstantPadNd(attnMask, []int64{0, 1})
+		}
+		if kpm.Defined() {
+			kpm = torch.ConstantPadNd(kpm, []int64{0, 1})
+		}
+	}
+	srcLen = k.Size(1)
+	if kpm.Defined() {
+		if exp := []int64{bsz, srcLen}; !equalShape(kpm.Shape(), exp) {
+			panic(mhaErr("expecting key_padding_mask shape of %v, but got %v", exp, kpm.Shape()))
+		}
+		kpm = kpm.View([]int64{bsz, 1, 1, srcLen}).Expand([]int64{-1, H, -1, -1}).Reshape([]int64{bsz * H, 1, srcLen})
+		switch {
+		case !attnMask.Defined():
+			attnMask = kpm
+		case attnMask.DType() == torch.Bool:
+			attnMask = attnMask.LogicalOr(kpm)
+		default:
+			attnMask = attnMask.MaskedFill(kpm, torch.S(math.Inf(-1)))
+		}
+	}
+	if attnMask.Defined() && attnMask.DType() == torch.Bool {
+		attnMask = torch.ZerosLike(attnMask, torch.WithDtype(q.DType())).MaskedFill(attnMask, torch.S(math.Inf(-1)))
+	}
+
+	// Scaled dot-product attention.
+	dropoutP := m.Dropout
+	if !m.IsTraining() {
+		dropoutP = 0
+	}
+	qScaled := q.DivScalar(torch.S(math.Sqrt(float64(headDim))))
+	var w torch.Tensor
+	if attnMask.Defined() {
+		w = torch.BAddBMM(attnMask, qScaled, k.Transpose(-2, -1))
+	} else {
+		w = torch.BMM(qScaled, k.Transpose(-2, -1))
+	}
+	w = torch.Softmax(w, -1)
+	if dropoutP > 0 {
+		w = torch.Dropout(w, dropoutP, true)
+	}
+	out := torch.BMM(w, v)
+	out = out.Transpose(0, 1).Contiguous().View([]int64{tgtLen * bsz, embedDim})
+	out = mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias)
+	out = out.View([]int64{tgtLen, bsz, out.Size(1)})
+	if !batched {
+		out = out.SqueezeDim(1)
+	}
+	if o.NoWeights {
+		return out, torch.Tensor{}
+	}
+	w = w.View([]int64{bsz, H, tgtLen, srcLen})
+	if !o.PerHeadWeights {
+		w = w.SumDimIntList([]int64{1}).DivScalar(torch.S(float64(H)))
+	}
+	if !batched {
+		w = w.SqueezeDim(0)
+	}
+	return out, w
+}
+
+// mhaInProjectionPacked is PyTorch's _in_projection_packed: one matmul when
+// query, key and value are the same tensor, two when key is value.
+func mhaInProjectionPacked(q, k, v, w, b torch.Tensor) (torch.Tensor, torch.Tensor, torch.Tensor) {
+	E := q.Size(-1)
+	if k == v {
+		if q == k {
+			c := mhaLinear(q, w, b).Chunk(3, torch.WithDim(-1))
+			return c[0], c[1], c[2]
+		}
+		ws := w.SplitWithSizes([]int64{E, 2 * E})
+		var bq, bkv torch.Tensor
+		if b.Defined() {
+			bs := b.SplitWithSizes([]int64{E, 2 * E})
+			bq, bkv = bs[0], bs[1]
+		}
+		kv := mhaLinear(k, ws[1], bkv).Chunk(2, torch.WithDim(-1))
+		return mhaLinear(q, ws[0], bq), kv[0], kv[1]
+	}
+	ws := w.Chunk(3)
+	var bq, bk, bv torch.Tensor
+	if b.Defined() {
+		bs := b.Chunk(3)
+		bq, bk, bv = bs[0], bs[1], bs[2]
+	}
+	return mhaLinear(q, ws[0], bq), mhaLinear(k, ws[1], bk), mhaLinear(v, ws[2], bv)
+}
