@@ -1,0 +1,364 @@
+package optim_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/nn/optim"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// The reference values, written by testdata/optim.py with PyTorch 1.13.
+
+type reference struct {
+	TorchVersion string `json:"torch_version"`
+	Steps        int    `json:"steps"`
+	SaveAt       int    `json:"save_at"`
+	Data         struct {
+		X    [][]float64 `json:"x"`
+		Y    []float64   `json:"y"`
+		Init struct {
+			W [][]float64 `json:"W"`
+			B []float64   `json:"b"`
+			V []float64   `json:"v"`
+			U []float64   `json:"u"`
+		} `json:"init"`
+		Names []string `json:"names"`
+	} `json:"data"`
+	Optimizers map[string]*optConfig   `json:"optimizers"`
+	Schedulers map[string]*schedConfig `json:"schedulers"`
+	Clip       clipRef                 `json:"clip"`
+	Errors     map[string]*errorCase   `json:"errors"`
+}
+
+type optConfig struct {
+	Optimizer string         `json:"optimizer"`
+	Defaults  map[string]any `json:"defaults"`
+	Groups    []struct {
+		Params  []string       `json:"params"`
+		Options map[string]any `json:"options"`
+	} `json:"groups"`
+	Negate     bool   `json:"negate"`
+	DType      string `json:"dtype"`
+	Trajectory []struct {
+		Step   int                  `json:"step"`
+		Params map[string][]float64 `json:"params"`
+	} `json:"trajectory"`
+	StateDict struct {
+		State       map[string]map[string]any `json:"state"`
+		ParamGroups []map[string]any          `json:"param_groups"`
+	} `json:"state_dict"`
+}
+
+type schedConfig struct {
+	Optimizer string      `json:"optimizer"`
+	LRs       [][]float64 `json:"lrs"`
+	Momentum  [][]float64 `json:"momentum"`
+}
+
+type clipRef struct {
+	Grads struct {
+		A [][]float64 `json:"a"`
+		B []float64   `json:"b"`
+		C float64     `json:"c"`
+	} `json:"grads"`
+	Norm []struct {
+		NormType  any         `json:"norm_type"`
+		MaxNorm   float64     `json:"max_norm"`
+		TotalNorm float64     `json:"total_norm"`
+		Grads     [][]float64 `json:"grads"`
+	} `json:"norm"`
+	Value struct {
+		ClipValue float64     `json:"clip_value"`
+		Grads     [][]float64 `json:"grads"`
+	} `json:"value"`
+}
+
+type errorCase struct {
+	Optimizer string         `json:"optimizer"`
+	Options   map[string]any `json:"options"`
+	Message   string         `json:"message"`
+	Empty     bool           `json:"empty"`
+}
+
+var (
+	refOnce sync.Once
+	ref     *reference
+	refErr  error
+)
+
+func loadReference(t *testing.T) *reference {
+	t.Helper()
+	refOnce.Do(func() {
+		data, err := os.ReadFile("testdata/optim.json")
+		if err != nil {
+			refErr = err
+			return
+		}
+		ref = &reference{}
+		refErr = json.Unmarshal(data, ref)
+	})
+	require.NoError(t, refErr, "run /usr/bin/python3 nn/optim/testdata/optim.py")
+	return ref
+}
+
+// The relative tolerance of comparisons with PyTorch; absTol is the floor
+// for values near zero.
+const (
+	relTol = 1e-5
+	absTol = 1e-7
+)
+
+func near(want, got float64) bool {
+	if math.IsNaN(want) || math.IsNaN(got) {
+		return math.IsNaN(want) && math.IsNaN(got)
+	}
+	return math.Abs(want-got) <= relTol*math.Max(math.Abs(want), math.Abs(got))+absTol
+}
+
+// requireClose fails at the first element that differs by more than the
+// tolerance.
+func requireClose(t *testing.T, want, got []float64, format string, args ...any) {
+	t.Helper()
+	what := fmt.Sprintf(format, args...)
+	require.Len(t, got, len(want), what)
+	for i := range want {
+		if !near(want[i], got[i]) {
+			require.Failf(t, "values differ", "%s: element %d: PyTorch %v, GoTorch %v (relative %.3g)",
+				what, i, want[i], got[i], math.Abs(want[i]-got[i])/math.Abs(want[i]))
+		}
+	}
+}
+
+// maxRel is the largest relative difference seen, for the test log.
+type maxRel struct {
+	sync.Mutex
+	v float64
+}
+
+func (m *maxRel) see(want, got []float64) {
+	m.Lock()
+	defer m.Unlock()
+	for i := range want {
+		if d := math.Abs(want[i] - got[i]); d > 0 {
+			if r := d / math.Max(math.Abs(want[i]), 1e-30); r > m.v {
+				m.v = r
+			}
+		}
+	}
+}
+
+func dtypeOf(name string) torch.DType {
+	if name == "float64" {
+		return torch.Float64
+	}
+	return torch.Float32
+}
+
+// asFloat32 rounds reference values to float32, as PyTorch held them.
+func asDType(vals []float64, dt torch.DType) []float64 {
+	if dt != torch.Float32 {
+		return vals
+	}
+	out := make([]float64, len(vals))
+	for i, v := range vals {
+		out[i] = float64(float32(v))
+	}
+	return out
+}
+
+func flatten(rows [][]float64) []float64 {
+	var out []float64
+	for _, r := range rows {
+		out = append(out, r...)
+	}
+	return out
+}
+
+func tensorOf(vals []float64, dt torch.DType, shape ...int64) torch.Tensor {
+	return torch.FromSlice(vals, shape...).To(dt)
+}
+
+// problem is the fixed loss of testdata/optim.py with fresh parameters.
+type problem struct {
+	x, y   torch.Tensor
+	params map[string]torch.Tensor
+	names  []string
+}
+
+func newProblem(r *reference, dt torch.DType) *problem {
+	d := r.Data
+	p := &problem{
+		x:     tensorOf(flatten(d.X), dt, int64(len(d.X)), int64(len(d.X[0]))),
+		y:     tensorOf(d.Y, dt),
+		names: d.Names,
+		params: map[string]torch.Tensor{
+			"W": tensorOf(flatten(d.Init.W), dt, int64(len(d.Init.W)), int64(len(d.Init.W[0]))),
+			"b": tensorOf(d.Init.B, dt),
+			"v": tensorOf(d.Init.V, dt),
+			"u": tensorOf(d.Init.U, dt),
+		},
+	}
+	for _, t := range p.params {
+		t.SetRequiresGrad(true)
+	}
+	return p
+}
+
+func (p *problem) list(names ...string) []torch.Tensor {
+	if names == nil {
+		names = p.names
+	}
+	out := make([]torch.Tensor, len(names))
+	for i, n := range names {
+		out[i] = p.params[n]
+	}
+	return out
+}
+
+// loss is loss_fn of optim.py, op for op.
+func (p *problem) loss() torch.Tensor {
+	w := p.params
+	h := torch.Tanh(torch.MatMul(p.x, w["W"].T()).Add(w["b"]))
+	logit := torch.MatMul(h, w["v"])
+	data := torch.Softplus(logit).Sub(p.y.Mul(logit)).Mean()
+	return data.Add(w["v"].PowTensorScalar(torch.S(4)).Sum().MulScalar(torch.S(0.01)))
+}
+
+// backward computes the gradients of one step.
+func (p *problem) backward(negate bool) {
+	l := p.loss()
+	if negate {
+		l = l.Neg()
+	}
+	l.Backward()
+}
+
+// set copies values into the parameters.
+func (p *problem) set(vals map[string][]float64) {
+	torch.NoGrad(func() {
+		for n, t := range p.params {
+			t.Copy_(tensorOf(vals[n], t.DType(), t.Shape()...))
+		}
+	})
+}
+
+func (p *problem) values() map[string][]float64 {
+	out := map[string][]float64{}
+	for n, t := range p.params {
+		out[n] = t.Float64s()
+	}
+	return out
+}
+
+// optionsOf turns PyTorch keyword arguments into options.
+func optionsOf(t *testing.T, kw map[string]any) []optim.Option {
+	t.Helper()
+	keys := make([]string, 0, len(kw))
+	for k := range kw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var opts []optim.Option
+	for _, k := range keys {
+		v := kw[k]
+		f, _ := v.(float64)
+		b, _ := v.(bool)
+		switch k {
+		case "lr":
+			opts = append(opts, optim.WithLR(f))
+		case "momentum":
+			opts = append(opts, optim.WithMomentum(f))
+		case "dampening":
+			opts = append(opts, optim.WithDampening(f))
+		case "weight_decay":
+			opts = append(opts, optim.WithWeightDecay(f))
+		case "nesterov":
+			opts = append(opts, optim.WithNesterov(b))
+		case "maximize":
+			opts = append(opts, optim.WithMaximize(b))
+		case "betas":
+			bs := v.([]any)
+			opts = append(opts, optim.WithBetas(bs[0].(float64), bs[1].(float64)))
+		case "eps":
+			opts = append(opts, optim.WithEps(f))
+		case "amsgrad":
+			opts = append(opts, optim.WithAmsgrad(b))
+		case "alpha":
+			opts = append(opts, optim.WithAlpha(f))
+		case "centered":
+			opts = append(opts, optim.WithCentered(b))
+		case "lr_decay":
+			opts = append(opts, optim.WithLRDecay(f))
+		case "initial_accumulator_value":
+			opts = append(opts, optim.WithInitialAccumulatorValue(f))
+		default:
+			t.Fatalf("unknown option %s", k)
+		}
+	}
+	return opts
+}
+
+func newOptimizer[P optim.Params](name string, params P, opts ...optim.Option) (optim.Optimizer, error) {
+	var (
+		o   optim.Optimizer
+		err error
+	)
+	switch name {
+	case "SGD":
+		o, err = nilIfErr(optim.TrySGD(params, opts...))
+	case "Adam":
+		o, err = nilIfErr(optim.TryAdam(params, opts...))
+	case "AdamW":
+		o, err = nilIfErr(optim.TryAdamW(params, opts...))
+	case "RMSprop":
+		o, err = nilIfErr(optim.TryRMSprop(params, opts...))
+	case "Adagrad":
+		o, err = nilIfErr(optim.TryAdagrad(params, opts...))
+	default:
+		return nil, fmt.Errorf("unknown optimizer %s", name)
+	}
+	return o, err
+}
+
+func nilIfErr[O optim.Optimizer](o O, err error) (optim.Optimizer, error) {
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// build makes the optimizer of a configuration over p's parameters.
+func (c *optConfig) build(t *testing.T, p *problem) optim.Optimizer {
+	t.Helper()
+	opts := optionsOf(t, c.Defaults)
+	var o optim.Optimizer
+	var err error
+	if c.Groups == nil {
+		o, err = newOptimizer(c.Optimizer, p.list(), opts...)
+	} else {
+		groups := make([]optim.ParamGroup, len(c.Groups))
+		for i, g := range c.Groups {
+			groups[i] = optim.ParamGroup{Params: p.list(g.Params...), Options: optionsOf(t, g.Options)}
+		}
+		o, err = newOptimizer(c.Optimizer, groups, opts...)
+	}
+	require.NoError(t, err)
+	return o
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

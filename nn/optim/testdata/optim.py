@@ -1,0 +1,336 @@
+#!/usr/bin/python3
+"""Writes the reference values that package optim's tests compare against.
+
+Run it with the reference PyTorch (1.13) from the repository root:
+
+    /usr/bin/python3 nn/optim/testdata/optim.py
+
+It writes nn/optim/testdata/optim.json. The Go tests read only that file;
+they never run Python.
+
+  * optimizers: for each configuration (optimizer, options, parameter
+    groups), the trajectory of the parameters over 100 steps of a fixed
+    loss, and the optimizer's state_dict() after step 50;
+  * schedulers: for each configuration the learning rates (and OneCycleLR's
+    momentum or beta1) of every group after construction and after each of
+    100 steps;
+  * clip: clip_grad_norm_ and clip_grad_value_ on fixed gradients;
+  * errors: the ValueError messages of invalid options.
+
+Every input is written to the file too, so the Go side builds the same
+tensors from the same numbers.
+"""
+
+import json
+import warnings
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.optim import lr_scheduler as lrs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = 100
+# Steps after which the parameters are recorded: the first five, then
+# every fifth.
+CHECKPOINTS = [1, 2, 3, 4, 5] + list(range(10, STEPS + 1, 5))
+SAVE_AT = 50
+
+
+class F32(list):
+    """float32 values, written in their shortest float32 form."""
+
+
+def dump(v):
+    if isinstance(v, F32):
+        return "[" + ",".join(np.format_float_scientific(np.float32(x), unique=True, trim="-")
+                              if math.isfinite(x) else json.dumps(float(x)) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(json.dumps(str(k)) + ":" + dump(x) for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(dump(x) for x in v) + "]"
+    if isinstance(v, float):
+        return json.dumps(v)  # repr: round-trips
+    return json.dumps(v)
+
+
+def flat(t):
+    vals = t.detach().reshape(-1).tolist()
+    return F32(vals) if t.dtype == torch.float32 else vals
+
+
+def tensor_json(t):
+    return {"tensor": True, "dtype": str(t.dtype).replace("torch.", ""),
+            "shape": list(t.shape), "data": flat(t)}
+
+
+# The fixed problem: a one-hidden-layer logistic regression on 16 points,
+# plus a quartic penalty, with a fourth parameter that gets no gradient.
+X = [[math.sin(0.7 * i + 1.3 * j) for j in range(5)] for i in range(16)]
+Y = [1.0 if math.cos(1.1 * i) > 0 else 0.0 for i in range(16)]
+INIT = {
+    "W": [[0.3 * math.sin(5 * i + j + 0.5) for j in range(5)] for i in range(4)],
+    "b": [0.1 * math.cos(i) for i in range(4)],
+    "v": [0.5 * math.sin(2.0 * i + 0.3) for i in range(4)],
+    "u": [0.25, -0.5, 1.0],
+}
+NAMES = ["W", "b", "v", "u"]
+
+
+def loss_fn(p, x, y):
+    h = torch.tanh(torch.matmul(x, p["W"].t()) + p["b"])
+    logit = torch.matmul(h, p["v"])
+    return (F.softplus(logit) - y * logit).mean() + 0.01 * p["v"].pow(4).sum()
+
+
+OPTIMIZERS = {
+    "SGD": torch.optim.SGD,
+    "Adam": torch.optim.Adam,
+    "AdamW": torch.optim.AdamW,
+    "RMSprop": torch.optim.RMSprop,
+    "Adagrad": torch.optim.Adagrad,
+}
+
+# name: (optimizer, defaults, groups or None, negate, dtype). groups lists
+# (parameter names, options); negate maximizes -loss.
+CONFIGS = {
+    "sgd": ("SGD", {"lr": 0.1}, None, False, "float32"),
+    "sgd_momentum": ("SGD", {"lr": 0.05, "momentum": 0.9}, None, False, "float32"),
+    "sgd_dampening_wd": ("SGD", {"lr": 0.05, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01}, None, False, "float32"),
+    "sgd_nesterov": ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}, None, False, "float32"),
+    "sgd_maximize": ("SGD", {"lr": 0.05, "momentum": 0.5, "maximize": True}, None, True, "float32"),
+    "sgd_groups": ("SGD", {"lr": 0.05, "momentum": 0.9},
+                   [(["W"], {"lr": 0.1, "momentum": 0.5}), (["b", "v", "u"], {"nesterov": True})], False, "float32"),
+    "sgd_nesterov_f64": ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}, None, False, "float64"),
+    "adam": ("Adam", {"lr": 0.01}, None, False, "float32"),
+    "adam_wd_amsgrad": ("Adam", {"lr": 0.02, "betas": (0.8, 0.99), "weight_decay": 0.01, "amsgrad": True}, None, False, "float32"),
+    "adam_maximize": ("Adam", {"lr": 0.01, "maximize": True, "eps": 1e-6}, None, True, "float32"),
+    "adam_groups": ("Adam", {"lr": 0.01},
+                    [(["W"], {"lr": 0.03, "betas": (0.85, 0.95)}), (["b", "v", "u"], {"amsgrad": True, "weight_decay": 0.1})], False, "float32"),
+    "adam_f64": ("Adam", {"lr": 0.01, "amsgrad": True}, None, False, "float64"),
+    "adamw": ("AdamW", {"lr": 0.01}, None, False, "float32"),
+    "adamw_amsgrad": ("AdamW", {"lr": 0.02, "weight_decay": 0.1, "amsgrad": True, "betas": (0.9, 0.98)}, None, False, "float32"),
+    "adamw_groups": ("AdamW", {"lr": 0.01},
+                     [(["W"], {"weight_decay": 0.0}), (["b", "v", "u"], {"lr": 0.02, "maximize": True})], False, "float32"),
+    "rmsprop": ("RMSprop", {"lr": 0.01}, None, False, "float32"),
+    "rmsprop_centered_momentum": ("RMSprop", {"lr": 0.005, "alpha": 0.9, "momentum": 0.8, "centered": True, "weight_decay": 0.01}, None, False, "float32"),
+    "rmsprop_centered": ("RMSprop", {"lr": 0.01, "centered": True, "eps": 1e-6}, None, False, "float32"),
+    "rmsprop_groups": ("RMSprop", {"lr": 0.01, "maximize": True},
+                       [(["W"], {"momentum": 0.5}), (["b", "v", "u"], {"centered": True, "alpha": 0.95})], True, "float32"),
+    "adagrad": ("Adagrad", {"lr": 0.1}, None, False, "float32"),
+    "adagrad_decay": ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1, "eps": 1e-8}, None, False, "float32"),
+    "adagrad_groups": ("Adagrad", {"lr": 0.1, "maximize": True},
+                       [(["W"], {"lr": 0.05, "lr_decay": 0.05}), (["b", "v", "u"], {})], True, "float32"),
+}
+
+
+def jsonable(v):
+    if isinstance(v, torch.Tensor):
+        return tensor_json(v)
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def run_optimizer(name, cfg):
+    opt_name, defaults, groups, negate, dtype = cfg
+    dt = getattr(torch, dtype)
+    x = torch.tensor(X, dtype=dt)
+    y = torch.tensor(Y, dtype=dt)
+    p = {n: torch.tensor(INIT[n], dtype=dt, requires_grad=True) for n in NAMES}
+    if groups is None:
+        params = [p[n] for n in NAMES]
+    else:
+        params = [dict(params=[p[n] for n in names], **opts) for names, opts in groups]
+    opt = OPTIMIZERS[opt_name](params, **defaults)
+    traj = []
+    state = None
+    for step in range(1, STEPS + 1):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(p, x, y)
+        (-loss if negate else loss).backward()
+        opt.step()
+        if step in CHECKPOINTS:
+            traj.append({"step": step, "params": {n: flat(p[n]) for n in NAMES}})
+        if step == SAVE_AT:
+            sd = opt.state_dict()
+            state = {
+                "state": {str(k): {kk: jsonable(vv) for kk, vv in v.items()} for k, v in sd["state"].items()},
+                "param_groups": [{k: jsonable(v) for k, v in g.items()} for g in sd["param_groups"]],
+            }
+    return {
+        "optimizer": opt_name,
+        "defaults": {k: jsonable(v) for k, v in defaults.items()},
+        "groups": None if groups is None else [{"params": names, "options": {k: jsonable(v) for k, v in o.items()}}
+                                               for names, o in groups],
+        "negate": negate,
+        "dtype": dtype,
+        "trajectory": traj,
+        "state_dict": state,
+    }
+
+
+def scheduler_configs():
+    def sgd():
+        p = torch.zeros(2, requires_grad=True)
+        q = torch.zeros(2, requires_grad=True)
+        return torch.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.02}], lr=0.1, momentum=0.9)
+
+    def adam():
+        p = torch.zeros(2, requires_grad=True)
+        q = torch.zeros(2, requires_grad=True)
+        return torch.optim.Adam([{"params": [p]}, {"params": [q], "lr": 0.002}], lr=0.01)
+
+    def adagrad():
+        return torch.optim.Adagrad([torch.zeros(2, requires_grad=True)], lr=0.1)
+
+    return {
+        "step": ("sgd", lambda o: lrs.StepLR(o, step_size=7, gamma=0.5)),
+        "step_default": ("sgd", lambda o: lrs.StepLR(o, step_size=30)),
+        "multistep": ("sgd", lambda o: lrs.MultiStepLR(o, milestones=[10, 25, 25, 60], gamma=0.3)),
+        "exponential": ("sgd", lambda o: lrs.ExponentialLR(o, gamma=0.97)),
+        "cosine": ("sgd", lambda o: lrs.CosineAnnealingLR(o, T_max=30, eta_min=0.001)),
+        "cosine_default": ("sgd", lambda o: lrs.CosineAnnealingLR(o, T_max=100)),
+        "linear_warmup": ("sgd", lambda o: lrs.LinearLR(o, start_factor=0.1, total_iters=10)),
+        "linear_default": ("sgd", lambda o: lrs.LinearLR(o)),
+        "linear_decay": ("sgd", lambda o: lrs.LinearLR(o, start_factor=1.0, end_factor=0.05, total_iters=80)),
+        "constant": ("sgd", lambda o: lrs.ConstantLR(o, factor=0.5, total_iters=8)),
+        "lambda": ("sgd", lambda o: lrs.LambdaLR(o, lambda e: 0.95 ** e)),
+        "onecycle": ("sgd", lambda o: lrs.OneCycleLR(o, max_lr=[0.5, 0.2], total_steps=100)),
+        "onecycle_linear_three_phase": ("sgd", lambda o: lrs.OneCycleLR(
+            o, max_lr=0.3, total_steps=100, anneal_strategy="linear", three_phase=True,
+            div_factor=10.0, final_div_factor=100.0, pct_start=0.25)),
+        "onecycle_three_phase_cos": ("sgd", lambda o: lrs.OneCycleLR(
+            o, max_lr=0.3, total_steps=100, three_phase=True, base_momentum=[0.8, 0.7], max_momentum=0.9)),
+        "onecycle_adam": ("adam", lambda o: lrs.OneCycleLR(
+            o, max_lr=0.01, total_steps=100, base_momentum=0.8, max_momentum=0.9)),
+        "onecycle_no_momentum": ("adagrad", lambda o: lrs.OneCycleLR(
+            o, max_lr=0.1, total_steps=100, cycle_momentum=False, pct_start=0.5)),
+        "sequential_warmup_cosine": ("sgd", lambda o: lrs.SequentialLR(
+            o, [lrs.LinearLR(o, start_factor=0.1, total_iters=5), lrs.CosineAnnealingLR(o, T_max=95)], milestones=[5])),
+        "sequential_three": ("sgd", lambda o: lrs.SequentialLR(
+            o, [lrs.ConstantLR(o, factor=0.5, total_iters=3), lrs.ExponentialLR(o, gamma=0.9),
+                lrs.StepLR(o, step_size=10, gamma=0.5)], milestones=[10, 40])),
+        "chained": ("sgd", lambda o: lrs.ChainedScheduler(
+            [lrs.LinearLR(o, start_factor=0.2, total_iters=10), lrs.ExponentialLR(o, gamma=0.98)])),
+    }, {"sgd": sgd, "adam": adam, "adagrad": adagrad}
+
+
+def momenta(opt):
+    out = []
+    for g in opt.param_groups:
+        if "betas" in g:
+            out.append(g["betas"][0])
+        else:
+            out.append(g.get("momentum", 0.0))
+    return out
+
+
+def run_schedulers():
+    cfgs, makers = scheduler_configs()
+    res = {}
+    for name, (kind, make) in cfgs.items():
+        opt = makers[kind]()
+        sched = make(opt)
+        lrs_ = [list(sched.get_last_lr())]
+        mom = [momenta(opt)]
+        for _ in range(STEPS):
+            opt.step()
+            sched.step()
+            lrs_.append(list(sched.get_last_lr()))
+            mom.append(momenta(opt))
+        res[name] = {"optimizer": kind, "lrs": lrs_, "momentum": mom}
+    return res
+
+
+def run_clip():
+    grads = {
+        "a": [[0.5, -1.25, 2.0], [3.5, -0.75, 0.125]],
+        "b": [4.0, -3.0],
+        "c": 1.5,
+    }
+    cases = []
+    for norm_type in [2.0, 1.0, math.inf, 0.5, 3.0]:
+        for max_norm in [0.5, 100.0]:
+            ps = []
+            for n in ["a", "b", "c"]:
+                p = torch.zeros(torch.tensor(grads[n]).shape, requires_grad=True)
+                p.grad = torch.tensor(grads[n], dtype=torch.float32)
+                ps.append(p)
+            ps.append(torch.zeros(2, requires_grad=True))  # no gradient
+            total = torch.nn.utils.clip_grad_norm_(ps, max_norm, norm_type)
+            cases.append({
+                "norm_type": "inf" if math.isinf(norm_type) else norm_type,
+                "max_norm": max_norm,
+                "total_norm": float(total),
+                "grads": [flat(p.grad) for p in ps[:3]],
+            })
+    ps = []
+    for n in ["a", "b", "c"]:
+        p = torch.zeros(torch.tensor(grads[n]).shape, requires_grad=True)
+        p.grad = torch.tensor(grads[n], dtype=torch.float32)
+        ps.append(p)
+    torch.nn.utils.clip_grad_value_(ps, 1.0)
+    return {"grads": grads, "norm": cases, "value": {"clip_value": 1.0, "grads": [flat(p.grad) for p in ps]}}
+
+
+def run_errors():
+    p = [torch.zeros(2, requires_grad=True)]
+    cases = {
+        "sgd_negative_lr": ("SGD", {"lr": -0.1}),
+        "sgd_negative_momentum": ("SGD", {"lr": 0.1, "momentum": -0.5}),
+        "sgd_negative_weight_decay": ("SGD", {"lr": 0.1, "weight_decay": -0.25}),
+        "sgd_nesterov_no_momentum": ("SGD", {"lr": 0.1, "nesterov": True}),
+        "sgd_nesterov_dampening": ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.5, "nesterov": True}),
+        "adam_negative_lr": ("Adam", {"lr": -0.001}),
+        "adam_negative_eps": ("Adam", {"eps": -1e-08}),
+        "adam_beta1": ("Adam", {"betas": (1.5, 0.999)}),
+        "adam_beta2": ("Adam", {"betas": (0.9, -0.5)}),
+        "adam_negative_weight_decay": ("Adam", {"weight_decay": -0.5}),
+        "adamw_beta1": ("AdamW", {"betas": (-0.5, 0.999)}),
+        "rmsprop_negative_alpha": ("RMSprop", {"alpha": -0.5}),
+        "rmsprop_negative_momentum": ("RMSprop", {"momentum": -0.5}),
+        "rmsprop_negative_eps": ("RMSprop", {"eps": -0.5}),
+        "adagrad_negative_lr_decay": ("Adagrad", {"lr_decay": -0.5}),
+        "adagrad_negative_initial_accumulator_value": ("Adagrad", {"initial_accumulator_value": -0.5}),
+        "adagrad_negative_eps": ("Adagrad", {"eps": -0.5}),
+    }
+    out = {}
+    for name, (opt_name, kw) in cases.items():
+        try:
+            OPTIMIZERS[opt_name](p, **kw)
+        except ValueError as e:
+            out[name] = {"optimizer": opt_name, "options": {k: jsonable(v) for k, v in kw.items()}, "message": str(e)}
+        else:
+            raise SystemExit("no error for " + name)
+    try:
+        torch.optim.SGD([], lr=0.1)
+    except ValueError as e:
+        out["empty"] = {"optimizer": "SGD", "options": {"lr": 0.1}, "message": str(e), "empty": True}
+    return out
+
+
+def main():
+    warnings.filterwarnings("ignore", category=UserWarning)
+    torch.manual_seed(0)
+    doc = {
+        "torch_version": torch.__version__,
+        "steps": STEPS,
+        "save_at": SAVE_AT,
+        "data": {"x": X, "y": Y, "init": INIT, "names": NAMES},
+        "optimizers": {name: run_optimizer(name, cfg) for name, cfg in CONFIGS.items()},
+        "schedulers": run_schedulers(),
+        "clip": run_clip(),
+        "errors": run_errors(),
+    }
+    path = os.path.join(HERE, "optim.json")
+    with open(path, "w") as f:
+        f.write(dump(doc))
+        f.write("\n")
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
+if __name__ == "__main__":
+    main()
