@@ -36,6 +36,19 @@
 // Names follow PyTorch's state-dict keys: Go field names become snake_case
 // (RunningMean is running_mean), and elements of slices and maps add their
 // index or key (features.0.weight).
+//
+// The layers mirror torch.nn's classes, one file each: nn.Linear(784, 128)
+// returns a *LinearModule, initialized, named and printed as PyTorch's
+// Linear is. What PyTorch requires is a parameter; what has a default is an
+// Option named With plus PyTorch's keyword, as in packages torch and
+// nn/functional (see Option):
+//
+//	nn.Conv2d(1, 32, 3, nn.WithStride(2), nn.WithPadding(1))
+//	nn.BatchNorm2d(32, nn.WithMomentum(0.01))
+//
+// (LSTM, GRU, MultiheadAttention and TransformerEncoderLayer take an
+// options struct instead.) Every layer has Forward, which panics on error,
+// and TryForward, which returns the error, a *torch.Error.
 package nn
 
 import (

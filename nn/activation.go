@@ -1,0 +1,581 @@
+package nn
+
+import (
+	"fmt"
+
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// ReLUModule applies max(0, x) element-wise (torch.nn.ReLU).
+type ReLUModule struct {
+	Module
+}
+
+// ReLU returns a ReLUModule.
+func ReLU() *ReLUModule {
+	m := &ReLUModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *ReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TryRelu(x) }
+
+// ReLU6Module applies min(max(0, x), 6) element-wise (torch.nn.ReLU6).
+type ReLU6Module struct {
+	Module
+}
+
+// ReLU6 returns a ReLU6Module.
+func ReLU6() *ReLU6Module {
+	m := &ReLU6Module{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *ReLU6Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ReLU6Module) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TryRelu6(x) }
+
+// SELUModule applies the scaled ELU element-wise (torch.nn.SELU).
+type SELUModule struct {
+	Module
+}
+
+// SELU returns a SELUModule.
+func SELU() *SELUModule {
+	m := &SELUModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TrySelu(x) }
+
+// SiLUModule applies x·sigmoid(x) element-wise (torch.nn.SiLU).
+type SiLUModule struct {
+	Module
+}
+
+// SiLU returns a SiLUModule.
+func SiLU() *SiLUModule {
+	m := &SiLUModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SiLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SiLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TrySilu(x) }
+
+// MishModule applies x·tanh(softplus(x)) element-wise (torch.nn.Mish).
+type MishModule struct {
+	Module
+}
+
+// Mish returns a MishModule.
+func Mish() *MishModule {
+	m := &MishModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *MishModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *MishModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TryMish(x) }
+
+// HardswishModule applies the hard swish element-wise (torch.nn.Hardswish).
+type HardswishModule struct {
+	Module
+}
+
+// Hardswish returns a HardswishModule.
+func Hardswish() *HardswishModule {
+	m := &HardswishModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *HardswishModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *HardswishModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TryHardswish(x) }
+
+// HardsigmoidModule applies the hard sigmoid element-wise (torch.nn.Hardsigmoid).
+type HardsigmoidModule struct {
+	Module
+}
+
+// Hardsigmoid returns a HardsigmoidModule.
+func Hardsigmoid() *HardsigmoidModule {
+	m := &HardsigmoidModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *HardsigmoidModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *HardsigmoidModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryHardsigmoid(x)
+}
+
+// TanhModule applies tanh(x) element-wise (torch.nn.Tanh).
+type TanhModule struct {
+	Module
+}
+
+// Tanh returns a TanhModule.
+func Tanh() *TanhModule {
+	m := &TanhModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *TanhModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *TanhModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TryTanh(x) }
+
+// SigmoidModule applies 1/(1+exp(-x)) element-wise (torch.nn.Sigmoid).
+type SigmoidModule struct {
+	Module
+}
+
+// Sigmoid returns a SigmoidModule.
+func Sigmoid() *SigmoidModule {
+	m := &SigmoidModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SigmoidModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SigmoidModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TrySigmoid(x) }
+
+// LogSigmoidModule applies log(sigmoid(x)) element-wise (torch.nn.LogSigmoid).
+type LogSigmoidModule struct {
+	Module
+}
+
+// LogSigmoid returns a LogSigmoidModule.
+func LogSigmoid() *LogSigmoidModule {
+	m := &LogSigmoidModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *LogSigmoidModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *LogSigmoidModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryLogSigmoid(x)
+}
+
+// SoftsignModule applies x/(1+|x|) element-wise (torch.nn.Softsign).
+type SoftsignModule struct {
+	Module
+}
+
+// Softsign returns a SoftsignModule.
+func Softsign() *SoftsignModule {
+	m := &SoftsignModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SoftsignModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SoftsignModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.TrySoftsign(x) }
+
+// TanhshrinkModule applies x - tanh(x) element-wise (torch.nn.Tanhshrink).
+type TanhshrinkModule struct {
+	Module
+}
+
+// Tanhshrink returns a TanhshrinkModule.
+func Tanhshrink() *TanhshrinkModule {
+	m := &TanhshrinkModule{}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *TanhshrinkModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *TanhshrinkModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryTanhshrink(x)
+}
+
+// LeakyReLUModule applies max(0, x) + NegativeSlope·min(0, x)
+// (torch.nn.LeakyReLU).
+type LeakyReLUModule struct {
+	Module
+	NegativeSlope float64
+}
+
+// LeakyReLU returns a LeakyReLUModule.
+//
+// Options: WithNegativeSlope (0.01).
+func LeakyReLU(opts ...Option) *LeakyReLUModule {
+	a := layerArgs{negativeSlope: 0.01}
+	a.parse("LeakyReLU", opts, "negative_slope")
+	m := &LeakyReLUModule{NegativeSlope: a.negativeSlope}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *LeakyReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *LeakyReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryLeakyRelu(x, F.WithNegativeSlope(m.NegativeSlope))
+}
+
+// ExtraRepr is "negative_slope=0.01".
+func (m *LeakyReLUModule) ExtraRepr() string { return "negative_slope=" + pyFloat(m.NegativeSlope) }
+
+// GELUModule applies the Gaussian error linear unit, exact or with the
+// tanh approximation (torch.nn.GELU).
+type GELUModule struct {
+	Module
+	Approximate string // "none" or "tanh"
+}
+
+// GELU returns a GELUModule.
+//
+// Options: WithApproximate ("none"; or "tanh").
+func GELU(opts ...Option) *GELUModule {
+	a := layerArgs{approximate: "none"}
+	a.parse("GELU", opts, "approximate")
+	m := &GELUModule{Approximate: a.approximate}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *GELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *GELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryGelu(x, F.WithApproximate(m.Approximate))
+}
+
+// ExtraRepr is "approximate='none'".
+func (m *GELUModule) ExtraRepr() string { return "approximate='" + m.Approximate + "'" }
+
+// ELUModule applies x for x > 0 and Alpha·(exp(x)-1) otherwise
+// (torch.nn.ELU).
+type ELUModule struct {
+	Module
+	Alpha float64
+}
+
+// ELU returns an ELUModule.
+//
+// Options: WithAlpha (1.0).
+func ELU(opts ...Option) *ELUModule {
+	a := layerArgs{alpha: 1}
+	a.parse("ELU", opts, "alpha")
+	m := &ELUModule{Alpha: a.alpha}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *ELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryElu(x, F.WithAlpha(m.Alpha))
+}
+
+// ExtraRepr is "alpha=1.0".
+func (m *ELUModule) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
+
+// CELUModule applies max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))
+// (torch.nn.CELU).
+type CELUModule struct {
+	Module
+	Alpha float64
+}
+
+// CELU returns a CELUModule.
+//
+// Options: WithAlpha (1.0).
+func CELU(opts ...Option) *CELUModule {
+	a := layerArgs{alpha: 1}
+	a.parse("CELU", opts, "alpha")
+	m := &CELUModule{Alpha: a.alpha}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *CELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *CELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryCelu(x, F.WithAlpha(m.Alpha))
+}
+
+// ExtraRepr is "alpha=1.0".
+func (m *CELUModule) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
+
+// HardtanhModule clamps x to [MinVal, MaxVal] (torch.nn.Hardtanh).
+type HardtanhModule struct {
+	Module
+	MinVal, MaxVal float64
+}
+
+// Hardtanh returns a HardtanhModule.
+//
+// Options: WithMinVal (-1), WithMaxVal (1).
+func Hardtanh(opts ...Option) *HardtanhModule {
+	a := layerArgs{minVal: -1, maxVal: 1}
+	a.parse("Hardtanh", opts, "min_val", "max_val")
+	if a.maxVal <= a.minVal {
+		layerPanic("Hardtanh", "max_val must be greater than min_val")
+	}
+	m := &HardtanhModule{MinVal: a.minVal, MaxVal: a.maxVal}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *HardtanhModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *HardtanhModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryHardtanh(x, F.WithMinVal(m.MinVal), F.WithMaxVal(m.MaxVal))
+}
+
+// ExtraRepr is "min_val=-1.0, max_val=1.0".
+func (m *HardtanhModule) ExtraRepr() string {
+	return "min_val=" + pyFloat(m.MinVal) + ", max_val=" + pyFloat(m.MaxVal)
+}
+
+// SoftplusModule applies log(1+exp(Beta·x))/Beta, linear above Threshold
+// (torch.nn.Softplus).
+type SoftplusModule struct {
+	Module
+	Beta, Threshold float64
+}
+
+// Softplus returns a SoftplusModule.
+//
+// Options: WithBeta (1), WithThreshold (20).
+func Softplus(opts ...Option) *SoftplusModule {
+	a := layerArgs{beta: 1, threshold: 20}
+	a.parse("Softplus", opts, "beta", "threshold")
+	m := &SoftplusModule{Beta: a.beta, Threshold: a.threshold}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SoftplusModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SoftplusModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TrySoftplus(x, F.WithBeta(m.Beta), F.WithThreshold(m.Threshold))
+}
+
+// ExtraRepr is "beta=1, threshold=20" (PyTorch's defaults are ints, so
+// whole numbers print as ints).
+func (m *SoftplusModule) ExtraRepr() string {
+	return "beta=" + pyNumber(m.Beta) + ", threshold=" + pyNumber(m.Threshold)
+}
+
+// pyNumber prints whole numbers as ints and others as floats.
+func pyNumber(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprint(int64(v))
+	}
+	return pyFloat(v)
+}
+
+// ThresholdModule replaces the elements not above Threshold by Value
+// (torch.nn.Threshold).
+type ThresholdModule struct {
+	Module
+	Threshold, Value float64
+}
+
+// Threshold returns a ThresholdModule.
+func Threshold(threshold, value float64) *ThresholdModule {
+	m := &ThresholdModule{Threshold: threshold, Value: value}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *ThresholdModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ThresholdModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryThreshold(x, m.Threshold, m.Value)
+}
+
+// ExtraRepr is "threshold=0.1, value=20.0".
+func (m *ThresholdModule) ExtraRepr() string {
+	return "threshold=" + pyFloat(m.Threshold) + ", value=" + pyFloat(m.Value)
+}
+
+// GLUModule is the gated linear unit a·sigmoid(b) of the halves of the
+// input along Dim (torch.nn.GLU).
+type GLUModule struct {
+	Module
+	Dim int64
+}
+
+// GLU returns a GLUModule.
+//
+// Options: WithDim (-1).
+func GLU(opts ...Option) *GLUModule {
+	a := layerArgs{dim: -1}
+	a.parse("GLU", opts, "dim")
+	m := &GLUModule{Dim: a.dim}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *GLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *GLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryGlu(x, F.WithDim(m.Dim))
+}
+
+// ExtraRepr is "dim=-1".
+func (m *GLUModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }
+
+// PReLUModule applies max(0, x) + Weight·min(0, x) with a learned slope,
+// one for all channels or one per channel (torch.nn.PReLU).
+type PReLUModule struct {
+	Module
+	Weight        torch.Tensor // (num_parameters), filled with init
+	NumParameters int64
+}
+
+// PReLU returns a PReLUModule.
+//
+// Options: WithNumParameters (1), WithInit (0.25), WithDtype, WithDevice.
+func PReLU(opts ...Option) *PReLUModule {
+	a := layerArgs{numParameters: 1, init: 0.25}
+	a.parse("PReLU", opts, "num_parameters", "init", "dtype", "device")
+	m := &PReLUModule{NumParameters: a.numParameters, Weight: a.param(a.numParameters)}
+	torch.NoGrad(func() { m.Weight.Fill_(torch.S(a.init)) })
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *PReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *PReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryPrelu(x, m.Weight)
+}
+
+// ExtraRepr is "num_parameters=1".
+func (m *PReLUModule) ExtraRepr() string { return fmt.Sprintf("num_parameters=%d", m.NumParameters) }
+
+// SoftmaxModule applies softmax along Dim (torch.nn.Softmax).
+type SoftmaxModule struct {
+	Module
+	Dim int64
+}
+
+// Softmax returns a SoftmaxModule along dim. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
+func Softmax(dim int64) *SoftmaxModule {
+	m := &SoftmaxModule{Dim: dim}
+	m.Init(m)
+	return m
+}
+
+// Forward applies softmax to x.
+func (m *SoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TrySoftmax(x, m.Dim)
+}
+
+// ExtraRepr is "dim=1".
+func (m *SoftmaxModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }
+
+// LogSoftmaxModule applies log_softmax along Dim (torch.nn.LogSoftmax).
+type LogSoftmaxModule struct {
+	Module
+	Dim int64
+}
+
+// LogSoftmax returns a LogSoftmaxModule along dim. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
+func LogSoftmax(dim int64) *LogSoftmaxModule {
+	m := &LogSoftmaxModule{Dim: dim}
+	m.Init(m)
+	return m
+}
+
+// Forward applies log_softmax to x.
+func (m *LogSoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *LogSoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TryLogSoftmax(x, m.Dim)
+}
+
+// ExtraRepr is "dim=1".
+func (m *LogSoftmaxModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }
+
+// SoftminModule applies softmin along Dim (torch.nn.Softmin).
+type SoftminModule struct {
+	Module
+	Dim int64
+}
+
+// Softmin returns a SoftminModule along dim. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
+func Softmin(dim int64) *SoftminModule {
+	m := &SoftminModule{Dim: dim}
+	m.Init(m)
+	return m
+}
+
+// Forward applies softmin to x.
+func (m *SoftminModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SoftminModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return F.TrySoftmin(x, m.Dim)
+}
+
+// ExtraRepr is "dim=1".
+func (m *SoftminModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }

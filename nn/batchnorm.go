@@ -1,0 +1,250 @@
+package nn
+
+import (
+	"fmt"
+
+	F "github.com/gotorch/gotorch/nn/functional"
+	nninit "github.com/gotorch/gotorch/nn/init"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// BatchNormSettings are the settings of BatchNorm1d, 2d and 3d, which
+// embed them.
+type BatchNormSettings struct {
+	NumFeatures       int64
+	Eps               float64
+	Momentum          float64 // the weight of the newest batch in the running statistics
+	MomentumNone      bool    // PyTorch's momentum=None: a cumulative average instead
+	Affine            bool    // Weight and Bias are learned
+	TrackRunningStats bool    // RunningMean and RunningVar are kept and used in evaluation
+}
+
+// batchNormTensors are a batch norm layer's parameters and buffers.
+type batchNormTensors struct {
+	weight, bias, runningMean, runningVar, numBatchesTracked torch.Tensor
+}
+
+func newBatchNorm(layer string, numFeatures int64, opts []Option) (BatchNormSettings, batchNormTensors) {
+	a := &layerArgs{eps: 1e-5, momentum: 0.1, affine: true, trackRunningStats: true}
+	a.parse(layer, opts, "eps", "momentum", "affine", "track_running_stats", "dtype", "device")
+	if numFeatures < 0 {
+		layerPanic(layer, "num_features must be non-negative, got %d", numFeatures)
+	}
+	s := BatchNormSettings{NumFeatures: numFeatures, Eps: a.eps, Momentum: a.momentum, MomentumNone: a.momentumNone,
+		Affine: a.affine, TrackRunningStats: a.trackRunningStats}
+	var t batchNormTensors
+	if s.Affine {
+		t.weight, t.bias = a.param(numFeatures), a.param(numFeatures)
+	}
+	if s.TrackRunningStats {
+		t.runningMean = torch.Zeros([]int64{numFeatures}, a.factory()...)
+		t.runningVar = torch.Ones([]int64{numFeatures}, a.factory()...)
+		long := []torch.Option{torch.WithDtype(torch.Int64)}
+		if a.has("device") {
+			long = append(long, torch.WithDevice(a.device))
+		}
+		t.numBatchesTracked = torch.Zeros([]int64{}, long...)
+	}
+	t.reset()
+	return s, t
+}
+
+func (t batchNormTensors) reset() {
+	if t.runningMean.Defined() {
+		nninit.Zeros_(t.runningMean)
+		nninit.Ones_(t.runningVar)
+		nninit.Zeros_(t.numBatchesTracked)
+	}
+	if t.weight.Defined() {
+		nninit.Ones_(t.weight)
+		nninit.Zeros_(t.bias)
+	}
+}
+
+// forward is PyTorch's _BatchNorm.forward; wantDims checks the input's
+// number of dimensions.
+func (s *BatchNormSettings) forward(layer string, training bool, x torch.Tensor, t batchNormTensors, dimsOK func(int) bool, want string) (torch.Tensor, error) {
+	shape, err := tensorShape(x)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	if !dimsOK(len(shape)) {
+		return torch.Tensor{}, layerError(layer, "expected %s input (got %dD input)", want, len(shape))
+	}
+	factor := s.Momentum
+	if training && s.TrackRunningStats && t.numBatchesTracked.Defined() {
+		var n int64
+		torch.NoGrad(func() {
+			if _, err = t.numBatchesTracked.TryAddScalar_(torch.S(1)); err == nil {
+				n, err = t.numBatchesTracked.TryItemInt()
+			}
+		})
+		if err != nil {
+			return torch.Tensor{}, err
+		}
+		if s.MomentumNone {
+			factor = 1 / float64(n)
+		}
+	} else if s.MomentumNone {
+		factor = 0
+	}
+	bnTraining := training || (!t.runningMean.Defined() && !t.runningVar.Defined())
+	rm, rv := t.runningMean, t.runningVar
+	if training && !s.TrackRunningStats {
+		rm, rv = torch.Tensor{}, torch.Tensor{}
+	}
+	return F.TryBatchNorm(x, rm, rv, F.WithWeight(t.weight), F.WithBias(t.bias), F.WithTraining(bnTraining),
+		F.WithMomentum(factor), F.WithEps(s.Eps))
+}
+
+// ExtraRepr is "3, eps=1e-05, momentum=0.1, affine=True,
+// track_running_stats=True".
+func (s *BatchNormSettings) ExtraRepr() string {
+	momentum := pyFloat(s.Momentum)
+	if s.MomentumNone {
+		momentum = "None"
+	}
+	return fmt.Sprintf("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s",
+		s.NumFeatures, pyFloat(s.Eps), momentum, pyBool(s.Affine), pyBool(s.TrackRunningStats))
+}
+
+// tensorShape returns t's shape, or the *torch.Error of an undefined or
+// freed tensor.
+func tensorShape(t torch.Tensor) (s []int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return t.Shape(), nil
+}
+
+// BatchNorm1dModule normalizes (N, C) or (N, C, L) input over the batch
+// (torch.nn.BatchNorm1d). In training it uses the batch's statistics and
+// updates the running ones; in evaluation it uses the running ones.
+type BatchNorm1dModule struct {
+	Module
+	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
+	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
+	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros
+	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
+	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
+	BatchNormSettings
+}
+
+// BatchNorm1d returns a BatchNorm1dModule over numFeatures channels.
+//
+// Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
+// WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
+func BatchNorm1d(numFeatures int64, opts ...Option) *BatchNorm1dModule {
+	m := &BatchNorm1dModule{}
+	var t batchNormTensors
+	m.BatchNormSettings, t = newBatchNorm("BatchNorm1d", numFeatures, opts)
+	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
+	m.Init(m)
+	return m
+}
+
+func (m *BatchNorm1dModule) tensors() batchNormTensors {
+	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
+}
+
+// ResetParameters resets the running statistics, the weight to ones and the
+// bias to zeros.
+func (m *BatchNorm1dModule) ResetParameters() { m.tensors().reset() }
+
+// Forward normalizes x.
+func (m *BatchNorm1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *BatchNorm1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("BatchNorm1d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 2 || d == 3 }, "2D or 3D")
+}
+
+// BatchNorm2dModule normalizes (N, C, H, W) input over the batch and the
+// spatial dimensions (torch.nn.BatchNorm2d). In training it uses the
+// batch's statistics and updates the running ones; in evaluation it uses
+// the running ones.
+type BatchNorm2dModule struct {
+	Module
+	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
+	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
+	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros
+	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
+	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
+	BatchNormSettings
+}
+
+// BatchNorm2d returns a BatchNorm2dModule over numFeatures channels.
+//
+// Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
+// WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
+func BatchNorm2d(numFeatures int64, opts ...Option) *BatchNorm2dModule {
+	m := &BatchNorm2dModule{}
+	var t batchNormTensors
+	m.BatchNormSettings, t = newBatchNorm("BatchNorm2d", numFeatures, opts)
+	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
+	m.Init(m)
+	return m
+}
+
+func (m *BatchNorm2dModule) tensors() batchNormTensors {
+	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
+}
+
+// ResetParameters resets the running statistics, the weight to ones and the
+// bias to zeros.
+func (m *BatchNorm2dModule) ResetParameters() { m.tensors().reset() }
+
+// Forward normalizes x.
+func (m *BatchNorm2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *BatchNorm2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("BatchNorm2d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 4 }, "4D")
+}
+
+// BatchNorm3dModule normalizes (N, C, D, H, W) input over the batch and the
+// spatial dimensions (torch.nn.BatchNorm3d).
+type BatchNorm3dModule struct {
+	Module
+	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
+	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
+	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros
+	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
+	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
+	BatchNormSettings
+}
+
+// BatchNorm3d returns a BatchNorm3dModule over numFeatures channels.
+//
+// Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
+// WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
+func BatchNorm3d(numFeatures int64, opts ...Option) *BatchNorm3dModule {
+	m := &BatchNorm3dModule{}
+	var t batchNormTensors
+	m.BatchNormSettings, t = newBatchNorm("BatchNorm3d", numFeatures, opts)
+	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
+	m.Init(m)
+	return m
+}
+
+func (m *BatchNorm3dModule) tensors() batchNormTensors {
+	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
+}
+
+// ResetParameters resets the running statistics, the weight to ones and the
+// bias to zeros.
+func (m *BatchNorm3dModule) ResetParameters() { m.tensors().reset() }
+
+// Forward normalizes x.
+func (m *BatchNorm3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *BatchNorm3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("BatchNorm3d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 5 }, "5D")
+}

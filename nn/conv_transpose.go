@@ -1,0 +1,253 @@
+package nn
+
+import (
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// ConvTransposeSettings are the settings of ConvTranspose1d, 2d and 3d,
+// which embed them; the sizes have one element per spatial dimension.
+type ConvTransposeSettings struct {
+	InChannels, OutChannels int64
+	KernelSize              []int64
+	Stride                  []int64
+	Padding                 []int64
+	OutputPadding           []int64
+	Groups                  int64
+	Dilation                []int64
+	dims                    int
+}
+
+func newConvTranspose(layer string, n int, in, out int64, kernel []int64, opts []Option) (ConvTransposeSettings, torch.Tensor, torch.Tensor) {
+	a := &layerArgs{stride: []int64{1}, padding: []int64{0}, outputPadding: []int64{0}, dilation: []int64{1}, groups: 1,
+		bias: true, paddingMode: "zeros"}
+	a.parse(layer, opts, "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode", "dtype", "device")
+	if a.paddingMode != "zeros" {
+		layerPanic(layer, "Only \"zeros\" padding mode is supported for %s", layer)
+	}
+	if a.paddingString != "" {
+		layerPanic(layer, "padding must be a number or a tuple for %s, got '%s'", layer, a.paddingString)
+	}
+	s := ConvTransposeSettings{InChannels: in, OutChannels: out, KernelSize: dims(kernel, n), Stride: dims(a.stride, n),
+		Padding: dims(a.padding, n), OutputPadding: dims(a.outputPadding, n), Groups: a.groups,
+		Dilation: dims(a.dilation, n), dims: n}
+	switch {
+	case s.Groups <= 0:
+		layerPanic(layer, "groups must be a positive integer")
+	case in%s.Groups != 0:
+		layerPanic(layer, "in_channels must be divisible by groups")
+	case out%s.Groups != 0:
+		layerPanic(layer, "out_channels must be divisible by groups")
+	}
+	for _, v := range [][]int64{s.KernelSize, s.Stride, s.Padding, s.OutputPadding, s.Dilation} {
+		if len(v) != n {
+			layerPanic(layer, "expected %d sizes per argument", n)
+		}
+	}
+	w, b := convParams(a, append([]int64{in, out / s.Groups}, s.KernelSize...), out)
+	return s, w, b
+}
+
+// outputPadding is PyTorch's _output_padding: the output padding that
+// makes the output outputSize (nil: the configured OutputPadding).
+func (s *ConvTransposeSettings) outputPadding(layer string, x torch.Tensor, outputSize []int64) ([]int64, error) {
+	if outputSize == nil {
+		return s.OutputPadding, nil
+	}
+	xs, err := tensorShape(x)
+	if err != nil {
+		return nil, err
+	}
+	n := s.dims
+	nonSpatial := 1
+	if len(xs) == n+2 {
+		nonSpatial = 2
+	}
+	if len(outputSize) == nonSpatial+n {
+		outputSize = outputSize[nonSpatial:]
+	}
+	if len(outputSize) != n {
+		return nil, layerError(layer, "ConvTranspose%dD: for %dD input, output_size must have %d or %d elements (got %d)",
+			n, len(xs), n, nonSpatial+n, len(outputSize))
+	}
+	if len(xs) < nonSpatial+n {
+		return nil, layerError(layer, "expected a %dD or %dD input, got %dD", n+1, n+2, len(xs))
+	}
+	minSizes := make([]int64, n)
+	maxSizes := make([]int64, n)
+	for d := 0; d < n; d++ {
+		minSizes[d] = (xs[d+nonSpatial]-1)*s.Stride[d] - 2*s.Padding[d] + s.Dilation[d]*(s.KernelSize[d]-1) + 1
+		maxSizes[d] = minSizes[d] + s.Stride[d] - 1
+	}
+	res := make([]int64, n)
+	for i, size := range outputSize {
+		if size < minSizes[i] || size > maxSizes[i] {
+			return nil, layerError(layer, "requested an output size of %v, but valid sizes range from %v to %v (for an input of %v)",
+				outputSize, minSizes, maxSizes, xs[nonSpatial:])
+		}
+		res[i] = size - minSizes[i]
+	}
+	return res, nil
+}
+
+func (s *ConvTransposeSettings) forward(layer string, x, w, b torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	op, err := s.outputPadding(layer, x, outputSize)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	opts := []F.Option{F.WithBias(b), F.WithStride(s.Stride...), F.WithPadding(s.Padding...),
+		F.WithOutputPadding(op...), F.WithGroups(s.Groups), F.WithDilation(s.Dilation...)}
+	switch s.dims {
+	case 1:
+		return F.TryConvTranspose1d(x, w, opts...)
+	case 2:
+		return F.TryConvTranspose2d(x, w, opts...)
+	}
+	return F.TryConvTranspose3d(x, w, opts...)
+}
+
+func (s *ConvTransposeSettings) repr(bias bool) string {
+	return convRepr(s.InChannels, s.OutChannels, s.KernelSize, s.Stride, s.Padding, "", s.Dilation, s.OutputPadding,
+		s.Groups, bias, "zeros")
+}
+
+// ConvTranspose1dModule is a 1-D transposed convolution
+// (torch.nn.ConvTranspose1d).
+type ConvTranspose1dModule struct {
+	Module
+	Weight torch.Tensor // (in_channels, out_channels/groups, kW)
+	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
+	ConvTransposeSettings
+}
+
+// ConvTranspose1d returns a 1-D transposed convolution, initialized as
+// PyTorch does (as Conv1d, with the fan in of the transposed weight).
+//
+// Options: WithStride (1), WithPadding (0), WithOutputPadding (0),
+// WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
+// ("zeros", the only one supported), WithDtype, WithDevice.
+func ConvTranspose1d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose1dModule {
+	m := &ConvTranspose1dModule{}
+	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose1d", 1, inChannels, outChannels, F.Ints(kernelSize), opts)
+	m.Init(m)
+	return m
+}
+
+// ResetParameters draws the weight and bias again.
+func (m *ConvTranspose1dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
+
+// Forward applies the transposed convolution to x.
+func (m *ConvTranspose1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ConvTranspose1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, nil)
+}
+
+// ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
+// output padding is chosen to give that size.
+func (m *ConvTranspose1dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
+	return must(m.TryForwardWithOutputSize(x, outputSize))
+}
+
+// TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
+func (m *ConvTranspose1dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, outputSize)
+}
+
+// ExtraRepr is as Conv1d's.
+func (m *ConvTranspose1dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
+
+// ConvTranspose2dModule is a 2-D transposed convolution
+// (torch.nn.ConvTranspose2d).
+type ConvTranspose2dModule struct {
+	Module
+	Weight torch.Tensor // (in_channels, out_channels/groups, kH, kW)
+	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
+	ConvTransposeSettings
+}
+
+// ConvTranspose2d returns a 2-D transposed convolution, initialized as
+// PyTorch does (as Conv2d, with the fan in of the transposed weight).
+//
+// Options: WithStride (1), WithPadding (0), WithOutputPadding (0),
+// WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
+// ("zeros", the only one supported), WithDtype, WithDevice.
+func ConvTranspose2d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose2dModule {
+	m := &ConvTranspose2dModule{}
+	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose2d", 2, inChannels, outChannels, F.Ints(kernelSize), opts)
+	m.Init(m)
+	return m
+}
+
+// ResetParameters draws the weight and bias again.
+func (m *ConvTranspose2dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
+
+// Forward applies the transposed convolution to x.
+func (m *ConvTranspose2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ConvTranspose2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, nil)
+}
+
+// ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
+// output padding is chosen to give that size.
+func (m *ConvTranspose2dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
+	return must(m.TryForwardWithOutputSize(x, outputSize))
+}
+
+// TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
+func (m *ConvTranspose2dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, outputSize)
+}
+
+// ExtraRepr is as Conv2d's.
+func (m *ConvTranspose2dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
+
+// ConvTranspose3dModule is a 3-D transposed convolution
+// (torch.nn.ConvTranspose3d).
+type ConvTranspose3dModule struct {
+	Module
+	Weight torch.Tensor // (in_channels, out_channels/groups, kD, kH, kW)
+	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
+	ConvTransposeSettings
+}
+
+// ConvTranspose3d returns a 3-D transposed convolution, initialized as
+// PyTorch does (as Conv3d, with the fan in of the transposed weight).
+//
+// Options: WithStride (1), WithPadding (0), WithOutputPadding (0),
+// WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
+// ("zeros", the only one supported), WithDtype, WithDevice.
+func ConvTranspose3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose3dModule {
+	m := &ConvTranspose3dModule{}
+	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose3d", 3, inChannels, outChannels, F.Ints(kernelSize), opts)
+	m.Init(m)
+	return m
+}
+
+// ResetParameters draws the weight and bias again.
+func (m *ConvTranspose3dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
+
+// Forward applies the transposed convolution to x.
+func (m *ConvTranspose3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *ConvTranspose3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, nil)
+}
+
+// ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
+// output padding is chosen to give that size.
+func (m *ConvTranspose3dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
+	return must(m.TryForwardWithOutputSize(x, outputSize))
+}
+
+// TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
+func (m *ConvTranspose3dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, outputSize)
+}
+
+// ExtraRepr is as Conv3d's.
+func (m *ConvTranspose3dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }

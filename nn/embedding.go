@@ -1,0 +1,101 @@
+package nn
+
+import (
+	"fmt"
+
+	F "github.com/gotorch/gotorch/nn/functional"
+	nninit "github.com/gotorch/gotorch/nn/init"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// EmbeddingModule is a lookup table of NumEmbeddings vectors of size
+// EmbeddingDim (torch.nn.Embedding).
+type EmbeddingModule struct {
+	Module
+	Weight                      torch.Tensor // (num_embeddings, embedding_dim), from N(0, 1)
+	NumEmbeddings, EmbeddingDim int64
+	PaddingIdx                  int64   // the row that stays zero and gets no gradient; -1 for none
+	MaxNorm                     float64 // renormalize looked-up rows longer than this; 0 for none
+	NormType                    float64
+	ScaleGradByFreq             bool
+	Sparse                      bool
+}
+
+// Embedding returns an EmbeddingModule, its weight drawn from N(0, 1) as
+// PyTorch does (with the padding row zeroed).
+//
+// Options: WithPaddingIdx (None), WithMaxNorm (None), WithNormType (2),
+// WithScaleGradByFreq (false), WithSparse (false), WithDtype, WithDevice.
+func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModule {
+	const layer = "Embedding"
+	a := layerArgs{normType: 2}
+	a.parse(layer, opts, "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "dtype", "device")
+	m := &EmbeddingModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, PaddingIdx: -1, NormType: a.normType,
+		ScaleGradByFreq: a.scaleGradByFreq, Sparse: a.sparse}
+	if a.has("padding_idx") {
+		p := a.paddingIdx
+		if p >= numEmbeddings || p < -numEmbeddings {
+			layerPanic(layer, "Padding_idx must be within num_embeddings")
+		}
+		if p < 0 {
+			p += numEmbeddings
+		}
+		m.PaddingIdx = p
+	}
+	if a.has("max_norm") {
+		if a.maxNorm <= 0 {
+			layerPanic(layer, "max_norm must be positive, got %s", pyFloat(a.maxNorm))
+		}
+		m.MaxNorm = a.maxNorm
+	}
+	m.Weight = a.param(numEmbeddings, embeddingDim)
+	m.ResetParameters()
+	m.Init(m)
+	return m
+}
+
+// ResetParameters draws the weight from N(0, 1) again and zeroes the
+// padding row.
+func (m *EmbeddingModule) ResetParameters() {
+	nninit.Normal_(m.Weight)
+	if m.PaddingIdx >= 0 {
+		torch.NoGrad(func() { m.Weight.Select(0, m.PaddingIdx).Fill_(torch.S(0)) })
+	}
+}
+
+// Forward returns the rows of the weight at the integer indices input.
+func (m *EmbeddingModule) Forward(input torch.Tensor) torch.Tensor { return must(m.TryForward(input)) }
+
+// TryForward is Forward that returns its error.
+func (m *EmbeddingModule) TryForward(input torch.Tensor) (torch.Tensor, error) {
+	opts := []F.Option{F.WithNormType(m.NormType), F.WithScaleGradByFreq(m.ScaleGradByFreq), F.WithSparse(m.Sparse)}
+	if m.PaddingIdx >= 0 {
+		opts = append(opts, F.WithPaddingIdx(m.PaddingIdx))
+	}
+	if m.MaxNorm > 0 {
+		opts = append(opts, F.WithMaxNorm(m.MaxNorm))
+	}
+	return F.TryEmbedding(input, m.Weight, opts...)
+}
+
+// ExtraRepr is "10, 3" and the settings that are not PyTorch's defaults
+// ("10, 3, padding_idx=0").
+func (m *EmbeddingModule) ExtraRepr() string {
+	s := fmt.Sprintf("%d, %d", m.NumEmbeddings, m.EmbeddingDim)
+	if m.PaddingIdx >= 0 {
+		s += fmt.Sprintf(", padding_idx=%d", m.PaddingIdx)
+	}
+	if m.MaxNorm > 0 {
+		s += ", max_norm=" + pyFloat(m.MaxNorm)
+	}
+	if m.NormType != 2 {
+		s += ", norm_type=" + pyFloat(m.NormType)
+	}
+	if m.ScaleGradByFreq {
+		s += ", scale_grad_by_freq=True"
+	}
+	if m.Sparse {
+		s += ", sparse=True"
+	}
+	return s
+}

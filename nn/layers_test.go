@@ -1,0 +1,703 @@
+package nn_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/nn"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// layTensor is a tensor in modules.json.
+type layTensor struct {
+	DType  string            `json:"dtype"`
+	Shape  []int64           `json:"shape"`
+	Values []json.RawMessage `json:"values"`
+}
+
+type layCase struct {
+	Name   string               `json:"name"`
+	Seed   uint64               `json:"seed"`
+	Train  bool                 `json:"train"`
+	Repr   string               `json:"repr"`
+	Init   map[string]layTensor `json:"init"`
+	State  map[string]layTensor `json:"state"`
+	Inputs map[string]layTensor `json:"inputs"`
+	Out    []layTensor          `json:"out"`
+	C      *layTensor           `json:"c"`
+	Grads  map[string]layTensor `json:"grads"`
+	After  map[string]layTensor `json:"after"`
+}
+
+type layGolden struct {
+	Cases []layCase         `json:"cases"`
+	Reprs map[string]string `json:"reprs"`
+}
+
+func layLoad(t *testing.T) layGolden {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "modules.json"))
+	require.NoError(t, err, "regenerate with /usr/bin/python3 nn/testdata/modules.py")
+	var g layGolden
+	require.NoError(t, json.Unmarshal(b, &g))
+	return g
+}
+
+func (g layTensor) floats(t *testing.T) []float64 {
+	out := make([]float64, len(g.Values))
+	for i, raw := range g.Values {
+		switch string(raw) {
+		case "true":
+			out[i] = 1
+		case "false":
+		default:
+			require.NoError(t, json.Unmarshal(raw, &out[i]))
+		}
+	}
+	return out
+}
+
+func (g layTensor) shape() []int64 {
+	if g.Shape == nil {
+		return []int64{}
+	}
+	return g.Shape
+}
+
+func (g layTensor) tensor(t *testing.T) torch.Tensor {
+	v := g.floats(t)
+	switch g.DType {
+	case "float32":
+		f := make([]float32, len(v))
+		for i := range v {
+			f[i] = float32(v[i])
+		}
+		return torch.FromSlice(f, g.shape()...)
+	case "int64":
+		n := make([]int64, len(v))
+		for i := range v {
+			n[i] = int64(v[i])
+		}
+		return torch.FromSlice(n, g.shape()...)
+	}
+	t.Fatalf("unsupported dtype %s", g.DType)
+	return torch.Tensor{}
+}
+
+// layClose checks dtype, shape and values within 1e-5 (absolute and
+// relative).
+func layClose(t *testing.T, what string, want layTensor, got torch.Tensor) {
+	t.Helper()
+	require.True(t, got.Defined(), "%s: undefined", what)
+	assert.Equal(t, "torch."+want.DType, got.DType().String(), "%s: dtype", what)
+	require.Equal(t, want.shape(), got.Shape(), "%s: shape", what)
+	w := want.floats(t)
+	g := torch.ToSlice[float64](got)
+	bad := 0
+	for i := range w {
+		if !(math.Abs(g[i]-w[i]) <= 1e-5+1e-5*math.Abs(w[i])) {
+			if bad < 3 {
+				t.Errorf("%s[%d]: got %.8g, want %.8g", what, i, g[i], w[i])
+			}
+			bad++
+		}
+	}
+	if bad > 3 {
+		t.Errorf("%s: %d values differ", what, bad)
+	}
+}
+
+func layStateDict(t *testing.T, what string, want map[string]layTensor, got map[string]torch.Tensor) {
+	t.Helper()
+	var wk, gk []string
+	for k := range want {
+		wk = append(wk, k)
+	}
+	for k := range got {
+		gk = append(gk, k)
+	}
+	sort.Strings(wk)
+	sort.Strings(gk)
+	require.Equal(t, wk, gk, "%s: state dict keys", what)
+	for _, k := range wk {
+		layClose(t, what+" "+k, want[k], got[k])
+	}
+}
+
+type layIn = map[string]torch.Tensor
+type layOut = []torch.Tensor
+
+type tryForwarder interface {
+	TryForward(x torch.Tensor) (torch.Tensor, error)
+}
+
+type layerCase struct {
+	build func() nn.Moduler
+	call  func(m nn.Moduler, i layIn) (layOut, error) // default: TryForward(x or idx)
+}
+
+func l(build func() nn.Moduler) layerCase { return layerCase{build: build} }
+
+func lossCase(build func() nn.Moduler) layerCase {
+	return layerCase{build: build, call: func(m nn.Moduler, i layIn) (layOut, error) {
+		out, err := m.(interface {
+			TryForward(input, target torch.Tensor) (torch.Tensor, error)
+		}).TryForward(i["x"], i["t"])
+		return layOut{out}, err
+	}}
+}
+
+// layerCases are the Go constructions of the golden cases, by name.
+var layerCases = map[string]layerCase{
+	"linear":         l(func() nn.Moduler { return nn.Linear(4, 3) }),
+	"linear_nobias":  l(func() nn.Moduler { return nn.Linear(4, 2, nn.WithBias(false)) }),
+	"linear_batched": l(func() nn.Moduler { return nn.Linear(3, 5) }),
+	"bilinear": {build: func() nn.Moduler { return nn.Bilinear(2, 3, 4) },
+		call: func(m nn.Moduler, i layIn) (layOut, error) {
+			out, err := m.(*nn.BilinearModule).TryForward(i["x1"], i["x2"])
+			return layOut{out}, err
+		}},
+	"identity":     l(func() nn.Moduler { return nn.Identity() }),
+	"flatten":      l(func() nn.Moduler { return nn.Flatten() }),
+	"flatten_dims": l(func() nn.Moduler { return nn.Flatten(nn.WithStartDim(0), nn.WithEndDim(1)) }),
+	"unflatten":    l(func() nn.Moduler { return nn.Unflatten(1, []int64{2, 3}) }),
+
+	"conv1d": l(func() nn.Moduler { return nn.Conv1d(3, 4, 3, nn.WithStride(2), nn.WithPadding(1)) }),
+	"conv1d_reflect": l(func() nn.Moduler {
+		return nn.Conv1d(2, 3, 3, nn.WithPadding(2), nn.WithPaddingMode("reflect"))
+	}),
+	"conv2d": l(func() nn.Moduler { return nn.Conv2d(2, 4, 3) }),
+	"conv2d_opts": l(func() nn.Moduler {
+		return nn.Conv2d(4, 6, []int64{3, 2}, nn.WithStride(2, 1), nn.WithPadding(1), nn.WithDilation(1, 2),
+			nn.WithGroups(2), nn.WithBias(false))
+	}),
+	"conv2d_same_circular": l(func() nn.Moduler {
+		return nn.Conv2d(2, 2, 3, nn.WithPaddingString("same"), nn.WithPaddingMode("circular"))
+	}),
+	"conv2d_same_even": l(func() nn.Moduler { return nn.Conv2d(1, 2, 4, nn.WithPaddingString("same")) }),
+	"conv2d_valid":     l(func() nn.Moduler { return nn.Conv2d(1, 2, 2, nn.WithPaddingString("valid")) }),
+	"conv2d_replicate": l(func() nn.Moduler {
+		return nn.Conv2d(1, 2, 2, nn.WithPadding(1), nn.WithPaddingMode("replicate"))
+	}),
+	"conv2d_unbatched": l(func() nn.Moduler { return nn.Conv2d(2, 3, 2) }),
+	"conv3d":           l(func() nn.Moduler { return nn.Conv3d(2, 3, 2, nn.WithStride(2)) }),
+	"conv_transpose1d": l(func() nn.Moduler {
+		return nn.ConvTranspose1d(3, 2, 3, nn.WithStride(2), nn.WithPadding(1), nn.WithOutputPadding(1))
+	}),
+	"conv_transpose2d": l(func() nn.Moduler {
+		return nn.ConvTranspose2d(4, 2, 3, nn.WithStride(2), nn.WithPadding(1), nn.WithGroups(2))
+	}),
+	"conv_transpose2d_output_size": {
+		build: func() nn.Moduler {
+			return nn.ConvTranspose2d(2, 3, 3, nn.WithStride(2), nn.WithPadding(1), nn.WithBias(false))
+		},
+		call: func(m nn.Moduler, i layIn) (layOut, error) {
+			out, err := m.(*nn.ConvTranspose2dModule).TryForwardWithOutputSize(i["x"], []int64{6, 6})
+			return layOut{out}, err
+		}},
+	"conv_transpose3d": l(func() nn.Moduler { return nn.ConvTranspose3d(2, 2, 2, nn.WithDilation(2)) }),
+
+	"batchnorm1d":               l(func() nn.Moduler { return nn.BatchNorm1d(3) }),
+	"batchnorm1d_3d_cumulative": l(func() nn.Moduler { return nn.BatchNorm1d(3, nn.WithMomentumNone()) }),
+	"batchnorm2d": l(func() nn.Moduler {
+		return nn.BatchNorm2d(3, nn.WithEps(1e-3), nn.WithMomentum(0.2))
+	}),
+	"batchnorm2d_eval": l(func() nn.Moduler { return nn.BatchNorm2d(3) }),
+	"batchnorm2d_no_affine_no_stats": l(func() nn.Moduler {
+		return nn.BatchNorm2d(3, nn.WithAffine(false), nn.WithTrackRunningStats(false))
+	}),
+	"batchnorm2d_no_stats_eval": l(func() nn.Moduler { return nn.BatchNorm2d(2, nn.WithTrackRunningStats(false)) }),
+	"batchnorm3d":               l(func() nn.Moduler { return nn.BatchNorm3d(2) }),
+	"layernorm":                 l(func() nn.Moduler { return nn.LayerNorm(4) }),
+	"layernorm_shape": l(func() nn.Moduler {
+		return nn.LayerNorm([]int64{3, 4}, nn.WithEps(1e-3), nn.WithElementwiseAffine(false))
+	}),
+	"groupnorm": l(func() nn.Moduler { return nn.GroupNorm(2, 4) }),
+	"groupnorm_no_affine": l(func() nn.Moduler {
+		return nn.GroupNorm(3, 6, nn.WithEps(1e-3), nn.WithAffine(false))
+	}),
+
+	"dropout":         l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
+	"dropout_default": l(func() nn.Moduler { return nn.Dropout() }),
+	"dropout_eval":    l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
+	"dropout1d":       l(func() nn.Moduler { return nn.Dropout1d(nn.WithP(0.5)) }),
+	"dropout2d":       l(func() nn.Moduler { return nn.Dropout2d(nn.WithP(0.4)) }),
+	"dropout3d":       l(func() nn.Moduler { return nn.Dropout3d(nn.WithP(0.5)) }),
+	"alpha_dropout":   l(func() nn.Moduler { return nn.AlphaDropout(nn.WithP(0.2)) }),
+
+	"embedding":             l(func() nn.Moduler { return nn.Embedding(10, 3) }),
+	"embedding_padding":     l(func() nn.Moduler { return nn.Embedding(6, 3, nn.WithPaddingIdx(0)) }),
+	"embedding_neg_padding": l(func() nn.Moduler { return nn.Embedding(6, 3, nn.WithPaddingIdx(-2)) }),
+	"embedding_max_norm": l(func() nn.Moduler {
+		return nn.Embedding(6, 3, nn.WithMaxNorm(1), nn.WithNormType(1.5), nn.WithScaleGradByFreq(true))
+	}),
+
+	"relu":               l(func() nn.Moduler { return nn.ReLU() }),
+	"relu6":              l(func() nn.Moduler { return nn.ReLU6() }),
+	"selu":               l(func() nn.Moduler { return nn.SELU() }),
+	"silu":               l(func() nn.Moduler { return nn.SiLU() }),
+	"mish":               l(func() nn.Moduler { return nn.Mish() }),
+	"hardswish":          l(func() nn.Moduler { return nn.Hardswish() }),
+	"hardsigmoid":        l(func() nn.Moduler { return nn.Hardsigmoid() }),
+	"tanh":               l(func() nn.Moduler { return nn.Tanh() }),
+	"sigmoid":            l(func() nn.Moduler { return nn.Sigmoid() }),
+	"logsigmoid":         l(func() nn.Moduler { return nn.LogSigmoid() }),
+	"softsign":           l(func() nn.Moduler { return nn.Softsign() }),
+	"tanhshrink":         l(func() nn.Moduler { return nn.Tanhshrink() }),
+	"leaky_relu":         l(func() nn.Moduler { return nn.LeakyReLU(nn.WithNegativeSlope(0.2)) }),
+	"leaky_relu_default": l(func() nn.Moduler { return nn.LeakyReLU() }),
+	"gelu":               l(func() nn.Moduler { return nn.GELU() }),
+	"gelu_tanh":          l(func() nn.Moduler { return nn.GELU(nn.WithApproximate("tanh")) }),
+	"elu":                l(func() nn.Moduler { return nn.ELU(nn.WithAlpha(0.5)) }),
+	"elu_default":        l(func() nn.Moduler { return nn.ELU() }),
+	"celu":               l(func() nn.Moduler { return nn.CELU(nn.WithAlpha(2)) }),
+	"hardtanh":           l(func() nn.Moduler { return nn.Hardtanh(nn.WithMinVal(-0.5), nn.WithMaxVal(0.5)) }),
+	"hardtanh_default":   l(func() nn.Moduler { return nn.Hardtanh() }),
+	"softplus":           l(func() nn.Moduler { return nn.Softplus(nn.WithBeta(2), nn.WithThreshold(1)) }),
+	"softplus_default":   l(func() nn.Moduler { return nn.Softplus() }),
+	"threshold":          l(func() nn.Moduler { return nn.Threshold(0.1, 20) }),
+	"glu":                l(func() nn.Moduler { return nn.GLU() }),
+	"softmax":            l(func() nn.Moduler { return nn.Softmax(1) }),
+	"log_softmax":        l(func() nn.Moduler { return nn.LogSoftmax(1) }),
+	"softmin":            l(func() nn.Moduler { return nn.Softmin(0) }),
+	"prelu":              l(func() nn.Moduler { return nn.PReLU() }),
+	"prelu_channels":     l(func() nn.Moduler { return nn.PReLU(nn.WithNumParameters(3), nn.WithInit(0.1)) }),
+
+	"maxpool1d": l(func() nn.Moduler { return nn.MaxPool1d(2) }),
+	"maxpool2d": l(func() nn.Moduler { return nn.MaxPool2d(2) }),
+	"maxpool2d_opts": l(func() nn.Moduler {
+		return nn.MaxPool2d(3, nn.WithStride(2), nn.WithPadding(1), nn.WithCeilMode(true))
+	}),
+	"maxpool2d_tuple": l(func() nn.Moduler {
+		return nn.MaxPool2d([]int64{2, 3}, nn.WithStride(2, 1), nn.WithDilation(1, 2))
+	}),
+	"maxpool2d_indices": {build: func() nn.Moduler { return nn.MaxPool2d(2) },
+		call: func(m nn.Moduler, i layIn) (layOut, error) {
+			out, idx, err := m.(*nn.MaxPool2dModule).TryForwardWithIndices(i["x"])
+			return layOut{out, idx}, err
+		}},
+	"maxpool3d": l(func() nn.Moduler { return nn.MaxPool3d(2) }),
+	"avgpool1d": l(func() nn.Moduler { return nn.AvgPool1d(3, nn.WithStride(2), nn.WithPadding(1)) }),
+	"avgpool2d": l(func() nn.Moduler { return nn.AvgPool2d(2) }),
+	"avgpool2d_opts": l(func() nn.Moduler {
+		return nn.AvgPool2d([]int64{3, 2}, nn.WithStride(2, 1), nn.WithPadding(1, 0), nn.WithCeilMode(true),
+			nn.WithCountIncludePad(false), nn.WithDivisorOverride(4))
+	}),
+	"avgpool3d":              l(func() nn.Moduler { return nn.AvgPool3d(2) }),
+	"adaptive_avgpool1d":     l(func() nn.Moduler { return nn.AdaptiveAvgPool1d(3) }),
+	"adaptive_avgpool2d":     l(func() nn.Moduler { return nn.AdaptiveAvgPool2d([]int64{2, 3}) }),
+	"adaptive_avgpool2d_int": l(func() nn.Moduler { return nn.AdaptiveAvgPool2d(1) }),
+	"adaptive_avgpool3d":     l(func() nn.Moduler { return nn.AdaptiveAvgPool3d(2) }),
+	"adaptive_maxpool1d":     l(func() nn.Moduler { return nn.AdaptiveMaxPool1d(3) }),
+	"adaptive_maxpool2d":     l(func() nn.Moduler { return nn.AdaptiveMaxPool2d(2) }),
+	"adaptive_maxpool2d_indices": {build: func() nn.Moduler { return nn.AdaptiveMaxPool2d([]int64{2, 3}) },
+		call: func(m nn.Moduler, i layIn) (layOut, error) {
+			out, idx, err := m.(*nn.AdaptiveMaxPool2dModule).TryForwardWithIndices(i["x"])
+			return layOut{out, idx}, err
+		}},
+	"adaptive_maxpool3d": l(func() nn.Moduler { return nn.AdaptiveMaxPool3d([]int64{1, 2, 2}) }),
+
+	"cross_entropy_loss": lossCase(func() nn.Moduler { return nn.CrossEntropyLoss() }),
+	"cross_entropy_loss_opts": lossCase(func() nn.Moduler {
+		// The weight's values come from the golden state dict.
+		return nn.CrossEntropyLoss(nn.WithWeight(torch.Ones([]int64{5})), nn.WithIgnoreIndex(4),
+			nn.WithLabelSmoothing(0.1), nn.WithReduction("sum"))
+	}),
+	"nll_loss":       lossCase(func() nn.Moduler { return nn.NLLLoss() }),
+	"mse_loss":       lossCase(func() nn.Moduler { return nn.MSELoss() }),
+	"l1_loss":        lossCase(func() nn.Moduler { return nn.L1Loss(nn.WithReduction("sum")) }),
+	"smooth_l1_loss": lossCase(func() nn.Moduler { return nn.SmoothL1Loss(nn.WithBeta(0.5)) }),
+	"huber_loss": lossCase(func() nn.Moduler {
+		return nn.HuberLoss(nn.WithReduction("none"), nn.WithDelta(0.5))
+	}),
+	"bce_loss": lossCase(func() nn.Moduler { return nn.BCELoss(nn.WithWeight(torch.Ones([]int64{4}))) }),
+	"bce_with_logits_loss": lossCase(func() nn.Moduler {
+		return nn.BCEWithLogitsLoss(nn.WithPosWeight(torch.Ones([]int64{4})))
+	}),
+	"kl_div_loss": lossCase(func() nn.Moduler {
+		return nn.KLDivLoss(nn.WithReduction("batchmean"), nn.WithLogTarget(true))
+	}),
+}
+
+// lossWithGoldenBuffers are the cases whose buffers are given by the test
+// rather than drawn, so their init is not compared.
+var lossWithGoldenBuffers = map[string]bool{"cross_entropy_loss_opts": true, "bce_loss": true, "bce_with_logits_loss": true}
+
+type stateDicter interface {
+	StateDict() map[string]torch.Tensor
+	LoadStateDict(map[string]torch.Tensor, bool) error
+	NamedParameters() []nn.Named
+	Train(...bool)
+	String() string
+}
+
+// TestLayersGolden builds every layer of modules.json with the case's seed
+// and checks, against PyTorch: the printed form, the initial state dict
+// (PyTorch's default initialization, draw for draw), the forward output,
+// the gradients of the input and parameters, and the state after the
+// forward pass (running statistics).
+func TestLayersGolden(t *testing.T) {
+	g := layLoad(t)
+	seen := map[string]bool{}
+	for _, gc := range g.Cases {
+		gc := gc
+		seen[gc.Name] = true
+		t.Run(gc.Name, func(t *testing.T) {
+			lc, ok := layerCases[gc.Name]
+			require.True(t, ok, "no Go layer for golden case %s", gc.Name)
+			torch.ManualSeed(gc.Seed)
+			m := lc.build()
+			sd := m.(stateDicter)
+			assert.Equal(t, gc.Repr, sd.String(), "repr")
+			if !lossWithGoldenBuffers[gc.Name] {
+				layStateDict(t, "init", gc.Init, sd.StateDict())
+			}
+			state := map[string]torch.Tensor{}
+			for k, v := range gc.State {
+				state[k] = v.tensor(t)
+			}
+			require.NoError(t, sd.LoadStateDict(state, true))
+			sd.Train(gc.Train)
+
+			ins := layIn{}
+			for k, v := range gc.Inputs {
+				x := v.tensor(t)
+				if x.DType().IsFloatingPoint() {
+					x.SetRequiresGrad(true)
+				}
+				ins[k] = x
+			}
+			var outs layOut
+			var err error
+			if lc.call != nil {
+				outs, err = lc.call(m, ins)
+			} else {
+				x, ok := ins["x"]
+				if !ok {
+					x = ins["idx"]
+				}
+				var out torch.Tensor
+				out, err = m.(tryForwarder).TryForward(x)
+				outs = layOut{out}
+			}
+			require.NoError(t, err)
+			require.Len(t, outs, len(gc.Out))
+			for j, o := range gc.Out {
+				layClose(t, fmt.Sprintf("out[%d]", j), o, outs[j])
+			}
+			if gc.C != nil {
+				outs[0].Mul(gc.C.tensor(t)).Sum().Backward()
+				grads := map[string]torch.Tensor{}
+				for k, x := range ins {
+					if x.RequiresGrad() {
+						grads["input."+k] = orZeros(x)
+					}
+				}
+				for _, p := range sd.NamedParameters() {
+					grads["param."+p.Name] = orZeros(p.Tensor)
+				}
+				layStateDict(t, "grad", gc.Grads, grads)
+			} else {
+				assert.False(t, outs[0].RequiresGrad(), "PyTorch's output needs no gradient")
+			}
+			layStateDict(t, "after", gc.After, sd.StateDict())
+		})
+	}
+	var missing []string
+	for name := range layerCases {
+		if !seen[name] {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	assert.Empty(t, missing, "Go cases without golden data (regenerate modules.json)")
+}
+
+func orZeros(x torch.Tensor) torch.Tensor {
+	if g := x.Grad(); g.Defined() {
+		return g
+	}
+	return torch.ZerosLike(x)
+}
+
+// TestLayersRepr checks the printed form of layers with every setting
+// that prints, and of a small network.
+func TestLayersRepr(t *testing.T) {
+	g := layLoad(t)
+	reprs := map[string]fmt.Stringer{
+		"cnn": nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+			nn.Linear(32*13*13, 10), nn.LogSoftmax(1)),
+		"conv2d_all": nn.Conv2d(4, 8, 3, nn.WithStride(2), nn.WithPadding(1), nn.WithDilation(2), nn.WithGroups(4),
+			nn.WithBias(false), nn.WithPaddingMode("reflect")),
+		"conv_transpose2d_all": nn.ConvTranspose2d(4, 8, []int64{3, 2}, nn.WithStride(2), nn.WithPadding(1),
+			nn.WithOutputPadding(1), nn.WithGroups(2), nn.WithDilation(2), nn.WithBias(false)),
+		"embedding_all": nn.Embedding(5, 2, nn.WithPaddingIdx(1), nn.WithMaxNorm(2), nn.WithNormType(1),
+			nn.WithScaleGradByFreq(true), nn.WithSparse(true)),
+		"batchnorm_none": nn.BatchNorm1d(4, nn.WithMomentumNone(), nn.WithAffine(false),
+			nn.WithTrackRunningStats(false)),
+		"maxpool_tuple":      nn.MaxPool2d([]int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1, 0)),
+		"avgpool1d":          nn.AvgPool1d(4),
+		"avgpool3d":          nn.AvgPool3d([]int64{2, 1, 2}, nn.WithStride(1)),
+		"adaptive_maxpool3d": nn.AdaptiveMaxPool3d([]int64{1, 2, 3}),
+		"dropout2d":          nn.Dropout2d(nn.WithP(0.25)),
+	}
+	require.Len(t, g.Reprs, len(reprs))
+	for name, want := range g.Reprs {
+		m, ok := reprs[name]
+		require.True(t, ok, name)
+		assert.Equal(t, want, m.String(), name)
+	}
+}
+
+// TestDefaultInitStatistics checks PyTorch's default initialization on
+// large layers: Linear and Conv weights from kaiming_uniform_(a=√5), that
+// is U(-1/√fan_in, 1/√fan_in), biases from the same range, Embedding from
+// N(0, 1), norms at ones and zeros.
+func TestDefaultInitStatistics(t *testing.T) {
+	torch.ManualSeed(1)
+	lin := nn.Linear(400, 300)
+	bound := 1 / math.Sqrt(400)
+	for _, p := range []torch.Tensor{lin.Weight, lin.Bias} {
+		assert.LessOrEqual(t, p.Max().Item(), bound)
+		assert.GreaterOrEqual(t, p.Min().Item(), -bound)
+		assert.Greater(t, p.Max().Item(), 0.95*bound)
+		assert.True(t, p.RequiresGrad())
+		assert.True(t, p.IsLeaf())
+	}
+	assert.InDelta(t, bound/math.Sqrt(3), lin.Weight.Std().Item(), 0.01*bound)
+	assert.Equal(t, []int64{300, 400}, lin.Weight.Shape())
+	assert.Equal(t, torch.Float32, lin.Weight.DType())
+
+	conv := nn.Conv2d(16, 32, 3)
+	cb := 1 / math.Sqrt(16*3*3)
+	assert.LessOrEqual(t, conv.Weight.Max().Item(), cb)
+	assert.GreaterOrEqual(t, conv.Bias.Min().Item(), -cb)
+	assert.InDelta(t, cb/math.Sqrt(3), conv.Weight.Std().Item(), 0.05*cb)
+
+	tr := nn.ConvTranspose2d(16, 8, 3) // weight (16, 8, 3, 3): fan_in is 8·9
+	tb := 1 / math.Sqrt(8*9)
+	assert.LessOrEqual(t, tr.Bias.Max().Item(), tb)
+	assert.Greater(t, tr.Weight.Max().Item(), 1/math.Sqrt(16*9))
+
+	emb := nn.Embedding(1000, 64, nn.WithPaddingIdx(3))
+	assert.InDelta(t, 1, emb.Weight.Std().Item(), 0.02)
+	assert.Equal(t, make([]float32, 64), emb.Weight.Select(0, 3).Float32s())
+
+	bn := nn.BatchNorm2d(3)
+	assert.Equal(t, []float32{1, 1, 1}, bn.Weight.Float32s())
+	assert.Equal(t, []float32{0, 0, 0}, bn.Bias.Float32s())
+	assert.Equal(t, []float32{0, 0, 0}, bn.RunningMean.Float32s())
+	assert.Equal(t, []float32{1, 1, 1}, bn.RunningVar.Float32s())
+	assert.Equal(t, int64(0), bn.NumBatchesTracked.ItemInt())
+	assert.Equal(t, torch.Int64, bn.NumBatchesTracked.DType())
+	assert.False(t, bn.RunningMean.RequiresGrad())
+
+	d := nn.Linear(3, 2, nn.WithDtype(torch.Float64))
+	assert.Equal(t, torch.Float64, d.Weight.DType())
+	assert.Equal(t, torch.Float64, d.Bias.DType())
+}
+
+// TestLayerStateDictNames checks the state-dict keys of the layers that
+// have parameters and buffers, as PyTorch names them.
+func TestLayerStateDictNames(t *testing.T) {
+	keys := func(m interface {
+		StateDict() map[string]torch.Tensor
+	}) []string {
+		var ks []string
+		for k := range m.StateDict() {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	assert.Equal(t, []string{"bias", "num_batches_tracked", "running_mean", "running_var", "weight"}, keys(nn.BatchNorm2d(2)))
+	assert.Equal(t, []string{"weight"}, keys(nn.Linear(2, 2, nn.WithBias(false))))
+	assert.Empty(t, keys(nn.BatchNorm1d(2, nn.WithAffine(false), nn.WithTrackRunningStats(false))))
+	net := nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8, 2))
+	assert.Equal(t, []string{"0.bias", "0.weight", "1.bias", "1.num_batches_tracked", "1.running_mean",
+		"1.running_var", "1.weight", "4.bias", "4.weight"}, keys(net))
+	assert.Len(t, net.Parameters(), 6)
+	assert.Len(t, net.Buffers(), 3)
+}
+
+// TestTrainEval checks that dropout and batch norm follow Train and Eval,
+// also inside a Sequential.
+func TestTrainEval(t *testing.T) {
+	x := torch.Ones([]int64{1000})
+	d := nn.Dropout(nn.WithP(0.5))
+	y := d.Forward(x).Float32s()
+	zeros := 0
+	for _, v := range y {
+		if v == 0 {
+			zeros++
+		} else {
+			require.Equal(t, float32(2), v)
+		}
+	}
+	assert.InDelta(t, 500, zeros, 80)
+	d.Eval()
+	assert.Equal(t, x.Float32s(), d.Forward(x).Float32s())
+
+	torch.ManualSeed(0)
+	bn := nn.BatchNorm1d(2)
+	net := nn.Sequential(nn.Linear(2, 2), bn)
+	in := torch.RandN([]int64{8, 2}).MulScalar(torch.S(3)).AddScalar(torch.S(1))
+	net.Forward(in)
+	assert.Equal(t, int64(1), bn.NumBatchesTracked.ItemInt())
+	mean := bn.RunningMean.Float32s()
+	assert.NotEqual(t, []float32{0, 0}, mean, "training updates the running mean")
+	net.Eval()
+	assert.False(t, bn.IsTraining())
+	out1 := net.Forward(in).Float32s()
+	out2 := net.Forward(in).Float32s()
+	assert.Equal(t, out1, out2, "evaluation is deterministic")
+	assert.Equal(t, mean, bn.RunningMean.Float32s(), "evaluation leaves the running mean")
+	assert.Equal(t, int64(1), bn.NumBatchesTracked.ItemInt())
+	net.Train()
+	net.Forward(in)
+	assert.Equal(t, int64(2), bn.NumBatchesTracked.ItemInt())
+}
+
+// TestLayersToFloat64 checks that a layer moved with To runs in float64.
+func TestLayersToFloat64(t *testing.T) {
+	net := nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.GELU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+		nn.Linear(2, 3))
+	require.NoError(t, net.To(torch.Float64))
+	out := net.Forward(torch.Ones([]int64{2, 1, 5, 5}, torch.WithDtype(torch.Float64)))
+	assert.Equal(t, torch.Float64, out.DType())
+	assert.Equal(t, []int64{2, 3}, out.Shape())
+	assert.Equal(t, torch.Int64, net.Layers[1].(*nn.BatchNorm2dModule).NumBatchesTracked.DType())
+}
+
+func layTorchErr(t *testing.T, err error, op, want string) {
+	t.Helper()
+	require.Error(t, err)
+	var te *torch.Error
+	require.True(t, errors.As(err, &te), "%T is not a *torch.Error: %v", err, err)
+	if op != "" {
+		assert.Equal(t, op, te.Op)
+	}
+	assert.Contains(t, te.Error(), want)
+}
+
+// TestLayerBadInput checks that wrong input gives a *torch.Error from
+// TryForward and a panic with it from Forward, not a crash.
+func TestLayerBadInput(t *testing.T) {
+	cases := []struct {
+		name     string
+		m        tryForwarder
+		x        torch.Tensor
+		op, want string
+	}{
+		{"linear features", nn.Linear(4, 2), torch.Ones([]int64{3, 5}), "linear", "cannot be multiplied (3x5 and 4x2)"},
+		{"conv2d rank", nn.Conv2d(1, 2, 3), torch.Ones([]int64{5, 5}), "conv2d", "Expected 3D (unbatched) or 4D (batched) input"},
+		{"conv2d channels", nn.Conv2d(3, 2, 3), torch.Ones([]int64{1, 1, 5, 5}), "conv2d", "expected input[1, 1, 5, 5] to have 3 channels"},
+		{"conv2d too small", nn.Conv2d(1, 2, 3), torch.Ones([]int64{1, 1, 2, 2}), "conv2d", "Kernel size can't be greater than actual input size"},
+		{"batchnorm1d rank", nn.BatchNorm1d(3), torch.Ones([]int64{2, 3, 4, 5}), "nn.BatchNorm1d", "expected 2D or 3D input (got 4D input)"},
+		{"batchnorm2d rank", nn.BatchNorm2d(3), torch.Ones([]int64{2, 3}), "nn.BatchNorm2d", "expected 4D input (got 2D input)"},
+		{"batchnorm channels", nn.BatchNorm2d(3), torch.Ones([]int64{2, 4, 2, 2}), "batch_norm", "running_mean should contain 4 elements not 3"},
+		{"batchnorm batch of one", nn.BatchNorm1d(3), torch.Ones([]int64{1, 3}), "nn.functional.batch_norm",
+			"Expected more than 1 value per channel when training, got input size torch.Size([1, 3])"},
+		{"layernorm shape", nn.LayerNorm(4), torch.Ones([]int64{2, 3}), "layer_norm", "Given normalized_shape=[4]"},
+		{"embedding index", nn.Embedding(3, 2), torch.FromSlice([]int64{5}), "embedding", "index out of range"},
+		{"embedding float", nn.Embedding(3, 2), torch.Ones([]int64{2}), "embedding", "Expected tensor for argument #1 'indices'"},
+		{"maxpool rank", nn.MaxPool2d(2), torch.Ones([]int64{4}), "max_pool2d", ""},
+		{"softmax dim", nn.Softmax(2), torch.Ones([]int64{2, 2}), "softmax", "Dimension out of range"},
+		{"undefined input", nn.ReLU(), torch.Tensor{}, "relu", "undefined tensor"},
+		{"undefined batchnorm input", nn.BatchNorm1d(2), torch.Tensor{}, "shape", "undefined tensor"},
+		{"glu odd", nn.GLU(), torch.Ones([]int64{2, 3}), "glu", "Halving dimension must be even"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.m.TryForward(c.x)
+			layTorchErr(t, err, c.op, c.want)
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				c.m.(interface {
+					Forward(torch.Tensor) torch.Tensor
+				}).Forward(c.x)
+				return nil
+			}()
+			e, ok := r.(error)
+			require.True(t, ok, "Forward panics with an error, got %v", r)
+			layTorchErr(t, e, c.op, c.want)
+		})
+	}
+	ct := nn.ConvTranspose2d(2, 3, 3, nn.WithStride(2))
+	_, err := ct.TryForwardWithOutputSize(torch.Ones([]int64{1, 2, 3, 3}), []int64{10, 10})
+	layTorchErr(t, err, "nn.ConvTranspose2d", "requested an output size of [10 10], but valid sizes range from [7 7] to [8 8]")
+	_, err = nn.MSELoss().TryForward(torch.Ones([]int64{2, 3}), torch.Ones([]int64{4}))
+	layTorchErr(t, err, "", "must match the size")
+	_, err = nn.CrossEntropyLoss(nn.WithReduction("avg")).TryForward(torch.Ones([]int64{2, 3}), torch.FromSlice([]int64{0, 1}))
+	layTorchErr(t, err, "nn.functional.cross_entropy", "avg is not a valid value for reduction")
+	// The library still works.
+	assert.Equal(t, []int64{2, 2}, nn.Linear(4, 2).Forward(torch.Ones([]int64{2, 4})).Shape())
+}
+
+// TestLayerConstructorErrors checks that bad constructor arguments panic
+// with a *torch.Error, as PyTorch raises.
+func TestLayerConstructorErrors(t *testing.T) {
+	cases := []struct {
+		name, want string
+		f          func()
+	}{
+		{"unexpected option", "torch.nn.Linear: unexpected option stride (this layer takes bias, dtype, device)",
+			func() { nn.Linear(2, 2, nn.WithStride(2)) }},
+		{"zero option", "unexpected option (zero Option)", func() { nn.ReLU6(); nn.Flatten(nn.Option{}) }},
+		{"groups", "torch.nn.Conv2d: in_channels must be divisible by groups", func() { nn.Conv2d(3, 4, 3, nn.WithGroups(2)) }},
+		{"out groups", "torch.nn.Conv1d: out_channels must be divisible by groups", func() { nn.Conv1d(4, 3, 3, nn.WithGroups(2)) }},
+		{"zero groups", "groups must be a positive integer", func() { nn.Conv2d(3, 4, 3, nn.WithGroups(0)) }},
+		{"padding string", "Invalid padding string 'full'", func() { nn.Conv2d(1, 1, 3, nn.WithPaddingString("full")) }},
+		{"same strided", "padding='same' is not supported for strided convolutions",
+			func() { nn.Conv2d(1, 1, 3, nn.WithPaddingString("same"), nn.WithStride(2)) }},
+		{"padding mode", "padding_mode must be one of", func() { nn.Conv2d(1, 1, 3, nn.WithPaddingMode("wrap")) }},
+		{"transpose padding mode", `Only "zeros" padding mode is supported for ConvTranspose2d`,
+			func() { nn.ConvTranspose2d(1, 1, 3, nn.WithPaddingMode("reflect")) }},
+		{"dropout p", "torch.nn.Dropout: dropout probability has to be between 0 and 1, but got -0.1",
+			func() { nn.Dropout(nn.WithP(-0.1)) }},
+		{"embedding padding", "Padding_idx must be within num_embeddings", func() { nn.Embedding(3, 2, nn.WithPaddingIdx(3)) }},
+		{"group norm", "num_channels must be divisible by num_groups", func() { nn.GroupNorm(3, 4) }},
+		{"negative size", "torch.nn.BatchNorm2d: num_features must be non-negative, got -1", func() { nn.BatchNorm2d(-1) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				c.f()
+				return nil
+			}()
+			e, ok := r.(error)
+			require.True(t, ok, "expected a panic with an error, got %v", r)
+			var te *torch.Error
+			require.True(t, errors.As(e, &te), "%T", e)
+			assert.True(t, strings.Contains(te.Error(), c.want), "%q does not contain %q", te.Error(), c.want)
+		})
+	}
+}
+
+// TestLayersSurviveScoped checks that a network built inside torch.Scoped
+// keeps its parameters and buffers (they are reachable from the result),
+// while the temporaries of its initialization are freed.
+func TestLayersSurviveScoped(t *testing.T) {
+	net := torch.Scoped(func() *nn.SequentialModule {
+		return nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+			nn.Linear(2, 3), nn.Dropout())
+	})
+	x := torch.Ones([]int64{2, 1, 4, 4})
+	y := net.Forward(x)
+	y.Sum().Backward()
+	for _, p := range net.NamedParameters() {
+		assert.True(t, p.Tensor.Grad().Defined(), p.Name)
+	}
+	assert.Equal(t, int64(1), net.Layers[1].(*nn.BatchNorm2dModule).NumBatchesTracked.ItemInt())
+}

@@ -1,0 +1,432 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// Option is an optional (keyword) argument of a layer constructor, named
+// With plus PyTorch's keyword in CamelCase, as the options of package torch
+// and nn/functional are:
+//
+//	nn.Linear(784, 10, nn.WithBias(false))                  // nn.Linear(784, 10, bias=False)
+//	nn.Conv2d(1, 32, 3, nn.WithStride(2), nn.WithPadding(1)) // nn.Conv2d(1, 32, 3, stride=2, padding=1)
+//	nn.BatchNorm2d(32, nn.WithMomentum(0.01))                // nn.BatchNorm2d(32, momentum=0.01)
+//	nn.Dropout(nn.WithP(0.1))                                // nn.Dropout(p=0.1)
+//
+// The layers' arguments follow one rule: what PyTorch requires is a
+// parameter, in PyTorch's order (nn.Linear(in, out), nn.Softmax(dim));
+// what has a default in PyTorch is an Option, and leaving it out gives
+// PyTorch's default. Each constructor's documentation lists the options it
+// takes; any other option makes it panic with a *torch.Error, as PyTorch
+// raises on a bad argument. A size that PyTorch takes as an int or a tuple
+// is an int or a []int64 where it is a parameter (nn.MaxPool2d(2),
+// nn.Conv2d(1, 8, []int64{3, 5})) and a variadic list in an option
+// (nn.WithStride(2), nn.WithStride(2, 1)); a single number stands for every
+// dimension.
+//
+// Layers whose parameters PyTorch creates with device= and dtype= take
+// WithDevice and WithDtype; the parameters are then initialized there, as
+// PyTorch does.
+type Option struct {
+	name   string
+	ints   []int64
+	f      float64
+	b      bool
+	s      string
+	t      torch.Tensor
+	dtype  torch.DType
+	device torch.Device
+}
+
+// IntOrTuple is a size given as one number for every dimension or as one
+// number per dimension, as PyTorch's int-or-tuple arguments are.
+type IntOrTuple = F.IntOrTuple
+
+// WithBias is bias: false leaves the layer without a bias (default true).
+func WithBias(on bool) Option { return Option{name: "bias", b: on} }
+
+// WithStride is the stride of convolutions and pooling.
+func WithStride(v ...int64) Option { return Option{name: "stride", ints: v} }
+
+// WithPadding is the implicit padding of convolutions and pooling.
+func WithPadding(v ...int64) Option { return Option{name: "padding", ints: v} }
+
+// WithPaddingString is a convolution's padding given as "same" or "valid".
+func WithPaddingString(s string) Option { return Option{name: "padding", s: s, b: true} }
+
+// WithDilation is the dilation of convolutions and max pooling.
+func WithDilation(v ...int64) Option { return Option{name: "dilation", ints: v} }
+
+// WithOutputPadding is a transposed convolution's output_padding.
+func WithOutputPadding(v ...int64) Option { return Option{name: "output_padding", ints: v} }
+
+// WithGroups is a convolution's number of blocked connections.
+func WithGroups(n int64) Option { return Option{name: "groups", ints: []int64{n}} }
+
+// WithPaddingMode is a convolution's padding_mode: "zeros" (the default),
+// "reflect", "replicate" or "circular".
+func WithPaddingMode(s string) Option { return Option{name: "padding_mode", s: s} }
+
+// WithEps is the epsilon that normalization layers add to the variance.
+func WithEps(eps float64) Option { return Option{name: "eps", f: eps} }
+
+// WithMomentum is the weight of the newest batch in BatchNorm's running
+// statistics (default 0.1).
+func WithMomentum(m float64) Option { return Option{name: "momentum", f: m} }
+
+// WithMomentumNone is PyTorch's momentum=None: BatchNorm's running
+// statistics are the cumulative average of all batches.
+func WithMomentumNone() Option { return Option{name: "momentum", b: true} }
+
+// WithAffine is affine: false leaves BatchNorm or GroupNorm without weight
+// and bias (default true).
+func WithAffine(on bool) Option { return Option{name: "affine", b: on} }
+
+// WithTrackRunningStats is BatchNorm's track_running_stats (default true).
+func WithTrackRunningStats(on bool) Option { return Option{name: "track_running_stats", b: on} }
+
+// WithElementwiseAffine is LayerNorm's elementwise_affine (default true).
+func WithElementwiseAffine(on bool) Option { return Option{name: "elementwise_affine", b: on} }
+
+// WithPaddingIdx is Embedding's padding_idx: the row that is initialized to
+// zeros and gets no gradient (default None); negative counts from the end.
+func WithPaddingIdx(i int64) Option { return Option{name: "padding_idx", ints: []int64{i}} }
+
+// WithMaxNorm is Embedding's max_norm (default None).
+func WithMaxNorm(v float64) Option { return Option{name: "max_norm", f: v} }
+
+// WithNormType is Embedding's norm_type (default 2).
+func WithNormType(v float64) Option { return Option{name: "norm_type", f: v} }
+
+// WithScaleGradByFreq is Embedding's scale_grad_by_freq (default false).
+func WithScaleGradByFreq(on bool) Option { return Option{name: "scale_grad_by_freq", b: on} }
+
+// WithSparse is Embedding's sparse (default false).
+func WithSparse(on bool) Option { return Option{name: "sparse", b: on} }
+
+// WithCeilMode is the pools' ceil_mode (default false).
+func WithCeilMode(on bool) Option { return Option{name: "ceil_mode", b: on} }
+
+// WithCountIncludePad is AvgPool's count_include_pad (default true).
+func WithCountIncludePad(on bool) Option { return Option{name: "count_include_pad", b: on} }
+
+// WithDivisorOverride is AvgPool's divisor_override (default None).
+func WithDivisorOverride(n int64) Option { return Option{name: "divisor_override", ints: []int64{n}} }
+
+// WithP is the probability of the dropout layers (default 0.5).
+func WithP(p float64) Option { return Option{name: "p", f: p} }
+
+// WithNegativeSlope is LeakyReLU's negative_slope (default 0.01).
+func WithNegativeSlope(v float64) Option { return Option{name: "negative_slope", f: v} }
+
+// WithAlpha is the alpha of ELU and CELU (default 1.0).
+func WithAlpha(v float64) Option { return Option{name: "alpha", f: v} }
+
+// WithApproximate is GELU's approximate: "none" (the default) or "tanh".
+func WithApproximate(s string) Option { return Option{name: "approximate", s: s} }
+
+// WithMinVal is Hardtanh's min_val (default -1).
+func WithMinVal(v float64) Option { return Option{name: "min_val", f: v} }
+
+// WithMaxVal is Hardtanh's max_val (default 1).
+func WithMaxVal(v float64) Option { return Option{name: "max_val", f: v} }
+
+// WithBeta is Softplus's beta (default 1) and SmoothL1Loss's beta (1.0).
+func WithBeta(v float64) Option { return Option{name: "beta", f: v} }
+
+// WithThreshold is Softplus's threshold (default 20).
+func WithThreshold(v float64) Option { return Option{name: "threshold", f: v} }
+
+// WithDim is GLU's dim (default -1).
+func WithDim(d int64) Option { return Option{name: "dim", ints: []int64{d}} }
+
+// WithStartDim is Flatten's start_dim (default 1).
+func WithStartDim(d int64) Option { return Option{name: "start_dim", ints: []int64{d}} }
+
+// WithEndDim is Flatten's end_dim (default -1).
+func WithEndDim(d int64) Option { return Option{name: "end_dim", ints: []int64{d}} }
+
+// WithNumParameters is PReLU's num_parameters (default 1).
+func WithNumParameters(n int64) Option { return Option{name: "num_parameters", ints: []int64{n}} }
+
+// WithInit is PReLU's init, the initial slope (default 0.25).
+func WithInit(v float64) Option { return Option{name: "init", f: v} }
+
+// WithWeight is a loss's weight (default None). Losses keep it as a
+// buffer, as PyTorch does.
+func WithWeight(t torch.Tensor) Option { return Option{name: "weight", t: t} }
+
+// WithPosWeight is BCEWithLogitsLoss's pos_weight (default None).
+func WithPosWeight(t torch.Tensor) Option { return Option{name: "pos_weight", t: t} }
+
+// WithReduction is a loss's reduction: "mean" (the default), "sum" or
+// "none" (and "batchmean" for KLDivLoss).
+func WithReduction(s string) Option { return Option{name: "reduction", s: s} }
+
+// WithIgnoreIndex is the ignore_index of CrossEntropyLoss and NLLLoss
+// (default -100).
+func WithIgnoreIndex(i int64) Option { return Option{name: "ignore_index", ints: []int64{i}} }
+
+// WithLabelSmoothing is CrossEntropyLoss's label_smoothing (default 0).
+func WithLabelSmoothing(v float64) Option { return Option{name: "label_smoothing", f: v} }
+
+// WithDelta is HuberLoss's delta (default 1.0).
+func WithDelta(v float64) Option { return Option{name: "delta", f: v} }
+
+// WithLogTarget is KLDivLoss's log_target (default false).
+func WithLogTarget(on bool) Option { return Option{name: "log_target", b: on} }
+
+// WithDtype is the dtype of a layer's parameters and floating-point
+// buffers (default torch's default, Float32).
+func WithDtype(d torch.DType) Option { return Option{name: "dtype", dtype: d} }
+
+// WithDevice is the device of a layer's parameters and buffers (default
+// the CPU).
+func WithDevice(d torch.Device) Option { return Option{name: "device", device: d} }
+
+// layerArgs holds a constructor's parsed options. Constructors set
+// PyTorch's defaults first, then parse.
+type layerArgs struct {
+	layer string
+	set   map[string]bool
+
+	stride, padding, dilation, outputPadding []int64
+	paddingString, paddingMode, approximate  string
+	reduction                                string
+	groups, paddingIdx, divisorOverride      int64
+	dim, startDim, endDim, numParameters     int64
+	ignoreIndex                              int64
+
+	eps, momentum, maxNorm, normType, p, negativeSlope, alpha, minVal, maxVal,
+	beta, threshold, init, labelSmoothing, delta float64
+
+	bias, momentumNone, affine, trackRunningStats, elementwiseAffine, scaleGradByFreq,
+	sparse, ceilMode, countIncludePad, logTarget bool
+
+	weight, posWeight torch.Tensor
+	dtype             torch.DType
+	device            torch.Device
+}
+
+// parse applies opts, allowing only the keywords in allowed, and panics
+// with a *torch.Error on any other.
+func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
+	a.layer = layer
+	for _, o := range opts {
+		ok := false
+		for _, n := range allowed {
+			ok = ok || n == o.name
+		}
+		if !ok {
+			name := o.name
+			if name == "" {
+				name = "(zero Option)"
+			}
+			layerPanic(layer, "unexpected option %s (this layer takes %s)", name, strings.Join(allowed, ", "))
+		}
+		if a.set == nil {
+			a.set = map[string]bool{}
+		}
+		a.set[o.name] = true
+		a.apply(o)
+	}
+}
+
+func (a *layerArgs) apply(o Option) {
+	switch o.name {
+	case "bias":
+		a.bias = o.b
+	case "stride":
+		a.stride = o.ints
+	case "padding":
+		if o.b {
+			a.paddingString, a.padding = o.s, nil
+		} else {
+			a.padding, a.paddingString = o.ints, ""
+		}
+	case "dilation":
+		a.dilation = o.ints
+	case "output_padding":
+		a.outputPadding = o.ints
+	case "groups":
+		a.groups = o.ints[0]
+	case "padding_mode":
+		a.paddingMode = o.s
+	case "eps":
+		a.eps = o.f
+	case "momentum":
+		a.momentum, a.momentumNone = o.f, o.b
+	case "affine":
+		a.affine = o.b
+	case "track_running_stats":
+		a.trackRunningStats = o.b
+	case "elementwise_affine":
+		a.elementwiseAffine = o.b
+	case "padding_idx":
+		a.paddingIdx = o.ints[0]
+	case "max_norm":
+		a.maxNorm = o.f
+	case "norm_type":
+		a.normType = o.f
+	case "scale_grad_by_freq":
+		a.scaleGradByFreq = o.b
+	case "sparse":
+		a.sparse = o.b
+	case "ceil_mode":
+		a.ceilMode = o.b
+	case "count_include_pad":
+		a.countIncludePad = o.b
+	case "divisor_override":
+		a.divisorOverride = o.ints[0]
+	case "p":
+		a.p = o.f
+	case "negative_slope":
+		a.negativeSlope = o.f
+	case "alpha":
+		a.alpha = o.f
+	case "approximate":
+		a.approximate = o.s
+	case "min_val":
+		a.minVal = o.f
+	case "max_val":
+		a.maxVal = o.f
+	case "beta":
+		a.beta = o.f
+	case "threshold":
+		a.threshold = o.f
+	case "dim":
+		a.dim = o.ints[0]
+	case "start_dim":
+		a.startDim = o.ints[0]
+	case "end_dim":
+		a.endDim = o.ints[0]
+	case "num_parameters":
+		a.numParameters = o.ints[0]
+	case "init":
+		a.init = o.f
+	case "weight":
+		a.weight = o.t
+	case "pos_weight":
+		a.posWeight = o.t
+	case "reduction":
+		a.reduction = o.s
+	case "ignore_index":
+		a.ignoreIndex = o.ints[0]
+	case "label_smoothing":
+		a.labelSmoothing = o.f
+	case "delta":
+		a.delta = o.f
+	case "log_target":
+		a.logTarget = o.b
+	case "dtype":
+		a.dtype = o.dtype
+	case "device":
+		a.device = o.device
+	}
+}
+
+func (a *layerArgs) has(name string) bool { return a.set[name] }
+
+// factory returns the dtype and device options for a new parameter.
+func (a *layerArgs) factory() []torch.Option {
+	var o []torch.Option
+	if a.has("dtype") {
+		o = append(o, torch.WithDtype(a.dtype))
+	}
+	if a.has("device") {
+		o = append(o, torch.WithDevice(a.device))
+	}
+	return o
+}
+
+// param makes an uninitialized parameter of the given shape.
+func (a *layerArgs) param(shape ...int64) torch.Tensor {
+	return torch.Empty(shape, a.factory()...).SetRequiresGrad(true)
+}
+
+// layerPanic panics with the *torch.Error of a bad constructor argument.
+func layerPanic(layer, format string, v ...any) {
+	panic(layerError(layer, format, v...))
+}
+
+func layerError(layer, format string, v ...any) error {
+	return &torch.Error{Op: "nn." + layer, Msg: fmt.Sprintf(format, v...)}
+}
+
+// must returns t or panics with err.
+func must(t torch.Tensor, err error) torch.Tensor {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// dims expands one size to n dimensions (PyTorch's _pair, _triple).
+func dims(v []int64, n int) []int64 {
+	if len(v) == 1 && n > 1 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out
+	}
+	return append([]int64(nil), v...)
+}
+
+// Python-style formatting for ExtraRepr.
+
+// pyFloat formats v as Python's repr of a float: 0.1, 1.0, 1e-05.
+func pyFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(v, 'e', -1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if v != 0 && (exp < -4 || exp >= 16) {
+		return e
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+// pyTuple formats sizes as a Python tuple: (3, 3), (4,).
+func pyTuple(v []int64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	if len(v) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// pyIntOrTuple formats a size as it was given: one number as an int,
+// several as a tuple.
+func pyIntOrTuple(v []int64) string {
+	if len(v) == 1 {
+		return strconv.FormatInt(v[0], 10)
+	}
+	return pyTuple(v)
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""Writes the golden data that package nn's layer tests compare against.
+
+Run it with the reference PyTorch (1.13) from the repository root:
+
+    /usr/bin/python3 nn/testdata/modules.py
+
+For every case it seeds the default generator, builds the layer, and
+stores:
+  - repr: print(layer);
+  - init: the state dict right after construction, which GoTorch must
+    reproduce with the same seed (torch.ManualSeed drives the same libtorch
+    generator);
+  - state: the state dict the forward pass runs with (init, or values set by
+    the case so that gradients and running statistics are not trivial);
+  - the inputs, the output(s), and the gradients of the float inputs and of
+    the parameters after backward of (out * c).sum(), c being stored too;
+  - after: the state dict after the forward pass (running statistics,
+    num_batches_tracked, Embedding's max_norm renormalization).
+The forward pass follows construction with no other draws in between, so
+dropout in training draws the same masks in Go.
+
+The Go side (layers_test.go) has a table with the same case names.
+"""
+
+import json
+import math
+import os
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rnd(shape, seed, scale=1.0, offset=0.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale + offset).float()
+
+
+def uni(shape, seed, lo, hi):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.rand(*shape, generator=g, dtype=torch.float64) * (hi - lo) + lo).float()
+
+
+def enc(t):
+    t = t.detach()
+    if t.dtype == torch.bool:
+        vals = [bool(v) for v in t.flatten().tolist()]
+    elif t.dtype in (torch.int64, torch.int32):
+        vals = [int(v) for v in t.flatten().tolist()]
+    elif t.dtype == torch.float32:
+        vals = [float("%.9g" % v) for v in t.flatten().tolist()]
+    else:
+        vals = [float(v) for v in t.flatten().tolist()]
+    for v in vals:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("non-finite value in golden data")
+    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "values": vals}
+
+
+def enc_sd(sd):
+    return {k: enc(v) for k, v in sd.items()}
+
+
+CASES = []
+
+
+def case(name, build, inputs=None, call=None, train=True, prep=None, seed=None):
+    """inputs: name -> tensor; call(m, inputs) -> output(s), default m(x)."""
+    CASES.append(dict(name=name, build=build, inputs=inputs, call=call, train=train, prep=prep,
+                      seed=seed if seed is not None else len(CASES) + 1))
+
+
+def set_params(seed, **named):
+    """A prep that sets the named parameters/buffers to random values."""
+
+    def prep(m):
+        with torch.no_grad():
+            for i, (k, scale) in enumerate(named.items()):
+                t = getattr(m, k)
+                if t.dtype.is_floating_point:
+                    if k == "running_var":
+                        t.copy_(uni(t.shape, seed + i, 0.5, 2.0))
+                    else:
+                        t.copy_(rnd(t.shape, seed + i, scale))
+    return prep
+
+
+def x_(shape, seed, scale=1.0):
+    return {"x": rnd(shape, seed, scale)}
+
+
+def build_cases():
+    # Linear, Bilinear, Identity, Flatten.
+    case("linear", lambda: nn.Linear(4, 3), x_((2, 4), 1))
+    case("linear_nobias", lambda: nn.Linear(4, 2, bias=False), x_((3, 4), 2))
+    case("linear_batched", lambda: nn.Linear(3, 5), x_((2, 2, 3), 3))
+    case("bilinear", lambda: nn.Bilinear(2, 3, 4), {"x1": rnd((5, 2), 4), "x2": rnd((5, 3), 5)},
+         call=lambda m, i: m(i["x1"], i["x2"]))
+    case("identity", lambda: nn.Identity(), x_((2, 3), 6))
+    case("flatten", lambda: nn.Flatten(), x_((2, 3, 2, 2), 7))
+    case("flatten_dims", lambda: nn.Flatten(0, 1), x_((2, 3, 2), 8))
+    case("unflatten", lambda: nn.Unflatten(1, (2, 3)), x_((2, 6), 9))
+
+    # Convolutions.
+    case("conv1d", lambda: nn.Conv1d(3, 4, 3, stride=2, padding=1), x_((2, 3, 7), 10))
+    case("conv1d_reflect", lambda: nn.Conv1d(2, 3, 3, padding=2, padding_mode="reflect"), x_((1, 2, 6), 11))
+    case("conv2d", lambda: nn.Conv2d(2, 4, 3), x_((2, 2, 5, 5), 12))
+    case("conv2d_opts", lambda: nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2), groups=2,
+                                          bias=False), x_((1, 4, 7, 7), 13))
+    case("conv2d_same_circular", lambda: nn.Conv2d(2, 2, 3, padding="same", padding_mode="circular"),
+         x_((1, 2, 4, 4), 14))
+    case("conv2d_same_even", lambda: nn.Conv2d(1, 2, 4, padding="same", dilation=1), x_((1, 1, 5, 5), 15))
+    case("conv2d_valid", lambda: nn.Conv2d(1, 2, 2, padding="valid"), x_((1, 1, 3, 3), 16))
+    case("conv2d_replicate", lambda: nn.Conv2d(1, 2, 2, padding=1, padding_mode="replicate"), x_((1, 1, 3, 4), 17))
+    case("conv2d_unbatched", lambda: nn.Conv2d(2, 3, 2), x_((2, 4, 4), 18))
+    case("conv3d", lambda: nn.Conv3d(2, 3, 2, stride=2), x_((1, 2, 4, 4, 4), 19))
+    case("conv_transpose1d", lambda: nn.ConvTranspose1d(3, 2, 3, stride=2, padding=1, output_padding=1),
+         x_((2, 3, 4), 20))
+    case("conv_transpose2d", lambda: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, groups=2), x_((1, 4, 3, 3), 21))
+    case("conv_transpose2d_output_size", lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, bias=False),
+         x_((1, 2, 3, 3), 22), call=lambda m, i: m(i["x"], output_size=[6, 6]))
+    case("conv_transpose3d", lambda: nn.ConvTranspose3d(2, 2, 2, dilation=2), x_((1, 2, 2, 2, 2), 23))
+
+    # Normalization.
+    case("batchnorm1d", lambda: nn.BatchNorm1d(3), x_((4, 3), 30, 2.0))
+    case("batchnorm1d_3d_cumulative", lambda: nn.BatchNorm1d(3, momentum=None), x_((2, 3, 4), 31),
+         prep=set_params(310, weight=1.0, bias=1.0))
+    case("batchnorm2d", lambda: nn.BatchNorm2d(3, eps=1e-3, momentum=0.2), x_((2, 3, 2, 2), 32),
+         prep=set_params(320, weight=1.0, bias=1.0, running_mean=1.0, running_var=1.0))
+    case("batchnorm2d_eval", lambda: nn.BatchNorm2d(3), x_((2, 3, 2, 2), 33), train=False,
+         prep=set_params(330, weight=1.0, bias=1.0, running_mean=1.0, running_var=1.0))
+    case("batchnorm2d_no_affine_no_stats", lambda: nn.BatchNorm2d(3, affine=False, track_running_stats=False),
+         x_((2, 3, 2, 2), 34))
+    case("batchnorm2d_no_stats_eval", lambda: nn.BatchNorm2d(2, track_running_stats=False), x_((3, 2, 2, 1), 35),
+         train=False)
+    case("batchnorm3d", lambda: nn.BatchNorm3d(2), x_((2, 2, 2, 2, 2), 36))
+    case("layernorm", lambda: nn.LayerNorm(4), x_((2, 3, 4), 37), prep=set_params(370, weight=1.0, bias=1.0))
+    case("layernorm_shape", lambda: nn.LayerNorm([3, 4], eps=1e-3, elementwise_affine=False), x_((2, 3, 4), 38))
+    case("groupnorm", lambda: nn.GroupNorm(2, 4), x_((2, 4, 3), 39), prep=set_params(390, weight=1.0, bias=1.0))
+    case("groupnorm_no_affine", lambda: nn.GroupNorm(3, 6, eps=1e-3, affine=False), x_((2, 6, 2, 2), 40))
+
+    # Dropout: the masks are drawn right after construction.
+    case("dropout", lambda: nn.Dropout(0.3), x_((4, 5), 41))
+    case("dropout_default", lambda: nn.Dropout(), x_((4, 5), 42))
+    case("dropout_eval", lambda: nn.Dropout(0.3), x_((4, 5), 43), train=False)
+    case("dropout1d", lambda: nn.Dropout1d(0.5), x_((2, 3, 4), 44))
+    case("dropout2d", lambda: nn.Dropout2d(0.4), x_((2, 3, 2, 2), 45))
+    case("dropout3d", lambda: nn.Dropout3d(0.5), x_((2, 2, 2, 2, 2), 46))
+    case("alpha_dropout", lambda: nn.AlphaDropout(0.2), x_((4, 5), 47))
+
+    # Embedding.
+    idx = {"idx": torch.tensor([[0, 2, 4], [1, 2, 5]])}
+    case("embedding", lambda: nn.Embedding(10, 3), idx)
+    case("embedding_padding", lambda: nn.Embedding(6, 3, padding_idx=0), {"idx": torch.tensor([[0, 2, 0], [1, 2, 5]])})
+    case("embedding_neg_padding", lambda: nn.Embedding(6, 3, padding_idx=-2), idx)
+    case("embedding_max_norm", lambda: nn.Embedding(6, 3, max_norm=1.0, norm_type=1.5, scale_grad_by_freq=True), idx)
+
+    # Activations.
+    X = (3, 4)
+    acts = {
+        "relu": nn.ReLU, "relu6": nn.ReLU6, "selu": nn.SELU, "silu": nn.SiLU, "mish": nn.Mish,
+        "hardswish": nn.Hardswish, "hardsigmoid": nn.Hardsigmoid, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid,
+        "logsigmoid": nn.LogSigmoid, "softsign": nn.Softsign, "tanhshrink": nn.Tanhshrink,
+        "leaky_relu": lambda: nn.LeakyReLU(0.2), "leaky_relu_default": nn.LeakyReLU,
+        "gelu": nn.GELU, "gelu_tanh": lambda: nn.GELU(approximate="tanh"),
+        "elu": lambda: nn.ELU(alpha=0.5), "elu_default": nn.ELU, "celu": lambda: nn.CELU(2.0),
+        "hardtanh": lambda: nn.Hardtanh(-0.5, 0.5), "hardtanh_default": nn.Hardtanh,
+        "softplus": lambda: nn.Softplus(beta=2, threshold=1), "softplus_default": nn.Softplus,
+        "threshold": lambda: nn.Threshold(0.1, 20.0), "glu": nn.GLU,
+        "softmax": lambda: nn.Softmax(dim=1), "log_softmax": lambda: nn.LogSoftmax(dim=1),
+        "softmin": lambda: nn.Softmin(dim=0),
+    }
+    for i, (k, f) in enumerate(acts.items()):
+        case(k, f, x_(X, 50 + i, 2.0))
+    case("prelu", lambda: nn.PReLU(), x_((2, 3, 4), 80, 2.0))
+    case("prelu_channels", lambda: nn.PReLU(num_parameters=3, init=0.1), x_((2, 3, 4), 81, 2.0))
+
+    # Pooling.
+    case("maxpool1d", lambda: nn.MaxPool1d(2), x_((2, 3, 8), 90))
+    case("maxpool2d", lambda: nn.MaxPool2d(2), x_((1, 2, 6, 6), 91))
+    case("maxpool2d_opts", lambda: nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True), x_((1, 2, 7, 7), 92))
+    case("maxpool2d_tuple", lambda: nn.MaxPool2d((2, 3), stride=(2, 1), dilation=(1, 2)), x_((2, 5, 7), 93))
+    case("maxpool2d_indices", lambda: nn.MaxPool2d(2, return_indices=True), x_((1, 2, 4, 4), 94))
+    case("maxpool3d", lambda: nn.MaxPool3d(2), x_((1, 2, 4, 4, 4), 95))
+    case("avgpool1d", lambda: nn.AvgPool1d(3, stride=2, padding=1), x_((2, 3, 8), 96))
+    case("avgpool2d", lambda: nn.AvgPool2d(2), x_((1, 2, 6, 6), 97))
+    case("avgpool2d_opts", lambda: nn.AvgPool2d((3, 2), stride=(2, 1), padding=(1, 0), ceil_mode=True,
+                                                count_include_pad=False, divisor_override=4), x_((1, 2, 7, 7), 98))
+    case("avgpool3d", lambda: nn.AvgPool3d(2), x_((1, 2, 4, 4, 4), 99))
+    case("adaptive_avgpool1d", lambda: nn.AdaptiveAvgPool1d(3), x_((2, 3, 7), 100))
+    case("adaptive_avgpool2d", lambda: nn.AdaptiveAvgPool2d((2, 3)), x_((1, 2, 7, 5), 101))
+    case("adaptive_avgpool2d_int", lambda: nn.AdaptiveAvgPool2d(1), x_((2, 3, 4, 4), 102))
+    case("adaptive_avgpool3d", lambda: nn.AdaptiveAvgPool3d(2), x_((1, 2, 4, 5, 3), 103))
+    case("adaptive_maxpool1d", lambda: nn.AdaptiveMaxPool1d(3), x_((2, 3, 7), 104))
+    case("adaptive_maxpool2d", lambda: nn.AdaptiveMaxPool2d(2), x_((1, 2, 6, 6), 105))
+    case("adaptive_maxpool2d_indices", lambda: nn.AdaptiveMaxPool2d((2, 3), return_indices=True),
+         x_((1, 2, 6, 6), 106))
+    case("adaptive_maxpool3d", lambda: nn.AdaptiveMaxPool3d((1, 2, 2)), x_((1, 2, 4, 4, 4), 107))
+
+    # Losses.
+    logits = rnd((4, 5), 110)
+    target = torch.tensor([1, 0, 4, 2])
+    lt = {"x": logits, "t": target}
+    two = lambda m, i: m(i["x"], i["t"])  # noqa: E731
+    case("cross_entropy_loss", lambda: nn.CrossEntropyLoss(), lt, call=two)
+    case("cross_entropy_loss_opts", lambda: nn.CrossEntropyLoss(weight=uni((5,), 111, 0.5, 2.0), ignore_index=4,
+                                                                label_smoothing=0.1, reduction="sum"), lt, call=two)
+    case("nll_loss", lambda: nn.NLLLoss(), {"x": torch.log_softmax(logits, 1), "t": target}, call=two)
+    y = {"x": rnd((3, 4), 112, 2.0), "t": rnd((3, 4), 113)}
+    case("mse_loss", lambda: nn.MSELoss(), y, call=two)
+    case("l1_loss", lambda: nn.L1Loss(reduction="sum"), y, call=two)
+    case("smooth_l1_loss", lambda: nn.SmoothL1Loss(beta=0.5), y, call=two)
+    case("huber_loss", lambda: nn.HuberLoss(reduction="none", delta=0.5), y, call=two)
+    pq = {"x": uni((3, 4), 114, 0.05, 0.95), "t": uni((3, 4), 115, 0.0, 1.0)}
+    case("bce_loss", lambda: nn.BCELoss(weight=uni((4,), 116, 0.5, 2.0)), pq, call=two)
+    case("bce_with_logits_loss", lambda: nn.BCEWithLogitsLoss(pos_weight=uni((4,), 117, 0.5, 3.0)),
+         {"x": rnd((3, 4), 118), "t": pq["t"]}, call=two)
+    case("kl_div_loss", lambda: nn.KLDivLoss(reduction="batchmean", log_target=True),
+         {"x": torch.log_softmax(rnd((3, 4), 119), 1), "t": torch.log_softmax(rnd((3, 4), 120), 1)}, call=two)
+
+
+def repr_cases():
+    """Layers whose print is checked but not run."""
+    return {
+        "cnn": nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Linear(32 * 13 * 13, 10), nn.LogSoftmax(dim=1)),
+        "conv2d_all": nn.Conv2d(4, 8, 3, stride=2, padding=1, dilation=2, groups=4, bias=False,
+                                padding_mode="reflect"),
+        "conv_transpose2d_all": nn.ConvTranspose2d(4, 8, (3, 2), stride=2, padding=1, output_padding=1,
+                                                   groups=2, dilation=2, bias=False),
+        "embedding_all": nn.Embedding(5, 2, padding_idx=1, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True,
+                                      sparse=True),
+        "batchnorm_none": nn.BatchNorm1d(4, momentum=None, affine=False, track_running_stats=False),
+        "maxpool_tuple": nn.MaxPool2d((2, 3), stride=(1, 2), padding=(1, 0)),
+        "avgpool1d": nn.AvgPool1d(4),
+        "avgpool3d": nn.AvgPool3d((2, 1, 2), stride=1),
+        "adaptive_maxpool3d": nn.AdaptiveMaxPool3d((1, 2, 3)),
+        "dropout2d": nn.Dropout2d(0.25),
+    }
+
+
+def main():
+    build_cases()
+    out = []
+    for c in CASES:
+        torch.manual_seed(c["seed"])
+        m = c["build"]()
+        init_sd = enc_sd(m.state_dict())
+        if c["prep"]:
+            c["prep"](m)
+        state = enc_sd(m.state_dict())
+        m.train(c["train"])
+        ins = {k: (v.clone().requires_grad_(True) if v.dtype.is_floating_point else v.clone())
+               for k, v in c["inputs"].items()}
+        enc_in = {k: enc(v) for k, v in ins.items()}
+        res = c["call"](m, ins) if c["call"] else m(ins["x"] if "x" in ins else ins["idx"])
+        outs = list(res) if isinstance(res, tuple) else [res]
+        rec = {"name": c["name"], "seed": c["seed"], "train": c["train"], "repr": repr(m),
+               "init": init_sd, "state": state, "inputs": enc_in, "out": [enc(o) for o in outs]}
+        first = outs[0]
+        if first.requires_grad:
+            n = first.numel()
+            cc = torch.linspace(-1.0, 1.0, n, dtype=torch.float64).reshape(first.shape).float()
+            if n == 1:
+                cc = torch.full(first.shape, 0.75)
+            (first * cc).sum().backward()
+            rec["c"] = enc(cc)
+            grads = {}
+            for k, v in ins.items():
+                if v.requires_grad:
+                    grads["input." + k] = enc(v.grad if v.grad is not None else torch.zeros_like(v))
+            for k, p in m.named_parameters():
+                grads["param." + k] = enc(p.grad if p.grad is not None else torch.zeros_like(p))
+            rec["grads"] = grads
+        rec["after"] = enc_sd(m.state_dict())
+        out.append(rec)
+    reprs = {k: repr(v) for k, v in repr_cases().items()}
+    data = {"torch_version": torch.__version__, "cases": out, "reprs": reprs}
+    with open(os.path.join(HERE, "modules.json"), "w") as f:
+        json.dump(data, f, separators=(",", ":"))
+        f.write("\n")
+    print("wrote", len(out), "cases and", len(reprs), "reprs")
+
+
+if __name__ == "__main__":
+    main()
