@@ -489,7 +489,7 @@ func PReLU(opts ...Option) *PReLUModule {
 	a := layerArgs{numParameters: 1, init: 0.25}
 	a.parse("PReLU", opts, "num_parameters", "init", "dtype", "device")
 	m := &PReLUModule{NumParameters: a.numParameters, Weight: a.param(a.numParameters)}
-	torch.NoGrad(func() { m.Weight.Fill_(torch.S(a.init)) })
+	torch.NoGrad(func() { m.Weight.FillScalar_(torch.S(a.init)) })
 	m.Init(m)
 	return m
 }

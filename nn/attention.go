@@ -366,11 +366,11 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 		case attnMask.DType() == torch.Bool:
 			attnMask = attnMask.LogicalOr(kpm)
 		default:
-			attnMask = attnMask.MaskedFill(kpm, torch.S(math.Inf(-1)))
+			attnMask = attnMask.MaskedFillScalar(kpm, torch.S(math.Inf(-1)))
 		}
 	}
 	if attnMask.Defined() && attnMask.DType() == torch.Bool {
-		attnMask = torch.ZerosLike(attnMask, torch.WithDtype(q.DType())).MaskedFill(attnMask, torch.S(math.Inf(-1)))
+		attnMask = torch.ZerosLike(attnMask, torch.WithDtype(q.DType())).MaskedFillScalar(attnMask, torch.S(math.Inf(-1)))
 	}
 
 	// Scaled dot-product attention.

@@ -358,7 +358,7 @@ func newCkBig() *ckBig {
 
 func (m *ckBig) fill(gen int64) {
 	for _, t := range []torch.Tensor{m.A, m.B, m.C, m.Gen} {
-		t.Fill_(torch.S(gen))
+		t.FillScalar_(torch.S(gen))
 	}
 }
 
@@ -485,7 +485,7 @@ func TestCheckpointCrashSafety(t *testing.T) {
 		// The save in flight may have been renamed before it was reported.
 		require.True(t, gen == lastSaved || gen == lastSaved+1, "round %d: checkpoint generation %d, last reported %d", round, gen, lastSaved)
 		for name, tt := range map[string]torch.Tensor{"A": m.A, "B": m.B, "C": m.C} {
-			require.True(t, tt.Eq(torch.S(gen)).All().ItemBool(), "round %d: %s is not all %d: a torn checkpoint", round, name, gen)
+			require.True(t, tt.EqScalar(torch.S(gen)).All().ItemBool(), "round %d: %s is not all %d: a torn checkpoint", round, name, gen)
 		}
 		t.Logf("round %d: killed after %v; checkpoint generation %d intact", round, delay, gen)
 		next = gen + 1

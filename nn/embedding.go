@@ -59,7 +59,7 @@ func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModu
 func (m *EmbeddingModule) ResetParameters() {
 	nninit.Normal_(m.Weight)
 	if m.PaddingIdx >= 0 {
-		torch.NoGrad(func() { m.Weight.Select(0, m.PaddingIdx).Fill_(torch.S(0)) })
+		torch.NoGrad(func() { m.Weight.Select(0, m.PaddingIdx).FillScalar_(torch.S(0)) })
 	}
 }
 

@@ -113,7 +113,7 @@ func TestToKeepsIdentity(t *testing.T) {
 
 func TestStateDictRoundTrip(t *testing.T) {
 	a, b := newNet(), newNet()
-	torch.NoGrad(func() { a.Out.Weight.Fill_(torch.S(3.0)) })
+	torch.NoGrad(func() { a.Out.Weight.FillScalar_(torch.S(3.0)) })
 	sd := a.StateDict()
 	assert.Len(t, sd, 15)
 	require.NoError(t, b.LoadStateDict(sd, true))

@@ -13770,25 +13770,25 @@ func genCumulativeTrapezoidDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	return
 }
 
-// CtcLoss is PyTorch's ctc_loss.IntList.
+// CtcLossIntList is PyTorch's ctc_loss.IntList.
 //
 //	aten::ctc_loss.IntList(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor
 //
 // Options: WithBlank, WithReduction, WithZeroInfinity.
-func CtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts ...Option) Tensor {
-	r0, err := genCtcLoss(logProbs, targets, inputLengths, targetLengths, opts)
+func CtcLossIntList(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts ...Option) Tensor {
+	r0, err := genCtcLossIntList(logProbs, targets, inputLengths, targetLengths, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryCtcLoss is CtcLoss that returns its error.
-func TryCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts ...Option) (Tensor, error) {
-	return genCtcLoss(logProbs, targets, inputLengths, targetLengths, opts)
+// TryCtcLossIntList is CtcLossIntList that returns its error.
+func TryCtcLossIntList(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts ...Option) (Tensor, error) {
+	return genCtcLossIntList(logProbs, targets, inputLengths, targetLengths, opts)
 }
 
-func genCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts []Option) (r0_ Tensor, err_ error) {
+func genCtcLossIntList(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "ctc_loss"
 	blank := int64(0)
 	reduction := int64(1)
@@ -13825,25 +13825,25 @@ func genCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLen
 	return
 }
 
-// CtcLossTensor is PyTorch's ctc_loss.Tensor.
+// CtcLoss is PyTorch's ctc_loss.Tensor.
 //
 //	aten::ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor
 //
 // Options: WithBlank, WithReduction, WithZeroInfinity.
-func CtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) Tensor {
-	r0, err := genCtcLossTensor(logProbs, targets, inputLengths, targetLengths, opts)
+func CtcLoss(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) Tensor {
+	r0, err := genCtcLoss(logProbs, targets, inputLengths, targetLengths, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryCtcLossTensor is CtcLossTensor that returns its error.
-func TryCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) (Tensor, error) {
-	return genCtcLossTensor(logProbs, targets, inputLengths, targetLengths, opts)
+// TryCtcLoss is CtcLoss that returns its error.
+func TryCtcLoss(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) (Tensor, error) {
+	return genCtcLoss(logProbs, targets, inputLengths, targetLengths, opts)
 }
 
-func genCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts []Option) (r0_ Tensor, err_ error) {
+func genCtcLoss(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "ctc_loss"
 	blank := int64(0)
 	reduction := int64(1)
@@ -18732,23 +18732,23 @@ func genUnflatten(self Tensor, dim int64, sizes []int64) (r0_ Tensor, err_ error
 	return
 }
 
-// Fill is PyTorch's fill.Scalar.
+// FillScalar is PyTorch's fill.Scalar.
 //
 //	aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
-func Fill(self Tensor, value Scalar) Tensor {
-	r0, err := genFill(self, value)
+func FillScalar(self Tensor, value Scalar) Tensor {
+	r0, err := genFillScalar(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFill is Fill that returns its error.
-func TryFill(self Tensor, value Scalar) (Tensor, error) {
-	return genFill(self, value)
+// TryFillScalar is FillScalar that returns its error.
+func TryFillScalar(self Tensor, value Scalar) (Tensor, error) {
+	return genFillScalar(self, value)
 }
 
-func genFill(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
+func genFillScalar(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	const op = "fill"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -18760,23 +18760,23 @@ func genFill(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// FillTensor is PyTorch's fill.Tensor.
+// Fill is PyTorch's fill.Tensor.
 //
 //	aten::fill.Tensor(Tensor self, Tensor value) -> Tensor
-func FillTensor(self Tensor, value Tensor) Tensor {
-	r0, err := genFillTensor(self, value)
+func Fill(self Tensor, value Tensor) Tensor {
+	r0, err := genFill(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFillTensor is FillTensor that returns its error.
-func TryFillTensor(self Tensor, value Tensor) (Tensor, error) {
-	return genFillTensor(self, value)
+// TryFill is Fill that returns its error.
+func TryFill(self Tensor, value Tensor) (Tensor, error) {
+	return genFill(self, value)
 }
 
-func genFillTensor(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
+func genFill(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	const op = "fill"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -18793,39 +18793,39 @@ func genFillTensor(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Fill_ is PyTorch's fill_.Scalar.
+// FillScalar_ is PyTorch's fill_.Scalar.
 //
 //	aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-func Fill_(self Tensor, value Scalar) Tensor {
-	r0, err := genFill_(self, value)
+func FillScalar_(self Tensor, value Scalar) Tensor {
+	r0, err := genFillScalar_(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFill_ is Fill_ that returns its error.
-func TryFill_(self Tensor, value Scalar) (Tensor, error) {
-	return genFill_(self, value)
+// TryFillScalar_ is FillScalar_ that returns its error.
+func TryFillScalar_(self Tensor, value Scalar) (Tensor, error) {
+	return genFillScalar_(self, value)
 }
 
-// Fill_ is PyTorch's fill_.Scalar.
+// FillScalar_ is PyTorch's fill_.Scalar.
 //
 //	aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-func (self Tensor) Fill_(value Scalar) Tensor {
-	r0, err := genFill_(self, value)
+func (self Tensor) FillScalar_(value Scalar) Tensor {
+	r0, err := genFillScalar_(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFill_ is Fill_ that returns its error.
-func (self Tensor) TryFill_(value Scalar) (Tensor, error) {
-	return genFill_(self, value)
+// TryFillScalar_ is FillScalar_ that returns its error.
+func (self Tensor) TryFillScalar_(value Scalar) (Tensor, error) {
+	return genFillScalar_(self, value)
 }
 
-func genFill_(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
+func genFillScalar_(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	const op = "fill_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -18840,39 +18840,39 @@ func genFill_(self Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// FillTensor_ is PyTorch's fill_.Tensor.
+// Fill_ is PyTorch's fill_.Tensor.
 //
 //	aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
-func FillTensor_(self Tensor, value Tensor) Tensor {
-	r0, err := genFillTensor_(self, value)
+func Fill_(self Tensor, value Tensor) Tensor {
+	r0, err := genFill_(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFillTensor_ is FillTensor_ that returns its error.
-func TryFillTensor_(self Tensor, value Tensor) (Tensor, error) {
-	return genFillTensor_(self, value)
+// TryFill_ is Fill_ that returns its error.
+func TryFill_(self Tensor, value Tensor) (Tensor, error) {
+	return genFill_(self, value)
 }
 
-// FillTensor_ is PyTorch's fill_.Tensor.
+// Fill_ is PyTorch's fill_.Tensor.
 //
 //	aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
-func (self Tensor) FillTensor_(value Tensor) Tensor {
-	r0, err := genFillTensor_(self, value)
+func (self Tensor) Fill_(value Tensor) Tensor {
+	r0, err := genFill_(self, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFillTensor_ is FillTensor_ that returns its error.
-func (self Tensor) TryFillTensor_(value Tensor) (Tensor, error) {
-	return genFillTensor_(self, value)
+// TryFill_ is Fill_ that returns its error.
+func (self Tensor) TryFill_(value Tensor) (Tensor, error) {
+	return genFill_(self, value)
 }
 
-func genFillTensor_(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
+func genFill_(self Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	const op = "fill_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -50997,23 +50997,23 @@ func genIsSetTo(self Tensor, tensor Tensor) (r0_ bool, err_ error) {
 	return
 }
 
-// MaskedFill_ is PyTorch's masked_fill_.Scalar.
+// MaskedFillScalar_ is PyTorch's masked_fill_.Scalar.
 //
 //	aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
-func (self Tensor) MaskedFill_(mask Tensor, value Scalar) Tensor {
-	r0, err := genMaskedFill_(self, mask, value)
+func (self Tensor) MaskedFillScalar_(mask Tensor, value Scalar) Tensor {
+	r0, err := genMaskedFillScalar_(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFill_ is MaskedFill_ that returns its error.
-func (self Tensor) TryMaskedFill_(mask Tensor, value Scalar) (Tensor, error) {
-	return genMaskedFill_(self, mask, value)
+// TryMaskedFillScalar_ is MaskedFillScalar_ that returns its error.
+func (self Tensor) TryMaskedFillScalar_(mask Tensor, value Scalar) (Tensor, error) {
+	return genMaskedFillScalar_(self, mask, value)
 }
 
-func genMaskedFill_(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ error) {
+func genMaskedFillScalar_(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	const op = "masked_fill_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -51033,39 +51033,39 @@ func genMaskedFill_(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ er
 	return
 }
 
-// MaskedFill is PyTorch's masked_fill.Scalar.
+// MaskedFillScalar is PyTorch's masked_fill.Scalar.
 //
 //	aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-func MaskedFill(self Tensor, mask Tensor, value Scalar) Tensor {
-	r0, err := genMaskedFill(self, mask, value)
+func MaskedFillScalar(self Tensor, mask Tensor, value Scalar) Tensor {
+	r0, err := genMaskedFillScalar(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFill is MaskedFill that returns its error.
-func TryMaskedFill(self Tensor, mask Tensor, value Scalar) (Tensor, error) {
-	return genMaskedFill(self, mask, value)
+// TryMaskedFillScalar is MaskedFillScalar that returns its error.
+func TryMaskedFillScalar(self Tensor, mask Tensor, value Scalar) (Tensor, error) {
+	return genMaskedFillScalar(self, mask, value)
 }
 
-// MaskedFill is PyTorch's masked_fill.Scalar.
+// MaskedFillScalar is PyTorch's masked_fill.Scalar.
 //
 //	aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-func (self Tensor) MaskedFill(mask Tensor, value Scalar) Tensor {
-	r0, err := genMaskedFill(self, mask, value)
+func (self Tensor) MaskedFillScalar(mask Tensor, value Scalar) Tensor {
+	r0, err := genMaskedFillScalar(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFill is MaskedFill that returns its error.
-func (self Tensor) TryMaskedFill(mask Tensor, value Scalar) (Tensor, error) {
-	return genMaskedFill(self, mask, value)
+// TryMaskedFillScalar is MaskedFillScalar that returns its error.
+func (self Tensor) TryMaskedFillScalar(mask Tensor, value Scalar) (Tensor, error) {
+	return genMaskedFillScalar(self, mask, value)
 }
 
-func genMaskedFill(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ error) {
+func genMaskedFillScalar(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ error) {
 	const op = "masked_fill"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -51082,23 +51082,23 @@ func genMaskedFill(self Tensor, mask Tensor, value Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// MaskedFillTensor_ is PyTorch's masked_fill_.Tensor.
+// MaskedFill_ is PyTorch's masked_fill_.Tensor.
 //
 //	aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
-func (self Tensor) MaskedFillTensor_(mask Tensor, value Tensor) Tensor {
-	r0, err := genMaskedFillTensor_(self, mask, value)
+func (self Tensor) MaskedFill_(mask Tensor, value Tensor) Tensor {
+	r0, err := genMaskedFill_(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFillTensor_ is MaskedFillTensor_ that returns its error.
-func (self Tensor) TryMaskedFillTensor_(mask Tensor, value Tensor) (Tensor, error) {
-	return genMaskedFillTensor_(self, mask, value)
+// TryMaskedFill_ is MaskedFill_ that returns its error.
+func (self Tensor) TryMaskedFill_(mask Tensor, value Tensor) (Tensor, error) {
+	return genMaskedFill_(self, mask, value)
 }
 
-func genMaskedFillTensor_(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, err_ error) {
+func genMaskedFill_(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	const op = "masked_fill_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -51123,39 +51123,39 @@ func genMaskedFillTensor_(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, e
 	return
 }
 
-// MaskedFillTensor is PyTorch's masked_fill.Tensor.
+// MaskedFill is PyTorch's masked_fill.Tensor.
 //
 //	aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
-func MaskedFillTensor(self Tensor, mask Tensor, value Tensor) Tensor {
-	r0, err := genMaskedFillTensor(self, mask, value)
+func MaskedFill(self Tensor, mask Tensor, value Tensor) Tensor {
+	r0, err := genMaskedFill(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFillTensor is MaskedFillTensor that returns its error.
-func TryMaskedFillTensor(self Tensor, mask Tensor, value Tensor) (Tensor, error) {
-	return genMaskedFillTensor(self, mask, value)
+// TryMaskedFill is MaskedFill that returns its error.
+func TryMaskedFill(self Tensor, mask Tensor, value Tensor) (Tensor, error) {
+	return genMaskedFill(self, mask, value)
 }
 
-// MaskedFillTensor is PyTorch's masked_fill.Tensor.
+// MaskedFill is PyTorch's masked_fill.Tensor.
 //
 //	aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
-func (self Tensor) MaskedFillTensor(mask Tensor, value Tensor) Tensor {
-	r0, err := genMaskedFillTensor(self, mask, value)
+func (self Tensor) MaskedFill(mask Tensor, value Tensor) Tensor {
+	r0, err := genMaskedFill(self, mask, value)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMaskedFillTensor is MaskedFillTensor that returns its error.
-func (self Tensor) TryMaskedFillTensor(mask Tensor, value Tensor) (Tensor, error) {
-	return genMaskedFillTensor(self, mask, value)
+// TryMaskedFill is MaskedFill that returns its error.
+func (self Tensor) TryMaskedFill(mask Tensor, value Tensor) (Tensor, error) {
+	return genMaskedFill(self, mask, value)
 }
 
-func genMaskedFillTensor(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, err_ error) {
+func genMaskedFill(self Tensor, mask Tensor, value Tensor) (r0_ Tensor, err_ error) {
 	const op = "masked_fill"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -52951,23 +52951,23 @@ func genScatterReduceTwoOut(out Tensor, self Tensor, dim int64, index Tensor, sr
 	return
 }
 
-// Eq_ is PyTorch's eq_.Scalar.
+// EqScalar_ is PyTorch's eq_.Scalar.
 //
 //	aten::eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Eq_(other Scalar) Tensor {
-	r0, err := genEq_(self, other)
+func (self Tensor) EqScalar_(other Scalar) Tensor {
+	r0, err := genEqScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEq_ is Eq_ that returns its error.
-func (self Tensor) TryEq_(other Scalar) (Tensor, error) {
-	return genEq_(self, other)
+// TryEqScalar_ is EqScalar_ that returns its error.
+func (self Tensor) TryEqScalar_(other Scalar) (Tensor, error) {
+	return genEqScalar_(self, other)
 }
 
-func genEq_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genEqScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "eq_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -52982,23 +52982,23 @@ func genEq_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// EqTensor_ is PyTorch's eq_.Tensor.
+// Eq_ is PyTorch's eq_.Tensor.
 //
 //	aten::eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) EqTensor_(other Tensor) Tensor {
-	r0, err := genEqTensor_(self, other)
+func (self Tensor) Eq_(other Tensor) Tensor {
+	r0, err := genEq_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEqTensor_ is EqTensor_ that returns its error.
-func (self Tensor) TryEqTensor_(other Tensor) (Tensor, error) {
-	return genEqTensor_(self, other)
+// TryEq_ is Eq_ that returns its error.
+func (self Tensor) TryEq_(other Tensor) (Tensor, error) {
+	return genEq_(self, other)
 }
 
-func genEqTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genEq_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "eq_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53095,39 +53095,39 @@ func genBitwiseAndScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, 
 	return
 }
 
-// BitwiseAnd is PyTorch's bitwise_and.Scalar.
+// BitwiseAndScalar is PyTorch's bitwise_and.Scalar.
 //
 //	aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
-func BitwiseAnd(self Tensor, other Scalar) Tensor {
-	r0, err := genBitwiseAnd(self, other)
+func BitwiseAndScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genBitwiseAndScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAnd is BitwiseAnd that returns its error.
-func TryBitwiseAnd(self Tensor, other Scalar) (Tensor, error) {
-	return genBitwiseAnd(self, other)
+// TryBitwiseAndScalar is BitwiseAndScalar that returns its error.
+func TryBitwiseAndScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genBitwiseAndScalar(self, other)
 }
 
-// BitwiseAnd is PyTorch's bitwise_and.Scalar.
+// BitwiseAndScalar is PyTorch's bitwise_and.Scalar.
 //
 //	aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) BitwiseAnd(other Scalar) Tensor {
-	r0, err := genBitwiseAnd(self, other)
+func (self Tensor) BitwiseAndScalar(other Scalar) Tensor {
+	r0, err := genBitwiseAndScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAnd is BitwiseAnd that returns its error.
-func (self Tensor) TryBitwiseAnd(other Scalar) (Tensor, error) {
-	return genBitwiseAnd(self, other)
+// TryBitwiseAndScalar is BitwiseAndScalar that returns its error.
+func (self Tensor) TryBitwiseAndScalar(other Scalar) (Tensor, error) {
+	return genBitwiseAndScalar(self, other)
 }
 
-func genBitwiseAnd(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseAndScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_and"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53167,39 +53167,39 @@ func genBitwiseAndScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ erro
 	return
 }
 
-// BitwiseAndTensor is PyTorch's bitwise_and.Tensor.
+// BitwiseAnd is PyTorch's bitwise_and.Tensor.
 //
 //	aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-func BitwiseAndTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genBitwiseAndTensor(self, other)
+func BitwiseAnd(self Tensor, other Tensor) Tensor {
+	r0, err := genBitwiseAnd(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAndTensor is BitwiseAndTensor that returns its error.
-func TryBitwiseAndTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genBitwiseAndTensor(self, other)
+// TryBitwiseAnd is BitwiseAnd that returns its error.
+func TryBitwiseAnd(self Tensor, other Tensor) (Tensor, error) {
+	return genBitwiseAnd(self, other)
 }
 
-// BitwiseAndTensor is PyTorch's bitwise_and.Tensor.
+// BitwiseAnd is PyTorch's bitwise_and.Tensor.
 //
 //	aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) BitwiseAndTensor(other Tensor) Tensor {
-	r0, err := genBitwiseAndTensor(self, other)
+func (self Tensor) BitwiseAnd(other Tensor) Tensor {
+	r0, err := genBitwiseAnd(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAndTensor is BitwiseAndTensor that returns its error.
-func (self Tensor) TryBitwiseAndTensor(other Tensor) (Tensor, error) {
-	return genBitwiseAndTensor(self, other)
+// TryBitwiseAnd is BitwiseAnd that returns its error.
+func (self Tensor) TryBitwiseAnd(other Tensor) (Tensor, error) {
+	return genBitwiseAnd(self, other)
 }
 
-func genBitwiseAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseAnd(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_and"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53216,23 +53216,23 @@ func genBitwiseAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseAnd_ is PyTorch's bitwise_and_.Scalar.
+// BitwiseAndScalar_ is PyTorch's bitwise_and_.Scalar.
 //
 //	aten::bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) BitwiseAnd_(other Scalar) Tensor {
-	r0, err := genBitwiseAnd_(self, other)
+func (self Tensor) BitwiseAndScalar_(other Scalar) Tensor {
+	r0, err := genBitwiseAndScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAnd_ is BitwiseAnd_ that returns its error.
-func (self Tensor) TryBitwiseAnd_(other Scalar) (Tensor, error) {
-	return genBitwiseAnd_(self, other)
+// TryBitwiseAndScalar_ is BitwiseAndScalar_ that returns its error.
+func (self Tensor) TryBitwiseAndScalar_(other Scalar) (Tensor, error) {
+	return genBitwiseAndScalar_(self, other)
 }
 
-func genBitwiseAnd_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseAndScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_and_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53247,23 +53247,23 @@ func genBitwiseAnd_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseAndTensor_ is PyTorch's bitwise_and_.Tensor.
+// BitwiseAnd_ is PyTorch's bitwise_and_.Tensor.
 //
 //	aten::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) BitwiseAndTensor_(other Tensor) Tensor {
-	r0, err := genBitwiseAndTensor_(self, other)
+func (self Tensor) BitwiseAnd_(other Tensor) Tensor {
+	r0, err := genBitwiseAnd_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseAndTensor_ is BitwiseAndTensor_ that returns its error.
-func (self Tensor) TryBitwiseAndTensor_(other Tensor) (Tensor, error) {
-	return genBitwiseAndTensor_(self, other)
+// TryBitwiseAnd_ is BitwiseAnd_ that returns its error.
+func (self Tensor) TryBitwiseAnd_(other Tensor) (Tensor, error) {
+	return genBitwiseAnd_(self, other)
 }
 
-func genBitwiseAndTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseAnd_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_and_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53283,39 +53283,39 @@ func genBitwiseAndTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalAnd is PyTorch's __and__.Scalar.
+// InternalAndScalar is PyTorch's __and__.Scalar.
 //
 //	aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor
-func InternalAnd(self Tensor, other Scalar) Tensor {
-	r0, err := genInternalAnd(self, other)
+func InternalAndScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genInternalAndScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalAnd is InternalAnd that returns its error.
-func TryInternalAnd(self Tensor, other Scalar) (Tensor, error) {
-	return genInternalAnd(self, other)
+// TryInternalAndScalar is InternalAndScalar that returns its error.
+func TryInternalAndScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genInternalAndScalar(self, other)
 }
 
-// InternalAnd is PyTorch's __and__.Scalar.
+// InternalAndScalar is PyTorch's __and__.Scalar.
 //
 //	aten::__and__.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) InternalAnd(other Scalar) Tensor {
-	r0, err := genInternalAnd(self, other)
+func (self Tensor) InternalAndScalar(other Scalar) Tensor {
+	r0, err := genInternalAndScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalAnd is InternalAnd that returns its error.
-func (self Tensor) TryInternalAnd(other Scalar) (Tensor, error) {
-	return genInternalAnd(self, other)
+// TryInternalAndScalar is InternalAndScalar that returns its error.
+func (self Tensor) TryInternalAndScalar(other Scalar) (Tensor, error) {
+	return genInternalAndScalar(self, other)
 }
 
-func genInternalAnd(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalAndScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__and__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53327,39 +53327,39 @@ func genInternalAnd(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalAndTensor is PyTorch's __and__.Tensor.
+// InternalAnd is PyTorch's __and__.Tensor.
 //
 //	aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor
-func InternalAndTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genInternalAndTensor(self, other)
+func InternalAnd(self Tensor, other Tensor) Tensor {
+	r0, err := genInternalAnd(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalAndTensor is InternalAndTensor that returns its error.
-func TryInternalAndTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genInternalAndTensor(self, other)
+// TryInternalAnd is InternalAnd that returns its error.
+func TryInternalAnd(self Tensor, other Tensor) (Tensor, error) {
+	return genInternalAnd(self, other)
 }
 
-// InternalAndTensor is PyTorch's __and__.Tensor.
+// InternalAnd is PyTorch's __and__.Tensor.
 //
 //	aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) InternalAndTensor(other Tensor) Tensor {
-	r0, err := genInternalAndTensor(self, other)
+func (self Tensor) InternalAnd(other Tensor) Tensor {
+	r0, err := genInternalAnd(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalAndTensor is InternalAndTensor that returns its error.
-func (self Tensor) TryInternalAndTensor(other Tensor) (Tensor, error) {
-	return genInternalAndTensor(self, other)
+// TryInternalAnd is InternalAnd that returns its error.
+func (self Tensor) TryInternalAnd(other Tensor) (Tensor, error) {
+	return genInternalAnd(self, other)
 }
 
-func genInternalAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalAnd(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__and__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53376,23 +53376,23 @@ func genInternalAndTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIand is PyTorch's __iand__.Scalar.
+// InternalIandScalar is PyTorch's __iand__.Scalar.
 //
 //	aten::__iand__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) InternalIand(other Scalar) Tensor {
-	r0, err := genInternalIand(self, other)
+func (self Tensor) InternalIandScalar(other Scalar) Tensor {
+	r0, err := genInternalIandScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIand is InternalIand that returns its error.
-func (self Tensor) TryInternalIand(other Scalar) (Tensor, error) {
-	return genInternalIand(self, other)
+// TryInternalIandScalar is InternalIandScalar that returns its error.
+func (self Tensor) TryInternalIandScalar(other Scalar) (Tensor, error) {
+	return genInternalIandScalar(self, other)
 }
 
-func genInternalIand(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalIandScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__iand__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53407,23 +53407,23 @@ func genInternalIand(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIandTensor is PyTorch's __iand__.Tensor.
+// InternalIand is PyTorch's __iand__.Tensor.
 //
 //	aten::__iand__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) InternalIandTensor(other Tensor) Tensor {
-	r0, err := genInternalIandTensor(self, other)
+func (self Tensor) InternalIand(other Tensor) Tensor {
+	r0, err := genInternalIand(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIandTensor is InternalIandTensor that returns its error.
-func (self Tensor) TryInternalIandTensor(other Tensor) (Tensor, error) {
-	return genInternalIandTensor(self, other)
+// TryInternalIand is InternalIand that returns its error.
+func (self Tensor) TryInternalIand(other Tensor) (Tensor, error) {
+	return genInternalIand(self, other)
 }
 
-func genInternalIandTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalIand(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__iand__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53520,39 +53520,39 @@ func genBitwiseOrScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, e
 	return
 }
 
-// BitwiseOr is PyTorch's bitwise_or.Scalar.
+// BitwiseOrScalar is PyTorch's bitwise_or.Scalar.
 //
 //	aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
-func BitwiseOr(self Tensor, other Scalar) Tensor {
-	r0, err := genBitwiseOr(self, other)
+func BitwiseOrScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genBitwiseOrScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOr is BitwiseOr that returns its error.
-func TryBitwiseOr(self Tensor, other Scalar) (Tensor, error) {
-	return genBitwiseOr(self, other)
+// TryBitwiseOrScalar is BitwiseOrScalar that returns its error.
+func TryBitwiseOrScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genBitwiseOrScalar(self, other)
 }
 
-// BitwiseOr is PyTorch's bitwise_or.Scalar.
+// BitwiseOrScalar is PyTorch's bitwise_or.Scalar.
 //
 //	aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) BitwiseOr(other Scalar) Tensor {
-	r0, err := genBitwiseOr(self, other)
+func (self Tensor) BitwiseOrScalar(other Scalar) Tensor {
+	r0, err := genBitwiseOrScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOr is BitwiseOr that returns its error.
-func (self Tensor) TryBitwiseOr(other Scalar) (Tensor, error) {
-	return genBitwiseOr(self, other)
+// TryBitwiseOrScalar is BitwiseOrScalar that returns its error.
+func (self Tensor) TryBitwiseOrScalar(other Scalar) (Tensor, error) {
+	return genBitwiseOrScalar(self, other)
 }
 
-func genBitwiseOr(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseOrScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_or"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53592,39 +53592,39 @@ func genBitwiseOrScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ error
 	return
 }
 
-// BitwiseOrTensor is PyTorch's bitwise_or.Tensor.
+// BitwiseOr is PyTorch's bitwise_or.Tensor.
 //
 //	aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-func BitwiseOrTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genBitwiseOrTensor(self, other)
+func BitwiseOr(self Tensor, other Tensor) Tensor {
+	r0, err := genBitwiseOr(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOrTensor is BitwiseOrTensor that returns its error.
-func TryBitwiseOrTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genBitwiseOrTensor(self, other)
+// TryBitwiseOr is BitwiseOr that returns its error.
+func TryBitwiseOr(self Tensor, other Tensor) (Tensor, error) {
+	return genBitwiseOr(self, other)
 }
 
-// BitwiseOrTensor is PyTorch's bitwise_or.Tensor.
+// BitwiseOr is PyTorch's bitwise_or.Tensor.
 //
 //	aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) BitwiseOrTensor(other Tensor) Tensor {
-	r0, err := genBitwiseOrTensor(self, other)
+func (self Tensor) BitwiseOr(other Tensor) Tensor {
+	r0, err := genBitwiseOr(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOrTensor is BitwiseOrTensor that returns its error.
-func (self Tensor) TryBitwiseOrTensor(other Tensor) (Tensor, error) {
-	return genBitwiseOrTensor(self, other)
+// TryBitwiseOr is BitwiseOr that returns its error.
+func (self Tensor) TryBitwiseOr(other Tensor) (Tensor, error) {
+	return genBitwiseOr(self, other)
 }
 
-func genBitwiseOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseOr(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_or"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53641,23 +53641,23 @@ func genBitwiseOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseOr_ is PyTorch's bitwise_or_.Scalar.
+// BitwiseOrScalar_ is PyTorch's bitwise_or_.Scalar.
 //
 //	aten::bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) BitwiseOr_(other Scalar) Tensor {
-	r0, err := genBitwiseOr_(self, other)
+func (self Tensor) BitwiseOrScalar_(other Scalar) Tensor {
+	r0, err := genBitwiseOrScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOr_ is BitwiseOr_ that returns its error.
-func (self Tensor) TryBitwiseOr_(other Scalar) (Tensor, error) {
-	return genBitwiseOr_(self, other)
+// TryBitwiseOrScalar_ is BitwiseOrScalar_ that returns its error.
+func (self Tensor) TryBitwiseOrScalar_(other Scalar) (Tensor, error) {
+	return genBitwiseOrScalar_(self, other)
 }
 
-func genBitwiseOr_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseOrScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_or_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53672,23 +53672,23 @@ func genBitwiseOr_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseOrTensor_ is PyTorch's bitwise_or_.Tensor.
+// BitwiseOr_ is PyTorch's bitwise_or_.Tensor.
 //
 //	aten::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) BitwiseOrTensor_(other Tensor) Tensor {
-	r0, err := genBitwiseOrTensor_(self, other)
+func (self Tensor) BitwiseOr_(other Tensor) Tensor {
+	r0, err := genBitwiseOr_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseOrTensor_ is BitwiseOrTensor_ that returns its error.
-func (self Tensor) TryBitwiseOrTensor_(other Tensor) (Tensor, error) {
-	return genBitwiseOrTensor_(self, other)
+// TryBitwiseOr_ is BitwiseOr_ that returns its error.
+func (self Tensor) TryBitwiseOr_(other Tensor) (Tensor, error) {
+	return genBitwiseOr_(self, other)
 }
 
-func genBitwiseOrTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseOr_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_or_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53708,39 +53708,39 @@ func genBitwiseOrTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalOr is PyTorch's __or__.Scalar.
+// InternalOrScalar is PyTorch's __or__.Scalar.
 //
 //	aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor
-func InternalOr(self Tensor, other Scalar) Tensor {
-	r0, err := genInternalOr(self, other)
+func InternalOrScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genInternalOrScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalOr is InternalOr that returns its error.
-func TryInternalOr(self Tensor, other Scalar) (Tensor, error) {
-	return genInternalOr(self, other)
+// TryInternalOrScalar is InternalOrScalar that returns its error.
+func TryInternalOrScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genInternalOrScalar(self, other)
 }
 
-// InternalOr is PyTorch's __or__.Scalar.
+// InternalOrScalar is PyTorch's __or__.Scalar.
 //
 //	aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) InternalOr(other Scalar) Tensor {
-	r0, err := genInternalOr(self, other)
+func (self Tensor) InternalOrScalar(other Scalar) Tensor {
+	r0, err := genInternalOrScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalOr is InternalOr that returns its error.
-func (self Tensor) TryInternalOr(other Scalar) (Tensor, error) {
-	return genInternalOr(self, other)
+// TryInternalOrScalar is InternalOrScalar that returns its error.
+func (self Tensor) TryInternalOrScalar(other Scalar) (Tensor, error) {
+	return genInternalOrScalar(self, other)
 }
 
-func genInternalOr(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalOrScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__or__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53752,39 +53752,39 @@ func genInternalOr(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalOrTensor is PyTorch's __or__.Tensor.
+// InternalOr is PyTorch's __or__.Tensor.
 //
 //	aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor
-func InternalOrTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genInternalOrTensor(self, other)
+func InternalOr(self Tensor, other Tensor) Tensor {
+	r0, err := genInternalOr(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalOrTensor is InternalOrTensor that returns its error.
-func TryInternalOrTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genInternalOrTensor(self, other)
+// TryInternalOr is InternalOr that returns its error.
+func TryInternalOr(self Tensor, other Tensor) (Tensor, error) {
+	return genInternalOr(self, other)
 }
 
-// InternalOrTensor is PyTorch's __or__.Tensor.
+// InternalOr is PyTorch's __or__.Tensor.
 //
 //	aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) InternalOrTensor(other Tensor) Tensor {
-	r0, err := genInternalOrTensor(self, other)
+func (self Tensor) InternalOr(other Tensor) Tensor {
+	r0, err := genInternalOr(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalOrTensor is InternalOrTensor that returns its error.
-func (self Tensor) TryInternalOrTensor(other Tensor) (Tensor, error) {
-	return genInternalOrTensor(self, other)
+// TryInternalOr is InternalOr that returns its error.
+func (self Tensor) TryInternalOr(other Tensor) (Tensor, error) {
+	return genInternalOr(self, other)
 }
 
-func genInternalOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalOr(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__or__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53801,23 +53801,23 @@ func genInternalOrTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIor is PyTorch's __ior__.Scalar.
+// InternalIorScalar is PyTorch's __ior__.Scalar.
 //
 //	aten::__ior__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) InternalIor(other Scalar) Tensor {
-	r0, err := genInternalIor(self, other)
+func (self Tensor) InternalIorScalar(other Scalar) Tensor {
+	r0, err := genInternalIorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIor is InternalIor that returns its error.
-func (self Tensor) TryInternalIor(other Scalar) (Tensor, error) {
-	return genInternalIor(self, other)
+// TryInternalIorScalar is InternalIorScalar that returns its error.
+func (self Tensor) TryInternalIorScalar(other Scalar) (Tensor, error) {
+	return genInternalIorScalar(self, other)
 }
 
-func genInternalIor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalIorScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__ior__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53832,23 +53832,23 @@ func genInternalIor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIorTensor is PyTorch's __ior__.Tensor.
+// InternalIor is PyTorch's __ior__.Tensor.
 //
 //	aten::__ior__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) InternalIorTensor(other Tensor) Tensor {
-	r0, err := genInternalIorTensor(self, other)
+func (self Tensor) InternalIor(other Tensor) Tensor {
+	r0, err := genInternalIor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIorTensor is InternalIorTensor that returns its error.
-func (self Tensor) TryInternalIorTensor(other Tensor) (Tensor, error) {
-	return genInternalIorTensor(self, other)
+// TryInternalIor is InternalIor that returns its error.
+func (self Tensor) TryInternalIor(other Tensor) (Tensor, error) {
+	return genInternalIor(self, other)
 }
 
-func genInternalIorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalIor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__ior__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -53945,39 +53945,39 @@ func genBitwiseXorScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, 
 	return
 }
 
-// BitwiseXor is PyTorch's bitwise_xor.Scalar.
+// BitwiseXorScalar is PyTorch's bitwise_xor.Scalar.
 //
 //	aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-func BitwiseXor(self Tensor, other Scalar) Tensor {
-	r0, err := genBitwiseXor(self, other)
+func BitwiseXorScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genBitwiseXorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXor is BitwiseXor that returns its error.
-func TryBitwiseXor(self Tensor, other Scalar) (Tensor, error) {
-	return genBitwiseXor(self, other)
+// TryBitwiseXorScalar is BitwiseXorScalar that returns its error.
+func TryBitwiseXorScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genBitwiseXorScalar(self, other)
 }
 
-// BitwiseXor is PyTorch's bitwise_xor.Scalar.
+// BitwiseXorScalar is PyTorch's bitwise_xor.Scalar.
 //
 //	aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) BitwiseXor(other Scalar) Tensor {
-	r0, err := genBitwiseXor(self, other)
+func (self Tensor) BitwiseXorScalar(other Scalar) Tensor {
+	r0, err := genBitwiseXorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXor is BitwiseXor that returns its error.
-func (self Tensor) TryBitwiseXor(other Scalar) (Tensor, error) {
-	return genBitwiseXor(self, other)
+// TryBitwiseXorScalar is BitwiseXorScalar that returns its error.
+func (self Tensor) TryBitwiseXorScalar(other Scalar) (Tensor, error) {
+	return genBitwiseXorScalar(self, other)
 }
 
-func genBitwiseXor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseXorScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_xor"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54017,39 +54017,39 @@ func genBitwiseXorScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err_ erro
 	return
 }
 
-// BitwiseXorTensor is PyTorch's bitwise_xor.Tensor.
+// BitwiseXor is PyTorch's bitwise_xor.Tensor.
 //
 //	aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-func BitwiseXorTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genBitwiseXorTensor(self, other)
+func BitwiseXor(self Tensor, other Tensor) Tensor {
+	r0, err := genBitwiseXor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXorTensor is BitwiseXorTensor that returns its error.
-func TryBitwiseXorTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genBitwiseXorTensor(self, other)
+// TryBitwiseXor is BitwiseXor that returns its error.
+func TryBitwiseXor(self Tensor, other Tensor) (Tensor, error) {
+	return genBitwiseXor(self, other)
 }
 
-// BitwiseXorTensor is PyTorch's bitwise_xor.Tensor.
+// BitwiseXor is PyTorch's bitwise_xor.Tensor.
 //
 //	aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) BitwiseXorTensor(other Tensor) Tensor {
-	r0, err := genBitwiseXorTensor(self, other)
+func (self Tensor) BitwiseXor(other Tensor) Tensor {
+	r0, err := genBitwiseXor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXorTensor is BitwiseXorTensor that returns its error.
-func (self Tensor) TryBitwiseXorTensor(other Tensor) (Tensor, error) {
-	return genBitwiseXorTensor(self, other)
+// TryBitwiseXor is BitwiseXor that returns its error.
+func (self Tensor) TryBitwiseXor(other Tensor) (Tensor, error) {
+	return genBitwiseXor(self, other)
 }
 
-func genBitwiseXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseXor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_xor"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54066,23 +54066,23 @@ func genBitwiseXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseXor_ is PyTorch's bitwise_xor_.Scalar.
+// BitwiseXorScalar_ is PyTorch's bitwise_xor_.Scalar.
 //
 //	aten::bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) BitwiseXor_(other Scalar) Tensor {
-	r0, err := genBitwiseXor_(self, other)
+func (self Tensor) BitwiseXorScalar_(other Scalar) Tensor {
+	r0, err := genBitwiseXorScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXor_ is BitwiseXor_ that returns its error.
-func (self Tensor) TryBitwiseXor_(other Scalar) (Tensor, error) {
-	return genBitwiseXor_(self, other)
+// TryBitwiseXorScalar_ is BitwiseXorScalar_ that returns its error.
+func (self Tensor) TryBitwiseXorScalar_(other Scalar) (Tensor, error) {
+	return genBitwiseXorScalar_(self, other)
 }
 
-func genBitwiseXor_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genBitwiseXorScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "bitwise_xor_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54097,23 +54097,23 @@ func genBitwiseXor_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// BitwiseXorTensor_ is PyTorch's bitwise_xor_.Tensor.
+// BitwiseXor_ is PyTorch's bitwise_xor_.Tensor.
 //
 //	aten::bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) BitwiseXorTensor_(other Tensor) Tensor {
-	r0, err := genBitwiseXorTensor_(self, other)
+func (self Tensor) BitwiseXor_(other Tensor) Tensor {
+	r0, err := genBitwiseXor_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryBitwiseXorTensor_ is BitwiseXorTensor_ that returns its error.
-func (self Tensor) TryBitwiseXorTensor_(other Tensor) (Tensor, error) {
-	return genBitwiseXorTensor_(self, other)
+// TryBitwiseXor_ is BitwiseXor_ that returns its error.
+func (self Tensor) TryBitwiseXor_(other Tensor) (Tensor, error) {
+	return genBitwiseXor_(self, other)
 }
 
-func genBitwiseXorTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genBitwiseXor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "bitwise_xor_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54133,39 +54133,39 @@ func genBitwiseXorTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalXor is PyTorch's __xor__.Scalar.
+// InternalXorScalar is PyTorch's __xor__.Scalar.
 //
 //	aten::__xor__.Scalar(Tensor self, Scalar other) -> Tensor
-func InternalXor(self Tensor, other Scalar) Tensor {
-	r0, err := genInternalXor(self, other)
+func InternalXorScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genInternalXorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalXor is InternalXor that returns its error.
-func TryInternalXor(self Tensor, other Scalar) (Tensor, error) {
-	return genInternalXor(self, other)
+// TryInternalXorScalar is InternalXorScalar that returns its error.
+func TryInternalXorScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genInternalXorScalar(self, other)
 }
 
-// InternalXor is PyTorch's __xor__.Scalar.
+// InternalXorScalar is PyTorch's __xor__.Scalar.
 //
 //	aten::__xor__.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) InternalXor(other Scalar) Tensor {
-	r0, err := genInternalXor(self, other)
+func (self Tensor) InternalXorScalar(other Scalar) Tensor {
+	r0, err := genInternalXorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalXor is InternalXor that returns its error.
-func (self Tensor) TryInternalXor(other Scalar) (Tensor, error) {
-	return genInternalXor(self, other)
+// TryInternalXorScalar is InternalXorScalar that returns its error.
+func (self Tensor) TryInternalXorScalar(other Scalar) (Tensor, error) {
+	return genInternalXorScalar(self, other)
 }
 
-func genInternalXor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalXorScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__xor__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54177,39 +54177,39 @@ func genInternalXor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalXorTensor is PyTorch's __xor__.Tensor.
+// InternalXor is PyTorch's __xor__.Tensor.
 //
 //	aten::__xor__.Tensor(Tensor self, Tensor other) -> Tensor
-func InternalXorTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genInternalXorTensor(self, other)
+func InternalXor(self Tensor, other Tensor) Tensor {
+	r0, err := genInternalXor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalXorTensor is InternalXorTensor that returns its error.
-func TryInternalXorTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genInternalXorTensor(self, other)
+// TryInternalXor is InternalXor that returns its error.
+func TryInternalXor(self Tensor, other Tensor) (Tensor, error) {
+	return genInternalXor(self, other)
 }
 
-// InternalXorTensor is PyTorch's __xor__.Tensor.
+// InternalXor is PyTorch's __xor__.Tensor.
 //
 //	aten::__xor__.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) InternalXorTensor(other Tensor) Tensor {
-	r0, err := genInternalXorTensor(self, other)
+func (self Tensor) InternalXor(other Tensor) Tensor {
+	r0, err := genInternalXor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalXorTensor is InternalXorTensor that returns its error.
-func (self Tensor) TryInternalXorTensor(other Tensor) (Tensor, error) {
-	return genInternalXorTensor(self, other)
+// TryInternalXor is InternalXor that returns its error.
+func (self Tensor) TryInternalXor(other Tensor) (Tensor, error) {
+	return genInternalXor(self, other)
 }
 
-func genInternalXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalXor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__xor__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54226,23 +54226,23 @@ func genInternalXorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIxor is PyTorch's __ixor__.Scalar.
+// InternalIxorScalar is PyTorch's __ixor__.Scalar.
 //
 //	aten::__ixor__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) InternalIxor(other Scalar) Tensor {
-	r0, err := genInternalIxor(self, other)
+func (self Tensor) InternalIxorScalar(other Scalar) Tensor {
+	r0, err := genInternalIxorScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIxor is InternalIxor that returns its error.
-func (self Tensor) TryInternalIxor(other Scalar) (Tensor, error) {
-	return genInternalIxor(self, other)
+// TryInternalIxorScalar is InternalIxorScalar that returns its error.
+func (self Tensor) TryInternalIxorScalar(other Scalar) (Tensor, error) {
+	return genInternalIxorScalar(self, other)
 }
 
-func genInternalIxor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalIxorScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__ixor__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54257,23 +54257,23 @@ func genInternalIxor(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIxorTensor is PyTorch's __ixor__.Tensor.
+// InternalIxor is PyTorch's __ixor__.Tensor.
 //
 //	aten::__ixor__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) InternalIxorTensor(other Tensor) Tensor {
-	r0, err := genInternalIxorTensor(self, other)
+func (self Tensor) InternalIxor(other Tensor) Tensor {
+	r0, err := genInternalIxor(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIxorTensor is InternalIxorTensor that returns its error.
-func (self Tensor) TryInternalIxorTensor(other Tensor) (Tensor, error) {
-	return genInternalIxorTensor(self, other)
+// TryInternalIxor is InternalIxor that returns its error.
+func (self Tensor) TryInternalIxor(other Tensor) (Tensor, error) {
+	return genInternalIxor(self, other)
 }
 
-func genInternalIxorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalIxor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__ixor__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54293,39 +54293,39 @@ func genInternalIxorTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalLshift is PyTorch's __lshift__.Scalar.
+// InternalLshiftScalar is PyTorch's __lshift__.Scalar.
 //
 //	aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
-func InternalLshift(self Tensor, other Scalar) Tensor {
-	r0, err := genInternalLshift(self, other)
+func InternalLshiftScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genInternalLshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalLshift is InternalLshift that returns its error.
-func TryInternalLshift(self Tensor, other Scalar) (Tensor, error) {
-	return genInternalLshift(self, other)
+// TryInternalLshiftScalar is InternalLshiftScalar that returns its error.
+func TryInternalLshiftScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genInternalLshiftScalar(self, other)
 }
 
-// InternalLshift is PyTorch's __lshift__.Scalar.
+// InternalLshiftScalar is PyTorch's __lshift__.Scalar.
 //
 //	aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) InternalLshift(other Scalar) Tensor {
-	r0, err := genInternalLshift(self, other)
+func (self Tensor) InternalLshiftScalar(other Scalar) Tensor {
+	r0, err := genInternalLshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalLshift is InternalLshift that returns its error.
-func (self Tensor) TryInternalLshift(other Scalar) (Tensor, error) {
-	return genInternalLshift(self, other)
+// TryInternalLshiftScalar is InternalLshiftScalar that returns its error.
+func (self Tensor) TryInternalLshiftScalar(other Scalar) (Tensor, error) {
+	return genInternalLshiftScalar(self, other)
 }
 
-func genInternalLshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalLshiftScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__lshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54337,39 +54337,39 @@ func genInternalLshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalLshiftTensor is PyTorch's __lshift__.Tensor.
+// InternalLshift is PyTorch's __lshift__.Tensor.
 //
 //	aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
-func InternalLshiftTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genInternalLshiftTensor(self, other)
+func InternalLshift(self Tensor, other Tensor) Tensor {
+	r0, err := genInternalLshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalLshiftTensor is InternalLshiftTensor that returns its error.
-func TryInternalLshiftTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genInternalLshiftTensor(self, other)
+// TryInternalLshift is InternalLshift that returns its error.
+func TryInternalLshift(self Tensor, other Tensor) (Tensor, error) {
+	return genInternalLshift(self, other)
 }
 
-// InternalLshiftTensor is PyTorch's __lshift__.Tensor.
+// InternalLshift is PyTorch's __lshift__.Tensor.
 //
 //	aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) InternalLshiftTensor(other Tensor) Tensor {
-	r0, err := genInternalLshiftTensor(self, other)
+func (self Tensor) InternalLshift(other Tensor) Tensor {
+	r0, err := genInternalLshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalLshiftTensor is InternalLshiftTensor that returns its error.
-func (self Tensor) TryInternalLshiftTensor(other Tensor) (Tensor, error) {
-	return genInternalLshiftTensor(self, other)
+// TryInternalLshift is InternalLshift that returns its error.
+func (self Tensor) TryInternalLshift(other Tensor) (Tensor, error) {
+	return genInternalLshift(self, other)
 }
 
-func genInternalLshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalLshift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__lshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54386,23 +54386,23 @@ func genInternalLshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error)
 	return
 }
 
-// InternalIlshift is PyTorch's __ilshift__.Scalar.
+// InternalIlshiftScalar is PyTorch's __ilshift__.Scalar.
 //
 //	aten::__ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) InternalIlshift(other Scalar) Tensor {
-	r0, err := genInternalIlshift(self, other)
+func (self Tensor) InternalIlshiftScalar(other Scalar) Tensor {
+	r0, err := genInternalIlshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIlshift is InternalIlshift that returns its error.
-func (self Tensor) TryInternalIlshift(other Scalar) (Tensor, error) {
-	return genInternalIlshift(self, other)
+// TryInternalIlshiftScalar is InternalIlshiftScalar that returns its error.
+func (self Tensor) TryInternalIlshiftScalar(other Scalar) (Tensor, error) {
+	return genInternalIlshiftScalar(self, other)
 }
 
-func genInternalIlshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalIlshiftScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__ilshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54417,23 +54417,23 @@ func genInternalIlshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIlshiftTensor is PyTorch's __ilshift__.Tensor.
+// InternalIlshift is PyTorch's __ilshift__.Tensor.
 //
 //	aten::__ilshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) InternalIlshiftTensor(other Tensor) Tensor {
-	r0, err := genInternalIlshiftTensor(self, other)
+func (self Tensor) InternalIlshift(other Tensor) Tensor {
+	r0, err := genInternalIlshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIlshiftTensor is InternalIlshiftTensor that returns its error.
-func (self Tensor) TryInternalIlshiftTensor(other Tensor) (Tensor, error) {
-	return genInternalIlshiftTensor(self, other)
+// TryInternalIlshift is InternalIlshift that returns its error.
+func (self Tensor) TryInternalIlshift(other Tensor) (Tensor, error) {
+	return genInternalIlshift(self, other)
 }
 
-func genInternalIlshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalIlshift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__ilshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54718,39 +54718,39 @@ func genBitwiseLeftShiftScalarTensor(self Scalar, other Tensor) (r0_ Tensor, err
 	return
 }
 
-// InternalRshift is PyTorch's __rshift__.Scalar.
+// InternalRshiftScalar is PyTorch's __rshift__.Scalar.
 //
 //	aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
-func InternalRshift(self Tensor, other Scalar) Tensor {
-	r0, err := genInternalRshift(self, other)
+func InternalRshiftScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genInternalRshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalRshift is InternalRshift that returns its error.
-func TryInternalRshift(self Tensor, other Scalar) (Tensor, error) {
-	return genInternalRshift(self, other)
+// TryInternalRshiftScalar is InternalRshiftScalar that returns its error.
+func TryInternalRshiftScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genInternalRshiftScalar(self, other)
 }
 
-// InternalRshift is PyTorch's __rshift__.Scalar.
+// InternalRshiftScalar is PyTorch's __rshift__.Scalar.
 //
 //	aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) InternalRshift(other Scalar) Tensor {
-	r0, err := genInternalRshift(self, other)
+func (self Tensor) InternalRshiftScalar(other Scalar) Tensor {
+	r0, err := genInternalRshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalRshift is InternalRshift that returns its error.
-func (self Tensor) TryInternalRshift(other Scalar) (Tensor, error) {
-	return genInternalRshift(self, other)
+// TryInternalRshiftScalar is InternalRshiftScalar that returns its error.
+func (self Tensor) TryInternalRshiftScalar(other Scalar) (Tensor, error) {
+	return genInternalRshiftScalar(self, other)
 }
 
-func genInternalRshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalRshiftScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__rshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54762,39 +54762,39 @@ func genInternalRshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalRshiftTensor is PyTorch's __rshift__.Tensor.
+// InternalRshift is PyTorch's __rshift__.Tensor.
 //
 //	aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
-func InternalRshiftTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genInternalRshiftTensor(self, other)
+func InternalRshift(self Tensor, other Tensor) Tensor {
+	r0, err := genInternalRshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalRshiftTensor is InternalRshiftTensor that returns its error.
-func TryInternalRshiftTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genInternalRshiftTensor(self, other)
+// TryInternalRshift is InternalRshift that returns its error.
+func TryInternalRshift(self Tensor, other Tensor) (Tensor, error) {
+	return genInternalRshift(self, other)
 }
 
-// InternalRshiftTensor is PyTorch's __rshift__.Tensor.
+// InternalRshift is PyTorch's __rshift__.Tensor.
 //
 //	aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) InternalRshiftTensor(other Tensor) Tensor {
-	r0, err := genInternalRshiftTensor(self, other)
+func (self Tensor) InternalRshift(other Tensor) Tensor {
+	r0, err := genInternalRshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalRshiftTensor is InternalRshiftTensor that returns its error.
-func (self Tensor) TryInternalRshiftTensor(other Tensor) (Tensor, error) {
-	return genInternalRshiftTensor(self, other)
+// TryInternalRshift is InternalRshift that returns its error.
+func (self Tensor) TryInternalRshift(other Tensor) (Tensor, error) {
+	return genInternalRshift(self, other)
 }
 
-func genInternalRshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalRshift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__rshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54811,23 +54811,23 @@ func genInternalRshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error)
 	return
 }
 
-// InternalIrshift is PyTorch's __irshift__.Scalar.
+// InternalIrshiftScalar is PyTorch's __irshift__.Scalar.
 //
 //	aten::__irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) InternalIrshift(other Scalar) Tensor {
-	r0, err := genInternalIrshift(self, other)
+func (self Tensor) InternalIrshiftScalar(other Scalar) Tensor {
+	r0, err := genInternalIrshiftScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIrshift is InternalIrshift that returns its error.
-func (self Tensor) TryInternalIrshift(other Scalar) (Tensor, error) {
-	return genInternalIrshift(self, other)
+// TryInternalIrshiftScalar is InternalIrshiftScalar that returns its error.
+func (self Tensor) TryInternalIrshiftScalar(other Scalar) (Tensor, error) {
+	return genInternalIrshiftScalar(self, other)
 }
 
-func genInternalIrshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genInternalIrshiftScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "__irshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -54842,23 +54842,23 @@ func genInternalIrshift(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// InternalIrshiftTensor is PyTorch's __irshift__.Tensor.
+// InternalIrshift is PyTorch's __irshift__.Tensor.
 //
 //	aten::__irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) InternalIrshiftTensor(other Tensor) Tensor {
-	r0, err := genInternalIrshiftTensor(self, other)
+func (self Tensor) InternalIrshift(other Tensor) Tensor {
+	r0, err := genInternalIrshift(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryInternalIrshiftTensor is InternalIrshiftTensor that returns its error.
-func (self Tensor) TryInternalIrshiftTensor(other Tensor) (Tensor, error) {
-	return genInternalIrshiftTensor(self, other)
+// TryInternalIrshift is InternalIrshift that returns its error.
+func (self Tensor) TryInternalIrshift(other Tensor) (Tensor, error) {
+	return genInternalIrshift(self, other)
 }
 
-func genInternalIrshiftTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genInternalIrshift(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "__irshift__"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -55264,23 +55264,23 @@ func genDigamma_(self Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Lerp_ is PyTorch's lerp_.Scalar.
+// LerpScalar_ is PyTorch's lerp_.Scalar.
 //
 //	aten::lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
-func (self Tensor) Lerp_(end Tensor, weight Scalar) Tensor {
-	r0, err := genLerp_(self, end, weight)
+func (self Tensor) LerpScalar_(end Tensor, weight Scalar) Tensor {
+	r0, err := genLerpScalar_(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerp_ is Lerp_ that returns its error.
-func (self Tensor) TryLerp_(end Tensor, weight Scalar) (Tensor, error) {
-	return genLerp_(self, end, weight)
+// TryLerpScalar_ is LerpScalar_ that returns its error.
+func (self Tensor) TryLerpScalar_(end Tensor, weight Scalar) (Tensor, error) {
+	return genLerpScalar_(self, end, weight)
 }
 
-func genLerp_(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
+func genLerpScalar_(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
 	const op = "lerp_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -55300,23 +55300,23 @@ func genLerp_(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LerpTensor_ is PyTorch's lerp_.Tensor.
+// Lerp_ is PyTorch's lerp_.Tensor.
 //
 //	aten::lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
-func (self Tensor) LerpTensor_(end Tensor, weight Tensor) Tensor {
-	r0, err := genLerpTensor_(self, end, weight)
+func (self Tensor) Lerp_(end Tensor, weight Tensor) Tensor {
+	r0, err := genLerp_(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerpTensor_ is LerpTensor_ that returns its error.
-func (self Tensor) TryLerpTensor_(end Tensor, weight Tensor) (Tensor, error) {
-	return genLerpTensor_(self, end, weight)
+// TryLerp_ is Lerp_ that returns its error.
+func (self Tensor) TryLerp_(end Tensor, weight Tensor) (Tensor, error) {
+	return genLerp_(self, end, weight)
 }
 
-func genLerpTensor_(self Tensor, end Tensor, weight Tensor) (r0_ Tensor, err_ error) {
+func genLerp_(self Tensor, end Tensor, weight Tensor) (r0_ Tensor, err_ error) {
 	const op = "lerp_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56611,39 +56611,39 @@ func genNeScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Ne is PyTorch's ne.Scalar.
+// NeScalar is PyTorch's ne.Scalar.
 //
 //	aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
-func Ne(self Tensor, other Scalar) Tensor {
-	r0, err := genNe(self, other)
+func NeScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genNeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNe is Ne that returns its error.
-func TryNe(self Tensor, other Scalar) (Tensor, error) {
-	return genNe(self, other)
+// TryNeScalar is NeScalar that returns its error.
+func TryNeScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genNeScalar(self, other)
 }
 
-// Ne is PyTorch's ne.Scalar.
+// NeScalar is PyTorch's ne.Scalar.
 //
 //	aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Ne(other Scalar) Tensor {
-	r0, err := genNe(self, other)
+func (self Tensor) NeScalar(other Scalar) Tensor {
+	r0, err := genNeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNe is Ne that returns its error.
-func (self Tensor) TryNe(other Scalar) (Tensor, error) {
-	return genNe(self, other)
+// TryNeScalar is NeScalar that returns its error.
+func (self Tensor) TryNeScalar(other Scalar) (Tensor, error) {
+	return genNeScalar(self, other)
 }
 
-func genNe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genNeScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "ne"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56696,39 +56696,39 @@ func genNeTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// NeTensor is PyTorch's ne.Tensor.
+// Ne is PyTorch's ne.Tensor.
 //
 //	aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
-func NeTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genNeTensor(self, other)
+func Ne(self Tensor, other Tensor) Tensor {
+	r0, err := genNe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNeTensor is NeTensor that returns its error.
-func TryNeTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genNeTensor(self, other)
+// TryNe is Ne that returns its error.
+func TryNe(self Tensor, other Tensor) (Tensor, error) {
+	return genNe(self, other)
 }
 
-// NeTensor is PyTorch's ne.Tensor.
+// Ne is PyTorch's ne.Tensor.
 //
 //	aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) NeTensor(other Tensor) Tensor {
-	r0, err := genNeTensor(self, other)
+func (self Tensor) Ne(other Tensor) Tensor {
+	r0, err := genNe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNeTensor is NeTensor that returns its error.
-func (self Tensor) TryNeTensor(other Tensor) (Tensor, error) {
-	return genNeTensor(self, other)
+// TryNe is Ne that returns its error.
+func (self Tensor) TryNe(other Tensor) (Tensor, error) {
+	return genNe(self, other)
 }
 
-func genNeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genNe(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "ne"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56745,23 +56745,23 @@ func genNeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Ne_ is PyTorch's ne_.Scalar.
+// NeScalar_ is PyTorch's ne_.Scalar.
 //
 //	aten::ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Ne_(other Scalar) Tensor {
-	r0, err := genNe_(self, other)
+func (self Tensor) NeScalar_(other Scalar) Tensor {
+	r0, err := genNeScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNe_ is Ne_ that returns its error.
-func (self Tensor) TryNe_(other Scalar) (Tensor, error) {
-	return genNe_(self, other)
+// TryNeScalar_ is NeScalar_ that returns its error.
+func (self Tensor) TryNeScalar_(other Scalar) (Tensor, error) {
+	return genNeScalar_(self, other)
 }
 
-func genNe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genNeScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "ne_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56776,23 +56776,23 @@ func genNe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// NeTensor_ is PyTorch's ne_.Tensor.
+// Ne_ is PyTorch's ne_.Tensor.
 //
 //	aten::ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) NeTensor_(other Tensor) Tensor {
-	r0, err := genNeTensor_(self, other)
+func (self Tensor) Ne_(other Tensor) Tensor {
+	r0, err := genNe_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNeTensor_ is NeTensor_ that returns its error.
-func (self Tensor) TryNeTensor_(other Tensor) (Tensor, error) {
-	return genNeTensor_(self, other)
+// TryNe_ is Ne_ that returns its error.
+func (self Tensor) TryNe_(other Tensor) (Tensor, error) {
+	return genNe_(self, other)
 }
 
-func genNeTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genNe_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "ne_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56848,39 +56848,39 @@ func genNotEqualScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, er
 	return
 }
 
-// NotEqual is PyTorch's not_equal.Scalar.
+// NotEqualScalar is PyTorch's not_equal.Scalar.
 //
 //	aten::not_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func NotEqual(self Tensor, other Scalar) Tensor {
-	r0, err := genNotEqual(self, other)
+func NotEqualScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genNotEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqual is NotEqual that returns its error.
-func TryNotEqual(self Tensor, other Scalar) (Tensor, error) {
-	return genNotEqual(self, other)
+// TryNotEqualScalar is NotEqualScalar that returns its error.
+func TryNotEqualScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genNotEqualScalar(self, other)
 }
 
-// NotEqual is PyTorch's not_equal.Scalar.
+// NotEqualScalar is PyTorch's not_equal.Scalar.
 //
 //	aten::not_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) NotEqual(other Scalar) Tensor {
-	r0, err := genNotEqual(self, other)
+func (self Tensor) NotEqualScalar(other Scalar) Tensor {
+	r0, err := genNotEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqual is NotEqual that returns its error.
-func (self Tensor) TryNotEqual(other Scalar) (Tensor, error) {
-	return genNotEqual(self, other)
+// TryNotEqualScalar is NotEqualScalar that returns its error.
+func (self Tensor) TryNotEqualScalar(other Scalar) (Tensor, error) {
+	return genNotEqualScalar(self, other)
 }
 
-func genNotEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genNotEqualScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "not_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56933,39 +56933,39 @@ func genNotEqualTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, er
 	return
 }
 
-// NotEqualTensor is PyTorch's not_equal.Tensor.
+// NotEqual is PyTorch's not_equal.Tensor.
 //
 //	aten::not_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func NotEqualTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genNotEqualTensor(self, other)
+func NotEqual(self Tensor, other Tensor) Tensor {
+	r0, err := genNotEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqualTensor is NotEqualTensor that returns its error.
-func TryNotEqualTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genNotEqualTensor(self, other)
+// TryNotEqual is NotEqual that returns its error.
+func TryNotEqual(self Tensor, other Tensor) (Tensor, error) {
+	return genNotEqual(self, other)
 }
 
-// NotEqualTensor is PyTorch's not_equal.Tensor.
+// NotEqual is PyTorch's not_equal.Tensor.
 //
 //	aten::not_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) NotEqualTensor(other Tensor) Tensor {
-	r0, err := genNotEqualTensor(self, other)
+func (self Tensor) NotEqual(other Tensor) Tensor {
+	r0, err := genNotEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqualTensor is NotEqualTensor that returns its error.
-func (self Tensor) TryNotEqualTensor(other Tensor) (Tensor, error) {
-	return genNotEqualTensor(self, other)
+// TryNotEqual is NotEqual that returns its error.
+func (self Tensor) TryNotEqual(other Tensor) (Tensor, error) {
+	return genNotEqual(self, other)
 }
 
-func genNotEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genNotEqual(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "not_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -56982,23 +56982,23 @@ func genNotEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// NotEqual_ is PyTorch's not_equal_.Scalar.
+// NotEqualScalar_ is PyTorch's not_equal_.Scalar.
 //
 //	aten::not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) NotEqual_(other Scalar) Tensor {
-	r0, err := genNotEqual_(self, other)
+func (self Tensor) NotEqualScalar_(other Scalar) Tensor {
+	r0, err := genNotEqualScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqual_ is NotEqual_ that returns its error.
-func (self Tensor) TryNotEqual_(other Scalar) (Tensor, error) {
-	return genNotEqual_(self, other)
+// TryNotEqualScalar_ is NotEqualScalar_ that returns its error.
+func (self Tensor) TryNotEqualScalar_(other Scalar) (Tensor, error) {
+	return genNotEqualScalar_(self, other)
 }
 
-func genNotEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genNotEqualScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "not_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57013,23 +57013,23 @@ func genNotEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// NotEqualTensor_ is PyTorch's not_equal_.Tensor.
+// NotEqual_ is PyTorch's not_equal_.Tensor.
 //
 //	aten::not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) NotEqualTensor_(other Tensor) Tensor {
-	r0, err := genNotEqualTensor_(self, other)
+func (self Tensor) NotEqual_(other Tensor) Tensor {
+	r0, err := genNotEqual_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryNotEqualTensor_ is NotEqualTensor_ that returns its error.
-func (self Tensor) TryNotEqualTensor_(other Tensor) (Tensor, error) {
-	return genNotEqualTensor_(self, other)
+// TryNotEqual_ is NotEqual_ that returns its error.
+func (self Tensor) TryNotEqual_(other Tensor) (Tensor, error) {
+	return genNotEqual_(self, other)
 }
 
-func genNotEqualTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genNotEqual_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "not_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57085,39 +57085,39 @@ func genEqScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Eq is PyTorch's eq.Scalar.
+// EqScalar is PyTorch's eq.Scalar.
 //
 //	aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
-func Eq(self Tensor, other Scalar) Tensor {
-	r0, err := genEq(self, other)
+func EqScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genEqScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEq is Eq that returns its error.
-func TryEq(self Tensor, other Scalar) (Tensor, error) {
-	return genEq(self, other)
+// TryEqScalar is EqScalar that returns its error.
+func TryEqScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genEqScalar(self, other)
 }
 
-// Eq is PyTorch's eq.Scalar.
+// EqScalar is PyTorch's eq.Scalar.
 //
 //	aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Eq(other Scalar) Tensor {
-	r0, err := genEq(self, other)
+func (self Tensor) EqScalar(other Scalar) Tensor {
+	r0, err := genEqScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEq is Eq that returns its error.
-func (self Tensor) TryEq(other Scalar) (Tensor, error) {
-	return genEq(self, other)
+// TryEqScalar is EqScalar that returns its error.
+func (self Tensor) TryEqScalar(other Scalar) (Tensor, error) {
+	return genEqScalar(self, other)
 }
 
-func genEq(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genEqScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "eq"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57170,39 +57170,39 @@ func genEqTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// EqTensor is PyTorch's eq.Tensor.
+// Eq is PyTorch's eq.Tensor.
 //
 //	aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
-func EqTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genEqTensor(self, other)
+func Eq(self Tensor, other Tensor) Tensor {
+	r0, err := genEq(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEqTensor is EqTensor that returns its error.
-func TryEqTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genEqTensor(self, other)
+// TryEq is Eq that returns its error.
+func TryEq(self Tensor, other Tensor) (Tensor, error) {
+	return genEq(self, other)
 }
 
-// EqTensor is PyTorch's eq.Tensor.
+// Eq is PyTorch's eq.Tensor.
 //
 //	aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) EqTensor(other Tensor) Tensor {
-	r0, err := genEqTensor(self, other)
+func (self Tensor) Eq(other Tensor) Tensor {
+	r0, err := genEq(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryEqTensor is EqTensor that returns its error.
-func (self Tensor) TryEqTensor(other Tensor) (Tensor, error) {
-	return genEqTensor(self, other)
+// TryEq is Eq that returns its error.
+func (self Tensor) TryEq(other Tensor) (Tensor, error) {
+	return genEq(self, other)
 }
 
-func genEqTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genEq(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "eq"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57255,39 +57255,39 @@ func genGeScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Ge is PyTorch's ge.Scalar.
+// GeScalar is PyTorch's ge.Scalar.
 //
 //	aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
-func Ge(self Tensor, other Scalar) Tensor {
-	r0, err := genGe(self, other)
+func GeScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genGeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGe is Ge that returns its error.
-func TryGe(self Tensor, other Scalar) (Tensor, error) {
-	return genGe(self, other)
+// TryGeScalar is GeScalar that returns its error.
+func TryGeScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genGeScalar(self, other)
 }
 
-// Ge is PyTorch's ge.Scalar.
+// GeScalar is PyTorch's ge.Scalar.
 //
 //	aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Ge(other Scalar) Tensor {
-	r0, err := genGe(self, other)
+func (self Tensor) GeScalar(other Scalar) Tensor {
+	r0, err := genGeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGe is Ge that returns its error.
-func (self Tensor) TryGe(other Scalar) (Tensor, error) {
-	return genGe(self, other)
+// TryGeScalar is GeScalar that returns its error.
+func (self Tensor) TryGeScalar(other Scalar) (Tensor, error) {
+	return genGeScalar(self, other)
 }
 
-func genGe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGeScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "ge"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57340,39 +57340,39 @@ func genGeTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// GeTensor is PyTorch's ge.Tensor.
+// Ge is PyTorch's ge.Tensor.
 //
 //	aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
-func GeTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genGeTensor(self, other)
+func Ge(self Tensor, other Tensor) Tensor {
+	r0, err := genGe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGeTensor is GeTensor that returns its error.
-func TryGeTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genGeTensor(self, other)
+// TryGe is Ge that returns its error.
+func TryGe(self Tensor, other Tensor) (Tensor, error) {
+	return genGe(self, other)
 }
 
-// GeTensor is PyTorch's ge.Tensor.
+// Ge is PyTorch's ge.Tensor.
 //
 //	aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) GeTensor(other Tensor) Tensor {
-	r0, err := genGeTensor(self, other)
+func (self Tensor) Ge(other Tensor) Tensor {
+	r0, err := genGe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGeTensor is GeTensor that returns its error.
-func (self Tensor) TryGeTensor(other Tensor) (Tensor, error) {
-	return genGeTensor(self, other)
+// TryGe is Ge that returns its error.
+func (self Tensor) TryGe(other Tensor) (Tensor, error) {
+	return genGe(self, other)
 }
 
-func genGeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGe(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "ge"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57389,23 +57389,23 @@ func genGeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Ge_ is PyTorch's ge_.Scalar.
+// GeScalar_ is PyTorch's ge_.Scalar.
 //
 //	aten::ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Ge_(other Scalar) Tensor {
-	r0, err := genGe_(self, other)
+func (self Tensor) GeScalar_(other Scalar) Tensor {
+	r0, err := genGeScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGe_ is Ge_ that returns its error.
-func (self Tensor) TryGe_(other Scalar) (Tensor, error) {
-	return genGe_(self, other)
+// TryGeScalar_ is GeScalar_ that returns its error.
+func (self Tensor) TryGeScalar_(other Scalar) (Tensor, error) {
+	return genGeScalar_(self, other)
 }
 
-func genGe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGeScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "ge_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57420,23 +57420,23 @@ func genGe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// GeTensor_ is PyTorch's ge_.Tensor.
+// Ge_ is PyTorch's ge_.Tensor.
 //
 //	aten::ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) GeTensor_(other Tensor) Tensor {
-	r0, err := genGeTensor_(self, other)
+func (self Tensor) Ge_(other Tensor) Tensor {
+	r0, err := genGe_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGeTensor_ is GeTensor_ that returns its error.
-func (self Tensor) TryGeTensor_(other Tensor) (Tensor, error) {
-	return genGeTensor_(self, other)
+// TryGe_ is Ge_ that returns its error.
+func (self Tensor) TryGe_(other Tensor) (Tensor, error) {
+	return genGe_(self, other)
 }
 
-func genGeTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGe_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "ge_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57492,39 +57492,39 @@ func genGreaterEqualScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor
 	return
 }
 
-// GreaterEqual is PyTorch's greater_equal.Scalar.
+// GreaterEqualScalar is PyTorch's greater_equal.Scalar.
 //
 //	aten::greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func GreaterEqual(self Tensor, other Scalar) Tensor {
-	r0, err := genGreaterEqual(self, other)
+func GreaterEqualScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genGreaterEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqual is GreaterEqual that returns its error.
-func TryGreaterEqual(self Tensor, other Scalar) (Tensor, error) {
-	return genGreaterEqual(self, other)
+// TryGreaterEqualScalar is GreaterEqualScalar that returns its error.
+func TryGreaterEqualScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genGreaterEqualScalar(self, other)
 }
 
-// GreaterEqual is PyTorch's greater_equal.Scalar.
+// GreaterEqualScalar is PyTorch's greater_equal.Scalar.
 //
 //	aten::greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) GreaterEqual(other Scalar) Tensor {
-	r0, err := genGreaterEqual(self, other)
+func (self Tensor) GreaterEqualScalar(other Scalar) Tensor {
+	r0, err := genGreaterEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqual is GreaterEqual that returns its error.
-func (self Tensor) TryGreaterEqual(other Scalar) (Tensor, error) {
-	return genGreaterEqual(self, other)
+// TryGreaterEqualScalar is GreaterEqualScalar that returns its error.
+func (self Tensor) TryGreaterEqualScalar(other Scalar) (Tensor, error) {
+	return genGreaterEqualScalar(self, other)
 }
 
-func genGreaterEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGreaterEqualScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "greater_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57577,39 +57577,39 @@ func genGreaterEqualTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor
 	return
 }
 
-// GreaterEqualTensor is PyTorch's greater_equal.Tensor.
+// GreaterEqual is PyTorch's greater_equal.Tensor.
 //
 //	aten::greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func GreaterEqualTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genGreaterEqualTensor(self, other)
+func GreaterEqual(self Tensor, other Tensor) Tensor {
+	r0, err := genGreaterEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqualTensor is GreaterEqualTensor that returns its error.
-func TryGreaterEqualTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genGreaterEqualTensor(self, other)
+// TryGreaterEqual is GreaterEqual that returns its error.
+func TryGreaterEqual(self Tensor, other Tensor) (Tensor, error) {
+	return genGreaterEqual(self, other)
 }
 
-// GreaterEqualTensor is PyTorch's greater_equal.Tensor.
+// GreaterEqual is PyTorch's greater_equal.Tensor.
 //
 //	aten::greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) GreaterEqualTensor(other Tensor) Tensor {
-	r0, err := genGreaterEqualTensor(self, other)
+func (self Tensor) GreaterEqual(other Tensor) Tensor {
+	r0, err := genGreaterEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqualTensor is GreaterEqualTensor that returns its error.
-func (self Tensor) TryGreaterEqualTensor(other Tensor) (Tensor, error) {
-	return genGreaterEqualTensor(self, other)
+// TryGreaterEqual is GreaterEqual that returns its error.
+func (self Tensor) TryGreaterEqual(other Tensor) (Tensor, error) {
+	return genGreaterEqual(self, other)
 }
 
-func genGreaterEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGreaterEqual(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "greater_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57626,23 +57626,23 @@ func genGreaterEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// GreaterEqual_ is PyTorch's greater_equal_.Scalar.
+// GreaterEqualScalar_ is PyTorch's greater_equal_.Scalar.
 //
 //	aten::greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) GreaterEqual_(other Scalar) Tensor {
-	r0, err := genGreaterEqual_(self, other)
+func (self Tensor) GreaterEqualScalar_(other Scalar) Tensor {
+	r0, err := genGreaterEqualScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqual_ is GreaterEqual_ that returns its error.
-func (self Tensor) TryGreaterEqual_(other Scalar) (Tensor, error) {
-	return genGreaterEqual_(self, other)
+// TryGreaterEqualScalar_ is GreaterEqualScalar_ that returns its error.
+func (self Tensor) TryGreaterEqualScalar_(other Scalar) (Tensor, error) {
+	return genGreaterEqualScalar_(self, other)
 }
 
-func genGreaterEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGreaterEqualScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "greater_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57657,23 +57657,23 @@ func genGreaterEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// GreaterEqualTensor_ is PyTorch's greater_equal_.Tensor.
+// GreaterEqual_ is PyTorch's greater_equal_.Tensor.
 //
 //	aten::greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) GreaterEqualTensor_(other Tensor) Tensor {
-	r0, err := genGreaterEqualTensor_(self, other)
+func (self Tensor) GreaterEqual_(other Tensor) Tensor {
+	r0, err := genGreaterEqual_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterEqualTensor_ is GreaterEqualTensor_ that returns its error.
-func (self Tensor) TryGreaterEqualTensor_(other Tensor) (Tensor, error) {
-	return genGreaterEqualTensor_(self, other)
+// TryGreaterEqual_ is GreaterEqual_ that returns its error.
+func (self Tensor) TryGreaterEqual_(other Tensor) (Tensor, error) {
+	return genGreaterEqual_(self, other)
 }
 
-func genGreaterEqualTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGreaterEqual_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "greater_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57729,39 +57729,39 @@ func genLeScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Le is PyTorch's le.Scalar.
+// LeScalar is PyTorch's le.Scalar.
 //
 //	aten::le.Scalar(Tensor self, Scalar other) -> Tensor
-func Le(self Tensor, other Scalar) Tensor {
-	r0, err := genLe(self, other)
+func LeScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genLeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLe is Le that returns its error.
-func TryLe(self Tensor, other Scalar) (Tensor, error) {
-	return genLe(self, other)
+// TryLeScalar is LeScalar that returns its error.
+func TryLeScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genLeScalar(self, other)
 }
 
-// Le is PyTorch's le.Scalar.
+// LeScalar is PyTorch's le.Scalar.
 //
 //	aten::le.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Le(other Scalar) Tensor {
-	r0, err := genLe(self, other)
+func (self Tensor) LeScalar(other Scalar) Tensor {
+	r0, err := genLeScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLe is Le that returns its error.
-func (self Tensor) TryLe(other Scalar) (Tensor, error) {
-	return genLe(self, other)
+// TryLeScalar is LeScalar that returns its error.
+func (self Tensor) TryLeScalar(other Scalar) (Tensor, error) {
+	return genLeScalar(self, other)
 }
 
-func genLe(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLeScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "le"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57814,39 +57814,39 @@ func genLeTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// LeTensor is PyTorch's le.Tensor.
+// Le is PyTorch's le.Tensor.
 //
 //	aten::le.Tensor(Tensor self, Tensor other) -> Tensor
-func LeTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genLeTensor(self, other)
+func Le(self Tensor, other Tensor) Tensor {
+	r0, err := genLe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLeTensor is LeTensor that returns its error.
-func TryLeTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genLeTensor(self, other)
+// TryLe is Le that returns its error.
+func TryLe(self Tensor, other Tensor) (Tensor, error) {
+	return genLe(self, other)
 }
 
-// LeTensor is PyTorch's le.Tensor.
+// Le is PyTorch's le.Tensor.
 //
 //	aten::le.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) LeTensor(other Tensor) Tensor {
-	r0, err := genLeTensor(self, other)
+func (self Tensor) Le(other Tensor) Tensor {
+	r0, err := genLe(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLeTensor is LeTensor that returns its error.
-func (self Tensor) TryLeTensor(other Tensor) (Tensor, error) {
-	return genLeTensor(self, other)
+// TryLe is Le that returns its error.
+func (self Tensor) TryLe(other Tensor) (Tensor, error) {
+	return genLe(self, other)
 }
 
-func genLeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLe(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "le"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57863,23 +57863,23 @@ func genLeTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Le_ is PyTorch's le_.Scalar.
+// LeScalar_ is PyTorch's le_.Scalar.
 //
 //	aten::le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Le_(other Scalar) Tensor {
-	r0, err := genLe_(self, other)
+func (self Tensor) LeScalar_(other Scalar) Tensor {
+	r0, err := genLeScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLe_ is Le_ that returns its error.
-func (self Tensor) TryLe_(other Scalar) (Tensor, error) {
-	return genLe_(self, other)
+// TryLeScalar_ is LeScalar_ that returns its error.
+func (self Tensor) TryLeScalar_(other Scalar) (Tensor, error) {
+	return genLeScalar_(self, other)
 }
 
-func genLe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLeScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "le_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57894,23 +57894,23 @@ func genLe_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LeTensor_ is PyTorch's le_.Tensor.
+// Le_ is PyTorch's le_.Tensor.
 //
 //	aten::le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) LeTensor_(other Tensor) Tensor {
-	r0, err := genLeTensor_(self, other)
+func (self Tensor) Le_(other Tensor) Tensor {
+	r0, err := genLe_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLeTensor_ is LeTensor_ that returns its error.
-func (self Tensor) TryLeTensor_(other Tensor) (Tensor, error) {
-	return genLeTensor_(self, other)
+// TryLe_ is Le_ that returns its error.
+func (self Tensor) TryLe_(other Tensor) (Tensor, error) {
+	return genLe_(self, other)
 }
 
-func genLeTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLe_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "le_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -57966,39 +57966,39 @@ func genLessEqualScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, e
 	return
 }
 
-// LessEqual is PyTorch's less_equal.Scalar.
+// LessEqualScalar is PyTorch's less_equal.Scalar.
 //
 //	aten::less_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func LessEqual(self Tensor, other Scalar) Tensor {
-	r0, err := genLessEqual(self, other)
+func LessEqualScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genLessEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqual is LessEqual that returns its error.
-func TryLessEqual(self Tensor, other Scalar) (Tensor, error) {
-	return genLessEqual(self, other)
+// TryLessEqualScalar is LessEqualScalar that returns its error.
+func TryLessEqualScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genLessEqualScalar(self, other)
 }
 
-// LessEqual is PyTorch's less_equal.Scalar.
+// LessEqualScalar is PyTorch's less_equal.Scalar.
 //
 //	aten::less_equal.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) LessEqual(other Scalar) Tensor {
-	r0, err := genLessEqual(self, other)
+func (self Tensor) LessEqualScalar(other Scalar) Tensor {
+	r0, err := genLessEqualScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqual is LessEqual that returns its error.
-func (self Tensor) TryLessEqual(other Scalar) (Tensor, error) {
-	return genLessEqual(self, other)
+// TryLessEqualScalar is LessEqualScalar that returns its error.
+func (self Tensor) TryLessEqualScalar(other Scalar) (Tensor, error) {
+	return genLessEqualScalar(self, other)
 }
 
-func genLessEqual(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLessEqualScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "less_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58051,39 +58051,39 @@ func genLessEqualTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, e
 	return
 }
 
-// LessEqualTensor is PyTorch's less_equal.Tensor.
+// LessEqual is PyTorch's less_equal.Tensor.
 //
 //	aten::less_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func LessEqualTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genLessEqualTensor(self, other)
+func LessEqual(self Tensor, other Tensor) Tensor {
+	r0, err := genLessEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqualTensor is LessEqualTensor that returns its error.
-func TryLessEqualTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genLessEqualTensor(self, other)
+// TryLessEqual is LessEqual that returns its error.
+func TryLessEqual(self Tensor, other Tensor) (Tensor, error) {
+	return genLessEqual(self, other)
 }
 
-// LessEqualTensor is PyTorch's less_equal.Tensor.
+// LessEqual is PyTorch's less_equal.Tensor.
 //
 //	aten::less_equal.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) LessEqualTensor(other Tensor) Tensor {
-	r0, err := genLessEqualTensor(self, other)
+func (self Tensor) LessEqual(other Tensor) Tensor {
+	r0, err := genLessEqual(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqualTensor is LessEqualTensor that returns its error.
-func (self Tensor) TryLessEqualTensor(other Tensor) (Tensor, error) {
-	return genLessEqualTensor(self, other)
+// TryLessEqual is LessEqual that returns its error.
+func (self Tensor) TryLessEqual(other Tensor) (Tensor, error) {
+	return genLessEqual(self, other)
 }
 
-func genLessEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLessEqual(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "less_equal"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58100,23 +58100,23 @@ func genLessEqualTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LessEqual_ is PyTorch's less_equal_.Scalar.
+// LessEqualScalar_ is PyTorch's less_equal_.Scalar.
 //
 //	aten::less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) LessEqual_(other Scalar) Tensor {
-	r0, err := genLessEqual_(self, other)
+func (self Tensor) LessEqualScalar_(other Scalar) Tensor {
+	r0, err := genLessEqualScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqual_ is LessEqual_ that returns its error.
-func (self Tensor) TryLessEqual_(other Scalar) (Tensor, error) {
-	return genLessEqual_(self, other)
+// TryLessEqualScalar_ is LessEqualScalar_ that returns its error.
+func (self Tensor) TryLessEqualScalar_(other Scalar) (Tensor, error) {
+	return genLessEqualScalar_(self, other)
 }
 
-func genLessEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLessEqualScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "less_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58131,23 +58131,23 @@ func genLessEqual_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LessEqualTensor_ is PyTorch's less_equal_.Tensor.
+// LessEqual_ is PyTorch's less_equal_.Tensor.
 //
 //	aten::less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) LessEqualTensor_(other Tensor) Tensor {
-	r0, err := genLessEqualTensor_(self, other)
+func (self Tensor) LessEqual_(other Tensor) Tensor {
+	r0, err := genLessEqual_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessEqualTensor_ is LessEqualTensor_ that returns its error.
-func (self Tensor) TryLessEqualTensor_(other Tensor) (Tensor, error) {
-	return genLessEqualTensor_(self, other)
+// TryLessEqual_ is LessEqual_ that returns its error.
+func (self Tensor) TryLessEqual_(other Tensor) (Tensor, error) {
+	return genLessEqual_(self, other)
 }
 
-func genLessEqualTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLessEqual_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "less_equal_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58203,39 +58203,39 @@ func genGtScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Gt is PyTorch's gt.Scalar.
+// GtScalar is PyTorch's gt.Scalar.
 //
 //	aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
-func Gt(self Tensor, other Scalar) Tensor {
-	r0, err := genGt(self, other)
+func GtScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genGtScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGt is Gt that returns its error.
-func TryGt(self Tensor, other Scalar) (Tensor, error) {
-	return genGt(self, other)
+// TryGtScalar is GtScalar that returns its error.
+func TryGtScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genGtScalar(self, other)
 }
 
-// Gt is PyTorch's gt.Scalar.
+// GtScalar is PyTorch's gt.Scalar.
 //
 //	aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Gt(other Scalar) Tensor {
-	r0, err := genGt(self, other)
+func (self Tensor) GtScalar(other Scalar) Tensor {
+	r0, err := genGtScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGt is Gt that returns its error.
-func (self Tensor) TryGt(other Scalar) (Tensor, error) {
-	return genGt(self, other)
+// TryGtScalar is GtScalar that returns its error.
+func (self Tensor) TryGtScalar(other Scalar) (Tensor, error) {
+	return genGtScalar(self, other)
 }
 
-func genGt(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGtScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "gt"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58288,39 +58288,39 @@ func genGtTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// GtTensor is PyTorch's gt.Tensor.
+// Gt is PyTorch's gt.Tensor.
 //
 //	aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
-func GtTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genGtTensor(self, other)
+func Gt(self Tensor, other Tensor) Tensor {
+	r0, err := genGt(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGtTensor is GtTensor that returns its error.
-func TryGtTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genGtTensor(self, other)
+// TryGt is Gt that returns its error.
+func TryGt(self Tensor, other Tensor) (Tensor, error) {
+	return genGt(self, other)
 }
 
-// GtTensor is PyTorch's gt.Tensor.
+// Gt is PyTorch's gt.Tensor.
 //
 //	aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) GtTensor(other Tensor) Tensor {
-	r0, err := genGtTensor(self, other)
+func (self Tensor) Gt(other Tensor) Tensor {
+	r0, err := genGt(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGtTensor is GtTensor that returns its error.
-func (self Tensor) TryGtTensor(other Tensor) (Tensor, error) {
-	return genGtTensor(self, other)
+// TryGt is Gt that returns its error.
+func (self Tensor) TryGt(other Tensor) (Tensor, error) {
+	return genGt(self, other)
 }
 
-func genGtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGt(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "gt"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58337,23 +58337,23 @@ func genGtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Gt_ is PyTorch's gt_.Scalar.
+// GtScalar_ is PyTorch's gt_.Scalar.
 //
 //	aten::gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Gt_(other Scalar) Tensor {
-	r0, err := genGt_(self, other)
+func (self Tensor) GtScalar_(other Scalar) Tensor {
+	r0, err := genGtScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGt_ is Gt_ that returns its error.
-func (self Tensor) TryGt_(other Scalar) (Tensor, error) {
-	return genGt_(self, other)
+// TryGtScalar_ is GtScalar_ that returns its error.
+func (self Tensor) TryGtScalar_(other Scalar) (Tensor, error) {
+	return genGtScalar_(self, other)
 }
 
-func genGt_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGtScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "gt_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58368,23 +58368,23 @@ func genGt_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// GtTensor_ is PyTorch's gt_.Tensor.
+// Gt_ is PyTorch's gt_.Tensor.
 //
 //	aten::gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) GtTensor_(other Tensor) Tensor {
-	r0, err := genGtTensor_(self, other)
+func (self Tensor) Gt_(other Tensor) Tensor {
+	r0, err := genGt_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGtTensor_ is GtTensor_ that returns its error.
-func (self Tensor) TryGtTensor_(other Tensor) (Tensor, error) {
-	return genGtTensor_(self, other)
+// TryGt_ is Gt_ that returns its error.
+func (self Tensor) TryGt_(other Tensor) (Tensor, error) {
+	return genGt_(self, other)
 }
 
-func genGtTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGt_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "gt_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58440,39 +58440,39 @@ func genGreaterScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err
 	return
 }
 
-// Greater is PyTorch's greater.Scalar.
+// GreaterScalar is PyTorch's greater.Scalar.
 //
 //	aten::greater.Scalar(Tensor self, Scalar other) -> Tensor
-func Greater(self Tensor, other Scalar) Tensor {
-	r0, err := genGreater(self, other)
+func GreaterScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genGreaterScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreater is Greater that returns its error.
-func TryGreater(self Tensor, other Scalar) (Tensor, error) {
-	return genGreater(self, other)
+// TryGreaterScalar is GreaterScalar that returns its error.
+func TryGreaterScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genGreaterScalar(self, other)
 }
 
-// Greater is PyTorch's greater.Scalar.
+// GreaterScalar is PyTorch's greater.Scalar.
 //
 //	aten::greater.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Greater(other Scalar) Tensor {
-	r0, err := genGreater(self, other)
+func (self Tensor) GreaterScalar(other Scalar) Tensor {
+	r0, err := genGreaterScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreater is Greater that returns its error.
-func (self Tensor) TryGreater(other Scalar) (Tensor, error) {
-	return genGreater(self, other)
+// TryGreaterScalar is GreaterScalar that returns its error.
+func (self Tensor) TryGreaterScalar(other Scalar) (Tensor, error) {
+	return genGreaterScalar(self, other)
 }
 
-func genGreater(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGreaterScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "greater"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58525,39 +58525,39 @@ func genGreaterTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err
 	return
 }
 
-// GreaterTensor is PyTorch's greater.Tensor.
+// Greater is PyTorch's greater.Tensor.
 //
 //	aten::greater.Tensor(Tensor self, Tensor other) -> Tensor
-func GreaterTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genGreaterTensor(self, other)
+func Greater(self Tensor, other Tensor) Tensor {
+	r0, err := genGreater(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterTensor is GreaterTensor that returns its error.
-func TryGreaterTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genGreaterTensor(self, other)
+// TryGreater is Greater that returns its error.
+func TryGreater(self Tensor, other Tensor) (Tensor, error) {
+	return genGreater(self, other)
 }
 
-// GreaterTensor is PyTorch's greater.Tensor.
+// Greater is PyTorch's greater.Tensor.
 //
 //	aten::greater.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) GreaterTensor(other Tensor) Tensor {
-	r0, err := genGreaterTensor(self, other)
+func (self Tensor) Greater(other Tensor) Tensor {
+	r0, err := genGreater(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterTensor is GreaterTensor that returns its error.
-func (self Tensor) TryGreaterTensor(other Tensor) (Tensor, error) {
-	return genGreaterTensor(self, other)
+// TryGreater is Greater that returns its error.
+func (self Tensor) TryGreater(other Tensor) (Tensor, error) {
+	return genGreater(self, other)
 }
 
-func genGreaterTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGreater(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "greater"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58574,23 +58574,23 @@ func genGreaterTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Greater_ is PyTorch's greater_.Scalar.
+// GreaterScalar_ is PyTorch's greater_.Scalar.
 //
 //	aten::greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Greater_(other Scalar) Tensor {
-	r0, err := genGreater_(self, other)
+func (self Tensor) GreaterScalar_(other Scalar) Tensor {
+	r0, err := genGreaterScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreater_ is Greater_ that returns its error.
-func (self Tensor) TryGreater_(other Scalar) (Tensor, error) {
-	return genGreater_(self, other)
+// TryGreaterScalar_ is GreaterScalar_ that returns its error.
+func (self Tensor) TryGreaterScalar_(other Scalar) (Tensor, error) {
+	return genGreaterScalar_(self, other)
 }
 
-func genGreater_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genGreaterScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "greater_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58605,23 +58605,23 @@ func genGreater_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// GreaterTensor_ is PyTorch's greater_.Tensor.
+// Greater_ is PyTorch's greater_.Tensor.
 //
 //	aten::greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) GreaterTensor_(other Tensor) Tensor {
-	r0, err := genGreaterTensor_(self, other)
+func (self Tensor) Greater_(other Tensor) Tensor {
+	r0, err := genGreater_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryGreaterTensor_ is GreaterTensor_ that returns its error.
-func (self Tensor) TryGreaterTensor_(other Tensor) (Tensor, error) {
-	return genGreaterTensor_(self, other)
+// TryGreater_ is Greater_ that returns its error.
+func (self Tensor) TryGreater_(other Tensor) (Tensor, error) {
+	return genGreater_(self, other)
 }
 
-func genGreaterTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genGreater_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "greater_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58677,39 +58677,39 @@ func genLtScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 	return
 }
 
-// Lt is PyTorch's lt.Scalar.
+// LtScalar is PyTorch's lt.Scalar.
 //
 //	aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
-func Lt(self Tensor, other Scalar) Tensor {
-	r0, err := genLt(self, other)
+func LtScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genLtScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLt is Lt that returns its error.
-func TryLt(self Tensor, other Scalar) (Tensor, error) {
-	return genLt(self, other)
+// TryLtScalar is LtScalar that returns its error.
+func TryLtScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genLtScalar(self, other)
 }
 
-// Lt is PyTorch's lt.Scalar.
+// LtScalar is PyTorch's lt.Scalar.
 //
 //	aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Lt(other Scalar) Tensor {
-	r0, err := genLt(self, other)
+func (self Tensor) LtScalar(other Scalar) Tensor {
+	r0, err := genLtScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLt is Lt that returns its error.
-func (self Tensor) TryLt(other Scalar) (Tensor, error) {
-	return genLt(self, other)
+// TryLtScalar is LtScalar that returns its error.
+func (self Tensor) TryLtScalar(other Scalar) (Tensor, error) {
+	return genLtScalar(self, other)
 }
 
-func genLt(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLtScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "lt"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58762,39 +58762,39 @@ func genLtTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 	return
 }
 
-// LtTensor is PyTorch's lt.Tensor.
+// Lt is PyTorch's lt.Tensor.
 //
 //	aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
-func LtTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genLtTensor(self, other)
+func Lt(self Tensor, other Tensor) Tensor {
+	r0, err := genLt(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLtTensor is LtTensor that returns its error.
-func TryLtTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genLtTensor(self, other)
+// TryLt is Lt that returns its error.
+func TryLt(self Tensor, other Tensor) (Tensor, error) {
+	return genLt(self, other)
 }
 
-// LtTensor is PyTorch's lt.Tensor.
+// Lt is PyTorch's lt.Tensor.
 //
 //	aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) LtTensor(other Tensor) Tensor {
-	r0, err := genLtTensor(self, other)
+func (self Tensor) Lt(other Tensor) Tensor {
+	r0, err := genLt(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLtTensor is LtTensor that returns its error.
-func (self Tensor) TryLtTensor(other Tensor) (Tensor, error) {
-	return genLtTensor(self, other)
+// TryLt is Lt that returns its error.
+func (self Tensor) TryLt(other Tensor) (Tensor, error) {
+	return genLt(self, other)
 }
 
-func genLtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLt(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "lt"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58811,23 +58811,23 @@ func genLtTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Lt_ is PyTorch's lt_.Scalar.
+// LtScalar_ is PyTorch's lt_.Scalar.
 //
 //	aten::lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Lt_(other Scalar) Tensor {
-	r0, err := genLt_(self, other)
+func (self Tensor) LtScalar_(other Scalar) Tensor {
+	r0, err := genLtScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLt_ is Lt_ that returns its error.
-func (self Tensor) TryLt_(other Scalar) (Tensor, error) {
-	return genLt_(self, other)
+// TryLtScalar_ is LtScalar_ that returns its error.
+func (self Tensor) TryLtScalar_(other Scalar) (Tensor, error) {
+	return genLtScalar_(self, other)
 }
 
-func genLt_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLtScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "lt_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58842,23 +58842,23 @@ func genLt_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LtTensor_ is PyTorch's lt_.Tensor.
+// Lt_ is PyTorch's lt_.Tensor.
 //
 //	aten::lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) LtTensor_(other Tensor) Tensor {
-	r0, err := genLtTensor_(self, other)
+func (self Tensor) Lt_(other Tensor) Tensor {
+	r0, err := genLt_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLtTensor_ is LtTensor_ that returns its error.
-func (self Tensor) TryLtTensor_(other Tensor) (Tensor, error) {
-	return genLtTensor_(self, other)
+// TryLt_ is Lt_ that returns its error.
+func (self Tensor) TryLt_(other Tensor) (Tensor, error) {
+	return genLt_(self, other)
 }
 
-func genLtTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLt_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "lt_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58914,39 +58914,39 @@ func genLessScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ e
 	return
 }
 
-// Less is PyTorch's less.Scalar.
+// LessScalar is PyTorch's less.Scalar.
 //
 //	aten::less.Scalar(Tensor self, Scalar other) -> Tensor
-func Less(self Tensor, other Scalar) Tensor {
-	r0, err := genLess(self, other)
+func LessScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genLessScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLess is Less that returns its error.
-func TryLess(self Tensor, other Scalar) (Tensor, error) {
-	return genLess(self, other)
+// TryLessScalar is LessScalar that returns its error.
+func TryLessScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genLessScalar(self, other)
 }
 
-// Less is PyTorch's less.Scalar.
+// LessScalar is PyTorch's less.Scalar.
 //
 //	aten::less.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Less(other Scalar) Tensor {
-	r0, err := genLess(self, other)
+func (self Tensor) LessScalar(other Scalar) Tensor {
+	r0, err := genLessScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLess is Less that returns its error.
-func (self Tensor) TryLess(other Scalar) (Tensor, error) {
-	return genLess(self, other)
+// TryLessScalar is LessScalar that returns its error.
+func (self Tensor) TryLessScalar(other Scalar) (Tensor, error) {
+	return genLessScalar(self, other)
 }
 
-func genLess(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLessScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "less"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -58999,39 +58999,39 @@ func genLessTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ e
 	return
 }
 
-// LessTensor is PyTorch's less.Tensor.
+// Less is PyTorch's less.Tensor.
 //
 //	aten::less.Tensor(Tensor self, Tensor other) -> Tensor
-func LessTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genLessTensor(self, other)
+func Less(self Tensor, other Tensor) Tensor {
+	r0, err := genLess(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessTensor is LessTensor that returns its error.
-func TryLessTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genLessTensor(self, other)
+// TryLess is Less that returns its error.
+func TryLess(self Tensor, other Tensor) (Tensor, error) {
+	return genLess(self, other)
 }
 
-// LessTensor is PyTorch's less.Tensor.
+// Less is PyTorch's less.Tensor.
 //
 //	aten::less.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) LessTensor(other Tensor) Tensor {
-	r0, err := genLessTensor(self, other)
+func (self Tensor) Less(other Tensor) Tensor {
+	r0, err := genLess(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessTensor is LessTensor that returns its error.
-func (self Tensor) TryLessTensor(other Tensor) (Tensor, error) {
-	return genLessTensor(self, other)
+// TryLess is Less that returns its error.
+func (self Tensor) TryLess(other Tensor) (Tensor, error) {
+	return genLess(self, other)
 }
 
-func genLessTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLess(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "less"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -59048,23 +59048,23 @@ func genLessTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Less_ is PyTorch's less_.Scalar.
+// LessScalar_ is PyTorch's less_.Scalar.
 //
 //	aten::less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Less_(other Scalar) Tensor {
-	r0, err := genLess_(self, other)
+func (self Tensor) LessScalar_(other Scalar) Tensor {
+	r0, err := genLessScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLess_ is Less_ that returns its error.
-func (self Tensor) TryLess_(other Scalar) (Tensor, error) {
-	return genLess_(self, other)
+// TryLessScalar_ is LessScalar_ that returns its error.
+func (self Tensor) TryLessScalar_(other Scalar) (Tensor, error) {
+	return genLessScalar_(self, other)
 }
 
-func genLess_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genLessScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "less_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -59079,23 +59079,23 @@ func genLess_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LessTensor_ is PyTorch's less_.Tensor.
+// Less_ is PyTorch's less_.Tensor.
 //
 //	aten::less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) LessTensor_(other Tensor) Tensor {
-	r0, err := genLessTensor_(self, other)
+func (self Tensor) Less_(other Tensor) Tensor {
+	r0, err := genLess_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLessTensor_ is LessTensor_ that returns its error.
-func (self Tensor) TryLessTensor_(other Tensor) (Tensor, error) {
-	return genLessTensor_(self, other)
+// TryLess_ is Less_ that returns its error.
+func (self Tensor) TryLess_(other Tensor) (Tensor, error) {
+	return genLess_(self, other)
 }
 
-func genLessTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genLess_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "less_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -63422,39 +63422,39 @@ func genLerpTensorOut(out Tensor, self Tensor, end Tensor, weight Tensor) (r0_ T
 	return
 }
 
-// Lerp is PyTorch's lerp.Scalar.
+// LerpScalar is PyTorch's lerp.Scalar.
 //
 //	aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-func Lerp(self Tensor, end Tensor, weight Scalar) Tensor {
-	r0, err := genLerp(self, end, weight)
+func LerpScalar(self Tensor, end Tensor, weight Scalar) Tensor {
+	r0, err := genLerpScalar(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerp is Lerp that returns its error.
-func TryLerp(self Tensor, end Tensor, weight Scalar) (Tensor, error) {
-	return genLerp(self, end, weight)
+// TryLerpScalar is LerpScalar that returns its error.
+func TryLerpScalar(self Tensor, end Tensor, weight Scalar) (Tensor, error) {
+	return genLerpScalar(self, end, weight)
 }
 
-// Lerp is PyTorch's lerp.Scalar.
+// LerpScalar is PyTorch's lerp.Scalar.
 //
 //	aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-func (self Tensor) Lerp(end Tensor, weight Scalar) Tensor {
-	r0, err := genLerp(self, end, weight)
+func (self Tensor) LerpScalar(end Tensor, weight Scalar) Tensor {
+	r0, err := genLerpScalar(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerp is Lerp that returns its error.
-func (self Tensor) TryLerp(end Tensor, weight Scalar) (Tensor, error) {
-	return genLerp(self, end, weight)
+// TryLerpScalar is LerpScalar that returns its error.
+func (self Tensor) TryLerpScalar(end Tensor, weight Scalar) (Tensor, error) {
+	return genLerpScalar(self, end, weight)
 }
 
-func genLerp(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
+func genLerpScalar(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
 	const op = "lerp"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -63471,39 +63471,39 @@ func genLerp(self Tensor, end Tensor, weight Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// LerpTensor is PyTorch's lerp.Tensor.
+// Lerp is PyTorch's lerp.Tensor.
 //
 //	aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-func LerpTensor(self Tensor, end Tensor, weight Tensor) Tensor {
-	r0, err := genLerpTensor(self, end, weight)
+func Lerp(self Tensor, end Tensor, weight Tensor) Tensor {
+	r0, err := genLerp(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerpTensor is LerpTensor that returns its error.
-func TryLerpTensor(self Tensor, end Tensor, weight Tensor) (Tensor, error) {
-	return genLerpTensor(self, end, weight)
+// TryLerp is Lerp that returns its error.
+func TryLerp(self Tensor, end Tensor, weight Tensor) (Tensor, error) {
+	return genLerp(self, end, weight)
 }
 
-// LerpTensor is PyTorch's lerp.Tensor.
+// Lerp is PyTorch's lerp.Tensor.
 //
 //	aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-func (self Tensor) LerpTensor(end Tensor, weight Tensor) Tensor {
-	r0, err := genLerpTensor(self, end, weight)
+func (self Tensor) Lerp(end Tensor, weight Tensor) Tensor {
+	r0, err := genLerp(self, end, weight)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryLerpTensor is LerpTensor that returns its error.
-func (self Tensor) TryLerpTensor(end Tensor, weight Tensor) (Tensor, error) {
-	return genLerpTensor(self, end, weight)
+// TryLerp is Lerp that returns its error.
+func (self Tensor) TryLerp(end Tensor, weight Tensor) (Tensor, error) {
+	return genLerp(self, end, weight)
 }
 
-func genLerpTensor(self Tensor, end Tensor, weight Tensor) (r0_ Tensor, err_ error) {
+func genLerp(self Tensor, end Tensor, weight Tensor) (r0_ Tensor, err_ error) {
 	const op = "lerp"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -64322,39 +64322,39 @@ func genFmodScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ e
 	return
 }
 
-// Fmod is PyTorch's fmod.Scalar.
+// FmodScalar is PyTorch's fmod.Scalar.
 //
 //	aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
-func Fmod(self Tensor, other Scalar) Tensor {
-	r0, err := genFmod(self, other)
+func FmodScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genFmodScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmod is Fmod that returns its error.
-func TryFmod(self Tensor, other Scalar) (Tensor, error) {
-	return genFmod(self, other)
+// TryFmodScalar is FmodScalar that returns its error.
+func TryFmodScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genFmodScalar(self, other)
 }
 
-// Fmod is PyTorch's fmod.Scalar.
+// FmodScalar is PyTorch's fmod.Scalar.
 //
 //	aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Fmod(other Scalar) Tensor {
-	r0, err := genFmod(self, other)
+func (self Tensor) FmodScalar(other Scalar) Tensor {
+	r0, err := genFmodScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmod is Fmod that returns its error.
-func (self Tensor) TryFmod(other Scalar) (Tensor, error) {
-	return genFmod(self, other)
+// TryFmodScalar is FmodScalar that returns its error.
+func (self Tensor) TryFmodScalar(other Scalar) (Tensor, error) {
+	return genFmodScalar(self, other)
 }
 
-func genFmod(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genFmodScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "fmod"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -64366,23 +64366,23 @@ func genFmod(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Fmod_ is PyTorch's fmod_.Scalar.
+// FmodScalar_ is PyTorch's fmod_.Scalar.
 //
 //	aten::fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Fmod_(other Scalar) Tensor {
-	r0, err := genFmod_(self, other)
+func (self Tensor) FmodScalar_(other Scalar) Tensor {
+	r0, err := genFmodScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmod_ is Fmod_ that returns its error.
-func (self Tensor) TryFmod_(other Scalar) (Tensor, error) {
-	return genFmod_(self, other)
+// TryFmodScalar_ is FmodScalar_ that returns its error.
+func (self Tensor) TryFmodScalar_(other Scalar) (Tensor, error) {
+	return genFmodScalar_(self, other)
 }
 
-func genFmod_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genFmodScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "fmod_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -64438,39 +64438,39 @@ func genFmodTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ e
 	return
 }
 
-// FmodTensor is PyTorch's fmod.Tensor.
+// Fmod is PyTorch's fmod.Tensor.
 //
 //	aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
-func FmodTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genFmodTensor(self, other)
+func Fmod(self Tensor, other Tensor) Tensor {
+	r0, err := genFmod(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmodTensor is FmodTensor that returns its error.
-func TryFmodTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genFmodTensor(self, other)
+// TryFmod is Fmod that returns its error.
+func TryFmod(self Tensor, other Tensor) (Tensor, error) {
+	return genFmod(self, other)
 }
 
-// FmodTensor is PyTorch's fmod.Tensor.
+// Fmod is PyTorch's fmod.Tensor.
 //
 //	aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) FmodTensor(other Tensor) Tensor {
-	r0, err := genFmodTensor(self, other)
+func (self Tensor) Fmod(other Tensor) Tensor {
+	r0, err := genFmod(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmodTensor is FmodTensor that returns its error.
-func (self Tensor) TryFmodTensor(other Tensor) (Tensor, error) {
-	return genFmodTensor(self, other)
+// TryFmod is Fmod that returns its error.
+func (self Tensor) TryFmod(other Tensor) (Tensor, error) {
+	return genFmod(self, other)
 }
 
-func genFmodTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genFmod(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "fmod"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -64487,23 +64487,23 @@ func genFmodTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// FmodTensor_ is PyTorch's fmod_.Tensor.
+// Fmod_ is PyTorch's fmod_.Tensor.
 //
 //	aten::fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) FmodTensor_(other Tensor) Tensor {
-	r0, err := genFmodTensor_(self, other)
+func (self Tensor) Fmod_(other Tensor) Tensor {
+	r0, err := genFmod_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFmodTensor_ is FmodTensor_ that returns its error.
-func (self Tensor) TryFmodTensor_(other Tensor) (Tensor, error) {
-	return genFmodTensor_(self, other)
+// TryFmod_ is Fmod_ that returns its error.
+func (self Tensor) TryFmod_(other Tensor) (Tensor, error) {
+	return genFmod_(self, other)
 }
 
-func genFmodTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genFmod_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "fmod_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -65063,39 +65063,39 @@ func genRemainderScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, e
 	return
 }
 
-// Remainder is PyTorch's remainder.Scalar.
+// RemainderScalar is PyTorch's remainder.Scalar.
 //
 //	aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
-func Remainder(self Tensor, other Scalar) Tensor {
-	r0, err := genRemainder(self, other)
+func RemainderScalar(self Tensor, other Scalar) Tensor {
+	r0, err := genRemainderScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainder is Remainder that returns its error.
-func TryRemainder(self Tensor, other Scalar) (Tensor, error) {
-	return genRemainder(self, other)
+// TryRemainderScalar is RemainderScalar that returns its error.
+func TryRemainderScalar(self Tensor, other Scalar) (Tensor, error) {
+	return genRemainderScalar(self, other)
 }
 
-// Remainder is PyTorch's remainder.Scalar.
+// RemainderScalar is PyTorch's remainder.Scalar.
 //
 //	aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
-func (self Tensor) Remainder(other Scalar) Tensor {
-	r0, err := genRemainder(self, other)
+func (self Tensor) RemainderScalar(other Scalar) Tensor {
+	r0, err := genRemainderScalar(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainder is Remainder that returns its error.
-func (self Tensor) TryRemainder(other Scalar) (Tensor, error) {
-	return genRemainder(self, other)
+// TryRemainderScalar is RemainderScalar that returns its error.
+func (self Tensor) TryRemainderScalar(other Scalar) (Tensor, error) {
+	return genRemainderScalar(self, other)
 }
 
-func genRemainder(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genRemainderScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "remainder"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -65107,23 +65107,23 @@ func genRemainder(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Remainder_ is PyTorch's remainder_.Scalar.
+// RemainderScalar_ is PyTorch's remainder_.Scalar.
 //
 //	aten::remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-func (self Tensor) Remainder_(other Scalar) Tensor {
-	r0, err := genRemainder_(self, other)
+func (self Tensor) RemainderScalar_(other Scalar) Tensor {
+	r0, err := genRemainderScalar_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainder_ is Remainder_ that returns its error.
-func (self Tensor) TryRemainder_(other Scalar) (Tensor, error) {
-	return genRemainder_(self, other)
+// TryRemainderScalar_ is RemainderScalar_ that returns its error.
+func (self Tensor) TryRemainderScalar_(other Scalar) (Tensor, error) {
+	return genRemainderScalar_(self, other)
 }
 
-func genRemainder_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+func genRemainderScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	const op = "remainder_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -65179,39 +65179,39 @@ func genRemainderTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, e
 	return
 }
 
-// RemainderTensor is PyTorch's remainder.Tensor.
+// Remainder is PyTorch's remainder.Tensor.
 //
 //	aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
-func RemainderTensor(self Tensor, other Tensor) Tensor {
-	r0, err := genRemainderTensor(self, other)
+func Remainder(self Tensor, other Tensor) Tensor {
+	r0, err := genRemainder(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainderTensor is RemainderTensor that returns its error.
-func TryRemainderTensor(self Tensor, other Tensor) (Tensor, error) {
-	return genRemainderTensor(self, other)
+// TryRemainder is Remainder that returns its error.
+func TryRemainder(self Tensor, other Tensor) (Tensor, error) {
+	return genRemainder(self, other)
 }
 
-// RemainderTensor is PyTorch's remainder.Tensor.
+// Remainder is PyTorch's remainder.Tensor.
 //
 //	aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
-func (self Tensor) RemainderTensor(other Tensor) Tensor {
-	r0, err := genRemainderTensor(self, other)
+func (self Tensor) Remainder(other Tensor) Tensor {
+	r0, err := genRemainder(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainderTensor is RemainderTensor that returns its error.
-func (self Tensor) TryRemainderTensor(other Tensor) (Tensor, error) {
-	return genRemainderTensor(self, other)
+// TryRemainder is Remainder that returns its error.
+func (self Tensor) TryRemainder(other Tensor) (Tensor, error) {
+	return genRemainder(self, other)
 }
 
-func genRemainderTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genRemainder(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "remainder"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -65228,23 +65228,23 @@ func genRemainderTensor(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	return
 }
 
-// RemainderTensor_ is PyTorch's remainder_.Tensor.
+// Remainder_ is PyTorch's remainder_.Tensor.
 //
 //	aten::remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-func (self Tensor) RemainderTensor_(other Tensor) Tensor {
-	r0, err := genRemainderTensor_(self, other)
+func (self Tensor) Remainder_(other Tensor) Tensor {
+	r0, err := genRemainder_(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryRemainderTensor_ is RemainderTensor_ that returns its error.
-func (self Tensor) TryRemainderTensor_(other Tensor) (Tensor, error) {
-	return genRemainderTensor_(self, other)
+// TryRemainder_ is Remainder_ that returns its error.
+func (self Tensor) TryRemainder_(other Tensor) (Tensor, error) {
+	return genRemainder_(self, other)
 }
 
-func genRemainderTensor_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genRemainder_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "remainder_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -67657,23 +67657,23 @@ func genPowTensorScalar(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// Pow_ is PyTorch's pow_.Scalar.
+// PowScalar_ is PyTorch's pow_.Scalar.
 //
 //	aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-func (self Tensor) Pow_(exponent Scalar) Tensor {
-	r0, err := genPow_(self, exponent)
+func (self Tensor) PowScalar_(exponent Scalar) Tensor {
+	r0, err := genPowScalar_(self, exponent)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryPow_ is Pow_ that returns its error.
-func (self Tensor) TryPow_(exponent Scalar) (Tensor, error) {
-	return genPow_(self, exponent)
+// TryPowScalar_ is PowScalar_ that returns its error.
+func (self Tensor) TryPowScalar_(exponent Scalar) (Tensor, error) {
+	return genPowScalar_(self, exponent)
 }
 
-func genPow_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
+func genPowScalar_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	const op = "pow_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -67688,23 +67688,23 @@ func genPow_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// PowTensor_ is PyTorch's pow_.Tensor.
+// Pow_ is PyTorch's pow_.Tensor.
 //
 //	aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-func (self Tensor) PowTensor_(exponent Tensor) Tensor {
-	r0, err := genPowTensor_(self, exponent)
+func (self Tensor) Pow_(exponent Tensor) Tensor {
+	r0, err := genPow_(self, exponent)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryPowTensor_ is PowTensor_ that returns its error.
-func (self Tensor) TryPowTensor_(exponent Tensor) (Tensor, error) {
-	return genPowTensor_(self, exponent)
+// TryPow_ is Pow_ that returns its error.
+func (self Tensor) TryPow_(exponent Tensor) (Tensor, error) {
+	return genPow_(self, exponent)
 }
 
-func genPowTensor_(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
+func genPow_(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
 	const op = "pow_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -67958,23 +67958,23 @@ func genFloatPowerTensorScalar(self Tensor, exponent Scalar) (r0_ Tensor, err_ e
 	return
 }
 
-// FloatPower_ is PyTorch's float_power_.Scalar.
+// FloatPowerScalar_ is PyTorch's float_power_.Scalar.
 //
 //	aten::float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-func (self Tensor) FloatPower_(exponent Scalar) Tensor {
-	r0, err := genFloatPower_(self, exponent)
+func (self Tensor) FloatPowerScalar_(exponent Scalar) Tensor {
+	r0, err := genFloatPowerScalar_(self, exponent)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFloatPower_ is FloatPower_ that returns its error.
-func (self Tensor) TryFloatPower_(exponent Scalar) (Tensor, error) {
-	return genFloatPower_(self, exponent)
+// TryFloatPowerScalar_ is FloatPowerScalar_ that returns its error.
+func (self Tensor) TryFloatPowerScalar_(exponent Scalar) (Tensor, error) {
+	return genFloatPowerScalar_(self, exponent)
 }
 
-func genFloatPower_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
+func genFloatPowerScalar_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	const op = "float_power_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -67989,23 +67989,23 @@ func genFloatPower_(self Tensor, exponent Scalar) (r0_ Tensor, err_ error) {
 	return
 }
 
-// FloatPowerTensor_ is PyTorch's float_power_.Tensor.
+// FloatPower_ is PyTorch's float_power_.Tensor.
 //
 //	aten::float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-func (self Tensor) FloatPowerTensor_(exponent Tensor) Tensor {
-	r0, err := genFloatPowerTensor_(self, exponent)
+func (self Tensor) FloatPower_(exponent Tensor) Tensor {
+	r0, err := genFloatPower_(self, exponent)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryFloatPowerTensor_ is FloatPowerTensor_ that returns its error.
-func (self Tensor) TryFloatPowerTensor_(exponent Tensor) (Tensor, error) {
-	return genFloatPowerTensor_(self, exponent)
+// TryFloatPower_ is FloatPower_ that returns its error.
+func (self Tensor) TryFloatPower_(exponent Tensor) (Tensor, error) {
+	return genFloatPower_(self, exponent)
 }
 
-func genFloatPowerTensor_(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
+func genFloatPower_(self Tensor, exponent Tensor) (r0_ Tensor, err_ error) {
 	const op = "float_power_"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {

@@ -599,12 +599,22 @@ func goDefault(a arg, k kind) (string, bool) {
 
 // name gives every function its Go and C names.
 func (g *generator) name() {
-	// Group by declaration name; the overload with an empty name, or else
-	// the first one listed, gets the plain Go name.
+	// Group by declaration name; the commonest overload gets the plain Go
+	// name: the one with an empty name, else the Tensor one (eq.Tensor
+	// rather than eq.Scalar), else the first one listed.
+	rank := func(ov string) int {
+		switch ov {
+		case "":
+			return 2
+		case "Tensor":
+			return 1
+		}
+		return 0
+	}
 	primary := map[string]string{}
 	for _, f := range g.fns {
 		n := f.d.Name
-		if cur, ok := primary[n]; !ok || (f.d.OverloadName == "" && cur != "") {
+		if cur, ok := primary[n]; !ok || rank(f.d.OverloadName) > rank(cur) {
 			primary[n] = f.d.OverloadName
 		}
 	}

@@ -80,7 +80,7 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFill(drop, negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(drop, negInf); err != nil {
 			return torch.Tensor{}, err
 		}
 	case a.attnMask.Defined() && a.attnMask.DType() == torch.Bool:
@@ -88,7 +88,7 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFill(drop, negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(drop, negInf); err != nil {
 			return torch.Tensor{}, err
 		}
 	case a.attnMask.Defined():

@@ -327,7 +327,7 @@ func Constant_(t torch.Tensor, val float64) torch.Tensor { return must(TryConsta
 // TryConstant_ is Constant_ that returns its error.
 func TryConstant_(t torch.Tensor, val float64) (torch.Tensor, error) {
 	return t, noGrad(func() error {
-		_, err := t.TryFill_(torch.S(val))
+		_, err := t.TryFillScalar_(torch.S(val))
 		return err
 	})
 }
@@ -409,7 +409,7 @@ func TryDirac_(t torch.Tensor, opts ...Option) (torch.Tensor, error) {
 					v, err = v.TrySelect(0, s[k]/2)
 				}
 				if err == nil {
-					_, err = v.TryFill_(torch.S(1))
+					_, err = v.TryFillScalar_(torch.S(1))
 				}
 				if err != nil {
 					return err

@@ -465,7 +465,7 @@ func TestLoadStateDictConverts(t *testing.T) {
 	got := o.StateDict().State[0]["momentum_buffer"].(torch.Tensor)
 	assert.Equal(t, torch.Float64, got.DType())
 	assert.Equal(t, []float64{1, 2}, got.Float64s())
-	buf.Fill_(torch.S(7)) // a copy
+	buf.FillScalar_(torch.S(7)) // a copy
 	assert.Equal(t, []float64{1, 2}, got.Float64s())
 }
 
