@@ -2,20 +2,22 @@ module github.com/gotorch/gotorch
 
 go 1.24
 
-require github.com/stretchr/testify v1.10.0
+require (
+	github.com/goplus/gogen v1.17.2
+	github.com/goplus/gop v1.4.0
+	github.com/goplus/mod v0.16.0
+	github.com/qiniu/x v1.13.19
+	github.com/schollz/progressbar/v3 v3.18.0
+	github.com/stretchr/testify v1.10.0
+	golang.org/x/term v0.28.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/goplus/gogen v1.17.2 // indirect
-	github.com/goplus/gop v1.4.0 // indirect
-	github.com/goplus/mod v0.16.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/qiniu/x v1.13.19 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.18.0 // indirect
 	golang.org/x/mod v0.20.0 // indirect
 	golang.org/x/sys v0.29.0 // indirect
-	golang.org/x/term v0.28.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

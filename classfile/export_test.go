@@ -1,0 +1,16 @@
+package classfile
+
+import (
+	"io"
+	"sync"
+)
+
+// SetTestHooks sends warnings to w, forgets the warnings given, and makes
+// Gopt_Trainer_Main parse args. It returns a function that undoes it.
+func SetTestHooks(w io.Writer, args []string) (undo func()) {
+	oldOut, oldArgs := warnOut, commandLine
+	warnOut = w
+	warned = sync.Map{}
+	commandLine = func() []string { return args }
+	return func() { warnOut, commandLine = oldOut, oldArgs }
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testCalls makes torch.GC() and torch.FinishGC() statements.
+var testCalls = gcCalls{
+	gc: func() ast.Stmt {
+		return &ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("GC")}}}
+	},
+	finish: func() ast.Stmt {
+		return &ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("FinishGC")}}}
+	},
+}
+
+// instrumentSource instruments the body of func f in src and returns it,
+// formatted, without the func line and braces.
+func instrumentSource(t *testing.T, body string) (string, int) {
+	t.Helper()
+	src := "package p\nfunc f() {\n" + body + "\n}\n"
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p.go", src, 0)
+	require.NoError(t, err)
+	fn := file.Decls[0].(*ast.FuncDecl)
+	n := instrumentFunc(fn, testCalls)
+	var b bytes.Buffer
+	require.NoError(t, format.Node(&b, token.NewFileSet(), fn.Body))
+	out := strings.TrimSuffix(strings.TrimPrefix(b.String(), "{\n"), "}")
+	return strings.ReplaceAll(out, "\t", ""), n
+}
+
+func TestInstrument(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+		loops          int
+	}{{
+		name:  "loop",
+		in:    "for i := 0; i < n; i++ { step(i) }\ndone()",
+		want:  "for i := 0; i < n; i++ {\ntorch.GC()\nstep(i)\n}\ntorch.FinishGC()\ndone()\n",
+		loops: 1,
+	}, {
+		name:  "range",
+		in:    "for _, b := range batches { b.Train() }",
+		want:  "for _, b := range batches {\ntorch.GC()\nb.Train()\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}, {
+		name: "no calls",
+		in:   "for i := range xs { s += xs[i] * 2; ys = append(ys, float64(len(xs))); m := map[int]int(nil); _ = m; p := (*int)(nil); _ = p }",
+		want: "for i := range xs {\ns += xs[i] * 2\nys = append(ys, float64(len(xs)))\nm := map[int]int(nil)\n_ = m\np := (*int)(nil)\n_ = p\n}\n",
+	}, {
+		name:  "nested",
+		in:    "for e := 0; e < 3; e++ {\nfor b := range bs { step(b) }\neval()\n}",
+		want:  "for e := 0; e < 3; e++ {\ntorch.GC()\nfor b := range bs {\ntorch.GC()\nstep(b)\n}\ntorch.FinishGC()\neval()\n}\ntorch.FinishGC()\n",
+		loops: 2,
+	}, {
+		name:  "nested, outer calls only through the inner loop",
+		in:    "for e := 0; e < 3; e++ {\nfor b := range bs { step(b) }\n}",
+		want:  "for e := 0; e < 3; e++ {\ntorch.GC()\nfor b := range bs {\ntorch.GC()\nstep(b)\n}\ntorch.FinishGC()\n}\ntorch.FinishGC()\n",
+		loops: 2,
+	}, {
+		name:  "labelled break",
+		in:    "outer:\nfor i := 0; i < 3; i++ {\nfor j := 0; j < 3; j++ {\nif j == 2 { break outer }\nf(i, j)\n}\n}\nafter()",
+		want:  "outer:\nfor i := 0; i < 3; i++ {\ntorch.GC()\nfor j := 0; j < 3; j++ {\ntorch.GC()\nif j == 2 {\nbreak outer\n}\nf(i, j)\n}\ntorch.FinishGC()\n}\ntorch.FinishGC()\nafter()\n",
+		loops: 2,
+	}, {
+		name:  "infinite loop with break",
+		in:    "for {\nif !next() { break }\n}",
+		want:  "for {\ntorch.GC()\nif !next() {\nbreak\n}\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}, {
+		name:  "infinite loop without break",
+		in:    "for {\nserve()\n}",
+		want:  "for {\ntorch.GC()\nserve()\n}\n",
+		loops: 1,
+	}, {
+		name:  "break binds to a switch",
+		in:    "for {\nswitch next() {\ncase 1:\nbreak\n}\n}",
+		want:  "for {\ntorch.GC()\nswitch next() {\ncase 1:\nbreak\n}\n}\n",
+		loops: 1,
+	}, {
+		name:  "labelled break out of a switch",
+		in:    "L:\nfor {\nswitch next() {\ncase 1:\nbreak L\n}\n}",
+		want:  "L:\nfor {\ntorch.GC()\nswitch next() {\ncase 1:\nbreak L\n}\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}, {
+		name:  "break in a nested loop only",
+		in:    "for {\nfor range xs { g(); break }\n}",
+		want:  "for {\ntorch.GC()\nfor range xs {\ntorch.GC()\ng()\nbreak\n}\ntorch.FinishGC()\n}\n",
+		loops: 2,
+	}, {
+		name:  "go for-in over an iterator",
+		in:    "for it := l.Gop_Enum(); ; {\nvar ok bool\nx, ok := it.Next()\nif !ok {\nbreak\n}\nuse(x)\n}",
+		want:  "for it := l.Gop_Enum(); ; {\ntorch.GC()\nvar ok bool\nx, ok := it.Next()\nif !ok {\nbreak\n}\nuse(x)\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}, {
+		name:  "loops in if, else, switch and select",
+		in:    "if c { for range a { f() } } else { for range b { g() } }\nswitch { case c: for range a { f() } }\nselect { case <-ch: for range a { f() } }",
+		want:  "if c {\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n} else {\nfor range b {\ntorch.GC()\ng()\n}\ntorch.FinishGC()\n}\nswitch {\ncase c:\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}\nselect {\ncase <-ch:\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}\n",
+		loops: 4,
+	}, {
+		name: "closures are left alone",
+		in:   "h := func() { for range a { f() } }\ngo func() { for { f() } }()\nh()",
+		want: "h := func() {\nfor range a {\nf()\n}\n}\ngo func() {\nfor {\nf()\n}\n}()\nh()\n",
+	}, {
+		name:  "calling a closure counts",
+		in:    "for range a { func() { x++ }() }",
+		want:  "for range a {\ntorch.GC()\nfunc() {\nx++\n}()\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}, {
+		name:  "return inside",
+		in:    "for _, x := range xs {\nif x == 2 { return }\nf(x)\n}",
+		want:  "for _, x := range xs {\ntorch.GC()\nif x == 2 {\nreturn\n}\nf(x)\n}\ntorch.FinishGC()\n",
+		loops: 1,
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, n := instrumentSource(t, c.in)
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.loops, n)
+		})
+	}
+}

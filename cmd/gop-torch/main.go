@@ -1,0 +1,231 @@
+// Command gop-torch compiles and runs GoTorch's Go+ programs: training
+// scripts (*_train.gox) and models (*_model.gox), registered as
+// classfiles in GoTorch's gop.mod. It needs only the Go toolchain, not the
+// gop command:
+//
+//	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist_gop
+//
+// Usage:
+//
+//	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
+//	gop-torch build [go flags] DIR             compile DIR, then go build it
+//	gop-torch test [go flags] DIR              compile DIR, then go test it
+//	gop-torch go DIR...                        compile only: write gop_autogen.go
+//	gop-torch version                          print the versions
+//
+// Compiling a directory writes its gop_autogen.go, the Go that gop makes
+// of its Go+ files, after doing the same for the Go+ packages of the
+// module that it imports. The file is rewritten only when it changes;
+// commit it, and plain Go code (go build, go vet) can use the package
+// without gop-torch or gop.
+//
+// gop-torch differs from gop in one way: in the training script it puts
+// torch.GC() at the top of every loop body and torch.FinishGC() after
+// every loop, so that each iteration frees the tensors of the one before
+// (see instrument.go for the rules), and it marks the script as so
+// instrumented. A script compiled by plain gop still runs; its Trainer
+// warns once and calls torch.GC() at each batch of its own loaders.
+//
+// Go flags that take a value must be written -flag=value, except -o,
+// -tags, -ldflags, -gcflags, -run, -count, -timeout, -bench and -p.
+// gop-torch -v ... lists the packages it compiles.
+//
+// gop-torch does not import torch, so it builds without libtorch; the
+// programs it compiles need libtorch as any GoTorch program does.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
+	gop-torch build [go flags] DIR             compile DIR, then go build it
+	gop-torch test [go flags] DIR              compile DIR, then go test it
+	gop-torch go DIR...                        compile only: write gop_autogen.go
+	gop-torch version                          print the versions
+`
+
+// valueFlags are go flags whose value may follow as a separate argument.
+var valueFlags = map[string]bool{
+	"-o": true, "-tags": true, "-ldflags": true, "-gcflags": true, "-run": true,
+	"-count": true, "-timeout": true, "-bench": true, "-p": true,
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	verbose := false
+	for len(args) > 0 && args[0] == "-v" {
+		verbose = true
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "version":
+		fmt.Fprintf(stdout, "%s (gop %s, %s)\n", version, gopVersion(), runtime.Version())
+		return 0
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "go":
+		if len(args) == 0 {
+			args = []string{"."}
+		}
+		for _, dir := range args {
+			if _, err := compile(dir, verbose, stderr); err != nil {
+				return fail(stderr, err)
+			}
+		}
+		return 0
+	case "run", "build", "test":
+		flags, dir, rest, err := splitArgs(args)
+		if err != nil {
+			fmt.Fprintf(stderr, "gop-torch %s: %v\n%s", cmd, err, usage)
+			return 2
+		}
+		if cmd != "run" && len(rest) > 0 {
+			// go test takes flags for the test binary after the package.
+			if cmd != "test" {
+				fmt.Fprintf(stderr, "gop-torch %s: unexpected arguments after %s: %s\n", cmd, dir, strings.Join(rest, " "))
+				return 2
+			}
+		}
+		if _, err := compile(dir, verbose, stderr); err != nil {
+			return fail(stderr, err)
+		}
+		return goCommand(cmd, flags, dir, rest, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "gop-torch: unknown command %q\n%s", cmd, usage)
+	return 2
+}
+
+// splitArgs splits go flags, the directory and the arguments after it.
+func splitArgs(args []string) (flags []string, dir string, rest []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			if i == len(args) {
+				break
+			}
+			return flags, args[i], args[i+1:], nil
+		}
+		if !strings.HasPrefix(a, "-") {
+			return flags, a, args[i+1:], nil
+		}
+		flags = append(flags, a)
+		if valueFlags[a] && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return nil, "", nil, errors.New("no directory given")
+}
+
+func fail(stderr io.Writer, err error) int {
+	var ce *CompileError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "gop-torch: %s does not compile:\n", relPath(ce.Dir))
+		for _, e := range ce.Errs {
+			fmt.Fprintf(stderr, "\t%s\n", e)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "gop-torch: %v\n", err)
+	return 1
+}
+
+// compile translates dir and the Go+ packages it imports.
+func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if !hasGopFiles(dir) {
+		return nil, fmt.Errorf("%s has no Go+ files (.gox, .gop)", dir)
+	}
+	tr, err := newTranslator(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.saveCache()
+	rs, err := tr.translate(dir)
+	if err != nil {
+		return nil, err
+	}
+	if verbose {
+		for _, r := range rs {
+			state := "unchanged"
+			if r.Changed {
+				state = "written"
+			}
+			extra := ""
+			if r.Entry {
+				extra = fmt.Sprintf(", training script: %d loops call torch.GC()", r.Loops)
+			}
+			fmt.Fprintf(stderr, "gop-torch: %s: %s %s%s\n", relPath(r.Dir), autogenFile, state, extra)
+		}
+	}
+	return rs, nil
+}
+
+// relPath returns dir relative to the working directory when it is below
+// it.
+func relPath(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	if rel == "." {
+		return "."
+	}
+	return "." + string(filepath.Separator) + rel
+}
+
+// goCommand runs go run|build|test on dir's package.
+func goCommand(cmd string, flags []string, dir string, rest []string, stdout, stderr io.Writer) int {
+	pkg := relPath(dir)
+	var workDir string
+	if filepath.IsAbs(pkg) {
+		// Outside the working directory: run go from dir itself.
+		workDir, pkg = pkg, "."
+	}
+	args := append([]string{cmd}, flags...)
+	args = append(args, pkg)
+	args = append(args, rest...)
+	c := exec.Command("go", args...)
+	c.Dir = workDir
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
+	if err := c.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(stderr, "gop-torch: %v\n", err)
+		return 1
+	}
+	return 0
+}

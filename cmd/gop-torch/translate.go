@@ -1,0 +1,410 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goplus/gogen"
+	"github.com/goplus/gop/parser"
+	goptoken "github.com/goplus/gop/token"
+	"github.com/goplus/gop/tool"
+	modenv "github.com/goplus/mod/env"
+	"github.com/goplus/mod/gopmod"
+	qerrors "github.com/qiniu/x/errors"
+)
+
+const (
+	gopModule   = "github.com/goplus/gop"
+	torchPath   = "github.com/gotorch/gotorch/torch"
+	autogenFile = "gop_autogen.go"
+	markerName  = "GopTorchInstrumented"
+)
+
+// version is gop-torch's version, which the marker method returns.
+const version = "gop-torch v0.1.0"
+
+// translator compiles the Go+ packages of one module into Go.
+type translator struct {
+	dir     string // the module's root
+	mod     *gopmod.Module
+	gop     *modenv.Gop
+	fset    *goptoken.FileSet
+	imp     *tool.Importer
+	conf    *tool.Config
+	done    map[string]bool
+	active  map[string]bool
+	verbose bool
+	log     func(format string, args ...any)
+}
+
+// result is what translating a package did.
+type result struct {
+	Dir     string
+	Changed bool // gop_autogen.go was written
+	Loops   int  // loops given a GC() call
+	Entry   bool // the package has a training script (MainEntry)
+}
+
+// quietLog drops the notes that gop's importer logs about packages it
+// cannot hash for its cache (those of modules that go.mod does not list
+// yet), which only mean that they are not cached.
+type quietLog struct{ w io.Writer }
+
+func (q quietLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("PkgHash: unexpected package")) {
+		return len(p), nil
+	}
+	return q.w.Write(p)
+}
+
+func init() { log.SetOutput(quietLog{os.Stderr}) }
+
+// newTranslator loads the module that holds dir.
+func newTranslator(dir string) (*translator, error) {
+	mod, err := tool.LoadMod(dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading the module of %s: %w", dir, err)
+	}
+	if !mod.HasModfile() {
+		return nil, fmt.Errorf("%s is not in a Go module (no go.mod)", dir)
+	}
+	root, err := gopRoot(mod.Root())
+	if err != nil {
+		return nil, err
+	}
+	gop := &modenv.Gop{Version: gopVersion(), Root: root}
+	fset := goptoken.NewFileSet()
+	imp := tool.NewImporter(mod, gop, fset)
+	conf := &tool.Config{Gop: gop, Fset: fset, Mod: mod, Importer: imp, DontUpdateGoMod: true}
+	// gop's importer keeps the package facts of go list in a cache file,
+	// keyed by the module's files, which saves seconds per run.
+	conf.CacheFile = imp.CacheFile()
+	imp.Cache().Load(conf.CacheFile)
+	return &translator{
+		dir: mod.Root(), mod: mod, gop: gop, fset: fset, imp: imp, conf: conf,
+		done: map[string]bool{}, active: map[string]bool{},
+		log: func(string, ...any) {},
+	}, nil
+}
+
+// gopVersion is the version of gop that gop-torch was built with.
+func gopVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == gopModule {
+				if d.Replace != nil && d.Replace.Version != "" {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return "v1.4.0"
+}
+
+// gopRoot finds gop's module directory, which gop's libraries use as
+// GOPROOT: the one in the build information of gop-torch, if the module
+// cache has it, or else the one the module in modDir requires.
+func gopRoot(modDir string) (string, error) {
+	if v := os.Getenv("GOPROOT"); v != "" {
+		return v, nil
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path != gopModule {
+				continue
+			}
+			if d.Replace != nil {
+				if filepath.IsAbs(d.Replace.Path) {
+					return d.Replace.Path, nil
+				}
+				d = d.Replace
+			}
+			if dir := modCacheDir(d.Path, d.Version); dir != "" {
+				return dir, nil
+			}
+		}
+	}
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", gopModule)
+	cmd.Dir = modDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
+		return dir, nil
+	}
+	return "", fmt.Errorf("cannot find the source of %s (go list -m: %v %s); add it to go.mod or set GOPROOT",
+		gopModule, err, strings.TrimSpace(stderr.String()))
+}
+
+// modCacheDir returns the module cache's directory of path@version, or ""
+// if it is not there.
+func modCacheDir(path, version string) string {
+	if version == "" || version == "(devel)" {
+		return ""
+	}
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	esc := escapePath(path)
+	dir := filepath.Join(strings.TrimSpace(string(out)), esc+"@"+version)
+	if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !fi.IsDir() {
+		return dir
+	}
+	return ""
+}
+
+// escapePath is the module cache's case encoding: an upper-case letter
+// becomes '!' and its lower case.
+func escapePath(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('!')
+			b.WriteRune(r + 'a' - 'A')
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hasGopFiles reports whether dir holds Go+ source files.
+func hasGopFiles(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop") {
+			return true
+		}
+	}
+	return false
+}
+
+// goxImports returns the import paths of the Go+ files in dir.
+func (tr *translator) goxImports(dir string) ([]string, error) {
+	fset := goptoken.NewFileSet()
+	pkgs, err := parser.ParseDirEx(fset, dir, parser.Config{
+		ClassKind: tr.mod.ClassKind,
+		Mode:      parser.ImportsOnly,
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, imp := range f.Imports {
+				if p, err := strconv.Unquote(imp.Path.Value); err == nil {
+					seen[p] = true
+				}
+			}
+		}
+	}
+	paths := make([]string, 0, len(seen))
+	for p := range seen {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// translate compiles the Go+ package in dir, after the Go+ packages of
+// the module that it imports, and writes their gop_autogen.go files.
+func (tr *translator) translate(dir string) ([]result, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if tr.done[dir] {
+		return nil, nil
+	}
+	if tr.active[dir] {
+		return nil, fmt.Errorf("import cycle through %s", dir)
+	}
+	tr.active[dir] = true
+	defer delete(tr.active, dir)
+	var results []result
+	imports, err := tr.goxImports(dir)
+	if err != nil {
+		return nil, err
+	}
+	modPath := tr.mod.Path()
+	for _, p := range imports {
+		if p != modPath && !strings.HasPrefix(p, modPath+"/") {
+			continue
+		}
+		dep := filepath.Join(tr.dir, filepath.FromSlash(strings.TrimPrefix(p, modPath)))
+		if !hasGopFiles(dep) {
+			continue
+		}
+		rs, err := tr.translate(dep)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, rs...)
+	}
+	r, err := tr.translateOne(dir)
+	if err != nil {
+		return nil, err
+	}
+	tr.done[dir] = true
+	return append(results, r), nil
+}
+
+// CompileError is a Go+ package that does not compile.
+type CompileError struct {
+	Dir  string
+	Errs []string
+}
+
+func (e *CompileError) Error() string {
+	return "compiling " + e.Dir + ":\n\t" + strings.Join(e.Errs, "\n\t")
+}
+
+// compileErrors flattens gop's errors into lines of file:line:col: msg,
+// with paths relative to the working directory.
+func compileErrors(dir string, err error) *CompileError {
+	var lines []string
+	var add func(error)
+	add = func(e error) {
+		var list qerrors.List
+		if errors.As(e, &list) && len(list) > 0 {
+			for _, x := range list {
+				add(x)
+			}
+			return
+		}
+		msg := e.Error()
+		if wd, err := os.Getwd(); err == nil {
+			msg = strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
+		}
+		lines = append(lines, msg)
+	}
+	add(err)
+	return &CompileError{Dir: dir, Errs: lines}
+}
+
+// translateOne compiles one Go+ package and writes its gop_autogen.go if
+// it changed.
+func (tr *translator) translateOne(dir string) (res result, err error) {
+	res.Dir = dir
+	defer func() {
+		// gop's compiler reports some problems by panicking.
+		if r := recover(); r != nil {
+			err = &CompileError{Dir: dir, Errs: []string{fmt.Sprint(r)}}
+		}
+	}()
+	pkg, _, err := tool.LoadDir(dir, tr.conf, false)
+	if err != nil {
+		if errors.Is(err, tool.ErrNotFound) || tool.NotFound(err) {
+			return res, fmt.Errorf("%s: no Go+ files", dir)
+		}
+		return res, compileErrors(dir, err)
+	}
+	res.Loops, res.Entry, err = instrumentPackage(pkg)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", dir, err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(gogen.GeneratedHeader)
+	if err := pkg.WriteTo(&buf); err != nil {
+		return res, fmt.Errorf("%s: writing Go: %w", dir, err)
+	}
+	out := filepath.Join(dir, autogenFile)
+	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, buf.Bytes()) {
+		return res, nil
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return res, err
+	}
+	res.Changed = true
+	return res, nil
+}
+
+// saveCache saves gop's importer cache.
+func (tr *translator) saveCache() { tr.conf.UpdateCache() }
+
+// instrumentPackage finds the training script's MainEntry in a compiled
+// package, inserts the GC calls and adds the marker method. It reports the
+// number of loops instrumented and whether there was a MainEntry.
+func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
+	file := pkg.ASTFile()
+	if file == nil {
+		return 0, false, nil
+	}
+	var main *ast.FuncDecl
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Name.Name != "MainEntry" || len(fd.Recv.List) != 1 {
+			continue
+		}
+		if main != nil {
+			return 0, false, fmt.Errorf("two MainEntry methods")
+		}
+		main = fd
+	}
+	if main == nil {
+		return 0, false, nil
+	}
+	recvName := recvTypeName(main.Recv.List[0].Type)
+	obj := pkg.Types.Scope().Lookup(recvName)
+	if obj == nil {
+		return 0, false, fmt.Errorf("cannot find the project class %q", recvName)
+	}
+	old, _ := pkg.SetCurFile("", true) // gop's default file, gop_autogen.go
+	defer pkg.RestoreCurFile(old)
+	torch := pkg.Import(torchPath)
+	cb := pkg.CB()
+	call := func(name string) func() ast.Stmt {
+		// Let gogen make the expression, so that it imports torch, under
+		// a name that does not clash.
+		x := cb.Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val
+		return func() ast.Stmt { return &ast.ExprStmt{X: x} }
+	}
+	calls := gcCalls{gc: call("GC"), finish: call("FinishGC")}
+	loops = instrumentFunc(main, calls)
+
+	// The marker that tells the Trainer that the loops call GC().
+	recv := pkg.NewParam(token.NoPos, "this", types.NewPointer(obj.Type()))
+	ret := types.NewTuple(pkg.NewParam(token.NoPos, "", types.Typ[types.String]))
+	pkg.NewFunc(recv, markerName, nil, ret, false).BodyStart(pkg).
+		Val(fmt.Sprintf("%s (%d loops)", version, loops)).Return(1).
+		End()
+	return loops, true, nil
+}
+
+func recvTypeName(x ast.Expr) string {
+	for {
+		switch v := x.(type) {
+		case *ast.StarExpr:
+			x = v.X
+		case *ast.ParenExpr:
+			x = v.X
+		case *ast.Ident:
+			return v.Name
+		default:
+			return ""
+		}
+	}
+}

@@ -1,0 +1,11 @@
+// Package cnn holds the model of the Fashion-MNIST example, written in Go+
+// (Net_model.gox). gop-torch compiles it to gop_autogen.go, which is
+// committed, so that plain Go code imports the package like any other
+// (see ../plaingo):
+//
+//	net := classfile.Build(new(cnn.Net))
+//	out := net.Forward(x)
+//
+// Net is a small CNN for 28×28 grey images: two blocks of convolution,
+// ReLU and 2×2 max pooling, then a linear layer to the 10 classes.
+package cnn
