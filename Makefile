@@ -1,0 +1,61 @@
+# GoTorch. The two commands:
+#
+#   make train   the main job: the Go+ training script examples/fashion_mnist_gop
+#   make test    go vet and go test -race over the whole module
+#
+# Both first run scripts/setup.sh, which installs the missing Debian packages
+# (as root or with passwordless sudo; otherwise it prints the apt-get command).
+#
+# To build against another libtorch than Debian's libtorch-dev, set LIBTORCH
+# to its folder (the official libtorch zip unpacked, or a pip install's
+# .../site-packages/torch): make LIBTORCH=/opt/libtorch test. For plain go
+# commands, eval "$(make -s env LIBTORCH=/opt/libtorch)" first.
+
+GO ?= go
+SETUP ?= scripts/setup.sh
+# The main job.
+TRAIN ?= $(GO) run ./cmd/gop-torch run ./examples/fashion_mnist_gop
+
+ifdef LIBTORCH
+override LIBTORCH := $(abspath $(LIBTORCH))
+export LIBTORCH
+export CGO_CPPFLAGS := -I$(LIBTORCH)/include -I$(LIBTORCH)/include/torch/csrc/api/include
+export CGO_LDFLAGS := -L$(LIBTORCH)/lib -Wl,-rpath,$(LIBTORCH)/lib
+# Builds of libtorch differ in libstdc++'s string ABI (pip wheels and the
+# "pre-cxx11" zips use the old one); take it from the libtorch's own CMake
+# config so that std::string crosses the boundary intact.
+CXX11_ABI := $(shell sed -n 's/.*-D_GLIBCXX_USE_CXX11_ABI=\([01]\).*/\1/p' $(LIBTORCH)/share/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n1)
+ifneq ($(CXX11_ABI),)
+export CGO_CXXFLAGS := -g -O2 -D_GLIBCXX_USE_CXX11_ABI=$(CXX11_ABI)
+endif
+endif
+
+.PHONY: train test setup check-libtorch env
+
+train: setup
+	$(TRAIN)
+
+test: setup
+	$(GO) vet ./...
+	$(GO) test -race ./...
+
+setup:
+	$(SETUP)
+
+# One clear line instead of a C++ error wall when libtorch is missing.
+check-libtorch:
+	scripts/libtorch-check.sh
+
+# Shell lines that make plain go build/test/run use $(LIBTORCH):
+#   eval "$(make -s env LIBTORCH=/opt/libtorch)"
+env:
+ifdef LIBTORCH
+	@echo "export LIBTORCH='$(LIBTORCH)'"
+	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
+	@echo "export CGO_LDFLAGS='$(CGO_LDFLAGS)'"
+ifneq ($(CXX11_ABI),)
+	@echo "export CGO_CXXFLAGS='$(CGO_CXXFLAGS)'"
+endif
+else
+	@echo "# LIBTORCH is not set: plain go build uses Debian's libtorch-dev; nothing to export."
+endif
