@@ -79,6 +79,8 @@ int64_t gt_thread_id(void);
 /* Tunes glibc's malloc for tensors allocated and freed on different threads:
  * caps the arenas and fixes the mmap threshold (0 leaves a default). */
 void gt_tune_malloc(int arenas, int64_t mmap_threshold);
+/* Returns free heap memory to the system (glibc's malloc_trim). */
+void gt_malloc_trim(void);
 /* A new handle to the same tensor (shares storage and autograd identity). */
 gt_tensor gt_tensor_share(gt_tensor t);
 

@@ -67,6 +67,7 @@ void gt_tune_malloc(int arenas, int64_t mmap_threshold) {
   // after the first large free and keeps freed tensor data in the heap.
   if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
 }
+void gt_malloc_trim(void) { malloc_trim(0); }
 gt_tensor gt_tensor_share(gt_tensor t) { return wrap(T(t)); }
 
 int gt_tensor_defined(gt_tensor t) { return T(t).defined() ? 1 : 0; }

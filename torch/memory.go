@@ -51,6 +51,11 @@ const chunkSize = 32
 // budget also bounds loops of many small tensors.
 const tensorOverhead = 512
 
+// trimBytes is the size of a sweep's release from which GoTorch asks glibc
+// to return free memory to the system: pressure collections reach it,
+// ordinary training steps seldom do.
+const trimBytes = 64 << 20
+
 // handle owns one native tensor. p is nil once freed.
 type handle struct {
 	p C.gt_tensor
@@ -112,10 +117,12 @@ func init() {
 	mem.budget.Store(budget)
 	// Tensors are allocated on whatever thread runs the op and freed in
 	// batches on another; without a cap, glibc grows one arena per thread
-	// and RSS with them (wangkuiyi/gotorch#273). A fixed mmap threshold
-	// gives large tensors' memory back to the system as soon as they are
-	// freed. MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ override these.
-	arenas, threshold := 2, int64(128<<10)
+	// and RSS with them (wangkuiyi/gotorch#273). The mmap threshold stays
+	// glibc's dynamic one: a fixed low threshold returns large tensors to
+	// the system at once but makes every activation a fresh mmap, and a
+	// CNN's training step then spends more than half its time in page
+	// faults. MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ override both.
+	arenas, threshold := 2, int64(0)
 	if os.Getenv("MALLOC_ARENA_MAX") != "" {
 		arenas = 0
 	}
@@ -239,6 +246,11 @@ func sweep() int {
 	mem.Lock()
 	mem.batch = batch[:0]
 	mem.Unlock()
+	if nb >= trimBytes {
+		// Freed memory stays in glibc's heap; give a large release back
+		// to the system so that RSS follows the budget.
+		C.gt_malloc_trim()
+	}
 	mem.live.Add(-int64(n))
 	mem.freed.Add(int64(n))
 	mem.lastBytes.Store(mem.bytes.Add(-nb))
