@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/token"
 	"go/types"
 	"io"
@@ -331,11 +332,17 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err := pkg.WriteTo(&buf); err != nil {
 		return res, fmt.Errorf("%s: writing Go: %w", dir, err)
 	}
+	// gofmt the output, so that committed gop_autogen.go files pass the
+	// same formatting checks as the rest of the tree.
+	src, err := format.Source(buf.Bytes())
+	if err != nil {
+		return res, fmt.Errorf("%s: formatting Go: %w", dir, err)
+	}
 	out := filepath.Join(dir, autogenFile)
-	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, buf.Bytes()) {
+	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
 		return res, nil
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(out, src, 0o644); err != nil {
 		return res, err
 	}
 	res.Changed = true

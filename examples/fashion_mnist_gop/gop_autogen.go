@@ -14,6 +14,7 @@ const _ = true
 type Trainer struct {
 	classfile.Trainer
 }
+
 //line examples/fashion_mnist_gop/main_train.gox:13
 func (this *Trainer) MainEntry() {
 //line examples/fashion_mnist_gop/main_train.gox:13:1

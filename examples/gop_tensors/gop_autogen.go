@@ -14,6 +14,7 @@ const _ = true
 type Trainer struct {
 	classfile.Trainer
 }
+
 //line examples/gop_tensors/main_train.gox:6
 func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:6:1

@@ -17,8 +17,10 @@ type Net struct {
 	Conv2 *nn.Conv2dModule
 	FC    *nn.LinearModule
 }
-//line examples/fashion_mnist_gop/cnn/Net_model.gox:15:1
+
 // Forward maps a batch of images [N, 1, 28, 28] to class scores [N, 10].
+//
+//line examples/fashion_mnist_gop/cnn/Net_model.gox:15:1
 func (this *Net) Forward(x torch.Tensor) torch.Tensor {
 //line examples/fashion_mnist_gop/cnn/Net_model.gox:17:1
 	x = gopkg.MaxPool2d__0(gopkg.Relu(this.Conv1.Forward(x)), 2)
@@ -27,9 +29,11 @@ func (this *Net) Forward(x torch.Tensor) torch.Tensor {
 //line examples/fashion_mnist_gop/cnn/Net_model.gox:19:1
 	return this.FC.Forward(gopkg.Flatten__1(x, 1))
 }
-//line examples/fashion_mnist_gop/cnn/Net_model.gox:22
+
 // The top-level statements build the layers, once, when the model is
 // built (build(new(Net)) or a training script's model command).
+//
+//line examples/fashion_mnist_gop/cnn/Net_model.gox:22
 func (this *Net) Main() {
 //line examples/fashion_mnist_gop/cnn/Net_model.gox:24:1
 	this.Conv1 = nn.Conv2d(1, 32, 3)

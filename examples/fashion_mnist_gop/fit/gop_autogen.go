@@ -12,6 +12,7 @@ const _ = true
 type Trainer struct {
 	classfile.Trainer
 }
+
 //line examples/fashion_mnist_gop/fit/main_train.gox:8
 func (this *Trainer) MainEntry() {
 //line examples/fashion_mnist_gop/fit/main_train.gox:8:1
