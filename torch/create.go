@@ -12,12 +12,7 @@ import (
 )
 
 // int64Ptr returns a C pointer to s's elements (nil for an empty s).
-func int64Ptr(s []int64) *C.int64_t {
-	if len(s) == 0 {
-		return nil
-	}
-	return (*C.int64_t)(unsafe.Pointer(&s[0]))
-}
+func int64Ptr(s []int64) *C.int64_t { return (*C.int64_t)(unsafe.Pointer(i64p(s))) }
 
 func checkShape(op string, shape []int64) error {
 	for i, n := range shape {

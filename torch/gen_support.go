@@ -136,10 +136,3 @@ func int64List(p unsafe.Pointer, n int64) []int64 {
 	defer C.gt_free_int_array((*C.int64_t)(p))
 	return append([]int64(nil), unsafe.Slice((*int64)(p), int(n))...)
 }
-
-func cBool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -509,7 +509,7 @@ var tensorType = reflect.TypeOf(Tensor{})
 // reference that the Go benchmarks compare against in the same run.
 func benchDirect(a, b Tensor, n int, mm bool) {
 	pa, pb := a.mustPtr("bench"), b.mustPtr("bench")
-	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), cBool(mm))))
+	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), C.int(b32(mm)))))
 	a.keep()
 	b.keep()
 }

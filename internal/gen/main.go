@@ -296,10 +296,8 @@ type skip struct {
 }
 
 type optInfo struct {
-	name  string // PyTorch keyword, e.g. "keepdim"
-	kind  optKind
-	key   string // Go constant
-	users int
+	name string // the option's Go name without With, e.g. "Keepdim"
+	kind optKind
 }
 
 type generator struct {
@@ -791,7 +789,7 @@ func (g *generator) collectOptions() {
 			if k != b {
 				n = name + camel(string(k))
 			}
-			g.opts[n] = &optInfo{name: n, kind: k, key: "opt" + n}
+			g.opts[n] = &optInfo{name: n, kind: k}
 		}
 	}
 	for _, f := range g.fns {
@@ -804,15 +802,12 @@ func (g *generator) collectOptions() {
 			if k != best[p.optName] {
 				p.optName += camel(string(k))
 			}
-			g.opts[p.optName].users++
 		}
 	}
 }
 
 // ---------------------------------------------------------------------------
 // C and C++.
-
-type cParam struct{ decl, cpp string }
 
 // cParams returns the C parameters of p and the C++ expression built from
 // them.
@@ -971,6 +966,18 @@ func (f *function) glueName() string {
 	return strings.ToUpper(f.cName[:1]) + f.cName[1:]
 }
 
+// glueOuts says, for each C out-parameter type, the C type of the glue's
+// local and the Go type it returns.
+var glueOuts = map[string]struct{ local, goType string }{
+	"gt_tensor *":   {"C.gt_tensor", "unsafe.Pointer"},
+	"gt_tensor * *": {"*C.gt_tensor", "unsafe.Pointer"},
+	"int64_t * *":   {"*C.int64_t", "unsafe.Pointer"},
+	"int64_t *":     {"C.int64_t", "int64"},
+	"int *":         {"C.int", "int32"},
+	"int32_t *":     {"C.int32_t", "int32"},
+	"double *":      {"C.double", "float64"},
+}
+
 // glue returns the Go function in a shard package that calls f's C
 // function with Go-typed arguments, so that only the shard packages run cgo
 // over the thousands of generated C names.
@@ -979,34 +986,17 @@ func (f *function) glue() string {
 	for _, p := range f.cParamList() {
 		n := p.name
 		if p.out {
-			switch p.ctype {
-			case "gt_tensor *":
-				outDecls = append(outDecls, "var "+n+" C.gt_tensor")
-				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
-			case "gt_tensor * *":
-				outDecls = append(outDecls, "var "+n+" *C.gt_tensor")
-				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
-			case "int64_t * *":
-				outDecls = append(outDecls, "var "+n+" *C.int64_t")
-				rets, retVals = append(rets, "unsafe.Pointer"), append(retVals, "unsafe.Pointer("+n+")")
-			case "int64_t *":
-				outDecls = append(outDecls, "var "+n+" C.int64_t")
-				rets, retVals = append(rets, "int64"), append(retVals, "int64("+n+")")
-			case "int *":
-				outDecls = append(outDecls, "var "+n+" C.int")
-				rets, retVals = append(rets, "int32"), append(retVals, "int32("+n+")")
-			case "int32_t *":
-				outDecls = append(outDecls, "var "+n+" C.int32_t")
-				rets, retVals = append(rets, "int32"), append(retVals, "int32("+n+")")
-			case "double *":
-				outDecls = append(outDecls, "var "+n+" C.double")
-				rets, retVals = append(rets, "float64"), append(retVals, "float64("+n+")")
-			case "gt_scalar *":
+			if p.ctype == "gt_scalar *" {
 				outDecls = append(outDecls, "var "+n+" C.gt_scalar")
 				rets = append(rets, "int64", "float64", "float64", "int32")
 				retVals = append(retVals, "int64("+n+".i)", "float64("+n+".re)", "float64("+n+".im)", "int32("+n+".kind)")
-			default:
-				panic("no glue for out " + p.ctype)
+			} else {
+				o, ok := glueOuts[p.ctype]
+				if !ok {
+					panic("no glue for out " + p.ctype)
+				}
+				outDecls = append(outDecls, "var "+n+" "+o.local)
+				rets, retVals = append(rets, o.goType), append(retVals, o.goType+"("+n+")")
 			}
 			cargs = append(cargs, "&"+n)
 			continue
