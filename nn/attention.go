@@ -59,7 +59,7 @@ func (l *NonDynamicallyQuantizableLinear) Forward(x torch.Tensor) torch.Tensor {
 
 // ExtraRepr prints "in_features=4, out_features=4, bias=True".
 func (l *NonDynamicallyQuantizableLinear) ExtraRepr() string {
-	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", l.InFeatures, l.OutFeatures, rnnReprBool(l.Bias.Defined()))
+	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", l.InFeatures, l.OutFeatures, pyBool(l.Bias.Defined()))
 }
 
 // mhaLinear is at::linear with an optional bias.

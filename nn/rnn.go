@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/gotorch/gotorch/torch"
 )
@@ -164,7 +163,7 @@ func rnnExtraRepr(inputSize, hiddenSize int64, o RNNOptions) string {
 		s += ", batch_first=True"
 	}
 	if o.Dropout != 0 {
-		s += ", dropout=" + rnnReprFloat(o.Dropout)
+		s += ", dropout=" + pyFloat(o.Dropout)
 	}
 	if o.Bidirectional {
 		s += ", bidirectional=True"
@@ -360,36 +359,4 @@ func rnnCatchError(f func()) (err error) {
 	}()
 	f()
 	return nil
-}
-
-// rnnReprFloat formats f as Python's repr(float) does: 0.5, 1.0, 1e-05.
-func rnnReprFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	if f != 0 {
-		s := strconv.FormatFloat(f, 'e', -1, 64) // 1e-05, 1.5e+20: as Python's
-		_, exp, _ := strings.Cut(s, "e")
-		if e, _ := strconv.Atoi(exp); e < -4 || e >= 16 {
-			return s
-		}
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-// rnnReprBool formats b as Python does: True, False.
-func rnnReprBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }

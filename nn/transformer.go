@@ -191,7 +191,7 @@ func newTfLinear(in, out int64) *tfLinear {
 func (l *tfLinear) reprName() string { return "Linear" }
 
 func (l *tfLinear) ExtraRepr() string {
-	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", l.InFeatures, l.OutFeatures, rnnReprBool(l.Bias.Defined()))
+	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", l.InFeatures, l.OutFeatures, pyBool(l.Bias.Defined()))
 }
 
 func (l *tfLinear) Forward(x torch.Tensor) torch.Tensor { return mhaLinear(x, l.Weight, l.Bias) }
@@ -227,7 +227,7 @@ func (n *tfLayerNorm) ExtraRepr() string {
 	if len(dims) == 1 {
 		shape = "(" + dims[0] + ",)"
 	}
-	return fmt.Sprintf("%s, eps=%s, elementwise_affine=%s", shape, rnnReprFloat(n.Eps), rnnReprBool(n.Weight.Defined()))
+	return fmt.Sprintf("%s, eps=%s, elementwise_affine=%s", shape, pyFloat(n.Eps), pyBool(n.Weight.Defined()))
 }
 
 func (n *tfLayerNorm) Forward(x torch.Tensor) torch.Tensor {
@@ -254,7 +254,7 @@ func newTfDropout(p float64) *tfDropout {
 
 func (d *tfDropout) reprName() string { return "Dropout" }
 
-func (d *tfDropout) ExtraRepr() string { return "p=" + rnnReprFloat(d.P) + ", inplace=False" }
+func (d *tfDropout) ExtraRepr() string { return "p=" + pyFloat(d.P) + ", inplace=False" }
 
 func (d *tfDropout) Forward(x torch.Tensor) torch.Tensor {
 	if d.P == 0 || !d.IsTraining() {
