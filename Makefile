@@ -1,6 +1,6 @@
 # GoTorch. The two commands:
 #
-#   make train   the main job: the Go+ training script examples/fashion_mnist_gop
+#   make train   the main job: the Go+ training script examples/fashion_mnist
 #   make test    go vet and go test -race over the whole module
 #
 # Both first run scripts/setup.sh, which installs the missing Debian packages
@@ -14,7 +14,7 @@
 GO ?= go
 SETUP ?= scripts/setup.sh
 # The main job.
-TRAIN ?= $(GO) run ./cmd/gop-torch run ./examples/fashion_mnist_gop
+TRAIN ?= $(GO) run ./cmd/gop-torch run ./examples/fashion_mnist
 
 ifdef LIBTORCH
 override LIBTORCH := $(abspath $(LIBTORCH))

@@ -159,6 +159,7 @@ func (b *Batches) Gop_Enum() *BatchIter {
 	if b.training {
 		t.epoch++
 		b.loader.SetEpoch(t.epoch - 1)
+		t.startSchedule()
 	}
 	it := &BatchIter{b: b}
 	if t.Progress__0() {
@@ -228,6 +229,9 @@ func (it *BatchIter) Next() (x, y torch.Tensor, ok bool) {
 func (it *BatchIter) end() {
 	it.done = true
 	t := it.b.t
+	if it.b.training {
+		t.endEpoch()
+	}
 	if it.bar != nil {
 		it.bar.finish()
 		if t.bar == it.bar {

@@ -16,7 +16,7 @@
 //
 // Compile and run them with gop-torch, which needs only the Go toolchain:
 //
-//	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist_gop
+//	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist
 //
 // # A model
 //
@@ -52,7 +52,7 @@
 //
 // main_train.gox:
 //
-//	import "github.com/gotorch/gotorch/examples/fashion_mnist_gop/cnn"
+//	import "github.com/gotorch/gotorch/examples/fashion_mnist/cnn"
 //
 //	epochs 3
 //	lr 0.01

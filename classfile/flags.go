@@ -56,6 +56,10 @@ var knobFlags = []struct {
 		t.Optimizer__1(v)
 		return nil
 	}},
+	{"lr-schedule", "learning-rate schedule: constant or cosine", func(t *Trainer, v string) error {
+		t.LrSchedule__1(v)
+		return nil
+	}},
 	{"seed", "random seed", func(t *Trainer, v string) error {
 		n, err := strconv.Atoi(v)
 		if err == nil {

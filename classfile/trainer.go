@@ -50,6 +50,8 @@ type Trainer struct {
 	device                     torch.Device
 	deviceSet                  bool
 	optName                    string
+	schedName                  string
+	sched                      *optim.LRScheduler
 	lossName                   string
 	lossFn                     func(out, target torch.Tensor) torch.Tensor
 	progress, progressSet      bool

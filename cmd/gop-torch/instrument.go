@@ -26,13 +26,13 @@ import (
 //     tensors and are left alone: a GC() runs Go's collector, far too
 //     costly for them. Calls to Go builtins and type conversions do not
 //     count as calls.
-//   - break leaves the loop and reaches its FinishGC; a labelled break
-//     leaves an outer loop and reaches that loop's FinishGC; continue
-//     reaches the next iteration's GC(). A return (or goto) out of a loop
-//     skips the FinishGC after it; the Trainer calls torch.FinishGC()
-//     when MainEntry returns, which covers it. Skipping FinishGC leaks
-//     nothing in any case (it only changes how later tensors are
-//     registered).
+//   - Every way out of a loop ends the step. The normal end and a break
+//     reach the FinishGC after the loop; a labelled break reaches the
+//     FinishGC after the loop it names. A continue, labelled or not,
+//     reaches the GC() at the top of the loop it continues, which ends
+//     the step as well. A return, a goto out of a loop and a panic reach
+//     a deferred torch.FinishGC(), which gop-torch puts at the top of
+//     MainEntry when it instruments a loop there.
 //   - A loop that never ends normally (for {} without a break) gets no
 //     FinishGC, which would be unreachable.
 //   - Only the statements of MainEntry are instrumented, not closures
@@ -43,17 +43,22 @@ import (
 // gcCalls makes the statements to insert. Each call returns a new
 // statement; the expressions inside may be shared.
 type gcCalls struct {
-	gc, finish func() ast.Stmt
+	gc, finish, deferFinish func() ast.Stmt
 }
 
 // instrumentFunc instruments the body of a function and returns the
-// number of loops that got a GC() call.
+// number of loops that got a GC() call. If there are any, the body starts
+// with defer torch.FinishGC(), for the ways out of a loop that skip the
+// FinishGC after it: return, goto and panics.
 func instrumentFunc(fn *ast.FuncDecl, calls gcCalls) int {
 	if fn.Body == nil {
 		return 0
 	}
 	n := 0
 	fn.Body.List = instrumentList(fn.Body.List, calls, &n)
+	if n > 0 {
+		fn.Body.List = append([]ast.Stmt{calls.deferFinish()}, fn.Body.List...)
+	}
 	return n
 }
 

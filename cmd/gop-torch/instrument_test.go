@@ -21,7 +21,13 @@ var testCalls = gcCalls{
 	finish: func() ast.Stmt {
 		return &ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("FinishGC")}}}
 	},
+	deferFinish: func() ast.Stmt {
+		return &ast.DeferStmt{Call: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("FinishGC")}}}
+	},
 }
+
+// deferred is the statement that starts every instrumented body.
+const deferred = "defer torch.FinishGC()\n"
 
 // instrumentSource instruments the body of func f in src and returns it,
 // formatted, without the func line and braces.
@@ -121,11 +127,35 @@ func TestInstrument(t *testing.T) {
 		in:    "for _, x := range xs {\nif x == 2 { return }\nf(x)\n}",
 		want:  "for _, x := range xs {\ntorch.GC()\nif x == 2 {\nreturn\n}\nf(x)\n}\ntorch.FinishGC()\n",
 		loops: 1,
+	}, {
+		name:  "return from a nested loop",
+		in:    "for e := range 3 {\nfor _, b := range bs {\nif bad(b) { return }\nstep(b)\n}\n}",
+		want:  "for e := range 3 {\ntorch.GC()\nfor _, b := range bs {\ntorch.GC()\nif bad(b) {\nreturn\n}\nstep(b)\n}\ntorch.FinishGC()\n}\ntorch.FinishGC()\n",
+		loops: 2,
+	}, {
+		name:  "labelled continue reaches the outer GC",
+		in:    "outer:\nfor e := range 3 {\nfor _, b := range bs {\nif skip(b) { continue outer }\nstep(b)\n}\n}",
+		want:  "outer:\nfor e := range 3 {\ntorch.GC()\nfor _, b := range bs {\ntorch.GC()\nif skip(b) {\ncontinue outer\n}\nstep(b)\n}\ntorch.FinishGC()\n}\ntorch.FinishGC()\n",
+		loops: 2,
+	}, {
+		name:  "goto out of a loop",
+		in:    "for _, b := range bs {\nif bad(b) { goto fail }\nstep(b)\n}\nreturn\nfail:\nreport()",
+		want:  "for _, b := range bs {\ntorch.GC()\nif bad(b) {\ngoto fail\n}\nstep(b)\n}\ntorch.FinishGC()\nreturn\nfail:\nreport()\n",
+		loops: 1,
+	}, {
+		name:  "panic inside",
+		in:    "for _, b := range bs {\nif bad(b) { panic(b) }\nstep(b)\n}",
+		want:  "for _, b := range bs {\ntorch.GC()\nif bad(b) {\npanic(b)\n}\nstep(b)\n}\ntorch.FinishGC()\n",
+		loops: 1,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, n := instrumentSource(t, c.in)
-			assert.Equal(t, c.want, got)
+			want := c.want
+			if c.loops > 0 {
+				want = deferred + want
+			}
+			assert.Equal(t, want, got)
 			assert.Equal(t, c.loops, n)
 		})
 	}

@@ -3,7 +3,7 @@
 // classfiles in GoTorch's gop.mod. It needs only the Go toolchain, not the
 // gop command:
 //
-//	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist_gop
+//	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist
 //
 // Usage:
 //

@@ -383,13 +383,17 @@ func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 	defer pkg.RestoreCurFile(old)
 	torch := pkg.Import(torchPath)
 	cb := pkg.CB()
-	call := func(name string) func() ast.Stmt {
+	callExpr := func(name string) *ast.CallExpr {
 		// Let gogen make the expression, so that it imports torch, under
 		// a name that does not clash.
-		x := cb.Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val
-		return func() ast.Stmt { return &ast.ExprStmt{X: x} }
+		return cb.Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val.(*ast.CallExpr)
 	}
-	calls := gcCalls{gc: call("GC"), finish: call("FinishGC")}
+	gc, finish := callExpr("GC"), callExpr("FinishGC")
+	calls := gcCalls{
+		gc:          func() ast.Stmt { return &ast.ExprStmt{X: gc} },
+		finish:      func() ast.Stmt { return &ast.ExprStmt{X: finish} },
+		deferFinish: func() ast.Stmt { return &ast.DeferStmt{Call: finish} },
+	}
 	loops = instrumentFunc(main, calls)
 
 	// The marker that tells the Trainer that the loops call GC().

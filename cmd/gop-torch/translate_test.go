@@ -88,6 +88,7 @@ func goCmd(t *testing.T, args ...string) (string, error) {
 }
 
 const loopsMainEntry = `func (this *Trainer) MainEntry() {
+	defer torch.FinishGC()
 	xs := []int{1, 2, 3}
 	sum := 0
 	for _, x := range xs {
@@ -228,8 +229,8 @@ func TestExamplesUpToDate(t *testing.T) {
 	tr := sharedTranslator(t)
 	for _, dir := range []string{
 		"examples/gop_tensors",
-		"examples/fashion_mnist_gop",
-		"examples/fashion_mnist_gop/fit",
+		"examples/fashion_mnist",
+		"examples/fashion_mnist/fit",
 	} {
 		rs, err := tr.translate(filepath.Join(moduleRoot, dir))
 		require.NoError(t, err, dir)
@@ -242,11 +243,11 @@ func TestExamplesUpToDate(t *testing.T) {
 // Plain Go imports a model package that gop-torch generated, with no Go+
 // package in its build.
 func TestPlainGoImport(t *testing.T) {
-	out, err := goCmd(t, "build", "-o", filepath.Join(t.TempDir(), "plaingo"), "./examples/fashion_mnist_gop/plaingo")
+	out, err := goCmd(t, "build", "-o", filepath.Join(t.TempDir(), "plaingo"), "./examples/fashion_mnist/plaingo")
 	require.NoError(t, err, out)
-	out, err = goCmd(t, "list", "-deps", "./examples/fashion_mnist_gop/plaingo")
+	out, err = goCmd(t, "list", "-deps", "./examples/fashion_mnist/plaingo")
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "github.com/gotorch/gotorch/examples/fashion_mnist_gop/cnn")
+	assert.Contains(t, out, "github.com/gotorch/gotorch/examples/fashion_mnist/cnn")
 	assert.NotContains(t, out, "github.com/goplus")
 }
 

@@ -104,6 +104,9 @@ func train(ctx context.Context) error {
 	}
 	net := NewNet()
 	opt := optim.Adam(net.Parameters(), optim.WithLR(*lr))
+	// The learning rate follows half a cosine from lr to 0 over the run,
+	// stepped once per epoch (PyTorch's CosineAnnealingLR).
+	sched := optim.CosineAnnealingLR(opt, *epochs)
 	log.Printf("%d training and %d test images, %d threads\n%v", trainSet.Len(), testSet.Len(), torch.NumThreads(), net)
 	for epoch := 1; epoch <= *epochs; epoch++ {
 		net.Train()
@@ -129,6 +132,7 @@ func train(ctx context.Context) error {
 		if err := nn.Save(net, *ckpt); err != nil {
 			return err
 		}
+		sched.Step()
 	}
 	log.Printf("checkpoint saved to %s", *ckpt)
 	return nil

@@ -51,13 +51,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--cosine", action="store_true", help="cosine-anneal the learning rate over the epochs")
     a = p.parse_args()
     torch.manual_seed(1)
     torch.set_num_threads(a.threads)
     xtr, ytr = load("train")
     xte, yte = load("t10k")
     net = Net()
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    opt = torch.optim.Adam(net.parameters(), lr=a.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs) if a.cosine else None
     for epoch in range(1, a.epochs + 1):
         net.train()
         start = time.time()
@@ -69,6 +72,8 @@ def main():
             loss.backward()
             opt.step()
         train_s = time.time() - start
+        if sched:
+            sched.step()
         net.eval()
         with torch.no_grad():
             correct = sum((net(xte[i:i + 500]).argmax(1) == yte[i:i + 500]).sum().item()

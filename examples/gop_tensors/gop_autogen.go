@@ -17,6 +17,7 @@ type Trainer struct {
 
 //line examples/gop_tensors/main_train.gox:6
 func (this *Trainer) MainEntry() {
+	defer torch.FinishGC()
 //line examples/gop_tensors/main_train.gox:6:1
 	this.Seed__1(1)
 //line examples/gop_tensors/main_train.gox:9:1

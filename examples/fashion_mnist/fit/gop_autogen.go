@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/gotorch/gotorch/classfile"
-	"github.com/gotorch/gotorch/examples/fashion_mnist_gop/cnn"
+	"github.com/gotorch/gotorch/examples/fashion_mnist/cnn"
 )
 
 const _ = true
@@ -13,17 +13,17 @@ type Trainer struct {
 	classfile.Trainer
 }
 
-//line examples/fashion_mnist_gop/fit/main_train.gox:8
+//line examples/fashion_mnist/fit/main_train.gox:8
 func (this *Trainer) MainEntry() {
-//line examples/fashion_mnist_gop/fit/main_train.gox:8:1
+//line examples/fashion_mnist/fit/main_train.gox:8:1
 	this.Epochs__1(3)
-//line examples/fashion_mnist_gop/fit/main_train.gox:9:1
+//line examples/fashion_mnist/fit/main_train.gox:9:1
 	this.Momentum__1(0.9)
-//line examples/fashion_mnist_gop/fit/main_train.gox:10:1
+//line examples/fashion_mnist/fit/main_train.gox:10:1
 	this.Dataset__0("fashion-mnist")
-//line examples/fashion_mnist_gop/fit/main_train.gox:11:1
+//line examples/fashion_mnist/fit/main_train.gox:11:1
 	this.Model__1(new(cnn.Net))
-//line examples/fashion_mnist_gop/fit/main_train.gox:12:1
+//line examples/fashion_mnist/fit/main_train.gox:12:1
 	this.Fit()
 }
 func (this *Trainer) Main() {

@@ -4,7 +4,7 @@
 // one the training script writes with -checkpoint FILE, it loads it and
 // classifies the first test images.
 //
-//	go run ./examples/fashion_mnist_gop/plaingo [weights.safetensors]
+//	go run ./examples/fashion_mnist/plaingo [weights.safetensors]
 package main
 
 import (
@@ -14,7 +14,7 @@ import (
 
 	"github.com/gotorch/gotorch/classfile"
 	"github.com/gotorch/gotorch/data"
-	"github.com/gotorch/gotorch/examples/fashion_mnist_gop/cnn"
+	"github.com/gotorch/gotorch/examples/fashion_mnist/cnn"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )

@@ -6,6 +6,8 @@
 //	net := classfile.Build(new(cnn.Net))
 //	out := net.Forward(x)
 //
-// Net is a small CNN for 28×28 grey images: two blocks of convolution,
-// ReLU and 2×2 max pooling, then a linear layer to the 10 classes.
+// Net is a CNN for 28×28 grey images: two blocks of convolution, batch
+// norm, ReLU and 2×2 max pooling, then a classifier with dropout. It is
+// the model of the plain-Go twin, examples/fashion_mnist_go, with the same
+// parameter names, so the two read each other's weights.
 package cnn
