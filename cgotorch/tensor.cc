@@ -6,11 +6,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
+#include <tuple>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <caffe2/serialize/inline_container.h>
+#include <caffe2/serialize/read_adapter_interface.h>
+#include <ATen/EmptyTensor.h>
 #include <torch/version.h>
 
 #include "internal.h"
@@ -31,6 +36,124 @@ at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
 }  // namespace gotorch
 
 using namespace gotorch;
+
+namespace {
+
+// BytesReader is PyTorchStreamReader's view of a byte array; unlike
+// caffe2's MemoryReadAdapter it never reads past the end.
+class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  BytesReader(const char *p, size_t n) : p_(p), n_(n) {}
+  size_t size() const override { return n_; }
+  size_t read(uint64_t pos, void *buf, size_t n, const char * /*what*/) const override {
+    if (pos >= n_) return 0;
+    size_t k = static_cast<size_t>(std::min<uint64_t>(n, n_ - pos));
+    std::memcpy(buf, p_ + pos, k);
+    return k;
+  }
+
+ private:
+  const char *p_;
+  size_t n_;
+};
+
+// check_pickle walks the opcodes of a pickle program before libtorch's
+// unpickler runs it, and rejects what that unpickler (1.13) would turn into
+// a huge allocation instead of an error: it grows its memo table to any
+// LONG_BINPUT index it reads (a 337-byte file made it allocate 20 GB and
+// more), and sizes strings and bytes from their length field before it
+// reads them. A memo index is at most the program's length in a pickle
+// that any pickler wrote; a length must fit in what is left. Opcodes it
+// does not know end the walk: the unpickler reports them.
+void check_pickle(const uint8_t *p, size_t n) {
+  size_t i = 0;
+  auto need = [&](uint64_t k) {
+    TORCH_CHECK(k <= n - i, "corrupt pickle: opcode at offset ", i - 1, " needs ", k,
+                " more bytes, ", n - i, " are left");
+  };
+  auto le = [&](size_t k) {
+    need(k);
+    uint64_t v = 0;
+    for (size_t j = 0; j < k; j++) v |= static_cast<uint64_t>(p[i + j]) << (8 * j);
+    i += k;
+    return v;
+  };
+  auto skip = [&](uint64_t len) {
+    need(len);
+    i += static_cast<size_t>(len);
+  };
+  auto line = [&] {
+    const void *nl = std::memchr(p + i, '\n', n - i);
+    TORCH_CHECK(nl != nullptr, "corrupt pickle: unterminated line at offset ", i);
+    i = static_cast<size_t>(static_cast<const uint8_t *>(nl) - p) + 1;
+  };
+  while (i < n) {
+    switch (p[i++]) {
+      case '.':  // STOP
+        return;
+      case '(': case '0': case '1': case '2': case 'N': case 'Q': case 'R':
+      case 'a': case 'b': case 'd': case '}': case 'e': case 'l': case ']':
+      case 'o': case 's': case 't': case ')': case 'u': case 0x81: case 0x85:
+      case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f: case 0x90:
+      case 0x91: case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
+        break;
+      case 'q': case 'h': case 'K': case 0x80: case 0x82:  // BINPUT, BINGET, BININT1, PROTO, EXT1
+        le(1);
+        break;
+      case 'M': case 0x83:  // BININT2, EXT2
+        le(2);
+        break;
+      case 'r': {  // LONG_BINPUT
+        uint64_t id = le(4);
+        TORCH_CHECK(id < n, "corrupt pickle: memo index ", id, " at offset ", i - 5, " in a ",
+                    n, "-byte pickle");
+      } break;
+      case 'j': case 'J': case 0x84:  // LONG_BINGET, BININT, EXT4
+        le(4);
+        break;
+      case 'G': case 0x95:  // BINFLOAT, FRAME
+        le(8);
+        break;
+      case 'U': case 'C': case 0x8c: case 0x8a:  // 1-byte length
+        skip(le(1));
+        break;
+      case 'T': case 'X': case 'B': case 0x8b:  // 4-byte length
+        skip(le(4));
+        break;
+      case 0x8d: case 0x8e: case 0x96:  // 8-byte length
+        skip(le(8));
+        break;
+      case 'F': case 'I': case 'L': case 'S': case 'V': case 'g': case 'p': case 'P':
+        line();
+        break;
+      case 'c': case 'i':
+        line();
+        line();
+        break;
+      default:
+        return;
+    }
+  }
+}
+
+// check_loaded_tensor rejects a tensor whose sizes, strides and offset, as
+// the file gave them, reach outside its storage: libtorch's unpickler sets
+// them unchecked, and reading such a tensor reads out of bounds.
+void check_loaded_tensor(const at::Tensor &t) {
+  if (!t.defined() || !t.has_storage()) return;
+  TORCH_CHECK(t.storage_offset() >= 0, "corrupt file: negative storage offset ", t.storage_offset());
+  for (int64_t d = 0; d < t.dim(); d++) {
+    TORCH_CHECK(t.size(d) >= 0 && t.stride(d) >= 0, "corrupt file: size ", t.sizes(),
+                " with strides ", t.strides());
+  }
+  size_t need = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.dtype().itemsize(),
+                                                 static_cast<size_t>(t.storage_offset()));
+  TORCH_CHECK(need <= t.storage().nbytes(), "corrupt file: a tensor of size ", t.sizes(),
+              ", strides ", t.strides(), " and offset ", t.storage_offset(), " needs ", need,
+              " bytes, its storage has ", t.storage().nbytes());
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -181,11 +304,23 @@ gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size) {
 }
 gt_tensor_result gt_tensor_load(const char *data, int64_t size) {
   return tensor_result([&] {
+    TORCH_CHECK(size > 0, "no data");
+    {
+      caffe2::serialize::PyTorchStreamReader reader(
+          std::make_shared<BytesReader>(data, static_cast<size_t>(size)));
+      TORCH_CHECK(reader.hasRecord("data.pkl"), "not a torch.save file: no data.pkl record");
+      at::DataPtr pkl;
+      size_t n;
+      std::tie(pkl, n) = reader.getRecord("data.pkl");
+      check_pickle(static_cast<const uint8_t *>(pkl.get()), n);
+    }
     std::vector<char> bytes(data, data + size);
     c10::IValue v = torch::jit::pickle_load(bytes);
     TORCH_CHECK(v.isTensor(), "load: the file holds a ", v.tagKind(),
                 ", not a single tensor");
-    return v.toTensor();
+    at::Tensor t = v.toTensor();
+    check_loaded_tensor(t);
+    return t;
   });
 }
 void gt_free_bytes(char *data) { std::free(data); }
