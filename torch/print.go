@@ -37,7 +37,14 @@ func (t Tensor) String() string {
 	shape := t.Shape()
 	numel := t.Numel()
 	body := "[]"
-	if numel == 0 {
+	if dev.Type == MetaDevice {
+		// A meta tensor has no data: PyTorch prints its size and dtype.
+		body = "..."
+		suffixes = append(suffixes, "size="+pyTuple(shape))
+		if dtype != defaultDType {
+			suffixes = append(suffixes, "dtype="+dtype.String())
+		}
+	} else if numel == 0 {
 		if len(shape) != 1 {
 			suffixes = append(suffixes, "size="+pyTuple(shape))
 		}
