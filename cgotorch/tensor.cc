@@ -24,11 +24,22 @@ namespace gotorch {
 
 std::atomic<bool> with_backtrace{false};
 
+// usable_device is device() that also refuses CUDA on a libtorch without
+// it: libtorch's own error comes from deep in the dispatcher, a page-long
+// list of backends that does not say that CUDA is missing.
+at::Device usable_device(int32_t type, int32_t index) {
+  at::Device d = device(type, index);
+  TORCH_CHECK(!d.is_cuda() || at::hasCUDA(),
+              "device ", d, " requested, but this libtorch has no CUDA support or sees no GPU "
+              "(torch.CUDAIsAvailable() is false)");
+  return d;
+}
+
 at::TensorOptions options(int32_t dtype, int32_t dev_type, int32_t dev_index,
                           int32_t layout) {
   at::TensorOptions o;
   if (dtype >= 0) o = o.dtype(scalar_type(dtype));
-  if (dev_type >= 0) o = o.device(device(dev_type, dev_index));
+  if (dev_type >= 0) o = o.device(usable_device(dev_type, dev_index));
   if (layout >= 0) o = o.layout(gotorch::layout(layout));
   return o;
 }
@@ -261,7 +272,7 @@ gt_tensor_result gt_tensor_to(gt_tensor t, int32_t dtype, int32_t dev_type,
     const at::Tensor &x = T(t);
     at::ScalarType st = dtype >= 0 ? scalar_type(dtype) : x.scalar_type();
     at::Device dev = dev_type >= 0
-                         ? device(dev_type, dev_index)
+                         ? usable_device(dev_type, dev_index)
                          : x.device();
     return x.to(dev, st, /*non_blocking=*/false, copy != 0);
   });
