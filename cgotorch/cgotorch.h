@@ -29,27 +29,31 @@ extern "C" {
 typedef struct gt_tensor_s *gt_tensor;
 typedef char *gt_error;
 
+/* Every struct here has a tag: cgo names an untagged struct
+ * _Ctype_struct___N, which Go+ (gogen) takes for overload N of a type and
+ * rejects when the Go package that uses it declares GopPackage. */
+
 /* A single tensor and its error, returned by value: this saves the caller an
  * escaping out-pointer on the hottest path. */
-typedef struct {
+typedef struct gt_tensor_result_s {
   gt_tensor t;
   gt_error err;
   int64_t nbytes; /* bytes of t's storage, for GoTorch's memory accounting */
 } gt_tensor_result;
 
-typedef struct {
+typedef struct gt_int_result_s {
   int64_t v;
   gt_error err;
 } gt_int_result;
 
-typedef struct {
+typedef struct gt_double_result_s {
   double v;
   gt_error err;
 } gt_double_result;
 
 /* A scalar passed by value. kind: 0 integer (i), 1 floating (re),
  * 2 boolean (i != 0), 3 complex (re, im). */
-typedef struct {
+typedef struct gt_scalar_s {
   int64_t i;
   double re;
   double im;

@@ -21,8 +21,7 @@
 // (torch/gop.go). Everything that is a function lives here.
 //
 // Go+ overloads by name suffix (Ones__0, Ones__1), and only in a package
-// that declares GopPackage. Package torch cannot declare it: its cgo
-// types (_Ctype_struct___0, …) look like broken overloads to Go+. So:
+// that declares GopPackage; package torch does not (see torch/gop.go). So:
 //
 //   - functions here are overloaded by argument types: ones(2, 3) and
 //     ones(x.shape), arange(5) and arange(0, 1, 0.1);
@@ -33,8 +32,11 @@
 //
 // A method can only get Python's signature if the generated ops do not
 // already use its name. Tensor.Sum, Mean, Max, Min, View, Reshape and
-// Flatten exist with Go signatures (options, slices), and Go+ cannot add a
-// second method of the same name. Write their functional forms, which are
+// Flatten exist with Go signatures (options, slices), and Go+ cannot add
+// overloads to a method that exists: gogen registers an overload as a new
+// method, which go/types refuses beside one of the same name, and an
+// overload under a lower-case name (sum) is invisible outside torch.
+// Write their functional forms, which are
 // also PyTorch's (torch.sum(x, 1)): sum(x, 1), mean(x, 1, true),
 // amax(x, 1), view(x, -1, 784), reshape(x, 2, 3), flatten(x, 1). The
 // methods still work with their Go signatures: x.sum(), x.view([-1, 784]).

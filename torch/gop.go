@@ -11,9 +11,10 @@ import "reflect"
 //
 // The right operand is any: a Tensor, a Scalar, or a Go number (any int,
 // uint, float or complex type, or bool). Go+ overloads by suffix (Gop_Add__0,
-// Gop_Add__1) only work in packages that declare GopPackage, and this one
-// cannot: cgo's anonymous C struct types (_Ctype_struct___0) look like
-// overloads to Go+ and make it reject the package. With any, x + 2 adds the
+// Gop_Add__1) only in packages that declare GopPackage, and this one does
+// not: it would make every package that exports a Tensor a Go+ package, and
+// overloads cannot extend a method that exists (Sum, View), which is where
+// they would help most (see package gopkg). With any, x + 2 adds the
 // integer 2 and x + 2.0 the float 2.0, as in Python, and x * n works for a
 // variable n of any number type. A right operand of another type panics
 // with an error naming the operator. A number on the left (2 * x) does not
