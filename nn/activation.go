@@ -252,6 +252,9 @@ func (m *LeakyReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *LeakyReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryLeakyRelu(x, F.WithNegativeSlope(m.NegativeSlope))
 }
 
@@ -281,6 +284,9 @@ func (m *GELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryFor
 
 // TryForward is Forward that returns its error.
 func (m *GELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryGelu(x, F.WithApproximate(m.Approximate))
 }
 
@@ -310,6 +316,9 @@ func (m *ELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForw
 
 // TryForward is Forward that returns its error.
 func (m *ELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryElu(x, F.WithAlpha(m.Alpha))
 }
 
@@ -339,6 +348,9 @@ func (m *CELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryFor
 
 // TryForward is Forward that returns its error.
 func (m *CELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryCelu(x, F.WithAlpha(m.Alpha))
 }
 
@@ -370,6 +382,9 @@ func (m *HardtanhModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Tr
 
 // TryForward is Forward that returns its error.
 func (m *HardtanhModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryHardtanh(x, F.WithMinVal(m.MinVal), F.WithMaxVal(m.MaxVal))
 }
 
@@ -401,6 +416,9 @@ func (m *SoftplusModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Tr
 
 // TryForward is Forward that returns its error.
 func (m *SoftplusModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TrySoftplus(x, F.WithBeta(m.Beta), F.WithThreshold(m.Threshold))
 }
 
@@ -437,6 +455,9 @@ func (m *ThresholdModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *ThresholdModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryThreshold(x, m.Threshold, m.Value)
 }
 
@@ -468,6 +489,9 @@ func (m *GLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForw
 
 // TryForward is Forward that returns its error.
 func (m *GLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryGlu(x, F.WithDim(m.Dim))
 }
 
@@ -499,6 +523,9 @@ func (m *PReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryFo
 
 // TryForward is Forward that returns its error.
 func (m *PReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryPrelu(x, m.Weight)
 }
 
@@ -524,6 +551,9 @@ func (m *SoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Try
 
 // TryForward is Forward that returns its error.
 func (m *SoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TrySoftmax(x, m.Dim)
 }
 
@@ -549,6 +579,9 @@ func (m *LogSoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.
 
 // TryForward is Forward that returns its error.
 func (m *LogSoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryLogSoftmax(x, m.Dim)
 }
 
@@ -574,6 +607,9 @@ func (m *SoftminModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Try
 
 // TryForward is Forward that returns its error.
 func (m *SoftminModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TrySoftmin(x, m.Dim)
 }
 

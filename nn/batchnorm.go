@@ -162,6 +162,9 @@ func (m *BatchNorm1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m
 
 // TryForward is Forward that returns its error.
 func (m *BatchNorm1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("BatchNorm1d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 2 || d == 3 }, "2D or 3D")
 }
 
@@ -205,6 +208,9 @@ func (m *BatchNorm2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m
 
 // TryForward is Forward that returns its error.
 func (m *BatchNorm2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("BatchNorm2d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 4 }, "4D")
 }
 
@@ -246,5 +252,8 @@ func (m *BatchNorm3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m
 
 // TryForward is Forward that returns its error.
 func (m *BatchNorm3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("BatchNorm3d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 5 }, "5D")
 }

@@ -212,6 +212,9 @@ func (m *Conv1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryF
 
 // TryForward is Forward that returns its error.
 func (m *Conv1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward(x, m.Weight, m.Bias)
 }
 
@@ -252,6 +255,9 @@ func (m *Conv2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryF
 
 // TryForward is Forward that returns its error.
 func (m *Conv2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward(x, m.Weight, m.Bias)
 }
 
@@ -289,6 +295,9 @@ func (m *Conv3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryF
 
 // TryForward is Forward that returns its error.
 func (m *Conv3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward(x, m.Weight, m.Bias)
 }
 

@@ -141,6 +141,9 @@ func (m *ConvTranspose1dModule) Forward(x torch.Tensor) torch.Tensor { return mu
 
 // TryForward is Forward that returns its error.
 func (m *ConvTranspose1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, nil)
 }
 
@@ -152,6 +155,9 @@ func (m *ConvTranspose1dModule) ForwardWithOutputSize(x torch.Tensor, outputSize
 
 // TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
 func (m *ConvTranspose1dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, outputSize)
 }
 
@@ -188,6 +194,9 @@ func (m *ConvTranspose2dModule) Forward(x torch.Tensor) torch.Tensor { return mu
 
 // TryForward is Forward that returns its error.
 func (m *ConvTranspose2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, nil)
 }
 
@@ -199,6 +208,9 @@ func (m *ConvTranspose2dModule) ForwardWithOutputSize(x torch.Tensor, outputSize
 
 // TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
 func (m *ConvTranspose2dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, outputSize)
 }
 
@@ -235,6 +247,9 @@ func (m *ConvTranspose3dModule) Forward(x torch.Tensor) torch.Tensor { return mu
 
 // TryForward is Forward that returns its error.
 func (m *ConvTranspose3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, nil)
 }
 
@@ -246,6 +261,9 @@ func (m *ConvTranspose3dModule) ForwardWithOutputSize(x torch.Tensor, outputSize
 
 // TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
 func (m *ConvTranspose3dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, outputSize)
 }
 

@@ -38,6 +38,9 @@ func (m *DropoutModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Try
 
 // TryForward is Forward that returns its error.
 func (m *DropoutModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryDropout(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
 }
 
@@ -65,6 +68,9 @@ func (m *Dropout1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *Dropout1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryDropout1d(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
 }
 
@@ -92,6 +98,9 @@ func (m *Dropout2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *Dropout2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryDropout2d(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
 }
 
@@ -119,6 +128,9 @@ func (m *Dropout3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *Dropout3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryDropout3d(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
 }
 
@@ -146,6 +158,9 @@ func (m *AlphaDropoutModule) Forward(x torch.Tensor) torch.Tensor { return must(
 
 // TryForward is Forward that returns its error.
 func (m *AlphaDropoutModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAlphaDropout(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
 }
 

@@ -68,6 +68,9 @@ func (m *EmbeddingModule) Forward(input torch.Tensor) torch.Tensor { return must
 
 // TryForward is Forward that returns its error.
 func (m *EmbeddingModule) TryForward(input torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	opts := []F.Option{F.WithNormType(m.NormType), F.WithScaleGradByFreq(m.ScaleGradByFreq), F.WithSparse(m.Sparse)}
 	if m.PaddingIdx >= 0 {
 		opts = append(opts, F.WithPaddingIdx(m.PaddingIdx))

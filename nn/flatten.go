@@ -29,6 +29,9 @@ func (m *FlattenModule) Forward(x torch.Tensor) torch.Tensor { return must(m.Try
 
 // TryForward is Forward that returns its error.
 func (m *FlattenModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return x.TryFlatten(torch.WithStartDim(m.StartDim), torch.WithEndDim(m.EndDim))
 }
 
@@ -57,6 +60,9 @@ func (m *UnflattenModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *UnflattenModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return torch.TryUnflatten(x, m.Dim, m.UnflattenedSize)
 }
 

@@ -51,6 +51,9 @@ func (m *GroupNormModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *GroupNormModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryGroupNorm(x, m.NumGroups, F.WithWeight(m.Weight), F.WithBias(m.Bias), F.WithEps(m.Eps))
 }
 

@@ -54,6 +54,9 @@ func (m *LayerNormModule) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *LayerNormModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryLayerNorm(x, m.NormalizedShape, F.WithWeight(m.Weight), F.WithBias(m.Bias), F.WithEps(m.Eps))
 }
 

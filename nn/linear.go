@@ -55,6 +55,9 @@ func (l *LinearModule) Forward(x torch.Tensor) torch.Tensor { return must(l.TryF
 
 // TryForward is Forward that returns its error.
 func (l *LinearModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if l == nil {
+		return torch.Tensor{}, nilLayer(l)
+	}
 	return F.TryLinear(x, l.Weight, F.WithBias(l.Bias))
 }
 
@@ -105,6 +108,9 @@ func (l *BilinearModule) Forward(x1, x2 torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (l *BilinearModule) TryForward(x1, x2 torch.Tensor) (torch.Tensor, error) {
+	if l == nil {
+		return torch.Tensor{}, nilLayer(l)
+	}
 	return F.TryBilinear(x1, x2, l.Weight, F.WithBias(l.Bias))
 }
 

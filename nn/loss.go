@@ -38,6 +38,9 @@ func (m *CrossEntropyLossModule) Forward(input, target torch.Tensor) torch.Tenso
 
 // TryForward is Forward that returns its error.
 func (m *CrossEntropyLossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryCrossEntropy(input, target, F.WithWeight(m.Weight), F.WithIgnoreIndex(m.IgnoreIndex), F.WithReduction(m.Reduction), F.WithLabelSmoothing(m.LabelSmoothing))
 }
 
@@ -66,6 +69,9 @@ func (m *NLLLossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *NLLLossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryNllLoss(input, target, F.WithWeight(m.Weight), F.WithIgnoreIndex(m.IgnoreIndex), F.WithReduction(m.Reduction))
 }
 
@@ -93,6 +99,9 @@ func (m *MSELossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *MSELossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryMseLoss(input, target, F.WithReduction(m.Reduction))
 }
 
@@ -120,6 +129,9 @@ func (m *L1LossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *L1LossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryL1Loss(input, target, F.WithReduction(m.Reduction))
 }
 
@@ -147,6 +159,9 @@ func (m *SmoothL1LossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *SmoothL1LossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TrySmoothL1Loss(input, target, F.WithReduction(m.Reduction), F.WithBeta(m.Beta))
 }
 
@@ -174,6 +189,9 @@ func (m *HuberLossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *HuberLossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryHuberLoss(input, target, F.WithReduction(m.Reduction), F.WithDelta(m.Delta))
 }
 
@@ -201,6 +219,9 @@ func (m *BCELossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *BCELossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryBinaryCrossEntropy(input, target, F.WithWeight(m.Weight), F.WithReduction(m.Reduction))
 }
 
@@ -229,6 +250,9 @@ func (m *BCEWithLogitsLossModule) Forward(input, target torch.Tensor) torch.Tens
 
 // TryForward is Forward that returns its error.
 func (m *BCEWithLogitsLossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryBinaryCrossEntropyWithLogits(input, target, F.WithWeight(m.Weight), F.WithPosWeight(m.PosWeight), F.WithReduction(m.Reduction))
 }
 
@@ -256,5 +280,8 @@ func (m *KLDivLossModule) Forward(input, target torch.Tensor) torch.Tensor {
 
 // TryForward is Forward that returns its error.
 func (m *KLDivLossModule) TryForward(input, target torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryKlDiv(input, target, F.WithReduction(m.Reduction), F.WithLogTarget(m.LogTarget))
 }

@@ -430,3 +430,11 @@ func pyIntOrTuple(v []int64) string {
 	}
 	return pyTuple(v)
 }
+
+// nilLayer is the error of a layer method called on a nil pointer, most
+// often a field of a model that its constructor never set. Without the
+// check it would be a bare nil-pointer dereference that names nothing.
+func nilLayer(m any) error {
+	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", m), "*nn."), "Module")
+	return &torch.Error{Op: "nn." + name, Msg: fmt.Sprintf("called on a nil %T (a layer that was never constructed?)", m), Err: ErrUninitialized}
+}

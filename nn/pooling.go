@@ -141,7 +141,12 @@ func MaxPool1d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool1dModule {
 func (m *MaxPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *MaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *MaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // ForwardWithIndices pools x and returns the indices of the maxima too
 // (PyTorch's return_indices=True).
@@ -155,6 +160,10 @@ func (m *MaxPool1dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *MaxPool1dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return m.forwardWithIndices(x)
 }
 
@@ -179,7 +188,12 @@ func AvgPool1d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool1dModule {
 func (m *AvgPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AvgPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *AvgPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // AdaptiveAvgPool1dModule averages (N, C, L) or (C, L) input over windows chosen to
 // give OutputSize (torch.nn.AdaptiveAvgPool1d).
@@ -200,6 +214,9 @@ func (m *AdaptiveAvgPool1dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveAvgPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveAvgPool1d(x, m.OutputSize)
 }
 
@@ -227,6 +244,9 @@ func (m *AdaptiveMaxPool1dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveMaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveMaxPool1d(x, m.OutputSize)
 }
 
@@ -242,6 +262,10 @@ func (m *AdaptiveMaxPool1dModule) ForwardWithIndices(x torch.Tensor) (out, indic
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *AdaptiveMaxPool1dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return F.TryAdaptiveMaxPool1dWithIndices(x, m.OutputSize)
 }
 
@@ -271,7 +295,12 @@ func MaxPool2d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool2dModule {
 func (m *MaxPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *MaxPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *MaxPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // ForwardWithIndices pools x and returns the indices of the maxima too
 // (PyTorch's return_indices=True).
@@ -285,6 +314,10 @@ func (m *MaxPool2dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *MaxPool2dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return m.forwardWithIndices(x)
 }
 
@@ -309,7 +342,12 @@ func AvgPool2d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool2dModule {
 func (m *AvgPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AvgPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *AvgPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // AdaptiveAvgPool2dModule averages (N, C, H, W) or (C, H, W) input over windows chosen to
 // give OutputSize (torch.nn.AdaptiveAvgPool2d).
@@ -330,6 +368,9 @@ func (m *AdaptiveAvgPool2dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveAvgPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveAvgPool2d(x, m.OutputSize)
 }
 
@@ -357,6 +398,9 @@ func (m *AdaptiveMaxPool2dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveMaxPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveMaxPool2d(x, m.OutputSize)
 }
 
@@ -372,6 +416,10 @@ func (m *AdaptiveMaxPool2dModule) ForwardWithIndices(x torch.Tensor) (out, indic
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *AdaptiveMaxPool2dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return F.TryAdaptiveMaxPool2dWithIndices(x, m.OutputSize)
 }
 
@@ -401,7 +449,12 @@ func MaxPool3d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool3dModule {
 func (m *MaxPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *MaxPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *MaxPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // ForwardWithIndices pools x and returns the indices of the maxima too
 // (PyTorch's return_indices=True).
@@ -415,6 +468,10 @@ func (m *MaxPool3dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *MaxPool3dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return m.forwardWithIndices(x)
 }
 
@@ -439,7 +496,12 @@ func AvgPool3d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool3dModule {
 func (m *AvgPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AvgPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) { return m.forward(x) }
+func (m *AvgPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return m.forward(x)
+}
 
 // AdaptiveAvgPool3dModule averages (N, C, D, H, W) or (C, D, H, W) input over windows chosen to
 // give OutputSize (torch.nn.AdaptiveAvgPool3d).
@@ -460,6 +522,9 @@ func (m *AdaptiveAvgPool3dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveAvgPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveAvgPool3d(x, m.OutputSize)
 }
 
@@ -487,6 +552,9 @@ func (m *AdaptiveMaxPool3dModule) Forward(x torch.Tensor) torch.Tensor { return 
 
 // TryForward is Forward that returns its error.
 func (m *AdaptiveMaxPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
 	return F.TryAdaptiveMaxPool3d(x, m.OutputSize)
 }
 
@@ -502,6 +570,10 @@ func (m *AdaptiveMaxPool3dModule) ForwardWithIndices(x torch.Tensor) (out, indic
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
 func (m *AdaptiveMaxPool3dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+	if m == nil {
+		err = nilLayer(m)
+		return
+	}
 	return F.TryAdaptiveMaxPool3dWithIndices(x, m.OutputSize)
 }
 
