@@ -59,3 +59,10 @@ endif
 else
 	@echo "# LIBTORCH is not set: plain go build uses Debian's libtorch-dev; nothing to export."
 endif
+
+# Benchmarks beside C++ libtorch and Python PyTorch (bench/): builds the
+# workers, runs them interleaved and writes docs/benchmarks.md and its
+# chart. BENCH='-quick' for a smoke run, BENCH='-rounds 4' and so on.
+.PHONY: bench
+bench:
+	$(GO) run ./bench $(BENCH)

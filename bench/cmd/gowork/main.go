@@ -1,0 +1,172 @@
+// Command gowork is the Go worker of the benchmark harness (go run ./bench):
+// the workloads written in plain Go as a GoTorch user would write them,
+// with automatic memory management (no Free; torch.GC() at each step
+// boundary). See package bench/internal/worker for the protocol.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gotorch/gotorch/bench/internal/worker"
+	"github.com/gotorch/gotorch/nn"
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/nn/optim"
+	"github.com/gotorch/gotorch/torch"
+)
+
+func main() {
+	switch worker.Mode() {
+	case "startup":
+		worker.Startup()
+	case "serve":
+		worker.Setup()
+		serve()
+	case "rss":
+		worker.Setup()
+		rss(worker.IntArg(2, 10000), worker.IntArg(3, 500))
+	default:
+		fmt.Fprintln(os.Stderr, "usage: gowork serve | startup | rss STEPS EVERY")
+		os.Exit(2)
+	}
+}
+
+func serve() {
+	s := worker.NewServer("go")
+	for s.Next() {
+		job := s.Job()
+		switch {
+		case job == "mlp":
+			train(s, mlp(), worker.MLPBatch, func(p []torch.Tensor) optim.Optimizer {
+				return optim.SGD(p, optim.WithLR(0.01))
+			})
+		case job == "cnn":
+			train(s, cnn(), worker.CNNBatch, func(p []torch.Tensor) optim.Optimizer {
+				return optim.Adam(p, optim.WithLR(1e-3))
+			})
+		case strings.HasPrefix(job, "add") || strings.HasPrefix(job, "mm"):
+			if !perOp(s, job) {
+				s.Unknown()
+				continue
+			}
+		default:
+			s.Unknown()
+			continue
+		}
+		s.Done()
+	}
+}
+
+// perOp runs one op on fixed inputs: add or mm, 4×4 or 256×256, with a
+// trailing g for inputs that require grad. A repetition is one step: it
+// starts with torch.GC(), which frees the previous repetition's results,
+// and runs the op ITERS times, dropping the results as a user would.
+func perOp(s *worker.Server, job string) bool {
+	grad := strings.HasSuffix(job, "g")
+	name := strings.TrimSuffix(job, "g")
+	var n int64
+	var op func(a, b torch.Tensor) torch.Tensor
+	switch name {
+	case "add4", "add256":
+		op = func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) }
+	case "mm4", "mm256":
+		op = torch.MM
+	default:
+		return false
+	}
+	if strings.HasSuffix(name, "256") {
+		n = 256
+	} else {
+		n = 4
+	}
+	x := torch.RandN([]int64{n, n}).SetRequiresGrad(grad)
+	y := torch.RandN([]int64{n, n}).SetRequiresGrad(grad)
+	iters := s.Iters()
+	for r := 0; r < s.Reps(); r++ {
+		t0 := time.Now()
+		torch.GC()
+		for i := 0; i < iters; i++ {
+			op(x, y)
+		}
+		s.Record(time.Since(t0))
+	}
+	torch.FinishGC()
+	return true
+}
+
+func mlp() nn.Moduler {
+	return nn.Sequential(
+		nn.Linear(784, 512), nn.ReLU(),
+		nn.Linear(512, 512), nn.ReLU(),
+		nn.Linear(512, 10),
+	)
+}
+
+// cnn is the model of examples/fashion_mnist_go in one Sequential.
+func cnn() nn.Moduler {
+	return nn.Sequential(
+		nn.Conv2d(1, 32, 3, nn.WithPadding(1)), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+		nn.Conv2d(32, 64, 3, nn.WithPadding(1)), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2),
+		nn.Flatten(), nn.Dropout(nn.WithP(0.25)),
+		nn.Linear(64*7*7, 128), nn.ReLU(), nn.Dropout(nn.WithP(0.5)),
+		nn.Linear(128, 10),
+	)
+}
+
+type model interface {
+	Forward(torch.Tensor) torch.Tensor
+	Parameters() []torch.Tensor
+}
+
+// train times training steps: a repetition is ITERS steps, each starting
+// with torch.GC() (timed on its own too: the GC pause), then a
+// torch.FinishGC() that ends the loop, as a training loop would.
+func train(s *worker.Server, m nn.Moduler, batch func() (torch.Tensor, torch.Tensor), newOpt func([]torch.Tensor) optim.Optimizer) {
+	net := m.(model)
+	opt := newOpt(net.Parameters())
+	x, y := batch()
+	iters := s.Iters()
+	for r := 0; r < s.Reps(); r++ {
+		t0 := time.Now()
+		for i := 0; i < iters; i++ {
+			g0 := time.Now()
+			torch.GC()
+			s.RecordGC(time.Since(g0))
+			loss := F.CrossEntropy(net.Forward(x), y)
+			opt.ZeroGrad()
+			loss.Backward()
+			opt.Step()
+		}
+		torch.FinishGC()
+		s.Record(time.Since(t0))
+	}
+}
+
+// rss takes steps MLP training steps and samples RSS and live tensors
+// after every `every` steps, right after the next step's torch.GC().
+func rss(steps, every int) {
+	net := mlp().(model)
+	opt := optim.SGD(net.Parameters(), optim.WithLR(0.01))
+	x, y := worker.MLPBatch()
+	gc := make([]int64, 0, steps)
+	t0 := time.Now()
+	for i := 0; i <= steps; i++ {
+		g0 := time.Now()
+		torch.GC()
+		gc = append(gc, time.Since(g0).Nanoseconds())
+		if i > 0 && i%every == 0 {
+			worker.Sample(i)
+		}
+		if i == steps {
+			break
+		}
+		loss := F.CrossEntropy(net.Forward(x), y)
+		opt.ZeroGrad()
+		loss.Backward()
+		opt.Step()
+	}
+	torch.FinishGC()
+	worker.RSSDone(time.Since(t0), gc)
+}

@@ -1,0 +1,207 @@
+// Package worker is the Go side of the benchmark harness's worker protocol,
+// shared by the Go worker (bench/cmd/gowork) and the Go+ worker
+// (bench/gopwork). The C++ (bench/cxx/work.cc) and Python
+// (bench/py/work.py) workers speak the same protocol.
+//
+// A worker runs in one of three modes, named by its first argument:
+//
+//	serve     read commands from stdin, one a line, "JOB ITERS WARMUP REPS";
+//	          run JOB's body ITERS times per repetition, WARMUP untimed
+//	          repetitions and then REPS timed ones, and answer one JSON line
+//	          {"job":..., "iters":..., "ns":[ns per repetition], "gc_ns":[...]}.
+//	          Before the first command it writes a hello line
+//	          {"impl":..., "version":..., "threads":...}.
+//	startup   do one 4×4 add and print {"first_op_unix_ns": N}, the wall
+//	          clock (CLOCK_REALTIME) right after it, then exit.
+//	rss N K   take N MLP training steps; after every K steps print
+//	          {"step":..., "rss":..., "live":...}; at the end
+//	          {"done":true, "total_ns":..., "gc_ns":[...]}.
+//
+// The thread count comes from BENCH_THREADS (default 2).
+package worker
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gotorch/gotorch/torch"
+)
+
+// Threads is the intra-op thread count the harness asks for (BENCH_THREADS,
+// default 2).
+func Threads() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+// Setup sets the thread count and the seed, as every worker does first.
+func Setup() {
+	torch.SetNumThreads(Threads())
+	torch.ManualSeed(1)
+}
+
+// Mode is the worker's mode, its first argument ("serve" when none).
+func Mode() string {
+	if len(os.Args) > 1 {
+		return os.Args[1]
+	}
+	return "serve"
+}
+
+// IntArg returns argument i (os.Args[i]) as an int, or def.
+func IntArg(i, def int) int {
+	if len(os.Args) > i {
+		if n, err := strconv.Atoi(os.Args[i]); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	os.Stdout.Write(append(b, '\n'))
+}
+
+// Startup does the first op and prints the wall clock after it.
+func Startup() {
+	Setup()
+	x := torch.Ones([]int64{4, 4})
+	y := torch.Add(x, x)
+	t := time.Now().UnixNano()
+	_ = y
+	writeJSON(map[string]any{"first_op_unix_ns": t})
+}
+
+// Server reads commands and writes results (serve mode).
+type Server struct {
+	sc                   *bufio.Scanner
+	job                  string
+	iters, warmup, reps  int
+	done                 int
+	ns, gcNS             []int64
+	impl, version, extra string
+}
+
+// NewServer writes the hello line and returns a server reading stdin.
+func NewServer(impl string) *Server {
+	s := &Server{sc: bufio.NewScanner(os.Stdin), impl: impl}
+	writeJSON(map[string]any{"impl": impl, "version": torch.LibtorchVersion(), "threads": torch.NumThreads()})
+	return s
+}
+
+// Next reads the next command; false at the end of input.
+func (s *Server) Next() bool {
+	for s.sc.Scan() {
+		f := strings.Fields(s.sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			writeJSON(map[string]any{"error": fmt.Sprintf("bad command %q", s.sc.Text())})
+			continue
+		}
+		n := make([]int, 3)
+		ok := true
+		for i := range n {
+			v, err := strconv.Atoi(f[i+1])
+			if err != nil || v < 0 {
+				ok = false
+			}
+			n[i] = v
+		}
+		if !ok {
+			writeJSON(map[string]any{"error": fmt.Sprintf("bad command %q", s.sc.Text())})
+			continue
+		}
+		s.job, s.iters, s.warmup, s.reps = f[0], n[0], n[1], n[2]
+		s.done, s.ns, s.gcNS = 0, nil, nil
+		return true
+	}
+	return false
+}
+
+// Job is the current command's job.
+func (s *Server) Job() string { return s.job }
+
+// Iters is the number of iterations (ops or steps) per repetition.
+func (s *Server) Iters() int { return s.iters }
+
+// Reps is the number of repetitions to run, warm-up included.
+func (s *Server) Reps() int { return s.warmup + s.reps }
+
+// Record records the time of one repetition; warm-up ones are dropped.
+func (s *Server) Record(d time.Duration) {
+	if s.done >= s.warmup {
+		s.ns = append(s.ns, d.Nanoseconds())
+	}
+	s.done++
+}
+
+// RecordGC records the pause of one torch.GC() call of a timed repetition.
+func (s *Server) RecordGC(d time.Duration) {
+	if s.done >= s.warmup {
+		s.gcNS = append(s.gcNS, d.Nanoseconds())
+	}
+}
+
+// Done writes the result of the current command.
+func (s *Server) Done() {
+	writeJSON(map[string]any{"job": s.job, "iters": s.iters, "ns": s.ns, "gc_ns": s.gcNS})
+}
+
+// Unknown answers a command whose job this worker does not have.
+func (s *Server) Unknown() {
+	writeJSON(map[string]any{"job": s.job, "error": "unknown job " + s.job})
+}
+
+// RSS returns the resident set size of this process in bytes, from
+// /proc/self/statm.
+func RSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return -1
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// Sample prints one RSS sample of rss mode: the step count, RSS and live
+// tensors.
+func Sample(step int) {
+	writeJSON(map[string]any{"step": step, "rss": RSS(), "live": torch.ReadMemStats().LiveTensors})
+}
+
+// RSSDone prints the end of rss mode: the total time and the GC pauses.
+func RSSDone(total time.Duration, gcNS []int64) {
+	writeJSON(map[string]any{"done": true, "total_ns": total.Nanoseconds(), "gc_ns": gcNS})
+}
+
+// MLPBatch is the synthetic MLP batch: 64 standard-normal 784-vectors and
+// random labels in [0, 10).
+func MLPBatch() (x, y torch.Tensor) {
+	return torch.RandN([]int64{64, 784}), torch.RandInt(10, []int64{64})
+}
+
+// CNNBatch is the synthetic CNN batch: 64 standard-normal 1×28×28 images
+// and random labels in [0, 10).
+func CNNBatch() (x, y torch.Tensor) {
+	return torch.RandN([]int64{64, 1, 28, 28}), torch.RandInt(10, []int64{64})
+}

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// jobSpec is one interleaved workload.
+type jobSpec struct {
+	Name       string // the protocol's job name
+	Title      string
+	Part       string // ops, mlp or cnn (for -only)
+	Iters      int    // iterations per repetition
+	QuickIters int
+	Batch      int      // samples per step, 0 for single ops
+	Impls      []string // the workers that have it
+}
+
+var (
+	opImpls    = []string{"cxx", "go", "python"}
+	trainImpls = []string{"cxx", "go", "gop", "python"}
+)
+
+var jobs = []jobSpec{
+	{"add4", "add, 4×4", "ops", 10000, 2000, 0, opImpls},
+	{"add4g", "add, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls},
+	{"mm4", "mm, 4×4", "ops", 10000, 2000, 0, opImpls},
+	{"mm4g", "mm, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls},
+	{"add256", "add, 256×256", "ops", 1000, 100, 0, opImpls},
+	{"add256g", "add, 256×256, requires_grad", "ops", 1000, 100, 0, opImpls},
+	{"mm256", "mm, 256×256", "ops", 60, 8, 0, opImpls},
+	{"mm256g", "mm, 256×256, requires_grad", "ops", 60, 8, 0, opImpls},
+	{"mlp", "MLP 784-512-512-10, SGD step, batch 64", "mlp", 30, 3, 64, trainImpls},
+	{"cnn", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 6, 1, 64, trainImpls},
+}
+
+// allImpls in the order of each round.
+var allImpls = []impl{
+	{Name: "cxx", Label: "C++"},
+	{Name: "go", Label: "Go"},
+	{Name: "gop", Label: "Go+"},
+	{Name: "python", Label: "Python"},
+}
+
+func (c config) iters(j jobSpec) int {
+	n := j.Iters
+	if c.Quick {
+		n = j.QuickIters
+	}
+	return max(1, int(math.Round(float64(n)*c.IterScale)))
+}
+
+// rssPoint is one sample of the RSS run.
+type rssPoint struct {
+	Step int
+	RSS  int64
+	Live int64 // -1 where the worker cannot count tensors
+}
+
+// results is everything a run measured.
+type results struct {
+	Config   config
+	Command  string
+	Start    time.Time
+	Duration time.Duration
+	Machine  machine
+	Impls    []impl // the workers that ran
+	CxxBuild string // the C++ worker's compile command
+	// Samples[job][impl] are the times per iteration (ns) of every timed
+	// repetition of every round.
+	Samples map[string]map[string][]float64
+	// GC[job] are the Go worker's torch.GC() pauses (ns), one per step.
+	GC map[string][]float64
+	// Startup[impl] are the times (ns) from exec to the end of the first op.
+	Startup map[string][]float64
+	// RSS[impl] are the RSS run's samples; RSSStep[impl] its mean step
+	// time (ns); RSSGC the Go worker's GC pauses in it.
+	RSS     map[string][]rssPoint
+	RSSStep map[string]float64
+	RSSGC   []float64
+	// Others is the average number of cores other processes kept busy.
+	Others             float64
+	LoadStart, LoadEnd string
+	Errors             []string
+}
+
+func (r *results) errorf(format string, args ...any) {
+	r.Errors = append(r.Errors, fmt.Sprintf(format, args...))
+}
+
+func (r *results) impl(name string) (impl, bool) {
+	for _, im := range r.Impls {
+		if im.Name == name {
+			return im, true
+		}
+	}
+	return impl{}, false
+}
+
+// run builds the workers, runs the benchmarks and writes the report.
+func run(cfg config, logw io.Writer) (*results, error) {
+	t0 := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(logw, "[%s] %s\n", elapsed(time.Since(t0)), fmt.Sprintf(format, args...))
+	}
+	res := &results{
+		Config: cfg, Command: command(os.Args[1:]), Start: t0, Machine: describeMachine(),
+		Samples: map[string]map[string][]float64{}, GC: map[string][]float64{},
+		Startup: map[string][]float64{}, RSS: map[string][]rssPoint{}, RSSStep: map[string]float64{},
+	}
+	outDir := filepath.Join(cfg.Root, "bench", "out")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	b := &builder{root: cfg.Root, outDir: outDir, log: logf}
+	bins := map[string][]string{}
+	cxx, cmdline, err := b.cxx(cfg.CXX)
+	if err != nil {
+		return nil, err
+	}
+	res.CxxBuild = cmdline
+	bins["cxx"] = []string{cxx}
+	gow, err := b.gowork()
+	if err != nil {
+		return nil, err
+	}
+	bins["go"] = []string{gow}
+	gop, err := b.gopwork()
+	if err != nil {
+		return nil, err
+	}
+	bins["gop"] = []string{gop}
+	if cfg.Python != "" {
+		py, err := b.python(cfg.Python)
+		if err != nil {
+			res.errorf("Python left out: %v", err)
+			logf("Python left out: %v", err)
+		} else {
+			bins["python"] = py
+		}
+	}
+	for _, im := range allImpls {
+		if cmd, ok := bins[im.Name]; ok {
+			im.Cmd = cmd
+			res.Impls = append(res.Impls, im)
+		}
+	}
+	res.Machine.Compiler = compilerID(cfg.CXX)
+	if cfg.Python != "" {
+		res.Machine.Python = commandVersion(cfg.Python, "--version")
+	}
+	env := workerEnv(os.Environ(), cfg.Threads, cfg.OMPWait)
+	res.Machine.Env = relevantEnv(env)
+
+	res.LoadStart = loadAvg()
+	meter := startMeter()
+	if err := interleaved(cfg, res, env, logf); err != nil {
+		return nil, err
+	}
+	if cfg.wants("startup") {
+		startups(cfg, res, env, logf)
+	}
+	if cfg.wants("rss") {
+		rssRuns(cfg, res, env, logf)
+	}
+	res.Others = meter.others()
+	res.LoadEnd = loadAvg()
+	res.Duration = time.Since(t0)
+
+	if err := writeReport(res); err != nil {
+		return res, err
+	}
+	logf("wrote %s and %s", rel(cfg.Root, cfg.Out), rel(cfg.Root, cfg.Chart))
+	return res, nil
+}
+
+// interleaved runs the rounds: every job on every worker in turn.
+func interleaved(cfg config, res *results, env []string, logf func(string, ...any)) error {
+	var selected []jobSpec
+	for _, j := range jobs {
+		if cfg.wants(j.Part) {
+			selected = append(selected, j)
+		}
+	}
+	procs := map[string]*process{}
+	defer func() {
+		for _, p := range procs {
+			p.kill()
+			p.cmd.Wait()
+		}
+	}()
+	var versions, threads []string
+	var libs []string
+	for _, im := range res.Impls {
+		p, err := serve(im, env, cfg.Root)
+		if err != nil {
+			res.errorf("%s worker did not start: %v", im.Label, err)
+			logf("%s worker did not start: %v", im.Label, err)
+			continue
+		}
+		procs[im.Name] = p
+		versions = append(versions, fmt.Sprintf("%s: %s", im.Label, p.hello.Version))
+		threads = append(threads, fmt.Sprintf("%s: %d", im.Label, p.hello.Threads))
+		for _, l := range loadedLibs(p.pid(), "blas", "lapack", "libtorch_cpu", "libgomp", "mkl") {
+			if !slices.Contains(libs, l) {
+				libs = append(libs, l)
+			}
+		}
+	}
+	res.Machine.Libtorch = versions
+	res.Machine.Threads = threads
+	res.Machine.BLAS = describeLibs(libs)
+	timeout := 10 * time.Minute
+	for round := 1; round <= cfg.Rounds && len(selected) > 0; round++ {
+		logf("round %d/%d", round, cfg.Rounds)
+		for _, j := range selected {
+			line := fmt.Sprintf("  %-8s", j.Name)
+			for _, im := range res.Impls {
+				p := procs[im.Name]
+				if p == nil || !slices.Contains(j.Impls, im.Name) {
+					continue
+				}
+				iters := cfg.iters(j)
+				m, err := p.run(j.Name, iters, cfg.Warmup, cfg.Reps, timeout)
+				if err != nil {
+					res.errorf("round %d, %s: %v", round, j.Name, err)
+					logf("%s: %v", j.Name, err)
+					if errors.Is(err, errExited) || p.cmd.ProcessState != nil {
+						delete(procs, im.Name)
+					}
+					continue
+				}
+				if res.Samples[j.Name] == nil {
+					res.Samples[j.Name] = map[string][]float64{}
+				}
+				var sum float64
+				for _, ns := range m.NS {
+					v := float64(ns) / float64(iters)
+					res.Samples[j.Name][im.Name] = append(res.Samples[j.Name][im.Name], v)
+					sum += v
+				}
+				if im.Name == "go" {
+					for _, g := range m.GCNS {
+						res.GC[j.Name] = append(res.GC[j.Name], float64(g))
+					}
+				}
+				line += fmt.Sprintf("  %s %s", im.Label, fmtDuration(sum/float64(len(m.NS))))
+			}
+			logf("%s", line)
+		}
+	}
+	for name, p := range procs {
+		if err := p.close(); err != nil {
+			res.errorf("%s worker: %v", p.impl.Label, err)
+		}
+		delete(procs, name)
+	}
+	return nil
+}
+
+// startups measures process start-up to the end of the first op, the
+// workers taking turns.
+func startups(cfg config, res *results, env []string, logf func(string, ...any)) {
+	logf("start-up: %d rounds", cfg.StartupRounds)
+	for round := 0; round < cfg.StartupRounds; round++ {
+		for _, im := range res.Impls {
+			begin := time.Now().UnixNano()
+			var first int64
+			err := runOnce(im, env, cfg.Root, 2*time.Minute, func(m message) {
+				if m.FirstOp > 0 {
+					first = m.FirstOp
+				}
+			}, "startup")
+			if err != nil || first == 0 {
+				res.errorf("start-up, %s: %v", im.Label, err)
+				continue
+			}
+			res.Startup[im.Name] = append(res.Startup[im.Name], float64(first-begin))
+		}
+	}
+}
+
+// rssEvery is the sampling interval of an RSS run of steps steps.
+func rssEvery(steps int) int { return max(1, steps/20) }
+
+// rssBase is the step from which RSS growth is measured: a tenth of the
+// run (step 1,000 of 10,000).
+func rssBase(steps int) int {
+	e := rssEvery(steps)
+	return max(e, steps/10/e*e)
+}
+
+// rssRuns runs the long training run once per worker.
+func rssRuns(cfg config, res *results, env []string, logf func(string, ...any)) {
+	every := rssEvery(cfg.RSSSteps)
+	for _, im := range res.Impls {
+		logf("RSS run: %s, %d MLP steps", im.Label, cfg.RSSSteps)
+		var pts []rssPoint
+		var total int64
+		var gc []int64
+		err := runOnce(im, env, cfg.Root, 30*time.Minute, func(m message) {
+			switch {
+			case m.Done:
+				total, gc = m.TotalNS, m.GCNS
+			case m.Step > 0:
+				live := int64(-1)
+				if m.Live != nil {
+					live = *m.Live
+				}
+				pts = append(pts, rssPoint{Step: m.Step, RSS: m.RSS, Live: live})
+			}
+		}, "rss", fmt.Sprint(cfg.RSSSteps), fmt.Sprint(every))
+		if err != nil {
+			res.errorf("RSS run, %s: %v", im.Label, err)
+			continue
+		}
+		res.RSS[im.Name] = pts
+		if total > 0 {
+			res.RSSStep[im.Name] = float64(total) / float64(cfg.RSSSteps)
+		}
+		if im.Name == "go" {
+			for _, g := range gc {
+				res.RSSGC = append(res.RSSGC, float64(g))
+			}
+		}
+	}
+}
