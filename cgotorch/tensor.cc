@@ -15,6 +15,8 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/serialization/import_read.h>
+#include <torch/csrc/jit/serialization/storage_context.h>
 #include <ATen/EmptyTensor.h>
 #include <torch/version.h>
 
@@ -70,16 +72,22 @@ class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
 
 // check_pickle walks the opcodes of a pickle program before libtorch's
 // unpickler runs it, and rejects what that unpickler (1.13) would turn into
-// a huge allocation instead of an error: it grows its memo table to any
-// LONG_BINPUT index it reads (a 337-byte file made it allocate 20 GB and
-// more), and sizes strings and bytes from their length field before it
-// reads them. A memo index is at most the program's length in a pickle
-// that any pickler wrote; a length must fit in what is left. Opcodes it
-// does not know end the walk: the unpickler reports them.
+// a crash or a huge allocation instead of an error:
+//   - it grows its memo table to any LONG_BINPUT index it reads (a 337-byte
+//     file made it allocate 20 GB and more) and sizes strings from their
+//     length field before reading them;
+//   - it pops its stack without checking that the stack holds enough (a
+//     TUPLE2 on an empty stack is a segmentation fault), and trusts MARKs.
+// So the walk tracks the stack depth and the marks. A memo index is at most
+// the program's length in a pickle that any pickler wrote. The opcodes are
+// those the 1.13 unpickler knows; it rejects any other, so the walk stops
+// there and leaves the error to it.
 void check_pickle(const uint8_t *p, size_t n) {
-  size_t i = 0;
+  size_t i = 0, at = 0;
+  uint64_t depth = 0;
+  std::vector<uint64_t> marks;
   auto need = [&](uint64_t k) {
-    TORCH_CHECK(k <= n - i, "corrupt pickle: opcode at offset ", i - 1, " needs ", k,
+    TORCH_CHECK(k <= n - i, "corrupt pickle: opcode at offset ", at, " needs ", k,
                 " more bytes, ", n - i, " are left");
   };
   auto le = [&](size_t k) {
@@ -89,57 +97,135 @@ void check_pickle(const uint8_t *p, size_t n) {
     i += k;
     return v;
   };
-  auto skip = [&](uint64_t len) {
-    need(len);
-    i += static_cast<size_t>(len);
-  };
   auto line = [&] {
     const void *nl = std::memchr(p + i, '\n', n - i);
     TORCH_CHECK(nl != nullptr, "corrupt pickle: unterminated line at offset ", i);
     i = static_cast<size_t>(static_cast<const uint8_t *>(nl) - p) + 1;
   };
+  auto pop = [&](uint64_t k) {  // needs k values on the stack
+    TORCH_CHECK(depth >= k, "corrupt pickle: opcode ", static_cast<int>(p[at]), " at offset ", at,
+                " needs ", k, " values on the stack, it holds ", depth);
+  };
+  auto mark = [&]() {  // pops the last mark, which must not be above the stack
+    TORCH_CHECK(!marks.empty() && marks.back() <= depth, "corrupt pickle: opcode ",
+                static_cast<int>(p[at]), " at offset ", at, " without a matching MARK");
+    uint64_t m = marks.back();
+    marks.pop_back();
+    return m;
+  };
   while (i < n) {
+    at = i;
     switch (p[i++]) {
       case '.':  // STOP
         return;
-      case '(': case '0': case '1': case '2': case 'N': case 'Q': case 'R':
-      case 'a': case 'b': case 'd': case '}': case 'e': case 'l': case ']':
-      case 'o': case 's': case 't': case ')': case 'u': case 0x81: case 0x85:
-      case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f: case 0x90:
-      case 0x91: case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
-        break;
-      case 'q': case 'h': case 'K': case 0x80: case 0x82:  // BINPUT, BINGET, BININT1, PROTO, EXT1
+      case 0x80:  // PROTO
+        TORCH_CHECK(at == 0, "corrupt pickle: PROTO at offset ", at);
         le(1);
         break;
-      case 'M': case 0x83:  // BININT2, EXT2
+      case '(':  // MARK
+        marks.push_back(depth);
+        break;
+      case ']': case ')': case '}': case 0x88: case 0x89: case 'N':  // empty list, tuple, dict; True, False, None
+        depth++;
+        break;
+      case 'K':  // BININT1
+        le(1);
+        depth++;
+        break;
+      case 'M':  // BININT2
         le(2);
+        depth++;
+        break;
+      case 'J':  // BININT
+        le(4);
+        depth++;
+        break;
+      case 'G':  // BINFLOAT
+        le(8);
+        depth++;
+        break;
+      case 0x8a: {  // LONG1
+        uint64_t len = le(1);
+        need(len);
+        i += static_cast<size_t>(len);
+        depth++;
+      } break;
+      case 'X': {  // BINUNICODE
+        uint64_t len = le(4);
+        need(len);
+        i += static_cast<size_t>(len);
+        depth++;
+      } break;
+      case 'h':  // BINGET
+        le(1);
+        depth++;
+        break;
+      case 'j':  // LONG_BINGET
+        le(4);
+        depth++;
+        break;
+      case 'q':  // BINPUT
+        le(1);
+        pop(1);
         break;
       case 'r': {  // LONG_BINPUT
         uint64_t id = le(4);
-        TORCH_CHECK(id < n, "corrupt pickle: memo index ", id, " at offset ", i - 5, " in a ",
-                    n, "-byte pickle");
+        TORCH_CHECK(id < n, "corrupt pickle: memo index ", id, " at offset ", at, " in a ", n,
+                    "-byte pickle");
+        pop(1);
       } break;
-      case 'j': case 'J': case 0x84:  // LONG_BINGET, BININT, EXT4
-        le(4);
-        break;
-      case 'G': case 0x95:  // BINFLOAT, FRAME
-        le(8);
-        break;
-      case 'U': case 'C': case 0x8c: case 0x8a:  // 1-byte length
-        skip(le(1));
-        break;
-      case 'T': case 'X': case 'B': case 0x8b:  // 4-byte length
-        skip(le(4));
-        break;
-      case 0x8d: case 0x8e: case 0x96:  // 8-byte length
-        skip(le(8));
-        break;
-      case 'F': case 'I': case 'L': case 'S': case 'V': case 'g': case 'p': case 'P':
-        line();
-        break;
-      case 'c': case 'i':
+      case 'c':  // GLOBAL: module and name lines; pushes an index
         line();
         line();
+        depth++;
+        break;
+      case 't':  // TUPLE
+        depth = mark() + 1;
+        break;
+      case 0x85:  // TUPLE1
+        pop(1);
+        break;
+      case 0x86:  // TUPLE2
+        pop(2);
+        depth -= 1;
+        break;
+      case 0x87:  // TUPLE3
+        pop(3);
+        depth -= 2;
+        break;
+      case 'e': {  // APPENDS: the list is below the mark
+        uint64_t m = mark();
+        TORCH_CHECK(m > 0, "corrupt pickle: APPENDS at offset ", at, " without a list");
+        depth = m;
+      } break;
+      case 'l':  // LIST
+        depth = mark() + 1;
+        break;
+      case 'd': {  // DICT
+        uint64_t m = mark();
+        TORCH_CHECK((depth - m) % 2 == 0, "corrupt pickle: DICT at offset ", at, " with an odd number of values");
+        depth = m + 1;
+      } break;
+      case 'u': {  // SETITEMS: the dict is below the mark
+        uint64_t m = mark();
+        TORCH_CHECK(m > 0 && (depth - m) % 2 == 0, "corrupt pickle: SETITEMS at offset ", at,
+                    " without a dict or with an odd number of values");
+        depth = m;
+      } break;
+      case 's':  // SETITEM
+        pop(3);
+        depth -= 2;
+        break;
+      case 0x81:  // NEWOBJ
+        pop(1);
+        depth -= 1;
+        break;
+      case 'b': case 'R':  // BUILD, REDUCE: a callable and its argument give one value
+        pop(2);
+        depth -= 1;
+        break;
+      case 'Q':  // BINPERSID
+        pop(1);
         break;
       default:
         return;
@@ -316,17 +402,33 @@ gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size) {
 gt_tensor_result gt_tensor_load(const char *data, int64_t size) {
   return tensor_result([&] {
     TORCH_CHECK(size > 0, "no data");
+    // torch::jit::pickle_load, with checks: the pickle is walked first,
+    // and the storages are made from the records as they are, so that
+    // their size is the data's and not what the pickle claims.
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<BytesReader>(data, static_cast<size_t>(size)));
+    TORCH_CHECK(reader.hasRecord("data.pkl"), "not a torch.save file: no data.pkl record");
     {
-      caffe2::serialize::PyTorchStreamReader reader(
-          std::make_shared<BytesReader>(data, static_cast<size_t>(size)));
-      TORCH_CHECK(reader.hasRecord("data.pkl"), "not a torch.save file: no data.pkl record");
       at::DataPtr pkl;
       size_t n;
       std::tie(pkl, n) = reader.getRecord("data.pkl");
       check_pickle(static_cast<const uint8_t *>(pkl.get()), n);
     }
-    std::vector<char> bytes(data, data + size);
-    c10::IValue v = torch::jit::pickle_load(bytes);
+    auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
+    const std::string dir = "data/";
+    for (const std::string &name : reader.getAllRecords()) {
+      if (name.compare(0, dir.size(), dir) != 0) continue;
+      at::DataPtr ptr;
+      size_t n;
+      std::tie(ptr, n) = reader.getRecord(name);
+      storages->addStorage(name.substr(dir.size()),
+                           at::Storage(c10::Storage::use_byte_size_t(), n, std::move(ptr),
+                                       /*allocator=*/nullptr, /*resizable=*/false));
+    }
+    c10::IValue v = torch::jit::readArchiveAndTensors(
+        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", /*type_resolver=*/c10::nullopt,
+        /*obj_loader=*/c10::nullopt, /*device=*/c10::nullopt, reader,
+        torch::jit::Unpickler::defaultTypeParser, storages);
     TORCH_CHECK(v.isTensor(), "load: the file holds a ", v.tagKind(),
                 ", not a single tensor");
     at::Tensor t = v.toTensor();
