@@ -294,3 +294,35 @@ func TestSmoke(t *testing.T) {
 	assert.NotEmpty(t, res.RSS["go"])
 	assert.Empty(t, res.Errors)
 }
+
+func TestUpdateReadme(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "README.md")
+	require.NoError(t, os.WriteFile(path, []byte("# X\n\n## Benchmarks\n\n"+readmeBegin+"\nold\n"+readmeEnd+"\n\n## Next\n"), 0o644))
+	require.NoError(t, updateReadme(fakeResults(), path))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s := string(b)
+	assert.NotContains(t, s, "old")
+	assert.Contains(t, s, "| add, 4×4 | 550 ns | 1.10 µs | — | 950 ns | 2.00× | 1.16× |")
+	assert.Contains(t, s, "Go RSS +3.0% from step 1000 to 10000")
+	assert.True(t, strings.HasSuffix(s, readmeEnd+"\n\n## Next\n"))
+
+	require.NoError(t, os.WriteFile(path, []byte("# X\n"), 0o644))
+	assert.Error(t, updateReadme(fakeResults(), path))
+}
+
+func TestSaveAndReplot(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeResults()
+	saved := filepath.Join(dir, "results.json")
+	require.NoError(t, saveResults(r, saved))
+	cfg := config{Root: dir, Replot: saved, Out: filepath.Join(dir, "b.md"), Chart: filepath.Join(dir, "b.png")}
+	got, err := replot(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, r.Samples, got.Samples)
+	assert.Equal(t, r.RSS, got.RSS)
+	md, err := os.ReadFile(cfg.Out)
+	require.NoError(t, err)
+	assert.Equal(t, markdown(got, "b.png"), string(md))
+	assert.FileExists(t, cfg.Chart)
+}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -21,26 +22,26 @@ var implColors = map[string]color.Color{
 }
 
 // ratioPlot is the median time of Go, Go+ and Python relative to C++ for
-// each interleaved workload and for start-up.
+// each interleaved workload and for start-up, on a logarithmic scale.
 func ratioPlot(r *results) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Median time relative to C++ (lower is faster)"
-	p.Y.Label.Text = "time / C++ time"
+	p.Y.Label.Text = "time / C++ time (log scale)"
 	var names []string
-	type col struct {
-		name string
-		vals plotter.Values
+	type point struct {
+		x     int
+		ratio float64
 	}
-	cols := []col{{name: "go"}, {name: "gop"}, {name: "python"}}
+	pts := map[string][]point{}
+	lo, hi := 1.0, 1.0
 	add := func(name string, get func(im string) float64) {
-		names = append(names, name)
-		for i := range cols {
-			v := get(cols[i].name)
-			if math.IsNaN(v) {
-				v = 0
+		for _, im := range []string{"go", "gop", "python"} {
+			if v := get(im); !math.IsNaN(v) && v > 0 {
+				pts[im] = append(pts[im], point{len(names), v})
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
-			cols[i].vals = append(cols[i].vals, v)
 		}
+		names = append(names, name)
 	}
 	for _, j := range jobs {
 		if r.Samples[j.Name] == nil {
@@ -55,20 +56,23 @@ func ratioPlot(r *results) (*plot.Plot, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("nothing measured")
 	}
-	w := vg.Points(7)
-	for i, c := range cols {
-		if _, ok := r.impl(c.name); !ok {
+	shapes := map[string]draw.GlyphDrawer{"go": draw.CircleGlyph{}, "gop": draw.TriangleGlyph{}, "python": draw.BoxGlyph{}}
+	offsets := map[string]float64{"go": -0.2, "gop": 0, "python": 0.2}
+	for _, im := range []string{"go", "gop", "python"} {
+		if len(pts[im]) == 0 {
 			continue
 		}
-		bars, err := plotter.NewBarChart(c.vals, w)
+		xys := make(plotter.XYs, len(pts[im]))
+		for i, pt := range pts[im] {
+			xys[i] = plotter.XY{X: float64(pt.x) + offsets[im], Y: pt.ratio}
+		}
+		sc, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, err
 		}
-		bars.LineStyle.Width = 0
-		bars.Color = implColors[c.name]
-		bars.Offset = vg.Length(i-1) * w
-		p.Add(bars)
-		p.Legend.Add(label(c.name), bars)
+		sc.GlyphStyle = draw.GlyphStyle{Color: implColors[im], Radius: vg.Points(4), Shape: shapes[im]}
+		p.Add(sc)
+		p.Legend.Add(label(im), sc)
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(names)) - 0.5, Y: 1}})
 	if err != nil {
@@ -80,11 +84,30 @@ func ratioPlot(r *results) (*plot.Plot, error) {
 	p.Legend.Add("C++ = 1", one)
 	p.Legend.Top = true
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.X.Tick.Label.Rotation = math.Pi / 5
 	p.X.Tick.Label.XAlign = draw.XRight
-	p.Y.Min = 0
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Min, p.Y.Max = lo/1.25, hi*1.6
+	p.Y.Tick.Marker = ratioTicks{}
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// ratioTicks marks 1-2-5 steps on a logarithmic ratio axis.
+type ratioTicks struct{}
+
+func (ratioTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v >= min && v <= max {
+				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64) + "×"})
+			}
+		}
+	}
+	return ts
 }
 
 // rssPlot is RSS over the long training run, one line per worker.

@@ -51,6 +51,9 @@ type config struct {
 	Chart         string // the PNG chart
 	Only          []string
 	Notes         string // hand-written notes included in the report
+	Replot        string // a saved results file to report instead of measuring
+	Readme        string // the file whose marked block gets the headline figures
+	Saved         string // where the results are saved
 }
 
 func main() {
@@ -59,7 +62,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	res, err := run(cfg, os.Stderr)
+	var res *results
+	if cfg.Replot != "" {
+		res, err = replot(cfg)
+	} else {
+		res, err = run(cfg, os.Stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -85,6 +93,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.Chart, "chart", "", "PNG chart (default: the report's name with .png)")
 	only := fs.String("only", "", "comma-separated parts to run: ops,mlp,cnn,startup,rss (default all)")
 	fs.StringVar(&c.Notes, "notes", "bench/NOTES.md", "hand-written notes to include in the report, if the file exists")
+	fs.StringVar(&c.Replot, "replot", "", "rewrite the report and chart from a saved results file (bench/out/results.json) instead of measuring")
+	fs.StringVar(&c.Readme, "readme", "", "file whose <!-- bench:begin --> ... <!-- bench:end --> block gets the headline figures (default README.md for a full run to docs/benchmarks.md, none otherwise)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -130,8 +140,19 @@ func parseFlags(args []string) (config, error) {
 	c.Root = root
 	if c.Out == "" {
 		c.Out = "docs/benchmarks.md"
+		c.Saved = "bench/out/results.json"
 		if c.Quick {
 			c.Out = "bench/out/quick/benchmarks.md"
+			c.Saved = "bench/out/quick/results.json"
+		} else if c.Readme == "" {
+			c.Readme = "README.md"
+		}
+	} else {
+		c.Saved = strings.TrimSuffix(c.Out, filepath.Ext(c.Out)) + ".json"
+	}
+	for _, p := range []*string{&c.Saved, &c.Readme, &c.Replot} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(root, *p)
 		}
 	}
 	if !filepath.IsAbs(c.Out) {

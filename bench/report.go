@@ -367,3 +367,96 @@ func summaryText(r *results) string {
 	fmt.Fprintf(&b, "report: %s\n", r.Config.Out)
 	return b.String()
 }
+
+// The block of the README that a full run rewrites.
+const (
+	readmeBegin = "<!-- bench:begin -->"
+	readmeEnd   = "<!-- bench:end -->"
+)
+
+// headline is the README's short version of the report.
+func headline(r *results) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	cpu := orNA(r.Machine.CPU)
+	w("Measured by `%s` on %s (%s, %d logical CPUs, %d intra-op threads", r.Command, r.Start.Format("2006-01-02"), cpu, r.Machine.Cores, r.Config.Threads)
+	if r.Others > 0.2 {
+		w("; the machine was busy: other processes used %.1f cores", r.Others)
+	}
+	w("). Medians; a ratio is Go's time over the other's, so below 1 means Go is faster:\n\n")
+	w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go/Python |\n|---|---|---|---|---|---|---|\n")
+	for _, name := range []string{"add4", "mm4", "add256", "mm256", "mlp", "cnn"} {
+		if r.Samples[name] == nil {
+			continue
+		}
+		var j jobSpec
+		for _, js := range jobs {
+			if js.Name == name {
+				j = js
+			}
+		}
+		w("| %s |", j.Title)
+		for _, im := range []string{"cxx", "go", "gop", "python"} {
+			if s := r.sum(name, im); s.ok() {
+				w(" %s |", fmtDuration(s.Median))
+			} else {
+				w(" — |")
+			}
+		}
+		w(" %s | %s |\n", fmtRatio(r.medianRatio(name, "go", "cxx")), fmtRatio(r.medianRatio(name, "go", "python")))
+	}
+	if len(r.Startup) > 0 {
+		w("| start-up to the first op |")
+		for _, im := range []string{"cxx", "go", "gop", "python"} {
+			if s := summarize(r.Startup[im]); s.ok() {
+				w(" %s |", fmtDuration(s.Median))
+			} else {
+				w(" — |")
+			}
+		}
+		cxx, g, py := summarize(r.Startup["cxx"]).Median, summarize(r.Startup["go"]).Median, summarize(r.Startup["python"]).Median
+		w(" %s | %s |\n", fmtRatio(ratio(g, cxx)), fmtRatio(ratio(g, py)))
+	}
+	w("\n")
+	var parts []string
+	if rows := r.gcRows(); len(rows) > 0 {
+		parts = append(parts, fmt.Sprintf("median `torch.GC()` pause %s (%s)", fmtDuration(rows[0].s.Median), rows[0].name))
+	}
+	if len(r.RSS["go"]) > 0 {
+		base, end, pct := r.rssGrowth("go")
+		parts = append(parts, fmt.Sprintf("Go RSS %s from step %d to %d", fmtValue(pct, "%"), base.Step, end.Step))
+	}
+	ts := r.targets()
+	met := 0
+	for _, t := range ts {
+		if t.pass() {
+			met++
+		}
+	}
+	parts = append(parts, fmt.Sprintf("%d of %d targets met", met, len(ts)))
+	w("%s. The tables, the targets, the machine and the method are in [docs/benchmarks.md](docs/benchmarks.md).\n", upperFirst(strings.Join(parts, "; ")))
+	return b.String()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// updateReadme replaces the marked block of path with the headline.
+func updateReadme(r *results, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, readmeBegin)
+	j := strings.Index(s, readmeEnd)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %s ... %s block; not updated", path, readmeBegin, readmeEnd)
+	}
+	s = s[:i+len(readmeBegin)] + "\n" + headline(r) + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}

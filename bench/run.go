@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,11 +174,57 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	res.LoadEnd = loadAvg()
 	res.Duration = time.Since(t0)
 
+	if err := saveResults(res, cfg.Saved); err != nil {
+		return res, err
+	}
 	if err := writeReport(res); err != nil {
 		return res, err
 	}
-	logf("wrote %s and %s", rel(cfg.Root, cfg.Out), rel(cfg.Root, cfg.Chart))
+	logf("wrote %s, %s and %s", rel(cfg.Root, cfg.Out), rel(cfg.Root, cfg.Chart), rel(cfg.Root, cfg.Saved))
+	if cfg.Readme != "" {
+		if err := updateReadme(res, cfg.Readme); err != nil {
+			logf("%v", err)
+		} else {
+			logf("updated the benchmark block of %s", rel(cfg.Root, cfg.Readme))
+		}
+	}
 	return res, nil
+}
+
+// saveResults writes the results as JSON, for -replot.
+func saveResults(r *results, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// replot reads saved results and writes their report and chart to the
+// places the flags name; the measurements and their settings are the
+// saved ones.
+func replot(cfg config) (*results, error) {
+	b, err := os.ReadFile(cfg.Replot)
+	if err != nil {
+		return nil, err
+	}
+	var r results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v", cfg.Replot, err)
+	}
+	r.Config.Root, r.Config.Out, r.Config.Chart, r.Config.Notes = cfg.Root, cfg.Out, cfg.Chart, cfg.Notes
+	if err := writeReport(&r); err != nil {
+		return &r, err
+	}
+	if cfg.Readme != "" {
+		if err := updateReadme(&r, cfg.Readme); err != nil {
+			return &r, err
+		}
+	}
+	return &r, nil
 }
 
 // interleaved runs the rounds: every job on every worker in turn.
