@@ -20,26 +20,22 @@
 // package torch, so the operators and the Pythonic methods live there
 // (torch/gop.go). Everything that is a function lives here.
 //
-// Go+ overloads by name suffix (Ones__0, Ones__1), and only in a package
-// that declares GopPackage; package torch does not (see torch/gop.go). So:
+// Go+ overloads functions by name suffix (Ones__0, Ones__1) in a package
+// that declares GopPackage, as this one does: ones(2, 3) and ones(x.shape),
+// arange(5) and arange(0, 1, 0.1). Package torch declares it too, for its
+// methods (torch/gop_overloads.go):
 //
-//   - functions here are overloaded by argument types: ones(2, 3) and
-//     ones(x.shape), arange(5) and arange(0, 1, 0.1);
-//   - torch's operators take their right operand as any, so that x + 1,
-//     x + 0.5 and x + y all work and keep Python's int/float distinction;
-//   - torch's Pythonic methods are variadic: x.argmax(), x.argmax(1),
-//     x.argmax(1, true).
+//   - x.sum, x.sum(1), x.sum(1, true), and likewise mean, prod, amax,
+//     amin, max and min (values, indices := x.max(1));
+//   - x.view(-1, 784), x.reshape(2, 3), x.permute(0, 2, 1), x.flatten(1),
+//     x.squeeze(1);
+//   - operators take their right operand as any, so that x + 1, x + 0.5
+//     and x + y all work and keep Python's int/float distinction;
+//   - x.argmax(), x.argmax(1), x.argmax(1, true).
 //
-// A method can only get Python's signature if the generated ops do not
-// already use its name. Tensor.Sum, Mean, Max, Min, View, Reshape and
-// Flatten exist with Go signatures (options, slices), and Go+ cannot add
-// overloads to a method that exists: gogen registers an overload as a new
-// method, which go/types refuses beside one of the same name, and an
-// overload under a lower-case name (sum) is invisible outside torch.
-// Write their functional forms, which are
-// also PyTorch's (torch.sum(x, 1)): sum(x, 1), mean(x, 1, true),
-// amax(x, 1), view(x, -1, 784), reshape(x, 2, 3), flatten(x, 1). The
-// methods still work with their Go signatures: x.sum(), x.view([-1, 784]).
+// The functional forms are here as well, as in PyTorch (torch.sum(x, 1)):
+// sum(x, 1), mean(x, 1, true), amax(x, 1), view(x, -1, 784),
+// reshape(x, 2, 3), flatten(x, 1).
 //
 // max and min are left to Go's builtins (a gopkg Max would hide them);
 // amax, amin, argmax and argmin cover PyTorch's torch.max(x, dim).

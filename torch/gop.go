@@ -10,12 +10,9 @@ import "reflect"
 // vocabulary (tensor literals, ones, sum(x, 1), …) is in package gopkg.
 //
 // The right operand is any: a Tensor, a Scalar, or a Go number (any int,
-// uint, float or complex type, or bool). Go+ overloads by suffix (Gop_Add__0,
-// Gop_Add__1) only in packages that declare GopPackage, and this one does
-// not: it would make every package that exports a Tensor a Go+ package, and
-// overloads cannot extend a method that exists (Sum, View), which is where
-// they would help most (see package gopkg). With any, x + 2 adds the
-// integer 2 and x + 2.0 the float 2.0, as in Python, and x * n works for a
+// uint, float or complex type, or bool), rather than an overload per
+// type: with any, x + 2 adds the integer 2 and x + 2.0 the float 2.0, as
+// in Python, and x * n works for a
 // variable n of any number type. A right operand of another type panics
 // with an error naming the operator. A number on the left (2 * x) does not
 // compile: Go+ only looks for the method on the left operand's type, so
@@ -208,7 +205,7 @@ func (t *Tensor) gopAssign(op string, b any, identity int64, inplace func(Tensor
 		panic(newError(op, nil, "nil *Tensor"))
 	}
 	x, s, isTensor := gopOperand(op, b)
-	if t.h == nil {
+	if t.handle == nil {
 		id := Scalar{i: identity}
 		switch {
 		case op == "-=" && isTensor:
@@ -288,11 +285,9 @@ func (t *Tensor) Gop_QuoAssign(b any) {
 	})
 }
 
-// Pythonic methods. Go+ calls x.argmax(1) as x.Argmax(1). Only names that
-// the generated ops do not already use can be given Python's signatures
-// here (Sum, Mean, Max, View and Reshape take options or slices); package
-// gopkg has the functional forms: sum(x, 1), mean(x, 1, true),
-// view(x, -1, 784).
+// Pythonic methods. Go+ calls x.argmax(1) as x.Argmax(1). Names that the
+// generated ops use with Go signatures (Sum, View, …) get Python's through
+// Go+ overloads instead (gop_overloads.go).
 
 // dimArgs reads Python's (dim, keepdim) arguments: none, an integer, or an
 // integer and a bool.

@@ -444,10 +444,10 @@ func Scoped[T any](f func() T) T {
 
 // Keep marks t so that the enclosing Scoped does not free it.
 func Keep(t Tensor) Tensor {
-	if t.h != nil {
+	if t.handle != nil {
 		mem.Lock()
-		if t.h.p != nil {
-			t.h.e.kept[t.h.i] = true
+		if t.handle.p != nil {
+			t.handle.e.kept[t.handle.i] = true
 		}
 		mem.Unlock()
 	}
@@ -470,7 +470,7 @@ func collectHandles(v any, into map[*handle]bool) {
 			return
 		}
 		if r.Type() == tensorType {
-			if h := r.Interface().(Tensor).h; h != nil {
+			if h := r.Interface().(Tensor).handle; h != nil {
 				into[h] = true
 			}
 			return

@@ -18646,7 +18646,8 @@ func TryFlatten(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 //
 // Options: WithStartDim, WithEndDim.
-func (self Tensor) Flatten(opts ...Option) Tensor {
+func (h *handle) Flatten(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genFlatten(self, opts)
 	if err != nil {
 		panic(err)
@@ -26077,7 +26078,8 @@ func TryAmax(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func (self Tensor) Amax(opts ...Option) Tensor {
+func (h *handle) Amax(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genAmax(self, opts)
 	if err != nil {
 		panic(err)
@@ -26862,7 +26864,8 @@ func TryMean(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 //
 // Options: WithDtype.
-func (self Tensor) Mean(opts ...Option) Tensor {
+func (h *handle) Mean(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genMean(self, opts)
 	if err != nil {
 		panic(err)
@@ -27602,7 +27605,8 @@ func TryAmin(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func (self Tensor) Amin(opts ...Option) Tensor {
+func (h *handle) Amin(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genAmin(self, opts)
 	if err != nil {
 		panic(err)
@@ -30552,7 +30556,8 @@ func TryPermute(self Tensor, dims []int64) (Tensor, error) {
 // Permute is PyTorch's permute.
 //
 //	aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)
-func (self Tensor) Permute(dims []int64) Tensor {
+func (h *handle) Permute(dims []int64) Tensor {
+	self := Tensor{h}
 	r0, err := genPermute(self, dims)
 	if err != nil {
 		panic(err)
@@ -33097,7 +33102,8 @@ func TryReshape(self Tensor, shape []int64) (Tensor, error) {
 // Reshape is PyTorch's reshape.
 //
 //	aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
-func (self Tensor) Reshape(shape []int64) Tensor {
+func (h *handle) Reshape(shape []int64) Tensor {
+	self := Tensor{h}
 	r0, err := genReshape(self, shape)
 	if err != nil {
 		panic(err)
@@ -37012,7 +37018,8 @@ func TrySqueeze(self Tensor) (Tensor, error) {
 // Squeeze is PyTorch's squeeze.
 //
 //	aten::squeeze(Tensor(a) self) -> Tensor(a)
-func (self Tensor) Squeeze() Tensor {
+func (h *handle) Squeeze() Tensor {
+	self := Tensor{h}
 	r0, err := genSqueeze(self)
 	if err != nil {
 		panic(err)
@@ -37989,7 +37996,8 @@ func TrySum(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 //
 // Options: WithDtype.
-func (self Tensor) Sum(opts ...Option) Tensor {
+func (h *handle) Sum(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genSum(self, opts)
 	if err != nil {
 		panic(err)
@@ -39007,7 +39015,8 @@ func TryProd(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 //
 // Options: WithDtype.
-func (self Tensor) Prod(opts ...Option) Tensor {
+func (h *handle) Prod(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genProd(self, opts)
 	if err != nil {
 		panic(err)
@@ -51385,7 +51394,8 @@ func genInternalMaskedSoftmaxBackward(gradOutput Tensor, output Tensor, mask Ten
 // View is PyTorch's view.
 //
 //	aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-func (self Tensor) View(size []int64) Tensor {
+func (h *handle) View(size []int64) Tensor {
+	self := Tensor{h}
 	r0, err := genView(self, size)
 	if err != nil {
 		panic(err)
@@ -65311,7 +65321,8 @@ func TryMin(self Tensor) (Tensor, error) {
 // Min is PyTorch's min.
 //
 //	aten::min(Tensor self) -> Tensor
-func (self Tensor) Min() Tensor {
+func (h *handle) Min() Tensor {
+	self := Tensor{h}
 	r0, err := genMin(self)
 	if err != nil {
 		panic(err)
@@ -65445,7 +65456,8 @@ func TryMax(self Tensor) (Tensor, error) {
 // Max is PyTorch's max.
 //
 //	aten::max(Tensor self) -> Tensor
-func (self Tensor) Max() Tensor {
+func (h *handle) Max() Tensor {
+	self := Tensor{h}
 	r0, err := genMax(self)
 	if err != nil {
 		panic(err)

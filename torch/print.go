@@ -20,10 +20,10 @@ const (
 //	tensor([[1., 2.],
 //	        [3., 4.]], dtype=torch.float64, requires_grad=True)
 func (t Tensor) String() string {
-	if t.h == nil {
+	if t.handle == nil {
 		return "tensor(undefined)"
 	}
-	if t.h.p == nil {
+	if t.handle.p == nil {
 		return "tensor(freed)"
 	}
 	const prefix = "tensor("

@@ -13,7 +13,10 @@ import "runtime"
 // The zero Tensor{} is "undefined": it stands for None in optional
 // arguments, and any op that needs a tensor rejects it with ErrUndefined.
 type Tensor struct {
-	h *handle
+	// The handle is embedded, not named, for Go+: a few generated methods
+	// (Sum, View, …) are methods of *handle, promoted to Tensor, so that
+	// Go+ can overload those names on Tensor itself (see gop_overloads.go).
+	*handle
 }
 
 // tensorResult turns a C result into a Tensor or an error.
@@ -26,18 +29,18 @@ func tensorResult(op string, r C.gt_tensor_result) (Tensor, error) {
 
 // ptr returns the native handle, or an error naming op and the argument.
 func (t Tensor) ptr(op, arg string) (C.gt_tensor, error) {
-	if t.h == nil {
+	if t.handle == nil {
 		return nil, newError(op, ErrUndefined, "argument %s: %v", arg, ErrUndefined)
 	}
-	if t.h.p == nil {
+	if t.handle.p == nil {
 		return nil, newError(op, ErrFreed, "argument %s: %v", arg, ErrFreed)
 	}
-	return t.h.p, nil
+	return t.handle.p, nil
 }
 
 // optPtr is ptr for optional arguments: the zero Tensor gives NULL.
 func (t Tensor) optPtr(op, arg string) (C.gt_tensor, error) {
-	if t.h == nil {
+	if t.handle == nil {
 		return nil, nil
 	}
 	return t.ptr(op, arg)
@@ -54,18 +57,18 @@ func (t Tensor) mustPtr(op string) C.gt_tensor {
 
 // keep keeps t's handle reachable (and so its native tensor alive) until
 // this point; call it after the C call that used the pointer.
-func (t Tensor) keep() { runtime.KeepAlive(t.h) }
+func (t Tensor) keep() { runtime.KeepAlive(t.handle) }
 
 // Defined reports whether t holds a live tensor: false for the zero
 // Tensor{} and after Free.
-func (t Tensor) Defined() bool { return t.h != nil && t.h.p != nil }
+func (t Tensor) Defined() bool { return t.handle != nil && t.handle.p != nil }
 
 // Free releases the native tensor now instead of when Go collects t.
 // Calling it again, or on the zero Tensor, does nothing; using t afterwards
 // panics with ErrFreed.
 func (t Tensor) Free() {
-	if t.h != nil {
-		t.h.free()
+	if t.handle != nil {
+		t.handle.free()
 	}
 }
 

@@ -273,6 +273,10 @@ func TestRunTensorsExample(t *testing.T) {
 		"total tensor(3.)\n",
 		"argmax tensor(3) tensor([1, 1]) tensor([1, 1]) [2 1]\n",
 		"view [4] [4 1] [3 1] [2 12]\n",
+		"msum tensor(10.) tensor([4., 6.]) [2 1] tensor([1.5000, 3.5000])\n",
+		"mmax tensor(4.) tensor([2., 4.]) tensor([1, 1]) tensor([1., 2.])\n",
+		"mview [4] [4 1] [3 1] [2 12]\n",
+		"mshape [1 2 3] [2 3] [2 3] [2 2]\n",
 		"y 9 grad tensor([1., 2., 3.])\n",
 		"descent true\n",
 	} {

@@ -96,38 +96,48 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:51:1
 	fmt.Println("matmul", b.Matmul(b), gopkg.Matmul(b, gopkg.Tensor__0([]float64{1.0, 1})))
 //line examples/gop_tensors/main_train.gox:54:1
-	x := gopkg.Tensor__0([]float64{1.0, 2, 3})
+	fmt.Println("msum", b.SumAll(), b.SumAlong(0), b.SumAlong(1, true).Shape(), b.MeanAlong(1))
 //line examples/gop_tensors/main_train.gox:55:1
-	w := gopkg.Ones__0(3).RequiresGrad_()
+	values, indices := b.MaxAlong(1)
 //line examples/gop_tensors/main_train.gox:56:1
-	y := gopkg.Sum__0((torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(w, x), 1))
+	fmt.Println("mmax", b.MaxAll(), values, indices, b.AminAlong(0))
 //line examples/gop_tensors/main_train.gox:57:1
-	y.Backward()
+	fmt.Println("mview", b.ViewDims(4).Shape(), b.ViewDims(-1, 1).Shape(), a.ReshapeDims(3, 1).Shape(), gopkg.Ones__0(2, 3, 4).FlattenFrom(1).Shape())
 //line examples/gop_tensors/main_train.gox:58:1
-	fmt.Println("y", y.Item(), "grad", w.Grad())
+	fmt.Println("mshape", gopkg.Ones__0(2, 3, 1).PermuteDims(2, 0, 1).Shape(), gopkg.Ones__0(2, 1, 3).SqueezeAll().Shape(), gopkg.Ones__0(2, 1, 3).SqueezeDim(1).Shape(), b.ViewShape(b.Shape()).Shape())
+//line examples/gop_tensors/main_train.gox:61:1
+	x := gopkg.Tensor__0([]float64{1.0, 2, 3})
 //line examples/gop_tensors/main_train.gox:62:1
+	w := gopkg.Ones__0(3).RequiresGrad_()
+//line examples/gop_tensors/main_train.gox:63:1
+	y := gopkg.Sum__0((torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(w, x), 1))
+//line examples/gop_tensors/main_train.gox:64:1
+	y.Backward()
+//line examples/gop_tensors/main_train.gox:65:1
+	fmt.Println("y", y.Item(), "grad", w.Grad())
+//line examples/gop_tensors/main_train.gox:69:1
 	p := gopkg.Tensor__0([]float64{5.0}).RequiresGrad_()
-//line examples/gop_tensors/main_train.gox:63:1
+//line examples/gop_tensors/main_train.gox:70:1
 	for
-//line examples/gop_tensors/main_train.gox:63:1
+//line examples/gop_tensors/main_train.gox:70:1
 	step := 0; step < 50;
-//line examples/gop_tensors/main_train.gox:63:1
+//line examples/gop_tensors/main_train.gox:70:1
 	step += 1 {
 		torch.GC()
-//line examples/gop_tensors/main_train.gox:64:1
+//line examples/gop_tensors/main_train.gox:71:1
 		loss := gopkg.Sum__0((torch.Tensor).Gop_Mul(p, p))
-//line examples/gop_tensors/main_train.gox:65:1
+//line examples/gop_tensors/main_train.gox:72:1
 		loss.Backward()
-//line examples/gop_tensors/main_train.gox:66:1
+//line examples/gop_tensors/main_train.gox:73:1
 		gopkg.NoGrad(func() {
-//line examples/gop_tensors/main_train.gox:67:1
+//line examples/gop_tensors/main_train.gox:74:1
 			p.Gop_SubAssign((torch.Tensor).Gop_Mul(p.Grad(), 0.1))
 		})
-//line examples/gop_tensors/main_train.gox:69:1
+//line examples/gop_tensors/main_train.gox:76:1
 		p.ZeroGrad()
-//line examples/gop_tensors/main_train.gox:70:1
+//line examples/gop_tensors/main_train.gox:77:1
 		if step == 49 {
-//line examples/gop_tensors/main_train.gox:71:1
+//line examples/gop_tensors/main_train.gox:78:1
 			fmt.Println("descent", p.Item() < 0.001)
 		}
 	}

@@ -1574,9 +1574,34 @@ func (g *generator) goWrappers(f *function) string {
 		emit("", false)
 	}
 	if f.isMethod {
-		emit("(self Tensor) ", true)
+		if gopOverloaded[f.goName] {
+			// The panicking form is a method of *handle, promoted to
+			// Tensor, so that Go+ may overload the name on Tensor.
+			before := b.String()
+			emit("(self Tensor) ", true)
+			src := b.String()[len(before):]
+			head := "func (self Tensor) " + f.goName + "("
+			i := strings.Index(src, head)
+			j := i + strings.Index(src[i:], "{\n") + 2
+			src = src[:i] + "func (h *handle) " + f.goName + "(" + src[i+len(head):j] + "self := Tensor{h}\n" + src[j:]
+			b.Reset()
+			b.WriteString(before + src)
+		} else {
+			emit("(self Tensor) ", true)
+		}
 	}
 	return b.String()
+}
+
+// gopOverloaded are the Tensor methods that Go+ code calls with Python's
+// signatures (x.sum(1), x.view(-1, 784)). Their generated panicking forms
+// are methods of *handle, which Tensor embeds: Go code calls them on a
+// Tensor as usual, and the Gopo_ constants of torch/gop_overloads.go
+// declare Go+ overloads of the same names on Tensor itself.
+var gopOverloaded = map[string]bool{
+	"Sum": true, "Mean": true, "Prod": true, "Max": true, "Min": true,
+	"Amax": true, "Amin": true, "View": true, "Reshape": true,
+	"Permute": true, "Flatten": true, "Squeeze": true,
 }
 
 func (g *generator) writeGo() {

@@ -8,6 +8,7 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
+const GopPackage = "github.com/gotorch/gotorch/torch"
 const _ = true
 
 type Net struct {
