@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Error is the error of a failing op. The panicking form of an op panics
@@ -43,7 +44,35 @@ func cError(op string, e C.gt_error) error {
 	}
 	msg := C.GoString(e)
 	C.gt_free_error(e)
-	return &Error{Op: op, Msg: msg}
+	return &Error{Op: op, Msg: shortenDispatchError(msg)}
+}
+
+// shortenDispatchError cuts libtorch's "no kernel for this backend" error,
+// a first sentence that names the problem followed by some fifty lines
+// listing every dispatch key, down to the first sentence and the backends
+// that have the op.
+func shortenDispatchError(msg string) string {
+	const tail = " This could be because the operator doesn't exist for this backend"
+	if !strings.HasPrefix(msg, "Could not run '") {
+		return msg
+	}
+	i := strings.Index(msg, tail)
+	if i < 0 {
+		return msg
+	}
+	short := msg[:i]
+	if _, list, ok := strings.Cut(msg[i:], "is only available for these backends: ["); ok {
+		if list, _, ok = strings.Cut(list, "]"); ok {
+			var backends []string
+			for _, k := range strings.Split(list, ", ") {
+				if isBackendKey(k) {
+					backends = append(backends, k)
+				}
+			}
+			short += " It has kernels for " + strings.Join(backends, ", ") + "."
+		}
+	}
+	return short
 }
 
 // must panics with err if it is not nil.
@@ -75,4 +104,18 @@ func init() {
 	if os.Getenv("GOTORCH_BACKTRACE") == "1" {
 		SetBacktrace(true)
 	}
+}
+
+// isBackendKey tells the dispatch keys of devices and layouts (CPU, Meta,
+// SparseCPU, ...) from the framework keys (Autograd*, Python, Tracer, ...).
+func isBackendKey(k string) bool {
+	if strings.HasPrefix(k, "Autograd") || strings.HasPrefix(k, "Autocast") {
+		return false
+	}
+	for _, b := range []string{"CPU", "CUDA", "Meta", "MPS", "XLA", "HIP", "XPU", "HPU", "IPU", "VE", "Lazy", "PrivateUse"} {
+		if strings.Contains(k, b) {
+			return true
+		}
+	}
+	return false
 }
