@@ -429,7 +429,7 @@ gt_tensor_result gt_tensor_load(const char *data, int64_t size) {
         "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", /*type_resolver=*/c10::nullopt,
         /*obj_loader=*/c10::nullopt, /*device=*/c10::nullopt, reader,
         torch::jit::Unpickler::defaultTypeParser, storages);
-    TORCH_CHECK(v.isTensor(), "load: the file holds a ", v.tagKind(),
+    TORCH_CHECK(v.isTensor(), "the file holds a ", v.tagKind(),
                 ", not a single tensor");
     at::Tensor t = v.toTensor();
     check_loaded_tensor(t);

@@ -1,0 +1,19 @@
+// Package robustness holds GoTorch's cross-package robustness tests (issue
+// #9); it has no code of its own.
+//
+//   - badinput_test.go and cases_*_test.go: the bad-input suite, a table of
+//     wrong calls across the public API (torch, nn, nn/functional,
+//     nn/optim, data, checkpoints, torch.Load, Go+ scripts). Each case must
+//     give an error value, or a panic carrying an error that recover gets,
+//     whose message names the problem; it must never be a bare runtime
+//     error, and the next valid op must succeed. TestBadInputCount checks
+//     the number of cases.
+//   - concurrency_test.go: inference on a shared model under NoGrad from
+//     many goroutines, training beside data-loader goroutines, and GC from
+//     several goroutines, meant for go test -race.
+//   - fuzz_ops_test.go: FuzzOps, which feeds random shapes, dtypes and
+//     arguments to a broad sample of generated ops.
+//
+// docs/robustness.md describes the suite, the fuzzing done and what was
+// found and fixed.
+package robustness
