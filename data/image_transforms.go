@@ -107,7 +107,7 @@ func chw[T torch.Element](name string, a Array[T]) (c, h, w int, err error) {
 // It panics if size is not positive or padding is negative.
 func RandomCrop(size, padding int) Transform {
 	if size <= 0 || padding < 0 {
-		panic(fmt.Sprintf("data.RandomCrop: want size > 0 and padding >= 0, got %d and %d", size, padding))
+		panic(fmt.Errorf("data.RandomCrop: want size > 0 and padding >= 0, got %d and %d", size, padding))
 	}
 	// origin draws the crop's top left corner, in the unpadded image's
 	// coordinates.
@@ -177,7 +177,7 @@ func cropArray[T torch.Element](name string, a Array[T], size int, origin func(h
 // It panics if p is not in [0, 1].
 func RandomHorizontalFlip(p float64) Transform {
 	if !(p >= 0 && p <= 1) {
-		panic(fmt.Sprintf("data.RandomHorizontalFlip: p must be in [0, 1], got %v", p))
+		panic(fmt.Errorf("data.RandomHorizontalFlip: p must be in [0, 1], got %v", p))
 	}
 	return TransformFunc(func(x any, rng *rand.Rand) (any, error) {
 		flip := rng.Float64() < p
@@ -238,7 +238,7 @@ func flipArray[T torch.Element](a Array[T], flip bool) (any, error) {
 // It panics if height or width is not positive.
 func Resize(height, width int) Transform {
 	if height <= 0 || width <= 0 {
-		panic(fmt.Sprintf("data.Resize: want a positive size, got %d×%d", height, width))
+		panic(fmt.Errorf("data.Resize: want a positive size, got %d×%d", height, width))
 	}
 	return TransformFunc(func(x any, _ *rand.Rand) (any, error) {
 		img, ok := x.(image.Image)

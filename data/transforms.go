@@ -112,11 +112,11 @@ func imageToArray(img image.Image) Array[float32] {
 // not positive.
 func Normalize(mean, std []float32) Transform {
 	if len(mean) == 0 || len(mean) != len(std) {
-		panic(fmt.Sprintf("data.Normalize: mean and std must have the same, positive, length (got %d and %d)", len(mean), len(std)))
+		panic(fmt.Errorf("data.Normalize: mean and std must have the same, positive, length (got %d and %d)", len(mean), len(std)))
 	}
 	for _, s := range std {
 		if !(s > 0) {
-			panic(fmt.Sprintf("data.Normalize: std must be positive, got %v", std))
+			panic(fmt.Errorf("data.Normalize: std must be positive, got %v", std))
 		}
 	}
 	mean, std = append([]float32(nil), mean...), append([]float32(nil), std...)

@@ -84,7 +84,7 @@ func TestNormalize(t *testing.T) {
 		_, err := Normalize([]float32{1, 2}, []float32{1, 1}).Apply(tc.in, nil)
 		assert.ErrorContains(t, err, tc.err)
 	}
-	assert.PanicsWithValue(t, "data.Normalize: std must be positive, got [1 0]", func() { Normalize([]float32{0, 0}, []float32{1, 0}) })
+	assert.PanicsWithError(t, "data.Normalize: std must be positive, got [1 0]", func() { Normalize([]float32{0, 0}, []float32{1, 0}) })
 	assert.Panics(t, func() { Normalize([]float32{0}, []float32{1, 1}) })
 }
 
