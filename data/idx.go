@@ -93,6 +93,10 @@ func DecodeIDX(r io.Reader) (*IDX, error) {
 		zr.Multistream(false)
 		x, err := decodeIDX(zr)
 		if err != nil {
+			// A gzip stream cut short looks like a short IDX file: say so.
+			if _, gerr := io.Copy(io.Discard, zr); gerr != nil {
+				return nil, fmt.Errorf("%w (%v)", err, gzipError(gerr))
+			}
 			return nil, err
 		}
 		// Read to the end so that gzip checks its CRC and length.

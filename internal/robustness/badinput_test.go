@@ -134,6 +134,6 @@ func p(f func()) func() error {
 }
 
 // e1 and e2 drop the results of Try forms.
-func e1[A any](_ A, err error) error       { return err }
-func e2[A, B any](_ A, _ B, err error) error { return err }
+func e1[A any](_ A, err error) error                 { return err }
+func e2[A, B any](_ A, _ B, err error) error         { return err }
 func e3[A, B, C any](_ A, _ B, _ C, err error) error { return err }

@@ -262,7 +262,9 @@ func checkpointCases(t *testing.T) []badCase {
 		{"nn.SaveTensors zero tensor", "undefined", "", nil,
 			func() error { return nn.SaveTensors(map[string]torch.Tensor{"a": {}}, filepath.Join(dir, "z"), nil) }},
 		{"nn.SaveTensors freed tensor", `tensor "a" is undefined or freed`, "", nil,
-			func() error { return nn.SaveTensors(map[string]torch.Tensor{"a": freed()}, filepath.Join(dir, "f"), nil) }},
+			func() error {
+				return nn.SaveTensors(map[string]torch.Tensor{"a": freed()}, filepath.Join(dir, "f"), nil)
+			}},
 		{"nn.LoadOptimizerState bad key", "is not of the form state.<index>.<name>", "", nil,
 			func() error {
 				p := filepath.Join(dir, "opt")

@@ -41,7 +41,9 @@ func optimCases(t *testing.T) []badCase {
 		{"optimizer without parameters", "optimizer got an empty parameter list", "", nil,
 			func() error { return e1(optim.TrySGD([]torch.Tensor{}, optim.WithLR(0.1))) }},
 		{"optimizer with a non-leaf", "can't optimize a non-leaf Tensor", "", nil,
-			func() error { return e1(optim.TrySGD([]torch.Tensor{param().MulScalar(torch.S(2))}, optim.WithLR(0.1))) }},
+			func() error {
+				return e1(optim.TrySGD([]torch.Tensor{param().MulScalar(torch.S(2))}, optim.WithLR(0.1)))
+			}},
 		{"optimizer with a zero Tensor", "is an undefined or freed tensor", "", nil,
 			func() error { return e1(optim.TrySGD([]torch.Tensor{{}}, optim.WithLR(0.1))) }},
 		{"optimizer with a freed tensor", "is an undefined or freed tensor", "", nil,

@@ -27,7 +27,9 @@ func torchCases(t *testing.T) []badCase {
 		{"matmul vector lengths", "inconsistent tensor size", "matmul", nil,
 			func() error { return e1(torch.TryMatMul(f32(1, 2, 3), f32(1, 2))) }},
 		{"cat sizes", "Sizes of tensors must match", "cat", nil,
-			func() error { return e1(torch.TryCat([]torch.Tensor{x34(), torch.Ones(shape(3, 5))}, torch.WithDim(0))) }},
+			func() error {
+				return e1(torch.TryCat([]torch.Tensor{x34(), torch.Ones(shape(3, 5))}, torch.WithDim(0)))
+			}},
 		{"stack shapes", "stack expects each tensor to be equal size", "stack", nil,
 			func() error { return e1(torch.TryStack([]torch.Tensor{f32(1), f32(1, 2)})) }},
 		{"view size", "is invalid for input of size 12", "view", nil,
