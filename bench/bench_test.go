@@ -64,6 +64,8 @@ func TestTarget(t *testing.T) {
 		{"at most, missed", target{Measured: 2.6, Limit: 1.3, AtMost: true, Unit: "×"}, "MISS", "100% over the limit"},
 		{"at least, met", target{Measured: 1.9, Limit: 0.95, Unit: "×"}, "PASS", "100% above the minimum"},
 		{"at least, missed", target{Measured: 0.475, Limit: 0.95, Unit: "×"}, "MISS", "50% short of the minimum"},
+		{"percentage, met", target{Measured: -1.5, Limit: 5, AtMost: true, Unit: "%"}, "PASS", "6.5 points under the limit"},
+		{"percentage, missed", target{Measured: 7, Limit: 5, AtMost: true, Unit: "%"}, "MISS", "2.0 points over the limit"},
 		{"not measured", target{Measured: math.NaN(), Limit: 5, AtMost: true, Unit: "%"}, "n/a", "not measured"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -227,7 +229,7 @@ func TestTargets(t *testing.T) {
 	mlp := got["MLP 784-512-512-10, SGD step, batch 64: Go throughput / C++"]
 	assert.InDelta(t, 2.0/2.1, mlp.Measured, 1e-9)
 	assert.Equal(t, "PASS", mlp.verdict())
-	gc := got["median torch.GC() pause, mlp steps (interleaved rounds)"]
+	gc := got["median torch.GC() pause, MLP steps, interleaved rounds"]
 	assert.InDelta(t, 0.4, gc.Measured, 1e-9)
 	assert.Equal(t, "PASS", gc.verdict())
 	rss := got["Go RSS growth from step 1000 to 10000"]

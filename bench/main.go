@@ -79,7 +79,7 @@ func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var c config
 	fs.BoolVar(&c.Quick, "quick", false, "smoke run: 2 rounds, few iterations, a short RSS run; writes under bench/out/quick unless -out is given")
-	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds (default 8, 2 with -quick)")
+	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds (default 10, 2 with -quick)")
 	fs.IntVar(&c.Reps, "reps", 0, "timed repetitions per workload, worker and round (default 3, 1 with -quick)")
 	fs.IntVar(&c.Warmup, "warmup", 1, "untimed warm-up repetitions before them")
 	fs.Float64Var(&c.IterScale, "scale", 1, "multiply the iterations per repetition")
@@ -109,7 +109,7 @@ func parseFlags(args []string) (config, error) {
 			}
 		}
 	}
-	def(&c.Rounds, 8, 2)
+	def(&c.Rounds, 10, 2)
 	def(&c.Reps, 3, 1)
 	def(&c.RSSSteps, 10000, 400)
 	def(&c.StartupRounds, 8, 2)

@@ -98,11 +98,11 @@ func (r *results) gcRows() []gcRow {
 	var rows []gcRow
 	for _, j := range jobs {
 		if s := summarize(r.GC[j.Name]); s.ok() {
-			rows = append(rows, gcRow{j.Name + " steps (interleaved rounds)", s})
+			rows = append(rows, gcRow{strings.ToUpper(j.Name) + " steps, interleaved rounds", s})
 		}
 	}
 	if s := summarize(r.RSSGC); s.ok() {
-		rows = append(rows, gcRow{fmt.Sprintf("MLP, %d-step run", r.Config.RSSSteps), s})
+		rows = append(rows, gcRow{fmt.Sprintf("MLP steps, %d-step run", r.Config.RSSSteps), s})
 	}
 	return rows
 }
@@ -162,7 +162,7 @@ func markdown(r *results, chart string) string {
 	w("## Method\n\n")
 	w("Each implementation is a worker process: C++ on libtorch's C++ frontend ([`bench/cxx/work.cc`](../bench/cxx/work.cc)), ")
 	w("Go on GoTorch ([`bench/cmd/gowork`](../bench/cmd/gowork/main.go)), a Go+ training script compiled by gop-torch ")
-	w("([`bench/gopwork`](../bench/gopwork/main_train.gox), MLP and CNN only), and PyTorch ([`bench/py/work.py`](../bench/py/work.py)). ")
+	w("([`bench/gopwork`](../bench/gopwork/main_train.gox), MLP and CNN only: gop-torch puts `torch.GC()` into every loop body of a script, so a per-op loop in Go+ would collect after every op), and PyTorch ([`bench/py/work.py`](../bench/py/work.py)). ")
 	w("All use the same libtorch build, %d intra-op threads (`at::set_num_threads`, `torch.SetNumThreads`, `torch.set_num_threads`) and the environment above. ", c.Threads)
 	w("The workers take turns: each of %d rounds runs every workload on every worker in the order C++, Go, Go+, Python; ", c.Rounds)
 	w("each time a worker runs %d untimed warm-up repetition(s), then %d timed ones. ", c.Warmup, c.Reps)

@@ -84,6 +84,15 @@ func (t target) margin() string {
 		return "not measured"
 	}
 	d := (t.Measured - t.Limit) / math.Abs(t.Limit) * 100
+	if t.Unit == "%" {
+		// a percentage's margin is in percentage points
+		d = t.Measured - t.Limit
+		if t.AtMost && d <= 0 {
+			return fmt.Sprintf("%.1f points under the limit", math.Abs(d))
+		} else if t.AtMost {
+			return fmt.Sprintf("%.1f points over the limit", d)
+		}
+	}
 	switch {
 	case t.AtMost && d <= 0:
 		return fmt.Sprintf("%.0f%% under the limit", math.Abs(d))
