@@ -328,3 +328,10 @@ func TestSaveAndReplot(t *testing.T) {
 	assert.Equal(t, markdown(got, "b.png"), string(md))
 	assert.FileExists(t, cfg.Chart)
 }
+
+func TestCommand(t *testing.T) {
+	assert.Equal(t, "go run ./bench", command(nil))
+	assert.Equal(t, "go run ./bench -quick -rounds 3", command([]string{"-quick", "-rounds", "3"}))
+	assert.Equal(t, "go run ./bench -python ''", command([]string{"-python", ""}))
+	assert.Equal(t, "go run ./bench -out 'a b.md'", command([]string{"-out", "a b.md"}))
+}

@@ -199,7 +199,7 @@ func moduleRoot() (string, error) {
 func command(args []string) string {
 	parts := []string{"go run ./bench"}
 	for _, a := range args {
-		if strings.ContainsAny(a, " \t'\"$") {
+		if a == "" || strings.ContainsAny(a, " \t'\"$") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		parts = append(parts, a)
