@@ -3,8 +3,12 @@ package robustness
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"os"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/gotorch/gotorch/torch"
 )
@@ -30,35 +34,65 @@ func FuzzOps(f *testing.F) {
 		f.Add([]byte{3, 2, 1, 7, byte(op), 1, 0, 4, 2})
 	}
 	f.Add([]byte{255, 255, 255, 255, 0, 0, 0, 0, 128, 128, 128})
-	f.Fuzz(func(t *testing.T, prog []byte) {
-		if len(prog) > 256 {
-			prog = prog[:256]
+	f.Fuzz(runProgram)
+}
+
+// TestOpsRandomPrograms runs FuzzOps's harness on random programs without
+// the fuzzing engine, so that every go test run tries new ones; the seed
+// is logged to replay a failure with GOTORCH_OPS_SEED.
+func TestOpsRandomPrograms(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("GOTORCH_OPS_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
 		}
-		r := &progReader{b: prog}
-		pool := []torch.Tensor{r.tensor(), r.tensor()}
-		for steps := 0; steps < 16 && !r.done(); steps++ {
-			op := opTable[r.byte()%byte(len(opTable))]
-			a, b := pool[int(r.byte())%len(pool)], pool[int(r.byte())%len(pool)]
-			out, err := runOp(op, a, b, r)
-			if err != nil {
-				var te *torch.Error
-				if !errors.As(err, &te) {
-					t.Fatalf("op %s: error %T %v, want a *torch.Error", op.name, err, err)
-				}
-				continue
+		seed = v
+	}
+	t.Logf("GOTORCH_OPS_SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
+	for i := 0; i < n; i++ {
+		prog := make([]byte, 8+rng.IntN(120))
+		for j := range prog {
+			prog[j] = byte(rng.UintN(256))
+		}
+		runProgram(t, prog)
+	}
+}
+
+// runProgram runs one program of FuzzOps.
+func runProgram(t *testing.T, prog []byte) {
+	if len(prog) > 256 {
+		prog = prog[:256]
+	}
+	r := &progReader{b: prog}
+	pool := []torch.Tensor{r.tensor(), r.tensor()}
+	for steps := 0; steps < 16 && !r.done(); steps++ {
+		op := opTable[r.byte()%byte(len(opTable))]
+		a, b := pool[int(r.byte())%len(pool)], pool[int(r.byte())%len(pool)]
+		out, err := runOp(op, a, b, r)
+		if err != nil {
+			var te *torch.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("program %q: op %s: error %T %v, want a *torch.Error", prog, op.name, err, err)
 			}
-			if out.Defined() && out.Numel() <= 4096 && len(pool) < 8 {
-				pool = append(pool, out)
-			}
+			continue
 		}
-		// The library still works.
-		if got := torch.Add(f32(1), f32(2)).Float32s(); got[0] != 3 {
-			t.Fatalf("1 + 2 = %v after the program", got)
+		if out.Defined() && out.Numel() <= 4096 && len(pool) < 8 {
+			pool = append(pool, out)
 		}
-		for _, x := range pool {
-			x.Free()
-		}
-	})
+	}
+	// The library still works.
+	if got := torch.Add(f32(1), f32(2)).Float32s(); got[0] != 3 {
+		t.Fatalf("program %q: 1 + 2 = %v after it", prog, got)
+	}
+	for _, x := range pool {
+		x.Free()
+	}
 }
 
 // runOp runs one op, turning a panic into its error; a panic that is not
