@@ -39,6 +39,32 @@ test: setup
 	$(GO) vet ./...
 	$(GO) test -race ./...
 
+# Short runs of the fuzz targets under the fuzzing engine (docs/robustness.md),
+# FUZZTIME each. make test runs their seed corpora (go test does); this is
+# not part of it because fuzzing instruments every package, the C++ of the
+# bindings included, and that build alone takes minutes on a cold cache.
+# Longer runs: make fuzz-short FUZZTIME=10m.
+FUZZTIME ?= 5s
+FUZZ_TARGETS = ./internal/robustness:FuzzOps ./torch:FuzzDecode \
+	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
+	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10
+.PHONY: fuzz-short
+fuzz-short:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz: $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	done
+
+# Native leaks: the tests under AddressSanitizer, whose LeakSanitizer
+# reports C and C++ memory still allocated and unreferenced at exit
+# (docs/robustness.md). The two RSS tests are skipped: ASan's quarantine
+# holds freed memory.
+.PHONY: leakcheck
+leakcheck:
+	$(GO) test -asan -count=1 ./torch -skip 'TestTrainingLoopReturnsToBaseline|TestLargeLoopRSSWithinBudget'
+	$(GO) test -asan -count=1 ./torch/safetensors ./nn/... ./data ./internal/robustness
+
 setup:
 	$(SETUP)
 
