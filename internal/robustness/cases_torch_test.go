@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gotorch/gotorch/gopkg"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -252,6 +253,17 @@ func torchCases(t *testing.T) []badCase {
 			}},
 		{"failure inside Scoped", "cannot be multiplied", "mm", nil,
 			p(func() { torch.Scoped(func() torch.Tensor { return torch.MM(x34(), x34()) }) })},
+		// Go+ operators and vocabulary.
+		{"Go+ operator with a string", "right operand has type string", "+", nil,
+			p(func() { x34().Gop_Add("one") })},
+		{"Go+ operator with nil", "right operand is nil", "*", nil,
+			p(func() { x34().Gop_Mul(nil) })},
+		{"Go+ operator with a nil *Tensor", "right operand is a nil *Tensor", "-", nil,
+			p(func() { x34().Gop_Sub((*torch.Tensor)(nil)) })},
+		{"Go+ tensor of strings", "element type string is not a number or bool", "", nil,
+			p(func() { gopkg.Tensor__0([]string{"a"}) })},
+		{"Go+ ones of negative size", "negative dimension", "ones", nil,
+			p(func() { gopkg.Ones__0(2, -1) })},
 		// Go values.
 		{"FromNested ragged", "ragged nested slice", "from_nested", nil,
 			func() error { return e1(torch.TryFromNested([][]float32{{1}, {1, 2}})) }},
