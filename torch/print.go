@@ -37,6 +37,7 @@ func (t Tensor) String() string {
 	shape := t.Shape()
 	numel := t.Numel()
 	body := "[]"
+	forceNewline := false
 	if dev.Type == MetaDevice {
 		// A meta tensor has no data: PyTorch prints its size and dtype.
 		body = "..."
@@ -44,6 +45,11 @@ func (t Tensor) String() string {
 		if dtype != defaultDType {
 			suffixes = append(suffixes, "dtype="+dtype.String())
 		}
+	} else if numel > 0 && t.NBytes() == 0 {
+		// No storage: a sparse tensor. PyTorch prints its parts.
+		var parts string
+		parts, forceNewline, suffixes = t.sparseParts(dtype, shape, indent, suffixes)
+		body = parts
 	} else if numel == 0 {
 		if len(shape) != 1 {
 			suffixes = append(suffixes, "size="+pyTuple(shape))
@@ -52,9 +58,7 @@ func (t Tensor) String() string {
 			suffixes = append(suffixes, "dtype="+dtype.String())
 		}
 	} else {
-		switch dtype {
-		case defaultDType, Complex64, Int64, Bool: // Complex64: PyTorch's default complex dtype for float32
-		default:
+		if !defaultPrintDType(dtype) {
 			suffixes = append(suffixes, "dtype="+dtype.String())
 		}
 		body = tensorBody(t.Detach(), dtype, shape, numel, indent)
@@ -64,7 +68,58 @@ func (t Tensor) String() string {
 	} else if t.RequiresGrad() {
 		suffixes = append(suffixes, "requires_grad=True")
 	}
-	return addSuffixes(prefix+body, suffixes, indent)
+	return addSuffixes(prefix+body, suffixes, indent, forceNewline)
+}
+
+// defaultPrintDType reports whether PyTorch's repr leaves out the dtype:
+// the default float32, its complex counterpart, int64 and bool.
+func defaultPrintDType(d DType) bool {
+	switch d {
+	case defaultDType, Complex64, Int64, Bool:
+		return true
+	}
+	return false
+}
+
+// sparseParts prints a sparse tensor's parts as PyTorch 1.13 does: the
+// indices and values of a COO tensor, the compressed and plain indices and
+// the values of a CSR one, each on its own line, and the size, nnz, dtype
+// and layout among the suffixes. Other layouts print as "...".
+func (t Tensor) sparseParts(dtype DType, shape []int64, indent int, suffixes []string) (body string, forceNewline bool, _ []string) {
+	nnz, err := t.TryInternalNnz()
+	if err != nil {
+		return "...", false, append(suffixes, "size="+pyTuple(shape))
+	}
+	suffixes = append(suffixes, "size="+pyTuple(shape), "nnz="+strconv.FormatInt(nnz, 10))
+	if !defaultPrintDType(dtype) {
+		suffixes = append(suffixes, "dtype="+dtype.String())
+	}
+	part := func(name string, p Tensor) string {
+		pre := name + "=tensor("
+		return pre + innerTensor(p.Detach(), indent+len(pre)) + ")"
+	}
+	sep := ",\n" + strings.Repeat(" ", indent)
+	if indices, err := t.TryInternalIndices(); err == nil {
+		body = part("indices", indices) + sep + part("values", t.InternalValues())
+		return body, true, append(suffixes, "layout=torch.sparse_coo")
+	}
+	if crow, err := t.TryCrowIndices(); err == nil {
+		body = part("crow_indices", crow) + sep + part("col_indices", t.ColIndices()) + sep + part("values", t.Values())
+		return body, false, append(suffixes, "layout=torch.sparse_csr")
+	}
+	return "...", false, suffixes
+}
+
+// innerTensor is PyTorch's _tensor_str of a tensor printed inside another
+// (a sparse tensor's indices and values): its values, with the size after
+// them when it has none.
+func innerTensor(t Tensor, indent int) string {
+	shape := t.Shape()
+	numel := t.Numel()
+	if numel == 0 {
+		return "[], size=" + pyTuple(shape)
+	}
+	return tensorBody(t, t.DType(), shape, numel, indent)
 }
 
 func pyTuple(shape []int64) string {
@@ -78,12 +133,13 @@ func pyTuple(shape []int64) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func addSuffixes(s string, suffixes []string, indent int) string {
+func addSuffixes(s string, suffixes []string, indent int, forceNewline bool) string {
 	var b strings.Builder
 	b.WriteString(s)
 	last := len(s) - strings.LastIndexByte(s, '\n') + 1 // as Python computes it
 	for _, suf := range suffixes {
-		if last+len(suf)+2 > printLineWidth {
+		if forceNewline || last+len(suf)+2 > printLineWidth {
+			forceNewline = false
 			b.WriteString(",\n" + strings.Repeat(" ", indent) + suf)
 			last = indent + len(suf)
 		} else {
