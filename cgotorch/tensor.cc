@@ -237,7 +237,24 @@ void check_pickle(const uint8_t *p, size_t n) {
 // the file gave them, reach outside its storage: libtorch's unpickler sets
 // them unchecked, and reading such a tensor reads out of bounds.
 void check_loaded_tensor(const at::Tensor &t) {
-  if (!t.defined() || !t.has_storage()) return;
+  if (!t.defined()) return;
+  // A sparse tensor is rebuilt unchecked too (_sparse_coo_tensor_unsafe):
+  // an index out of range in the file would make to_dense write out of
+  // bounds. Check its parts, then its indices against its size.
+  if (t.layout() == at::kSparse) {
+    check_loaded_tensor(t._indices());
+    check_loaded_tensor(t._values());
+    at::_validate_sparse_coo_tensor_args(t._indices(), t._values(), t.sizes());
+    return;
+  }
+  if (t.layout() == at::kSparseCsr) {
+    check_loaded_tensor(t.crow_indices());
+    check_loaded_tensor(t.col_indices());
+    check_loaded_tensor(t.values());
+    at::_validate_sparse_csr_tensor_args(t.crow_indices(), t.col_indices(), t.values(), t.sizes());
+    return;
+  }
+  if (!t.has_storage()) return;
   TORCH_CHECK(t.storage_offset() >= 0, "corrupt file: negative storage offset ", t.storage_offset());
   for (int64_t d = 0; d < t.dim(); d++) {
     TORCH_CHECK(t.size(d) >= 0 && t.stride(d) >= 0, "corrupt file: size ", t.sizes(),

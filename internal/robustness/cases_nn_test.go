@@ -46,6 +46,15 @@ func fileCases(t *testing.T) []badCase {
 	oversized := append([]byte(nil), valid...)
 	oversized[i+6] = 9
 	oversized[i+j+2] = 9
+	// A sparse tensor whose last row index is 2^40 in a 3-row tensor.
+	sparse := x34().ToSparse().Encode()
+	var rows []byte
+	for _, r := range []int64{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2} {
+		rows = binary.LittleEndian.AppendUint64(rows, uint64(r))
+	}
+	k := bytes.Index(sparse, rows)
+	require.True(t, k > 0)
+	binary.LittleEndian.PutUint64(sparse[k+8*11:], 1<<40)
 	memoBomb := corpusInput(t, "../../torch/testdata/fuzz/FuzzDecode/5269d938b9089432")
 	underflow := corpusInput(t, "../../torch/testdata/fuzz/FuzzDecode/73931467f25f514f")
 	load := func(p string) func() error { return func() error { return e1(torch.Load(p)) } }
@@ -60,6 +69,7 @@ func fileCases(t *testing.T) []badCase {
 		{"torch.Decode memo index bomb", "corrupt pickle: memo index", "load", nil, decode(memoBomb)},
 		{"torch.Decode stack underflow", "corrupt pickle", "load", nil, decode(underflow)},
 		{"torch.Decode view past its storage", "needs 72 bytes, its storage has 32", "load", nil, decode(oversized)},
+		{"torch.Decode sparse index out of range", "for dim 0, size is 3 but found index 1099511627776", "load", nil, decode(sparse)},
 		{"torch.Decode one byte", "zip", "load", nil, decode([]byte{0})},
 	}
 }
