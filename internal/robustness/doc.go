@@ -12,7 +12,12 @@
 //     many goroutines, training beside data-loader goroutines, and GC from
 //     several goroutines, meant for go test -race.
 //   - fuzz_ops_test.go: FuzzOps, which feeds random shapes, dtypes and
-//     arguments to a broad sample of generated ops.
+//     arguments to a sample of 160 generated ops, and TestOpsRandomPrograms,
+//     its harness on fresh random programs at each run;
+//     fuzz_checkpoint_test.go: FuzzLoadCheckpoint, nn.Load on arbitrary
+//     files.
+//   - crash_test.go: SIGKILL inside torch.Save and nn.SaveOptimizerState
+//     writes; the previous files must stay whole.
 //
 // docs/robustness.md describes the suite, the fuzzing done and what was
 // found and fixed.
