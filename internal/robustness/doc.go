@@ -12,7 +12,7 @@
 //     many goroutines, training beside data-loader goroutines, and GC from
 //     several goroutines, meant for go test -race.
 //   - fuzz_ops_test.go: FuzzOps, which feeds random shapes, dtypes and
-//     arguments to a sample of 160 generated ops, and TestOpsRandomPrograms,
+//     arguments to a table of 160 ops, and TestOpsRandomPrograms,
 //     its harness on fresh random programs at each run;
 //     fuzz_checkpoint_test.go: FuzzLoadCheckpoint, nn.Load on arbitrary
 //     files.
