@@ -12,50 +12,38 @@ import (
 func Sum__0(x torch.Tensor) torch.Tensor { return x.Sum() }
 
 // Sum__1 is torch.sum(x, dim).
-func Sum__1(x torch.Tensor, dim int) torch.Tensor {
-	return x.SumDimIntList([]int64{int64(dim)})
-}
+func Sum__1(x torch.Tensor, dim int) torch.Tensor { return x.SumAlong(dim) }
 
 // Sum__2 is torch.sum(x, dim, keepdim).
-func Sum__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
-	return x.SumDimIntList([]int64{int64(dim)}, torch.WithKeepdim(keepdim))
-}
+func Sum__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.SumAlong(dim, keepdim) }
 
 // Mean__0 is torch.mean(x).
 func Mean__0(x torch.Tensor) torch.Tensor { return x.Mean() }
 
 // Mean__1 is torch.mean(x, dim).
-func Mean__1(x torch.Tensor, dim int) torch.Tensor {
-	return x.MeanDim([]int64{int64(dim)})
-}
+func Mean__1(x torch.Tensor, dim int) torch.Tensor { return x.MeanAlong(dim) }
 
 // Mean__2 is torch.mean(x, dim, keepdim).
-func Mean__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
-	return x.MeanDim([]int64{int64(dim)}, torch.WithKeepdim(keepdim))
-}
+func Mean__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.MeanAlong(dim, keepdim) }
 
 // Amax__0 is torch.amax(x): the largest element (torch.max(x)).
 func Amax__0(x torch.Tensor) torch.Tensor { return x.Max() }
 
 // Amax__1 is torch.amax(x, dim): the largest elements along dim (the
 // values of torch.max(x, dim)).
-func Amax__1(x torch.Tensor, dim int) torch.Tensor { return x.Amax(torch.WithDim(int64(dim))) }
+func Amax__1(x torch.Tensor, dim int) torch.Tensor { return x.AmaxAlong(dim) }
 
 // Amax__2 is torch.amax(x, dim, keepdim).
-func Amax__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
-	return x.Amax(torch.WithDim(int64(dim)), torch.WithKeepdim(keepdim))
-}
+func Amax__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.AmaxAlong(dim, keepdim) }
 
 // Amin__0 is torch.amin(x): the smallest element (torch.min(x)).
 func Amin__0(x torch.Tensor) torch.Tensor { return x.Min() }
 
 // Amin__1 is torch.amin(x, dim).
-func Amin__1(x torch.Tensor, dim int) torch.Tensor { return x.Amin(torch.WithDim(int64(dim))) }
+func Amin__1(x torch.Tensor, dim int) torch.Tensor { return x.AminAlong(dim) }
 
 // Amin__2 is torch.amin(x, dim, keepdim).
-func Amin__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
-	return x.Amin(torch.WithDim(int64(dim)), torch.WithKeepdim(keepdim))
-}
+func Amin__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.AminAlong(dim, keepdim) }
 
 // Argmax__0 is torch.argmax(x): the index of the largest element of the
 // flattened tensor.
@@ -80,13 +68,13 @@ func Argmin__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.Ar
 // Shapes.
 
 // View__0 is x.view(*shape): view(x, -1, 784).
-func View__0(x torch.Tensor, shape ...int) torch.Tensor { return x.View(ints64(shape)) }
+func View__0(x torch.Tensor, shape ...int) torch.Tensor { return x.ViewDims(shape...) }
 
 // View__1 is x.view(shape) for a shape: view(x, y.shape).
 func View__1(x torch.Tensor, shape []int64) torch.Tensor { return x.View(shape) }
 
 // Reshape__0 is torch.reshape(x, shape): reshape(x, 2, -1).
-func Reshape__0(x torch.Tensor, shape ...int) torch.Tensor { return x.Reshape(ints64(shape)) }
+func Reshape__0(x torch.Tensor, shape ...int) torch.Tensor { return x.ReshapeDims(shape...) }
 
 // Reshape__1 is torch.reshape(x, shape) for a shape.
 func Reshape__1(x torch.Tensor, shape []int64) torch.Tensor { return x.Reshape(shape) }
@@ -96,13 +84,11 @@ func Flatten__0(x torch.Tensor) torch.Tensor { return x.Flatten() }
 
 // Flatten__1 is torch.flatten(x, startDim): flatten(x, 1) keeps the batch
 // dimension.
-func Flatten__1(x torch.Tensor, startDim int) torch.Tensor {
-	return x.Flatten(torch.WithStartDim(int64(startDim)))
-}
+func Flatten__1(x torch.Tensor, startDim int) torch.Tensor { return x.FlattenFrom(startDim) }
 
 // Flatten__2 is torch.flatten(x, startDim, endDim).
 func Flatten__2(x torch.Tensor, startDim, endDim int) torch.Tensor {
-	return x.Flatten(torch.WithStartDim(int64(startDim)), torch.WithEndDim(int64(endDim)))
+	return x.FlattenFrom(startDim, endDim)
 }
 
 // Cat__0 is torch.cat(tensors): cat([a, b]).
