@@ -56,6 +56,26 @@ const tensorOverhead = 512
 // ordinary training steps seldom do.
 const trimBytes = 64 << 20
 
+// smallBytes is the size (data plus overhead) below which a dead tensor
+// found by a background sweep is left for an allocating goroutine to free.
+// glibc keeps a small per-thread cache of freed blocks: a block freed on the
+// thread that then allocates is handed straight back, while blocks freed in
+// bulk on another thread take the arena lock, contend with the allocating
+// thread and leave it the slow path. Larger tensors are freed at once.
+const smallBytes = 16 << 10
+
+// drainBatch is how many pending tensors an allocating goroutine frees at a
+// time, once every drainEvery tensors it makes: twice the rate at which
+// tensors are made, so that the queue empties between collections.
+const (
+	drainBatch = 16
+	drainEvery = 8
+)
+
+// countTrigger is how many step tensors may be made between collections
+// before a Go collection is started in the background.
+const countTrigger = 8192
+
 // handle owns one native tensor. p is nil once freed.
 type handle struct {
 	p C.gt_tensor
@@ -94,6 +114,12 @@ var mem struct {
 	stepping bool
 	entries  []*entry
 	batch    []C.gt_tensor
+	// pending holds dead small tensors that a background sweep found and
+	// left for allocating goroutines to free (see drainSome);
+	// pendingBytes is their bytes.
+	pending      []C.gt_tensor
+	pendingSizes []int64
+	pendingBytes int64
 
 	live        atomic.Int64 // live tensors
 	bytes       atomic.Int64 // native bytes of live tensors
@@ -106,6 +132,14 @@ var mem struct {
 	lastBytes  atomic.Int64
 	collecting atomic.Bool
 	scopes     atomic.Int32 // active scopes
+	// npending mirrors len(pending) for a lock-free check in newTensor.
+	npending atomic.Int64
+	// sinceGC counts tensors made since the last collection; when it
+	// passes countTrigger inside steps, a Go collection starts in the
+	// background (asyncGC) so that dead step tensors are freed while
+	// their memory is still warm.
+	sinceGC atomic.Int64
+	asyncGC atomic.Bool
 }
 
 func init() {
@@ -142,7 +176,8 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	nbytes += tensorOverhead
 	var h *handle
 	mem.Lock()
-	if mem.stepping && mem.chunkUse > 1 {
+	stepping := mem.stepping
+	if stepping && mem.chunkUse > 1 {
 		e := mem.curEntry
 		if e == nil || e.n >= mem.chunkUse {
 			e = newChunkLocked()
@@ -163,15 +198,64 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	}
 	mem.Unlock()
 	mem.live.Add(1)
-	mem.created.Add(1)
+	n := mem.created.Add(1)
 	b := mem.bytes.Add(nbytes)
 	if mem.scopes.Load() > 0 {
 		enterScope(h)
 	}
 	if b-mem.lastBytes.Load() > mem.budget.Load() {
 		collectUnderPressure()
+	} else if n%drainEvery == 0 && mem.npending.Load() > 0 {
+		drainSome()
+	}
+	if mem.sinceGC.Add(1) > countTrigger && !mem.asyncGC.Load() && stepping {
+		startAsyncGC()
 	}
 	return Tensor{h}
+}
+
+// startAsyncGC starts a Go collection on another goroutine; the background
+// sweep that follows it finds the step's dead tensors.
+func startAsyncGC() {
+	if !mem.asyncGC.CompareAndSwap(false, true) {
+		return
+	}
+	mem.sinceGC.Store(0)
+	go func() {
+		runtime.GC()
+		mem.asyncGC.Store(false)
+	}()
+}
+
+// drainSome frees up to drainBatch pending tensors on the calling thread.
+// It gives way to a running sweep, which frees the queue itself.
+func drainSome() {
+	if !mem.sweepMu.TryLock() {
+		return
+	}
+	defer mem.sweepMu.Unlock()
+	var buf [drainBatch]C.gt_tensor
+	var nb int64
+	mem.Lock()
+	k := min(len(mem.pending), drainBatch)
+	j := len(mem.pending) - k
+	copy(buf[:], mem.pending[j:])
+	for _, b := range mem.pendingSizes[j:] {
+		nb += b
+	}
+	clear(mem.pending[j:])
+	mem.pending = mem.pending[:j]
+	mem.pendingSizes = mem.pendingSizes[:j]
+	mem.pendingBytes -= nb
+	mem.npending.Store(int64(j))
+	mem.Unlock()
+	if k == 0 {
+		return
+	}
+	C.gt_tensor_free_many(&buf[0], C.int64_t(k))
+	mem.live.Add(-int64(k))
+	mem.freed.Add(int64(k))
+	mem.bytes.Add(-nb)
 }
 
 // newTensorQ is newTensor for handles whose size C did not report.
@@ -211,16 +295,27 @@ func (h *handle) free() {
 	C.gt_tensor_free(p)
 }
 
-// sweep frees the native tensors of every chunk that Go found unreachable.
-// It returns the number of tensors freed.
-func sweep() int {
+// sweep frees the native tensors of every chunk that Go found unreachable,
+// and the pending queue. It returns the number of tensors freed.
+func sweep() int { return sweepMode(false) }
+
+// sweepMode is sweep; a background sweep (background true) frees large
+// tensors at once and leaves small ones pending for allocating goroutines,
+// after freeing what was still pending from the sweep before.
+func sweepMode(background bool) int {
 	// Sweeps run one at a time, so that a GC() never returns while another
 	// sweep is still freeing tensors it claimed.
 	mem.sweepMu.Lock()
 	defer mem.sweepMu.Unlock()
 	mem.Lock()
-	batch := mem.batch[:0]
-	var nb int64
+	// Everything pending is freed now: by a synchronous sweep because its
+	// caller needs the memory back, by a background one because no
+	// allocating goroutine took it since the last collection.
+	batch := append(mem.batch[:0], mem.pending...)
+	nb := mem.pendingBytes
+	clear(mem.pending)
+	mem.pending, mem.pendingSizes, mem.pendingBytes = mem.pending[:0], mem.pendingSizes[:0], 0
+	var kb int64 // bytes left pending
 	kept := mem.entries[:0]
 	for _, e := range mem.entries {
 		if e.alive() {
@@ -228,15 +323,25 @@ func sweep() int {
 			continue
 		}
 		for i := 0; i < e.n; i++ {
-			if e.ps[i] != nil {
-				batch = append(batch, e.ps[i])
-				nb += e.bytes[i]
+			if e.ps[i] == nil {
+				continue
 			}
+			if background && e.bytes[i] < smallBytes {
+				mem.pending = append(mem.pending, e.ps[i])
+				mem.pendingSizes = append(mem.pendingSizes, e.bytes[i])
+				kb += e.bytes[i]
+				continue
+			}
+			batch = append(batch, e.ps[i])
+			nb += e.bytes[i]
 		}
 	}
 	clear(mem.entries[len(kept):])
 	mem.entries = kept
+	mem.pendingBytes = kb
+	mem.npending.Store(int64(len(mem.pending)))
 	mem.batch = nil
+	mem.sinceGC.Store(0)
 	mem.Unlock()
 	n := len(batch)
 	if n > 0 {
@@ -253,7 +358,7 @@ func sweep() int {
 	}
 	mem.live.Add(-int64(n))
 	mem.freed.Add(int64(n))
-	mem.lastBytes.Store(mem.bytes.Add(-nb))
+	mem.lastBytes.Store(mem.bytes.Add(-nb) - kb)
 	mem.collections.Add(1)
 	return n
 }
@@ -367,7 +472,7 @@ func startBackgroundSweeps() {
 	armSentinel()
 	go func() {
 		for range sweepWake {
-			sweep()
+			sweepMode(true)
 		}
 	}()
 }
