@@ -254,3 +254,24 @@ func TestStepTensorsCollectedWithoutGC(t *testing.T) {
 	assert.Equal(t, base+1, torch.ReadMemStats().LiveTensors, "only x survives")
 	runtime.KeepAlive(x)
 }
+
+func TestGCRestoresGOMAXPROCS(t *testing.T) {
+	// GC() runs Go's collection with one P and puts the setting back, also
+	// when several goroutines collect at once.
+	prev := runtime.GOMAXPROCS(3)
+	defer runtime.GOMAXPROCS(prev)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				_ = torch.Ones(i64s(2, 2)).Add(torch.Ones(i64s(2, 2)))
+				torch.GC()
+			}
+		}()
+	}
+	wg.Wait()
+	torch.FinishGC()
+	assert.Equal(t, 3, runtime.GOMAXPROCS(0))
+}
