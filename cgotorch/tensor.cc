@@ -298,11 +298,11 @@ void gt_tensor_free_many(gt_tensor *ts, int64_t n) {
   for (int64_t i = 0; i < n; i++) delete reinterpret_cast<at::Tensor *>(ts[i]);
 }
 int64_t gt_thread_id(void) { return static_cast<int64_t>(syscall(SYS_gettid)); }
-void gt_tune_malloc(int arenas, int64_t mmap_threshold) {
+void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold) {
   if (arenas > 0) mallopt(M_ARENA_MAX, arenas);
-  // A fixed threshold turns off glibc's dynamic one, which otherwise rises
-  // after the first large free and keeps freed tensor data in the heap.
+  // Fixing either threshold turns off glibc's dynamic adjustment of both.
   if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
+  if (trim_threshold > 0) mallopt(M_TRIM_THRESHOLD, static_cast<int>(trim_threshold));
 }
 void gt_malloc_trim(void) { malloc_trim(0); }
 gt_tensor gt_tensor_share(gt_tensor t) { return wrap(T(t)); }

@@ -51,11 +51,6 @@ const chunkSize = 32
 // budget also bounds loops of many small tensors.
 const tensorOverhead = 512
 
-// trimBytes is the size of a sweep's release from which GoTorch asks glibc
-// to return free memory to the system: pressure collections reach it,
-// ordinary training steps seldom do.
-const trimBytes = 64 << 20
-
 // smallBytes is the size (data plus overhead) below which a dead tensor
 // found by a background sweep is left for an allocating goroutine to free.
 // glibc keeps a small per-thread cache of freed blocks: a block freed on the
@@ -151,19 +146,27 @@ func init() {
 	mem.budget.Store(budget)
 	// Tensors are allocated on whatever thread runs the op and freed in
 	// batches on another; without a cap, glibc grows one arena per thread
-	// and RSS with them (wangkuiyi/gotorch#273). The mmap threshold stays
-	// glibc's dynamic one: a fixed low threshold returns large tensors to
-	// the system at once but makes every activation a fresh mmap, and a
-	// CNN's training step then spends more than half its time in page
-	// faults. MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ override both.
-	arenas, threshold := 2, int64(0)
+	// and RSS with them (wangkuiyi/gotorch#273).
+	//
+	// A step's tensors are freed together at its end, and the next step
+	// allocates the same sizes again. With glibc's dynamic thresholds the
+	// batch free leaves a large free block at the top of the heap, glibc
+	// returns it to the system, and the next step faults every page in
+	// again: a loop of 256×256 adds ran 16× slower than C++, an MLP step
+	// 15% slower. GoTorch therefore keeps freed memory up to 256 MiB per
+	// arena (the trim threshold) and serves tensors up to 32 MiB (glibc's
+	// largest mmap threshold) from the heap. RSS still follows the budget:
+	// a collection under memory pressure, and FinishGC, call malloc_trim.
+	// MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_
+	// override these settings.
+	arenas, mmapThreshold, trimThreshold := 2, int64(32<<20), int64(256<<20)
 	if os.Getenv("MALLOC_ARENA_MAX") != "" {
 		arenas = 0
 	}
-	if os.Getenv("MALLOC_MMAP_THRESHOLD_") != "" {
-		threshold = 0
+	if os.Getenv("MALLOC_MMAP_THRESHOLD_") != "" || os.Getenv("MALLOC_TRIM_THRESHOLD_") != "" {
+		mmapThreshold, trimThreshold = 0, 0
 	}
-	C.gt_tune_malloc(C.int(arenas), C.int64_t(threshold))
+	C.gt_tune_malloc(C.int(arenas), C.int64_t(mmapThreshold), C.int64_t(trimThreshold))
 	startBackgroundSweeps()
 }
 
@@ -222,7 +225,10 @@ func startAsyncGC() {
 	}
 	mem.sinceGC.Store(0)
 	go func() {
+		// goGC waits for this collection before it changes GOMAXPROCS.
+		gcProcs.Lock()
 		runtime.GC()
+		gcProcs.Unlock()
 		mem.asyncGC.Store(false)
 	}()
 }
@@ -297,12 +303,21 @@ func (h *handle) free() {
 
 // sweep frees the native tensors of every chunk that Go found unreachable,
 // and the pending queue. It returns the number of tensors freed.
-func sweep() int { return sweepMode(false) }
+func sweep() int { return sweepMode(sweepNow) }
 
-// sweepMode is sweep; a background sweep (background true) frees large
-// tensors at once and leaves small ones pending for allocating goroutines,
-// after freeing what was still pending from the sweep before.
-func sweepMode(background bool) int {
+type sweepKind int
+
+const (
+	sweepNow        sweepKind = iota // free every dead tensor
+	sweepTrim                        // and give free heap memory back to the system
+	sweepBackground                  // free large dead tensors, leave small ones pending
+)
+
+// sweepMode is sweep. A background sweep frees large tensors at once and
+// leaves small ones pending for allocating goroutines, after freeing what
+// was still pending from the sweep before.
+func sweepMode(kind sweepKind) int {
+	background := kind == sweepBackground
 	// Sweeps run one at a time, so that a GC() never returns while another
 	// sweep is still freeing tensors it claimed.
 	mem.sweepMu.Lock()
@@ -351,9 +366,9 @@ func sweepMode(background bool) int {
 	mem.Lock()
 	mem.batch = batch[:0]
 	mem.Unlock()
-	if nb >= trimBytes {
-		// Freed memory stays in glibc's heap; give a large release back
-		// to the system so that RSS follows the budget.
+	if kind == sweepTrim {
+		// Freed memory stays in glibc's heap (see the trim threshold
+		// in init); give it back so that RSS follows the budget.
 		C.gt_malloc_trim()
 	}
 	mem.live.Add(-int64(n))
@@ -364,14 +379,14 @@ func sweepMode(background bool) int {
 }
 
 // collect runs a full Go collection and sweeps. stepping says whether
-// tensors made after it are step tensors.
-func collect(stepping bool) int {
+// tensors made after it are step tensors; kind is sweepNow or sweepTrim.
+func collect(stepping bool, kind sweepKind) int {
 	mem.Lock()
 	mem.cur, mem.curEntry = nil, nil // seal the current chunk so that it can be collected
 	mem.stepping = stepping
 	mem.Unlock()
 	goGC()
-	return sweep()
+	return sweepMode(kind)
 }
 
 // gcProcs serializes goGC's change of GOMAXPROCS.
@@ -404,7 +419,7 @@ func collectUnderPressure() {
 	mem.Lock()
 	stepping := mem.stepping
 	mem.Unlock()
-	collect(stepping)
+	collect(stepping, sweepTrim)
 }
 
 // GC frees the native memory of every tensor that is no longer reachable
@@ -418,13 +433,14 @@ func collectUnderPressure() {
 //
 // Tensors made after GC() are step tensors, registered cheaply in chunks
 // (see SetGCChunkSize) until FinishGC().
-func GC() { collect(true) }
+func GC() { collect(true, sweepNow) }
 
 // FinishGC ends a loop of GC() calls: it collects what the last step left,
-// and tensors made afterwards are tracked one by one again. A loop that
+// gives free heap memory back to the system, and tensors made afterwards
+// are tracked one by one again. A loop that
 // ends without it leaks nothing; its later tensors just cost a little less
 // to make and are freed a little less precisely.
-func FinishGC() { collect(false) }
+func FinishGC() { collect(false, sweepTrim) }
 
 // SetMemoryBudget sets how many bytes of native tensor memory may be
 // allocated between two collections before the allocating goroutine
@@ -494,7 +510,7 @@ func startBackgroundSweeps() {
 	armSentinel()
 	go func() {
 		for range sweepWake {
-			sweepMode(true)
+			sweepMode(sweepBackground)
 		}
 	}()
 }
