@@ -34,15 +34,18 @@ import (
 // FinishGC()) every handle has its own weak pointer and collection is exact;
 // SetGCChunkSize(1) makes steps exact too.
 //
-// Collection happens in three places:
+// Collection happens in four places:
 //   - GC(), at a step boundary: a full Go collection, then a synchronous
 //     sweep of the registry. It never waits for a tensor to die: reachable
 //     tensors are simply kept.
 //   - Under memory pressure: when the native bytes of live tensors grow by
 //     more than the budget (SetMemoryBudget) since the last collection, the
 //     allocating goroutine collects.
+//   - Inside steps, every countTrigger new tensors: a Go collection starts
+//     on another goroutine.
 //   - After each of Go's own collections, a background sweep frees what
-//     that collection found unreachable.
+//     that collection found unreachable: large tensors at once, small ones
+//     by the goroutines that allocate next (see smallBytes).
 
 const chunkSize = 32
 
