@@ -81,9 +81,9 @@ void gt_tensor_free_many(gt_tensor *ts, int64_t n);
 /* The calling OS thread's id, for scopes pinned to a thread. */
 int64_t gt_thread_id(void);
 /* Tunes glibc's malloc for tensors allocated and freed on different threads
- * and in batches: caps the arenas and fixes the mmap and trim thresholds
- * (0 leaves glibc's default). */
-void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold);
+ * and in batches: caps the arenas, fixes the mmap and trim thresholds (0
+ * leaves glibc's default) and turns fastbins off. */
+void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, int no_fastbins);
 /* Returns free heap memory to the system (glibc's malloc_trim). */
 void gt_malloc_trim(void);
 /* A new handle to the same tensor (shares storage and autograd identity). */

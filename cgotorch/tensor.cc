@@ -298,8 +298,11 @@ void gt_tensor_free_many(gt_tensor *ts, int64_t n) {
   for (int64_t i = 0; i < n; i++) delete reinterpret_cast<at::Tensor *>(ts[i]);
 }
 int64_t gt_thread_id(void) { return static_cast<int64_t>(syscall(SYS_gettid)); }
-void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold) {
+void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, int no_fastbins) {
   if (arenas > 0) mallopt(M_ARENA_MAX, arenas);
+  // Batch frees coalesce neighbouring blocks into large free chunks, and
+  // each such free makes glibc consolidate every fastbin.
+  if (no_fastbins) mallopt(M_MXFAST, 0);
   // Fixing either threshold turns off glibc's dynamic adjustment of both.
   if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
   if (trim_threshold > 0) mallopt(M_TRIM_THRESHOLD, static_cast<int>(trim_threshold));
