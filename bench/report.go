@@ -149,7 +149,7 @@ func markdown(r *results, chart string) string {
 	w("- CPU: %s, %d logical CPUs; memory %s\n", orNA(m.CPU), m.Cores, orNA(m.Memory))
 	w("- OS: %s, kernel %s\n", orNA(m.OS), orNA(m.Kernel))
 	w("- libtorch, as each worker reports it: %s\n", orNA(strings.Join(m.Libtorch, ", ")))
-	w("- Libraries the workers loaded (libtorch, BLAS, OpenMP): %s\n", orNA(strings.Join(m.BLAS, ", ")))
+	w("- Libraries the workers loaded (libtorch, BLAS, OpenMP, a replacement malloc): %s\n", orNA(strings.Join(m.BLAS, ", ")))
 	w("- Intra-op threads, as each worker reports them: %s\n", orNA(strings.Join(m.Threads, ", ")))
 	w("- Environment of every worker (the same for all): %s\n", orNA(codeList(m.Env)))
 	w("- Go %s; C++ worker built with `%s` (%s); %s\n", m.Go, r.CxxBuild, orNA(m.Compiler), orNA(m.Python))

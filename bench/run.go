@@ -254,7 +254,7 @@ func interleaved(cfg config, res *results, env []string, logf func(string, ...an
 		procs[im.Name] = p
 		versions = append(versions, fmt.Sprintf("%s: %s", im.Label, p.hello.Version))
 		threads = append(threads, fmt.Sprintf("%s: %d", im.Label, p.hello.Threads))
-		for _, l := range loadedLibs(p.pid(), "blas", "lapack", "libtorch_cpu", "libgomp", "mkl") {
+		for _, l := range loadedLibs(p.pid(), "blas", "lapack", "libtorch_cpu", "libgomp", "mkl", "jemalloc", "tcmalloc") {
 			if !slices.Contains(libs, l) {
 				libs = append(libs, l)
 			}

@@ -3,6 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <malloc.h>
+// jemalloc's control interface, present only when the program links it.
+extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
+                       size_t newlen) __attribute__((weak));
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -307,7 +310,16 @@ void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, 
   if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(mmap_threshold));
   if (trim_threshold > 0) mallopt(M_TRIM_THRESHOLD, static_cast<int>(trim_threshold));
 }
-void gt_malloc_trim(void) { malloc_trim(0); }
+void gt_malloc_trim(void) {
+  // Linked with jemalloc (the gotorch_jemalloc build tag), malloc_trim is
+  // glibc's and sees none of the program's memory: purge jemalloc's arenas
+  // instead (4096 is MALLCTL_ARENAS_ALL).
+  if (mallctl != nullptr) {
+    mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
+    return;
+  }
+  malloc_trim(0);
+}
 gt_tensor gt_tensor_share(gt_tensor t) { return wrap(T(t)); }
 
 int gt_tensor_defined(gt_tensor t) { return T(t).defined() ? 1 : 0; }

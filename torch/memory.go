@@ -176,7 +176,9 @@ func init() {
 	// fastbins small blocks still go through the per-thread cache.
 	// GLIBC_TUNABLES=glibc.malloc.mxfast=N overrides it.
 	noFastbins := !strings.Contains(os.Getenv("GLIBC_TUNABLES"), "mxfast")
-	C.gt_tune_malloc(C.int(arenas), C.int64_t(mmapThreshold), C.int64_t(trimThreshold), C.int(b32(noFastbins)))
+	if Allocator == "glibc" {
+		C.gt_tune_malloc(C.int(arenas), C.int64_t(mmapThreshold), C.int64_t(trimThreshold), C.int(b32(noFastbins)))
+	}
 	startBackgroundSweeps()
 }
 
