@@ -150,7 +150,13 @@ func init() {
 	mem.budget.Store(budget)
 	// Tensors are allocated on whatever thread runs the op and freed in
 	// batches on another; without a cap, glibc grows one arena per thread
-	// and RSS with them (wangkuiyi/gotorch#273).
+	// and RSS with them (wangkuiyi/gotorch#273). GoTorch uses a single
+	// arena: with two, the thread that happened to get the second one
+	// (whose heaps glibc maps separately and gives back with
+	// MADV_DONTNEED) faulted its step memory in again every step, and a
+	// loop of 256×256 adds ran at 11 or 70–100 µs per add depending on the
+	// draw. One arena made no difference to a Fashion-MNIST epoch with two
+	// loader goroutines (21.1–21.2 s against 21.2–22.0 s).
 	//
 	// A step's tensors are freed together at its end, and the next step
 	// allocates the same sizes again. With glibc's dynamic thresholds the
@@ -163,7 +169,7 @@ func init() {
 	// a collection under memory pressure, and FinishGC, call malloc_trim.
 	// MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_
 	// override these settings.
-	arenas, mmapThreshold, trimThreshold := 2, int64(32<<20), int64(256<<20)
+	arenas, mmapThreshold, trimThreshold := 1, int64(32<<20), int64(256<<20)
 	if os.Getenv("MALLOC_ARENA_MAX") != "" {
 		arenas = 0
 	}
