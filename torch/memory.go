@@ -347,10 +347,21 @@ func sweepMode(kind sweepKind) int {
 	batch := append(mem.batch[:0], mem.pending...)
 	nb := mem.pendingBytes
 	clear(mem.pending)
-	mem.pending, mem.pendingSizes, mem.pendingBytes = mem.pending[:0], mem.pendingSizes[:0], 0
+	pending, pendingSizes := mem.pending[:0], mem.pendingSizes[:0]
+	mem.pending, mem.pendingSizes, mem.pendingBytes = nil, nil, 0
+	// The registry is scanned without the lock, so that goroutines making
+	// tensors meanwhile do not wait (a goroutine that waits on a mutex may
+	// resume on another OS thread, and libgomp then starts a new team of
+	// OpenMP threads for it; see docs/memory.md). Entries registered meanwhile go to a fresh
+	// slice. Reading a dead entry without the lock is safe: nothing can
+	// reach its handles to change it, and it cannot come back to life.
+	entries := mem.entries
+	mem.entries = nil
+	mem.batch = nil
+	mem.Unlock()
 	var kb int64 // bytes left pending
-	kept := mem.entries[:0]
-	for _, e := range mem.entries {
+	kept := entries[:0]
+	for _, e := range entries {
 		if e.alive() {
 			kept = append(kept, e)
 			continue
@@ -360,8 +371,8 @@ func sweepMode(kind sweepKind) int {
 				continue
 			}
 			if background && e.bytes[i] < smallBytes {
-				mem.pending = append(mem.pending, e.ps[i])
-				mem.pendingSizes = append(mem.pendingSizes, e.bytes[i])
+				pending = append(pending, e.ps[i])
+				pendingSizes = append(pendingSizes, e.bytes[i])
 				kb += e.bytes[i]
 				continue
 			}
@@ -369,11 +380,11 @@ func sweepMode(kind sweepKind) int {
 			nb += e.bytes[i]
 		}
 	}
-	clear(mem.entries[len(kept):])
-	mem.entries = kept
-	mem.pendingBytes = kb
-	mem.npending.Store(int64(len(mem.pending)))
-	mem.batch = nil
+	clear(entries[len(kept):])
+	mem.Lock()
+	mem.entries = append(kept, mem.entries...)
+	mem.pending, mem.pendingSizes, mem.pendingBytes = pending, pendingSizes, kb
+	mem.npending.Store(int64(len(pending)))
 	mem.sinceGC.Store(0)
 	mem.Unlock()
 	n := len(batch)
