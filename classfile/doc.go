@@ -95,7 +95,11 @@
 // "mnist:DIR", or dataset train, test for any data.Dataset; trainSet,
 // testSet; trainLoader and testLoader, which a for-in loop iterates,
 // giving batches on the device. Each loop over trainLoader is an epoch
-// (epoch counts them) with a progress bar on a terminal.
+// (epoch counts them) with a progress bar on a terminal. textDataset path,
+// seqLen makes a character-level dataset of a text file (windows of
+// seqLen characters, the next characters as targets, nine tenths for
+// training) and sets it as the script's dataset (see examples/char_lstm).
+// args gives the command-line arguments after the flags.
 //
 // Training: model m; loss(out, y) computes the loss; step loss takes an
 // optimizer step (zero_grad, backward, step); optimizer is the optimizer,

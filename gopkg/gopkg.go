@@ -42,6 +42,11 @@
 //
 // A number on the left of an operator (2 * x) does not compile, since Go+
 // looks for the operator's method on the left operand: write x * 2.
+//
+// Images, as torchvision.utils does it: makeGrid(x) and makeGrid(x, nrow)
+// tile a batch [N, C, H, W] into one image; saveImage(x, path) and
+// saveImage(x, path, nrow) write such a grid as a PNG (see
+// examples/dcgan).
 package gopkg
 
 import (
