@@ -21,7 +21,7 @@ run() { # name command...
 	}
 	read -r wall rss <"$tmp/time"
 	printf "%-8s whole run %6.1f s  peak RSS %5.0f MB  %s\n" "$name" "$wall" "$((rss / 1024))" \
-		"$(grep -Eo '(epoch 1: .*)' "$tmp/log" | tail -1 | cut -c1-90)"
+		"$(grep -Eo 'epoch 1[: ].*' "$tmp/log" | tail -1 | cut -c1-90)"
 }
 for r in $(seq "$rounds"); do
 	echo "round $r"
