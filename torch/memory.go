@@ -113,6 +113,7 @@ var mem struct {
 	stepping bool
 	entries  []*entry
 	batch    []C.gt_tensor
+	dead     []*entry // scratch for sweeps, under sweepMu
 	// pending holds dead small tensors that a background sweep found and
 	// left for allocating goroutines to free (see drainSome);
 	// pendingBytes is their bytes.
@@ -335,11 +336,16 @@ const (
 // leaves small ones pending for allocating goroutines, after freeing what
 // was still pending from the sweep before.
 func sweepMode(kind sweepKind) int {
-	background := kind == sweepBackground
 	// Sweeps run one at a time, so that a GC() never returns while another
 	// sweep is still freeing tensors it claimed.
 	mem.sweepMu.Lock()
 	defer mem.sweepMu.Unlock()
+	return sweepLocked(kind)
+}
+
+// sweepLocked is sweepMode for a caller that holds mem.sweepMu.
+func sweepLocked(kind sweepKind) int {
+	background := kind == sweepBackground
 	mem.Lock()
 	// Everything pending is freed now: by a synchronous sweep because its
 	// caller needs the memory back, by a background one because no
@@ -349,23 +355,29 @@ func sweepMode(kind sweepKind) int {
 	clear(mem.pending)
 	pending, pendingSizes := mem.pending[:0], mem.pendingSizes[:0]
 	mem.pending, mem.pendingSizes, mem.pendingBytes = nil, nil, 0
-	// The registry is scanned without the lock, so that goroutines making
-	// tensors meanwhile do not wait (a goroutine that waits on a mutex may
-	// resume on another OS thread, and libgomp then starts a new team of
-	// OpenMP threads for it; see docs/memory.md). Entries registered meanwhile go to a fresh
-	// slice. Reading a dead entry without the lock is safe: nothing can
-	// reach its handles to change it, and it cannot come back to life.
+	// Which entries died is found without the lock, so that goroutines
+	// making tensors meanwhile do not wait on it (a goroutine that waits
+	// on a mutex may resume on another OS thread, and libgomp then starts
+	// a new team of OpenMP threads for it; see docs/memory.md). Entries
+	// registered meanwhile go to a fresh slice; the dead entries' slots
+	// are read under the lock again.
 	entries := mem.entries
 	mem.entries = nil
 	mem.batch = nil
 	mem.Unlock()
-	var kb int64 // bytes left pending
+	dead := mem.dead[:0]
 	kept := entries[:0]
 	for _, e := range entries {
 		if e.alive() {
 			kept = append(kept, e)
-			continue
+		} else {
+			dead = append(dead, e)
 		}
+	}
+	clear(entries[len(kept):])
+	var kb int64 // bytes left pending
+	mem.Lock()
+	for _, e := range dead {
 		for i := 0; i < e.n; i++ {
 			if e.ps[i] == nil {
 				continue
@@ -380,8 +392,8 @@ func sweepMode(kind sweepKind) int {
 			nb += e.bytes[i]
 		}
 	}
-	clear(entries[len(kept):])
-	mem.Lock()
+	clear(dead)
+	mem.dead = dead[:0]
 	mem.entries = append(kept, mem.entries...)
 	mem.pending, mem.pendingSizes, mem.pendingBytes = pending, pendingSizes, kb
 	mem.npending.Store(int64(len(pending)))
@@ -409,13 +421,21 @@ func sweepMode(kind sweepKind) int {
 
 // collect runs a full Go collection and sweeps. stepping says whether
 // tensors made after it are step tensors; kind is sweepNow or sweepTrim.
+//
+// It holds mem.sweepMu from before the collection to the end of the sweep.
+// A weak pointer read while Go's collector is marking keeps its object
+// alive for that collection, so a background sweep that overlapped the
+// collection would keep dead chunks alive through it, and GC() would
+// return with them unfreed.
 func collect(stepping bool, kind sweepKind) int {
+	mem.sweepMu.Lock()
+	defer mem.sweepMu.Unlock()
 	mem.Lock()
 	mem.cur, mem.curEntry = nil, nil // seal the current chunk so that it can be collected
 	mem.stepping = stepping
 	mem.Unlock()
 	goGC()
-	return sweepMode(kind)
+	return sweepLocked(kind)
 }
 
 // gcProcs serializes goGC's change of GOMAXPROCS.
