@@ -448,7 +448,9 @@ var gcProcs sync.Mutex
 // Measured on the 2-vCPU benchmark machine (MLP step, docs/memory.md): the
 // step took 1.57–1.61 ms instead of 1.98–2.26 ms, with 3,700 context switches
 // per 1,200 steps instead of 33,000. Other goroutines pause while it runs
-// (about 0.1 ms for a small heap).
+// (about 0.1 ms for a small heap). Setting GOMAXPROCS ends the runtime's
+// automatic updates of it (Go 1.25 and later), and a change the program
+// makes while goGC runs is undone.
 func goGC() {
 	gcProcs.Lock()
 	defer gcProcs.Unlock()
