@@ -115,11 +115,10 @@ var mem struct {
 	batch    []C.gt_tensor
 	dead     []*entry // scratch for sweeps, under sweepMu
 	// pending holds dead small tensors that a background sweep found and
-	// left for allocating goroutines to free (see drainSome);
-	// pendingBytes is their bytes.
+	// left for allocating goroutines to free (see drainSome), and
+	// pendingSizes their bytes.
 	pending      []C.gt_tensor
 	pendingSizes []int64
-	pendingBytes int64
 
 	live        atomic.Int64 // live tensors
 	bytes       atomic.Int64 // native bytes of live tensors
@@ -134,11 +133,11 @@ var mem struct {
 	scopes     atomic.Int32 // active scopes
 	// npending mirrors len(pending) for a lock-free check in newTensor.
 	npending atomic.Int64
-	// sinceGC counts tensors made since the last collection; when it
-	// passes countTrigger inside steps, a Go collection starts in the
-	// background (asyncGC) so that dead step tensors are freed while
-	// their memory is still warm.
-	sinceGC atomic.Int64
+	// gcMark is the value of created at the last collection; when
+	// countTrigger more tensors have been made inside steps, a Go
+	// collection starts in the background (asyncGC) so that dead step
+	// tensors are freed while their memory is still warm.
+	gcMark  atomic.Int64
 	asyncGC atomic.Bool
 }
 
@@ -230,7 +229,7 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	} else if n%drainEvery == 0 && mem.npending.Load() > 0 {
 		drainSome()
 	}
-	if mem.sinceGC.Add(1) > countTrigger && !mem.asyncGC.Load() && stepping {
+	if stepping && n-mem.gcMark.Load() > countTrigger && !mem.asyncGC.Load() {
 		startAsyncGC()
 	}
 	return Tensor{h}
@@ -242,7 +241,7 @@ func startAsyncGC() {
 	if !mem.asyncGC.CompareAndSwap(false, true) {
 		return
 	}
-	mem.sinceGC.Store(0)
+	mem.gcMark.Store(mem.created.Load())
 	go func() {
 		// goGC waits for this collection before it changes GOMAXPROCS.
 		gcProcs.Lock()
@@ -271,7 +270,6 @@ func drainSome() {
 	clear(mem.pending[j:])
 	mem.pending = mem.pending[:j]
 	mem.pendingSizes = mem.pendingSizes[:j]
-	mem.pendingBytes -= nb
 	mem.npending.Store(int64(j))
 	mem.Unlock()
 	if k == 0 {
@@ -320,10 +318,6 @@ func (h *handle) free() {
 	C.gt_tensor_free(p)
 }
 
-// sweep frees the native tensors of every chunk that Go found unreachable,
-// and the pending queue. It returns the number of tensors freed.
-func sweep() int { return sweepMode(sweepNow) }
-
 type sweepKind int
 
 const (
@@ -332,9 +326,11 @@ const (
 	sweepBackground                  // free large dead tensors, leave small ones pending
 )
 
-// sweepMode is sweep. A background sweep frees large tensors at once and
-// leaves small ones pending for allocating goroutines, after freeing what
-// was still pending from the sweep before.
+// sweepMode frees the native tensors of every chunk that Go found
+// unreachable, and the pending queue; it returns how many it freed. A
+// background sweep frees large tensors at once and leaves small ones
+// pending for allocating goroutines, after freeing what was still pending
+// from the sweep before.
 func sweepMode(kind sweepKind) int {
 	// Sweeps run one at a time, so that a GC() never returns while another
 	// sweep is still freeing tensors it claimed.
@@ -351,10 +347,13 @@ func sweepLocked(kind sweepKind) int {
 	// caller needs the memory back, by a background one because no
 	// allocating goroutine took it since the last collection.
 	batch := append(mem.batch[:0], mem.pending...)
-	nb := mem.pendingBytes
+	var nb int64
+	for _, b := range mem.pendingSizes {
+		nb += b
+	}
 	clear(mem.pending)
 	pending, pendingSizes := mem.pending[:0], mem.pendingSizes[:0]
-	mem.pending, mem.pendingSizes, mem.pendingBytes = nil, nil, 0
+	mem.pending, mem.pendingSizes = nil, nil
 	// Which entries died is found without the lock, so that goroutines
 	// making tensors meanwhile do not wait on it (a goroutine that waits
 	// on a mutex may resume on another OS thread, and libgomp then starts
@@ -395,9 +394,9 @@ func sweepLocked(kind sweepKind) int {
 	clear(dead)
 	mem.dead = dead[:0]
 	mem.entries = append(kept, mem.entries...)
-	mem.pending, mem.pendingSizes, mem.pendingBytes = pending, pendingSizes, kb
+	mem.pending, mem.pendingSizes = pending, pendingSizes
 	mem.npending.Store(int64(len(pending)))
-	mem.sinceGC.Store(0)
+	mem.gcMark.Store(mem.created.Load())
 	mem.Unlock()
 	n := len(batch)
 	if n > 0 {
