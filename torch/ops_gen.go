@@ -2872,7 +2872,7 @@ func (self Tensor) TryAdd(other Tensor, opts ...Option) (Tensor, error) {
 
 func genAdd(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -2917,7 +2917,7 @@ func (self Tensor) TryAdd_(other Tensor, opts ...Option) (Tensor, error) {
 
 func genAdd_(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -2965,7 +2965,7 @@ func TryAddOut(out Tensor, self Tensor, other Tensor, opts ...Option) (Tensor, e
 
 func genAddOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3018,7 +3018,7 @@ func TryInternalAddRelu(self Tensor, other Tensor, opts ...Option) (Tensor, erro
 
 func genInternalAddRelu(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3063,7 +3063,7 @@ func TryInternalAddRelu_(self Tensor, other Tensor, opts ...Option) (Tensor, err
 
 func genInternalAddRelu_(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3111,7 +3111,7 @@ func TryInternalAddReluOut(out Tensor, self Tensor, other Tensor, opts ...Option
 
 func genInternalAddReluOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3164,7 +3164,7 @@ func TryInternalAddReluScalar(self Tensor, other Scalar, opts ...Option) (Tensor
 
 func genInternalAddReluScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3204,7 +3204,7 @@ func TryInternalAddReluScalar_(self Tensor, other Scalar, opts ...Option) (Tenso
 
 func genInternalAddReluScalar_(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3265,7 +3265,7 @@ func (self Tensor) TryAddScalar(other Scalar, opts ...Option) (Tensor, error) {
 
 func genAddScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3305,7 +3305,7 @@ func (self Tensor) TryAddScalar_(other Scalar, opts ...Option) (Tensor, error) {
 
 func genAddScalar_(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -3366,8 +3366,8 @@ func (self Tensor) TryAddMV(mat Tensor, vec Tensor, opts ...Option) (Tensor, err
 
 func genAddMV(self Tensor, mat Tensor, vec Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmv"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -3437,8 +3437,8 @@ func (self Tensor) TryAddMV_(mat Tensor, vec Tensor, opts ...Option) (Tensor, er
 
 func genAddMV_(self Tensor, mat Tensor, vec Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmv_"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -3493,8 +3493,8 @@ func TryAddMVOut(out Tensor, self Tensor, mat Tensor, vec Tensor, opts ...Option
 
 func genAddMVOut(out Tensor, self Tensor, mat Tensor, vec Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmv_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -3572,8 +3572,8 @@ func (self Tensor) TryAddR(vec1 Tensor, vec2 Tensor, opts ...Option) (Tensor, er
 
 func genAddR(self Tensor, vec1 Tensor, vec2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addr"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -3625,8 +3625,8 @@ func (self Tensor) TryAddR_(vec1 Tensor, vec2 Tensor, opts ...Option) (Tensor, e
 
 func genAddR_(self Tensor, vec1 Tensor, vec2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addr_"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -3681,8 +3681,8 @@ func TryAddROut(out Tensor, self Tensor, vec1 Tensor, vec2 Tensor, opts ...Optio
 
 func genAddROut(out Tensor, self Tensor, vec1 Tensor, vec2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addr_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -4152,7 +4152,7 @@ func TryArangeStartStep(start Scalar, end Scalar, opts ...Option) (Tensor, error
 
 func genArangeStartStep(start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "arange"
-	step := S(int64(1))
+	step := intScalar(1)
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
@@ -4221,7 +4221,7 @@ func TryArangeStartOut(out Tensor, start Scalar, end Scalar, opts ...Option) (Te
 
 func genArangeStartOut(out Tensor, start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "arange_out"
-	step := S(int64(1))
+	step := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optStep:
@@ -6124,8 +6124,8 @@ func (self Tensor) TryBAddBMM(batch1 Tensor, batch2 Tensor, opts ...Option) (Ten
 
 func genBAddBMM(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "baddbmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -6177,8 +6177,8 @@ func (self Tensor) TryBAddBMM_(batch1 Tensor, batch2 Tensor, opts ...Option) (Te
 
 func genBAddBMM_(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "baddbmm_"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -6233,8 +6233,8 @@ func TryBAddBMMOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, opts .
 
 func genBAddBMMOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "baddbmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -10718,7 +10718,7 @@ func TryConstantPadNd(self Tensor, pad []int64, opts ...Option) (Tensor, error) 
 
 func genConstantPadNd(self Tensor, pad []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "constant_pad_nd"
-	value := S(int64(0))
+	value := intScalar(0)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -13745,7 +13745,7 @@ func TryCumulativeTrapezoidDx(y Tensor, opts ...Option) (Tensor, error) {
 
 func genCumulativeTrapezoidDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "cumulative_trapezoid"
-	dx := S(int64(1))
+	dx := intScalar(1)
 	dim := int64(-1)
 	for _, o := range opts {
 		switch o.key {
@@ -32316,7 +32316,7 @@ func TryRangeStep(start Scalar, end Scalar, opts ...Option) (Tensor, error) {
 
 func genRangeStep(start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "range"
-	step := S(int64(1))
+	step := intScalar(1)
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
@@ -32420,7 +32420,7 @@ func TryRangeOut(out Tensor, start Scalar, end Scalar, opts ...Option) (Tensor, 
 
 func genRangeOut(out Tensor, start Scalar, end Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "range_out"
-	step := S(int64(1))
+	step := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optStep:
@@ -33507,8 +33507,8 @@ func TryRrelu(self Tensor, opts ...Option) (Tensor, error) {
 
 func genRrelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rrelu"
-	lower := S(float64(0.125))
-	upper := S(float64(0.3333333333333333))
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
 	training := false
 	var generator *Generator
 	for _, o := range opts {
@@ -33561,8 +33561,8 @@ func TryRrelu_(self Tensor, opts ...Option) (Tensor, error) {
 
 func genRrelu_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rrelu_"
-	lower := S(float64(0.125))
-	upper := S(float64(0.3333333333333333))
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
 	training := false
 	var generator *Generator
 	for _, o := range opts {
@@ -34137,7 +34137,7 @@ func TryHardshrinkOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genHardshrinkOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "hardshrink_out"
-	lambd := S(float64(0.5))
+	lambd := floatScalar(0.5)
 	for _, o := range opts {
 		switch o.key {
 		case optLambd:
@@ -34203,7 +34203,7 @@ func (self Tensor) TryHardshrink(opts ...Option) (Tensor, error) {
 
 func genHardshrink(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "hardshrink"
-	lambd := S(float64(0.5))
+	lambd := floatScalar(0.5)
 	for _, o := range opts {
 		switch o.key {
 		case optLambd:
@@ -34591,7 +34591,7 @@ func TryCelu(self Tensor, opts ...Option) (Tensor, error) {
 
 func genCelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "celu"
-	alpha := S(float64(1.0))
+	alpha := floatScalar(1.0)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -34631,7 +34631,7 @@ func TryCelu_(self Tensor, opts ...Option) (Tensor, error) {
 
 func genCelu_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "celu_"
-	alpha := S(float64(1.0))
+	alpha := floatScalar(1.0)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -37188,8 +37188,8 @@ func (self Tensor) TrySspaddmm(mat1 Tensor, mat2 Tensor, opts ...Option) (Tensor
 
 func genSspaddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sspaddmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -37241,8 +37241,8 @@ func TrySspaddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts ...O
 
 func genSspaddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sspaddmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -40287,7 +40287,7 @@ func TryTrapezoidDx(y Tensor, opts ...Option) (Tensor, error) {
 
 func genTrapezoidDx(y Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "trapezoid"
-	dx := S(int64(1))
+	dx := intScalar(1)
 	dim := int64(-1)
 	for _, o := range opts {
 		switch o.key {
@@ -42634,7 +42634,7 @@ func TryNativeNorm(self Tensor, opts ...Option) (Tensor, error) {
 
 func genNativeNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "native_norm"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:
@@ -43207,7 +43207,7 @@ func (self Tensor) TryNormScalar(opts ...Option) (Tensor, error) {
 
 func genNormScalar(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "norm"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:
@@ -44126,7 +44126,7 @@ func TrySubOut(out Tensor, self Tensor, other Tensor, opts ...Option) (Tensor, e
 
 func genSubOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44197,7 +44197,7 @@ func (self Tensor) TrySub(other Tensor, opts ...Option) (Tensor, error) {
 
 func genSub(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44242,7 +44242,7 @@ func (self Tensor) TrySub_(other Tensor, opts ...Option) (Tensor, error) {
 
 func genSub_(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44308,7 +44308,7 @@ func (self Tensor) TrySubScalar(other Scalar, opts ...Option) (Tensor, error) {
 
 func genSubScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44348,7 +44348,7 @@ func (self Tensor) TrySubScalar_(other Scalar, opts ...Option) (Tensor, error) {
 
 func genSubScalar_(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44391,7 +44391,7 @@ func TrySubtractOut(out Tensor, self Tensor, other Tensor, opts ...Option) (Tens
 
 func genSubtractOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "subtract_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44462,7 +44462,7 @@ func (self Tensor) TrySubtract(other Tensor, opts ...Option) (Tensor, error) {
 
 func genSubtract(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "subtract"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44507,7 +44507,7 @@ func (self Tensor) TrySubtract_(other Tensor, opts ...Option) (Tensor, error) {
 
 func genSubtract_(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "subtract_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44573,7 +44573,7 @@ func (self Tensor) TrySubtractScalar(other Scalar, opts ...Option) (Tensor, erro
 
 func genSubtractScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "subtract"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44613,7 +44613,7 @@ func (self Tensor) TrySubtractScalar_(other Scalar, opts ...Option) (Tensor, err
 
 func genSubtractScalar_(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "subtract_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44656,7 +44656,7 @@ func TryRsub(self Tensor, other Tensor, opts ...Option) (Tensor, error) {
 
 func genRsub(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rsub"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44827,7 +44827,7 @@ func TryRsubScalar(self Tensor, other Scalar, opts ...Option) (Tensor, error) {
 
 func genRsubScalar(self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rsub"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -44867,8 +44867,8 @@ func TryInternalSparseAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts ...Optio
 
 func genInternalSparseAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_sparse_addmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -44920,8 +44920,8 @@ func TrySparseSampledAddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor,
 
 func genSparseSampledAddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sparse_sampled_addmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -44981,8 +44981,8 @@ func TrySparseSampledAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts ...Option
 
 func genSparseSampledAddmm(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sparse_sampled_addmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -45034,8 +45034,8 @@ func TryAddMMOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts ...Opti
 
 func genAddMMOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -45113,8 +45113,8 @@ func (self Tensor) TryAddMM(mat1 Tensor, mat2 Tensor, opts ...Option) (Tensor, e
 
 func genAddMM(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -45166,8 +45166,8 @@ func (self Tensor) TryAddMM_(mat1 Tensor, mat2 Tensor, opts ...Option) (Tensor, 
 
 func genAddMM_(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addmm_"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -45222,8 +45222,8 @@ func TryInternalAddmmActivationOut(out Tensor, self Tensor, mat1 Tensor, mat2 Te
 
 func genInternalAddmmActivationOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_addmm_activation_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	useGelu := false
 	for _, o := range opts {
 		switch o.key {
@@ -45304,8 +45304,8 @@ func (self Tensor) TryInternalAddmmActivation(mat1 Tensor, mat2 Tensor, opts ...
 
 func genInternalAddmmActivation(self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_addmm_activation"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	useGelu := false
 	for _, o := range opts {
 		switch o.key {
@@ -51589,7 +51589,7 @@ func TryIndexAddOut(out Tensor, self Tensor, dim int64, index Tensor, source Ten
 
 func genIndexAddOut(out Tensor, self Tensor, dim int64, index Tensor, source Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "index_add_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -51647,7 +51647,7 @@ func (self Tensor) TryIndexAdd_(dim int64, index Tensor, source Tensor, opts ...
 
 func genIndexAdd_(self Tensor, dim int64, index Tensor, source Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "index_add_"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -51718,7 +51718,7 @@ func (self Tensor) TryIndexAdd(dim int64, index Tensor, source Tensor, opts ...O
 
 func genIndexAdd(self Tensor, dim int64, index Tensor, source Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "index_add"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -55371,8 +55371,8 @@ func (self Tensor) TryAddBMM_(batch1 Tensor, batch2 Tensor, opts ...Option) (Ten
 
 func genAddBMM_(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addbmm_"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -55427,8 +55427,8 @@ func TryAddBMMOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, opts ..
 
 func genAddBMMOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addbmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -55506,8 +55506,8 @@ func (self Tensor) TryAddBMM(batch1 Tensor, batch2 Tensor, opts ...Option) (Tens
 
 func genAddBMM(self Tensor, batch1 Tensor, batch2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addbmm"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -59973,7 +59973,7 @@ func TryAddcmulOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts
 
 func genAddcmulOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcmul_out"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -60049,7 +60049,7 @@ func (self Tensor) TryAddcmul(tensor1 Tensor, tensor2 Tensor, opts ...Option) (T
 
 func genAddcmul(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcmul"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -60099,7 +60099,7 @@ func (self Tensor) TryAddcmul_(tensor1 Tensor, tensor2 Tensor, opts ...Option) (
 
 func genAddcmul_(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcmul_"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -60152,7 +60152,7 @@ func TryAddcdivOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts
 
 func genAddcdivOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcdiv_out"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -60228,7 +60228,7 @@ func (self Tensor) TryAddcdiv(tensor1 Tensor, tensor2 Tensor, opts ...Option) (T
 
 func genAddcdiv(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcdiv"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -60278,7 +60278,7 @@ func (self Tensor) TryAddcdiv_(tensor1 Tensor, tensor2 Tensor, opts ...Option) (
 
 func genAddcdiv_(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "addcdiv_"
-	value := S(int64(1))
+	value := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -63068,7 +63068,7 @@ func (self Tensor) TryDist(other Tensor, opts ...Option) (Tensor, error) {
 
 func genDist(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "dist"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:
@@ -63556,8 +63556,8 @@ func TryHistcOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 func genHistcOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "histc_out"
 	bins := int64(100)
-	min_ := S(int64(0))
-	max_ := S(int64(0))
+	min_ := intScalar(0)
+	max_ := intScalar(0)
 	for _, o := range opts {
 		switch o.key {
 		case optBins:
@@ -63630,8 +63630,8 @@ func (self Tensor) TryHistc(opts ...Option) (Tensor, error) {
 func genHistc(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "histc"
 	bins := int64(100)
-	min_ := S(int64(0))
-	max_ := S(int64(0))
+	min_ := intScalar(0)
+	max_ := intScalar(0)
 	for _, o := range opts {
 		switch o.key {
 		case optBins:
@@ -69470,8 +69470,8 @@ func TryMultiMarginLossOut(out Tensor, self Tensor, target Tensor, opts ...Optio
 
 func genMultiMarginLossOut(out Tensor, self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "multi_margin_loss_out"
-	p := S(int64(1))
-	margin := S(int64(1))
+	p := intScalar(1)
+	margin := intScalar(1)
 	var weight Tensor
 	reduction := int64(1)
 	for _, o := range opts {
@@ -69539,8 +69539,8 @@ func TryMultiMarginLoss(self Tensor, target Tensor, opts ...Option) (Tensor, err
 
 func genMultiMarginLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "multi_margin_loss"
-	p := S(int64(1))
-	margin := S(int64(1))
+	p := intScalar(1)
+	margin := intScalar(1)
 	var weight Tensor
 	reduction := int64(1)
 	for _, o := range opts {
@@ -71290,9 +71290,9 @@ func TryEluOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genEluOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "elu_out"
-	alpha := S(int64(1))
-	scale := S(int64(1))
-	inputScale := S(int64(1))
+	alpha := intScalar(1)
+	scale := intScalar(1)
+	inputScale := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -71344,9 +71344,9 @@ func TryElu(self Tensor, opts ...Option) (Tensor, error) {
 
 func genElu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "elu"
-	alpha := S(int64(1))
-	scale := S(int64(1))
-	inputScale := S(int64(1))
+	alpha := intScalar(1)
+	scale := intScalar(1)
+	inputScale := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -71464,9 +71464,9 @@ func TryElu_(self Tensor, opts ...Option) (Tensor, error) {
 
 func genElu_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "elu_"
-	alpha := S(int64(1))
-	scale := S(int64(1))
-	inputScale := S(int64(1))
+	alpha := intScalar(1)
+	scale := intScalar(1)
+	inputScale := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -71934,8 +71934,8 @@ func TryHardtanhOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genHardtanhOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "hardtanh_out"
-	minVal := S(int64(-1))
-	maxVal := S(int64(1))
+	minVal := intScalar(-1)
+	maxVal := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optMinVal:
@@ -71985,8 +71985,8 @@ func TryHardtanh(self Tensor, opts ...Option) (Tensor, error) {
 
 func genHardtanh(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "hardtanh"
-	minVal := S(int64(-1))
-	maxVal := S(int64(1))
+	minVal := intScalar(-1)
+	maxVal := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optMinVal:
@@ -72102,8 +72102,8 @@ func TryHardtanh_(self Tensor, opts ...Option) (Tensor, error) {
 
 func genHardtanh_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "hardtanh_"
-	minVal := S(int64(-1))
-	maxVal := S(int64(1))
+	minVal := intScalar(-1)
+	maxVal := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optMinVal:
@@ -72276,7 +72276,7 @@ func TryLeakyReluOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genLeakyReluOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "leaky_relu_out"
-	negativeSlope := S(float64(0.01))
+	negativeSlope := floatScalar(0.01)
 	for _, o := range opts {
 		switch o.key {
 		case optNegativeSlope:
@@ -72324,7 +72324,7 @@ func TryLeakyRelu(self Tensor, opts ...Option) (Tensor, error) {
 
 func genLeakyRelu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "leaky_relu"
-	negativeSlope := S(float64(0.01))
+	negativeSlope := floatScalar(0.01)
 	for _, o := range opts {
 		switch o.key {
 		case optNegativeSlope:
@@ -72438,7 +72438,7 @@ func TryLeakyRelu_(self Tensor, opts ...Option) (Tensor, error) {
 
 func genLeakyRelu_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "leaky_relu_"
-	negativeSlope := S(float64(0.01))
+	negativeSlope := floatScalar(0.01)
 	for _, o := range opts {
 		switch o.key {
 		case optNegativeSlope:
@@ -72703,8 +72703,8 @@ func TryRreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts ...Option)
 
 func genRreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rrelu_with_noise_out"
-	lower := S(float64(0.125))
-	upper := S(float64(0.3333333333333333))
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
 	training := false
 	var generator *Generator
 	for _, o := range opts {
@@ -72770,8 +72770,8 @@ func TryRreluWithNoise(self Tensor, noise Tensor, opts ...Option) (Tensor, error
 
 func genRreluWithNoise(self Tensor, noise Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rrelu_with_noise"
-	lower := S(float64(0.125))
-	upper := S(float64(0.3333333333333333))
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
 	training := false
 	var generator *Generator
 	for _, o := range opts {
@@ -72867,8 +72867,8 @@ func TryRreluWithNoise_(self Tensor, noise Tensor, opts ...Option) (Tensor, erro
 
 func genRreluWithNoise_(self Tensor, noise Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rrelu_with_noise_"
-	lower := S(float64(0.125))
-	upper := S(float64(0.3333333333333333))
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
 	training := false
 	var generator *Generator
 	for _, o := range opts {
@@ -72929,8 +72929,8 @@ func TrySoftplusOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genSoftplusOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "softplus_out"
-	beta := S(int64(1))
-	threshold := S(int64(20))
+	beta := intScalar(1)
+	threshold := intScalar(20)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -72980,8 +72980,8 @@ func TrySoftplus(self Tensor, opts ...Option) (Tensor, error) {
 
 func genSoftplus(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "softplus"
-	beta := S(int64(1))
-	threshold := S(int64(20))
+	beta := intScalar(1)
+	threshold := intScalar(20)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -73097,7 +73097,7 @@ func TrySoftshrinkOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genSoftshrinkOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "softshrink_out"
-	lambd := S(float64(0.5))
+	lambd := floatScalar(0.5)
 	for _, o := range opts {
 		switch o.key {
 		case optLambd:
@@ -73145,7 +73145,7 @@ func TrySoftshrink(self Tensor, opts ...Option) (Tensor, error) {
 
 func genSoftshrink(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "softshrink"
-	lambd := S(float64(0.5))
+	lambd := floatScalar(0.5)
 	for _, o := range opts {
 		switch o.key {
 		case optLambd:
@@ -89233,7 +89233,7 @@ func TryLinalgVectorNorm(self Tensor, opts ...Option) (Tensor, error) {
 
 func genLinalgVectorNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "linalg_vector_norm"
-	ord := S(int64(2))
+	ord := intScalar(2)
 	var dim []int64
 	keepdim := false
 	var dtype DType
@@ -89287,7 +89287,7 @@ func TryLinalgVectorNormOut(out Tensor, self Tensor, opts ...Option) (Tensor, er
 
 func genLinalgVectorNormOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "linalg_vector_norm_out"
-	ord := S(int64(2))
+	ord := intScalar(2)
 	var dim []int64
 	keepdim := false
 	var dtype DType
@@ -98751,7 +98751,7 @@ func TryInternalAddReluScalarOut(out Tensor, self Tensor, other Scalar, opts ...
 
 func genInternalAddReluScalarOut(out Tensor, self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_add_relu_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -98799,7 +98799,7 @@ func TryAddScalarOut(out Tensor, self Tensor, other Scalar, opts ...Option) (Ten
 
 func genAddScalarOut(out Tensor, self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "add_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -99392,7 +99392,7 @@ func TryConstantPadNdOut(out Tensor, self Tensor, pad []int64, opts ...Option) (
 
 func genConstantPadNdOut(out Tensor, self Tensor, pad []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "constant_pad_nd_out"
-	value := S(int64(0))
+	value := intScalar(0)
 	for _, o := range opts {
 		switch o.key {
 		case optValue:
@@ -106250,7 +106250,7 @@ func TryCeluOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genCeluOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "celu_out"
-	alpha := S(float64(1.0))
+	alpha := floatScalar(1.0)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -108036,7 +108036,7 @@ func TryNativeNormOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genNativeNormOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "native_norm_out"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:
@@ -108485,7 +108485,7 @@ func TryNormScalarOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
 
 func genNormScalarOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "norm_out"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:
@@ -108823,7 +108823,7 @@ func TrySubScalarOut(out Tensor, self Tensor, other Scalar, opts ...Option) (Ten
 
 func genSubScalarOut(out Tensor, self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sub_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -108871,7 +108871,7 @@ func TryRsubTensorOut(out Tensor, self Tensor, other Tensor, opts ...Option) (Te
 
 func genRsubTensorOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rsub_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -108924,7 +108924,7 @@ func TryRsubScalarOut(out Tensor, self Tensor, other Scalar, opts ...Option) (Te
 
 func genRsubScalarOut(out Tensor, self Tensor, other Scalar, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "rsub_out"
-	alpha := S(int64(1))
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optAlpha:
@@ -108972,8 +108972,8 @@ func TryInternalSparseAddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor
 
 func genInternalSparseAddmmOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_sparse_addmm_out"
-	beta := S(int64(1))
-	alpha := S(int64(1))
+	beta := intScalar(1)
+	alpha := intScalar(1)
 	for _, o := range opts {
 		switch o.key {
 		case optBeta:
@@ -113095,7 +113095,7 @@ func TryDistOut(out Tensor, self Tensor, other Tensor, opts ...Option) (Tensor, 
 
 func genDistOut(out Tensor, self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "dist_out"
-	p := S(int64(2))
+	p := intScalar(2)
 	for _, o := range opts {
 		switch o.key {
 		case optP:

@@ -542,10 +542,10 @@ func goDefault(a arg, k kind) (string, bool) {
 		}
 	case "Scalar":
 		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return "S(int64(" + v + "))", true
+			return "intScalar(" + v + ")", true
 		}
 		if _, err := strconv.ParseFloat(v, 64); err == nil {
-			return "S(float64(" + v + "))", true
+			return "floatScalar(" + v + ")", true
 		}
 	case "[]int64":
 		v = strings.Trim(v, "{}[]")
