@@ -86,6 +86,11 @@ int64_t gt_thread_id(void);
 void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, int no_fastbins);
 /* Returns free heap memory to the system (glibc's malloc_trim). */
 void gt_malloc_trim(void);
+// The caching allocator for small CPU tensors' data (allocator.cc).
+// on=0 puts libtorch's default allocator back.
+void gt_small_alloc_install(int on);
+int gt_small_alloc_installed(void);
+void gt_small_alloc_trim(void);
 /* A new handle to the same tensor (shares storage and autograd identity). */
 gt_tensor gt_tensor_share(gt_tensor t);
 

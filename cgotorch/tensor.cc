@@ -311,6 +311,7 @@ void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, 
   if (trim_threshold > 0) mallopt(M_TRIM_THRESHOLD, static_cast<int>(trim_threshold));
 }
 void gt_malloc_trim(void) {
+  gt_small_alloc_trim();
   // Linked with jemalloc (the gotorch_jemalloc build tag), malloc_trim is
   // glibc's and sees none of the program's memory: purge jemalloc's arenas
   // instead (4096 is MALLCTL_ARENAS_ALL).

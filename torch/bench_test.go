@@ -10,7 +10,10 @@ import (
 // handle registration, freeing) more than libtorch's kernels. Each op runs
 // four ways in one run, so that the ratios are fair:
 //
-//   - CxxDirect: the same op called in a C++ loop, no Go at all;
+//   - CxxDirect: the same op called in a C++ loop, no Go at all, with
+//     libtorch's default CPU allocator, as a C++ program runs it;
+//   - CxxDirectSmallAlloc: the same C++ loop with GoTorch's small-tensor
+//     allocator (cgotorch/allocator.cc), which the Go cases use;
 //   - Free: every result freed explicitly;
 //   - Auto: no Free, inside a step (after torch.GC()), the way a training
 //     loop runs; memory is reclaimed by the budget-triggered collections;
@@ -19,7 +22,11 @@ import (
 func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Tensor) torch.Tensor) {
 	b.Run("CxxDirect", func(b *testing.B) {
 		b.ReportAllocs()
-		torch.BenchDirect(x, y, b.N, mm)
+		torch.BenchDirect(x, y, b.N, mm, true)
+	})
+	b.Run("CxxDirectSmallAlloc", func(b *testing.B) {
+		b.ReportAllocs()
+		torch.BenchDirect(x, y, b.N, mm, false)
 	})
 	b.Run("Free", func(b *testing.B) {
 		b.ReportAllocs()

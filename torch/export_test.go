@@ -2,5 +2,10 @@ package torch
 
 // Test-only access to internals.
 
-// BenchDirect runs n adds (mm=false) or mms directly in C++.
-func BenchDirect(a, b Tensor, n int, mm bool) { benchDirect(a, b, n, mm) }
+// BenchDirect runs n adds (mm=false) or mms directly in C++, with
+// libtorch's default CPU allocator if defaultAlloc.
+func BenchDirect(a, b Tensor, n int, mm, defaultAlloc bool) { benchDirect(a, b, n, mm, defaultAlloc) }
+
+// SmallAllocInstalled reports whether GoTorch's small-tensor allocator is
+// libtorch's CPU allocator.
+func SmallAllocInstalled() bool { return smallAllocInstalled() }

@@ -201,6 +201,12 @@ func init() {
 	if Allocator == "glibc" {
 		C.gt_tune_malloc(C.int(arenas), C.int64_t(mmapThreshold), C.int64_t(trimThreshold), C.int(b32(noFastbins)))
 	}
+	// Small tensors' data comes from per-thread caches (see
+	// cgotorch/allocator.cc): a garbage-collected tensor is freed long
+	// after it was made, and glibc's aligned allocations fragment its heap.
+	if os.Getenv("GOTORCH_SMALL_ALLOC") != "0" {
+		C.gt_small_alloc_install(1)
+	}
 	startBackgroundSweeps()
 }
 
@@ -717,10 +723,18 @@ func collectHandles(v any, into map[*handle]bool) {
 var tensorType = reflect.TypeOf(Tensor{})
 
 // benchDirect runs n adds (or mms) of a and b directly in C++: the
-// reference that the Go benchmarks compare against in the same run.
-func benchDirect(a, b Tensor, n int, mm bool) {
+// reference that the Go benchmarks compare against in the same run. With
+// defaultAlloc it runs them with libtorch's default CPU allocator, as a C++
+// program would, and puts GoTorch's back afterwards.
+func benchDirect(a, b Tensor, n int, mm, defaultAlloc bool) {
 	pa, pb := a.mustPtr("bench"), b.mustPtr("bench")
+	if defaultAlloc && smallAllocInstalled() {
+		C.gt_small_alloc_install(0)
+		defer C.gt_small_alloc_install(1)
+	}
 	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), C.int(b32(mm)))))
 	a.keep()
 	b.keep()
 }
+
+func smallAllocInstalled() bool { return C.gt_small_alloc_installed() != 0 }
