@@ -14,6 +14,8 @@ import (
 //     libtorch's default CPU allocator, as a C++ program runs it;
 //   - CxxDirectSmallAlloc: the same C++ loop with GoTorch's small-tensor
 //     allocator (cgotorch/allocator.cc), which the Go cases use;
+//   - Binding: the generated cgo call, and a second one that frees the
+//     result, with no Go handle: the floor under the Go cases;
 //   - Free: every result freed explicitly;
 //   - Auto: no Free, inside a step (after torch.GC()), the way a training
 //     loop runs; memory is reclaimed by the budget-triggered collections;
@@ -27,6 +29,10 @@ func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Te
 	b.Run("CxxDirectSmallAlloc", func(b *testing.B) {
 		b.ReportAllocs()
 		torch.BenchDirect(x, y, b.N, mm, false)
+	})
+	b.Run("Binding", func(b *testing.B) {
+		b.ReportAllocs()
+		torch.BenchBinding(x, y, b.N, mm)
 	})
 	b.Run("Free", func(b *testing.B) {
 		b.ReportAllocs()

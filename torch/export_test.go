@@ -6,6 +6,10 @@ package torch
 // libtorch's default CPU allocator if defaultAlloc.
 func BenchDirect(a, b Tensor, n int, mm, defaultAlloc bool) { benchDirect(a, b, n, mm, defaultAlloc) }
 
+// BenchBinding runs n adds or mms through the generated cgo call, freeing
+// each result at once, with no Go handle.
+func BenchBinding(a, b Tensor, n int, mm bool) { benchBinding(a, b, n, mm) }
+
 // SmallAllocInstalled reports whether GoTorch's small-tensor allocator is
 // libtorch's CPU allocator.
 func SmallAllocInstalled() bool { return smallAllocInstalled() }

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 	"weak"
+
+	"github.com/gotorch/gotorch/cgotorch/ops/shard0"
 )
 
 // Tensor memory
@@ -733,6 +735,25 @@ func benchDirect(a, b Tensor, n int, mm, defaultAlloc bool) {
 		defer C.gt_small_alloc_install(1)
 	}
 	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), C.int(b32(mm)))))
+	a.keep()
+	b.keep()
+}
+
+// benchBinding runs n adds (or mms) of a and b through the generated cgo
+// call and frees each result at once with a second one, with no handle and
+// no registry: the floor under any memory management on the Go side.
+func benchBinding(a, b Tensor, n int, mm bool) {
+	pa, pb := unsafe.Pointer(a.mustPtr("bench")), unsafe.Pointer(b.mustPtr("bench"))
+	for range n {
+		var t, e unsafe.Pointer
+		if mm {
+			t, e, _ = shard0.Atg_mm(pa, pb)
+		} else {
+			t, e, _ = shard0.Atg_add_Tensor(pa, pb, 1, 0, 0, 0)
+		}
+		must(cErrorP("bench", e))
+		C.gt_tensor_free(C.gt_tensor(t))
+	}
 	a.keep()
 	b.keep()
 }
