@@ -106,8 +106,10 @@ class SmallCPUAllocator final : public c10::Allocator {
 };
 
 SmallCPUAllocator *small_alloc() {
-  static SmallCPUAllocator alloc(c10::GetDefaultCPUAllocator());
-  return &alloc;
+  // Never destroyed: libtorch may still allocate while static objects are
+  // torn down at exit.
+  static SmallCPUAllocator *alloc = new SmallCPUAllocator(c10::GetDefaultCPUAllocator());
+  return alloc;
 }
 
 }  // namespace
