@@ -12,8 +12,11 @@
 // The blocks themselves come from the C allocator (aligned_alloc), so a
 // block freed on a thread that does not cache it (list full, or the thread
 // is exiting) simply goes back with free. Each thread caches at most
-// kCacheBytes per size class (4 MiB in all); gt_small_alloc_trim empties the
-// calling thread's cache, and a thread's cache is emptied when it exits.
+// kCacheBytes per size class (4 MiB in all). gt_small_alloc_trim empties the
+// calling thread's cache and tells the other threads to empty theirs at
+// their next allocation or free; a thread's cache is emptied when it exits.
+// Cached blocks are not checked for double frees as glibc's are; GoTorch's
+// Go side never frees a tensor twice.
 //
 // Unlike libtorch's default allocator, this one does not report to the
 // autograd profiler's memory tracking. GOTORCH_SMALL_ALLOC=0 leaves
@@ -23,6 +26,7 @@
 #include <c10/util/Exception.h>
 #include <malloc.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 
@@ -39,10 +43,18 @@ struct Block {
   Block *next;
 };
 
+// trim_epoch counts gt_small_alloc_trim calls; a thread whose cache saw an
+// older value empties it.
+std::atomic<uint64_t> trim_epoch{0};
+
+// cache_dead is set when the thread's cache has been destroyed at thread
+// exit; a plain thread_local bool stays readable after that.
+thread_local bool cache_dead = false;
+
 struct ThreadCache {
   Block *head[kClasses + 1] = {};
   uint32_t count[kClasses + 1] = {};
-  bool dead = false;
+  uint64_t epoch = 0;
 
   void flush() {
     for (size_t c = 1; c <= kClasses; c++) {
@@ -54,28 +66,41 @@ struct ThreadCache {
     }
   }
   ~ThreadCache() {
-    dead = true;
+    cache_dead = true;
     flush();
   }
 };
 
 thread_local ThreadCache cache;
 
+// live_cache returns the calling thread's cache, emptied first if a trim
+// happened since it was last used, or nullptr once the thread is exiting.
+inline ThreadCache *live_cache() {
+  if (cache_dead) return nullptr;
+  ThreadCache &tc = cache;
+  uint64_t e = trim_epoch.load(std::memory_order_relaxed);
+  if (tc.epoch != e) {
+    tc.flush();
+    tc.epoch = e;
+  }
+  return &tc;
+}
+
 void release(void *p) {
   if (p == nullptr) return;
   // Blocks are allocated with a size of whole classes, so the usable size
   // names a class the block can serve (glibc may round it up further).
   size_t c = malloc_usable_size(p) / kAlign;
-  ThreadCache &tc = cache;
-  if (c == 0 || c > kClasses || tc.dead || tc.count[c] * c * kAlign >= kCacheBytes ||
+  ThreadCache *tc = live_cache();
+  if (tc == nullptr || c == 0 || c > kClasses || tc->count[c] * c * kAlign >= kCacheBytes ||
       reinterpret_cast<uintptr_t>(p) % kAlign != 0) {
     std::free(p);
     return;
   }
   Block *b = static_cast<Block *>(p);
-  b->next = tc.head[c];
-  tc.head[c] = b;
-  tc.count[c]++;
+  b->next = tc->head[c];
+  tc->head[c] = b;
+  tc->count[c]++;
 }
 
 class SmallCPUAllocator final : public c10::Allocator {
@@ -85,12 +110,12 @@ class SmallCPUAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t n) const override {
     if (n == 0 || n > kMaxSmall) return fallback_->allocate(n);
     size_t c = (n + kAlign - 1) / kAlign;
-    ThreadCache &tc = cache;
+    ThreadCache *tc = live_cache();
     void *p = nullptr;
-    if (!tc.dead && tc.head[c] != nullptr) {
-      Block *b = tc.head[c];
-      tc.head[c] = b->next;
-      tc.count[c]--;
+    if (tc != nullptr && tc->head[c] != nullptr) {
+      Block *b = tc->head[c];
+      tc->head[c] = b->next;
+      tc->count[c]--;
       p = b;
     } else {
       p = std::aligned_alloc(kAlign, c * kAlign);
@@ -126,6 +151,9 @@ void gt_small_alloc_install(int on) {
 
 int gt_small_alloc_installed(void) { return c10::GetCPUAllocator() == small_alloc() ? 1 : 0; }
 
-void gt_small_alloc_trim(void) { cache.flush(); }
+void gt_small_alloc_trim(void) {
+  trim_epoch.fetch_add(1, std::memory_order_relaxed);
+  live_cache();
+}
 
 }  // extern "C"

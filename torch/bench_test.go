@@ -27,6 +27,9 @@ func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Te
 		torch.BenchDirect(x, y, b.N, mm, true)
 	})
 	b.Run("CxxDirectSmallAlloc", func(b *testing.B) {
+		if !torch.SmallAllocInstalled() {
+			b.Skip("GOTORCH_SMALL_ALLOC=0")
+		}
 		b.ReportAllocs()
 		torch.BenchDirect(x, y, b.N, mm, false)
 	})
