@@ -8,7 +8,7 @@ import (
 
 // The 4x4 benchmarks measure the per-call overhead of the binding (cgo,
 // handle registration, freeing) more than libtorch's kernels. Each op runs
-// four ways in one run, so that the ratios are fair:
+// six ways in one run, so that the ratios are fair:
 //
 //   - CxxDirect: the same op called in a C++ loop, no Go at all, with
 //     libtorch's default CPU allocator, as a C++ program runs it;
