@@ -50,3 +50,36 @@ func benchBinding(a, b Tensor, n int, mm bool) {
 }
 
 func smallAllocInstalled() bool { return C.gt_small_alloc_installed() != 0 }
+
+// benchLate runs n adds of a and b through the generated cgo call, like
+// benchBinding, but frees the results lag at a time, lag tensors after they
+// were made, as a collection does; with goCollect, a full Go collection
+// runs before each batch is freed. It is the floor under any scheme that
+// learns from Go's collector which tensors died: such a scheme frees late
+// and pays a collection every so many tensors, even if registering a
+// tensor cost nothing.
+func benchLate(a, b Tensor, n, lag int, goCollect bool) {
+	pa, pb := unsafe.Pointer(a.mustPtr("bench")), unsafe.Pointer(b.mustPtr("bench"))
+	batch := make([]C.gt_tensor, 0, lag)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if goCollect {
+			goGC()
+		}
+		C.gt_tensor_free_many(&batch[0], C.int64_t(len(batch)))
+		batch = batch[:0]
+	}
+	for range n {
+		t, e, _ := shard0.Atg_add_Tensor(pa, pb, 1, 0, 0, 0)
+		must(cErrorP("bench", e))
+		batch = append(batch, C.gt_tensor(t))
+		if len(batch) == lag {
+			flush()
+		}
+	}
+	flush()
+	a.keep()
+	b.keep()
+}

@@ -1,6 +1,7 @@
 package torch_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gotorch/gotorch/torch"
@@ -70,6 +71,30 @@ func BenchmarkMM4x4(b *testing.B) {
 	x := torch.Ones(i64s(4, 4))
 	y := torch.Eye(4)
 	benchBinary(b, x, y, true, torch.MM)
+}
+
+// BenchmarkAdd4x4Floor measures what any memory management that learns
+// from Go's collector which tensors died must pay, however cheap its
+// registration: the 4×4 add through the bare binding (as in Binding) with
+// every result freed Lag tensors late, in batches, and with a full Go
+// collection per batch (GC). Compare with Add4x4/CxxDirect in the same run;
+// docs/memory.md discusses the numbers.
+func BenchmarkAdd4x4Floor(b *testing.B) {
+	x := torch.Ones(i64s(4, 4))
+	y := torch.Full(i64s(4, 4), torch.S(2.0))
+	for _, c := range []struct {
+		lag int
+		gc  bool
+	}{{1, false}, {1024, false}, {8192, false}, {1024, true}, {4096, true}, {8192, true}} {
+		name := fmt.Sprintf("Lag%d", c.lag)
+		if c.gc {
+			name += "GC"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			torch.BenchLate(x, y, b.N, c.lag, c.gc)
+		})
+	}
 }
 
 func BenchmarkAdd256(b *testing.B) {

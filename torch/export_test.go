@@ -10,6 +10,10 @@ func BenchDirect(a, b Tensor, n int, mm, defaultAlloc bool) { benchDirect(a, b, 
 // each result at once, with no Go handle.
 func BenchBinding(a, b Tensor, n int, mm bool) { benchBinding(a, b, n, mm) }
 
+// BenchLate runs n adds through the generated cgo call and frees the
+// results lag at a time, after a Go collection if goCollect.
+func BenchLate(a, b Tensor, n, lag int, goCollect bool) { benchLate(a, b, n, lag, goCollect) }
+
 // SmallAllocInstalled reports whether GoTorch's small-tensor allocator is
 // libtorch's CPU allocator.
 func SmallAllocInstalled() bool { return smallAllocInstalled() }
