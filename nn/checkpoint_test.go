@@ -1,7 +1,6 @@
 package nn_test
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/crashtest"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/safetensors"
@@ -386,13 +386,8 @@ func crashChild(path string, start int64) {
 // that the checkpoint is always whole, loadable and of a generation that
 // was saved, and that temporary files never take its name.
 func TestCheckpointCrashSafety(t *testing.T) {
-	if spec := os.Getenv(crashChildEnv); spec != "" {
-		path, start, _ := strings.Cut(spec, "|")
-		n, err := strconv.ParseInt(start, 10, 64)
-		if err != nil {
-			panic(err)
-		}
-		crashChild(path, n)
+	if path, start, ok := crashtest.ChildSpec(crashChildEnv); ok {
+		crashChild(path, start)
 		return
 	}
 	if testing.Short() {
@@ -403,73 +398,26 @@ func TestCheckpointCrashSafety(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ckpt.safetensors")
-	base := filepath.Base(path)
 
 	next := int64(1) // the first generation of the next child
 	midWrite := 0
 	const rounds = 8
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCheckpointCrashSafety$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%d", crashChildEnv, path, next))
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		require.NoError(t, cmd.Start())
-
-		lines := make(chan string, 1000)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		lastSaved := next - 1
+		child := crashtest.Start(t, "TestCheckpointCrashSafety", crashChildEnv, path, next)
 		// Wait for the child to be ready, and in odd rounds for a first
 		// save, then kill it after a random delay.
 		waitFor := "ready"
 		if round%2 == 1 {
 			waitFor = "saved"
 		}
-		timeout := time.After(2 * time.Minute)
-	wait:
-		for {
-			select {
-			case l, ok := <-lines:
-				require.True(t, ok, "child exited early")
-				require.False(t, strings.HasPrefix(l, "error"), l)
-				if strings.HasPrefix(l, "saved ") {
-					lastSaved, _ = strconv.ParseInt(strings.TrimPrefix(l, "saved "), 10, 64)
-				}
-				if strings.HasPrefix(l, waitFor) {
-					break wait
-				}
-			case <-timeout:
-				t.Fatal("child did not start")
-			}
-		}
+		child.WaitFor(2*time.Minute, func(f []string) bool { return f[0] == waitFor })
 		delay := time.Duration(rng.Int64N(int64(800 * time.Millisecond)))
 		time.Sleep(delay)
-		require.NoError(t, cmd.Process.Kill()) // SIGKILL
-		_ = cmd.Wait()
-		for l := range lines {
-			if strings.HasPrefix(l, "saved ") {
-				lastSaved, _ = strconv.ParseInt(strings.TrimPrefix(l, "saved "), 10, 64)
-			}
-		}
+		child.Kill()
+		lastSaved := child.LastSaved
 
 		// Only the checkpoint and stray temporary files are in dir.
-		entries, err := os.ReadDir(dir)
-		require.NoError(t, err)
-		for _, e := range entries {
-			if e.Name() != base {
-				require.True(t, strings.HasPrefix(e.Name(), "."+base+".tmp-"), "unexpected file %s", e.Name())
-				midWrite++
-				// A stray temporary file is never a valid checkpoint's
-				// stand-in: remove it, as a user's cleanup would.
-				require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
-			}
-		}
+		midWrite += crashtest.Strays(t, dir, filepath.Base(path))
 
 		if lastSaved == 0 {
 			// Killed before the first save ended: no checkpoint, or a

@@ -1,19 +1,17 @@
 package robustness
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/crashtest"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -54,13 +52,8 @@ func saveCrashChild(dir string, start int64) {
 }
 
 func TestSaveCrashSafety(t *testing.T) {
-	if spec := os.Getenv(saveCrashEnv); spec != "" {
-		dir, start, _ := strings.Cut(spec, "|")
-		n, err := strconv.ParseInt(start, 10, 64)
-		if err != nil {
-			panic(err)
-		}
-		saveCrashChild(dir, n)
+	if dir, start, ok := crashtest.ChildSpec(saveCrashEnv); ok {
+		saveCrashChild(dir, start)
 		return
 	}
 	if testing.Short() {
@@ -74,65 +67,23 @@ func TestSaveCrashSafety(t *testing.T) {
 	midWrite := 0
 	const rounds = 8
 	for round := 0; round < rounds; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSaveCrashSafety$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%d", saveCrashEnv, dir, next))
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		cmd.Stderr = os.Stderr
-		require.NoError(t, cmd.Start())
-		lines := make(chan string, 1000)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
+		child := crashtest.Start(t, "TestSaveCrashSafety", saveCrashEnv, dir, next)
 		// Let one save complete to learn how long a save takes, then kill
 		// at a random point of the next.
-		lastSaved := next - 1
 		var took time.Duration
-		timeout := time.After(2 * time.Minute)
-	wait:
-		for {
-			select {
-			case l, ok := <-lines:
-				require.True(t, ok, "child exited early")
-				require.False(t, strings.HasPrefix(l, "error"), l)
-				f := strings.Fields(l)
-				switch {
-				case f[0] == "saved" && len(f) == 3:
-					lastSaved, _ = strconv.ParseInt(f[1], 10, 64)
-					ns, _ := strconv.ParseInt(f[2], 10, 64)
-					took = time.Duration(ns)
-				case f[0] == "begin" && took > 0:
-					break wait
-				}
-			case <-timeout:
-				t.Fatal("child did not save")
+		child.WaitFor(2*time.Minute, func(f []string) bool {
+			if f[0] == "saved" && len(f) == 3 {
+				ns, _ := strconv.ParseInt(f[2], 10, 64)
+				took = time.Duration(ns)
 			}
-		}
+			return f[0] == "begin" && took > 0
+		})
 		// Past the first fifth, which is mostly encoding in memory.
 		delay := took/5 + time.Duration(rng.Int64N(int64(took-took/5)))
 		time.Sleep(delay)
-		require.NoError(t, cmd.Process.Kill()) // SIGKILL
-		_ = cmd.Wait()
-		for l := range lines {
-			if f := strings.Fields(l); len(f) == 3 && f[0] == "saved" {
-				lastSaved, _ = strconv.ParseInt(f[1], 10, 64)
-			}
-		}
-		entries, err := os.ReadDir(dir)
-		require.NoError(t, err)
-		stray := 0
-		for _, e := range entries {
-			if e.Name() == "tensor.pt" || e.Name() == "optim.safetensors" {
-				continue
-			}
-			require.True(t, strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-"), "unexpected file %s", e.Name())
-			stray++
-			require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
-		}
+		child.Kill()
+		lastSaved := child.LastSaved
+		stray := crashtest.Strays(t, dir, "tensor.pt", "optim.safetensors")
 		if stray > 0 {
 			midWrite++
 		}
