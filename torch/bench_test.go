@@ -135,3 +135,40 @@ func BenchmarkGC(b *testing.B) {
 		torch.GC()
 	}
 }
+
+// BenchmarkGopExpr times a + b*c as Go+ code runs it, in steps of 100
+// expressions that start with torch.GC(), as gop-torch's loops do: with
+// the product left to the collector (Plain), marked as a temporary that
+// the addition frees at once (Temp), as gop-torch generates it, and with
+// both the product and the sum freed by hand (Free).
+func BenchmarkGopExpr(b *testing.B) {
+	for _, n := range []int64{4, 256} {
+		x := torch.Ones(i64s(n, n))
+		y := torch.Full(i64s(n, n), torch.S(2.0))
+		z := torch.Full(i64s(n, n), torch.S(3.0))
+		for _, c := range []struct {
+			name string
+			expr func()
+		}{
+			{"Plain", func() { x.Gop_Add(y.Gop_Mul(z)) }},
+			{"Temp", func() { x.Gop_Add(torch.Temp(y.Gop_Mul(z))) }},
+			{"Free", func() {
+				t := y.Gop_Mul(z)
+				x.Gop_Add(t).Free()
+				t.Free()
+			}},
+		} {
+			b.Run(fmt.Sprintf("%dx%d/%s", n, n, c.name), func(b *testing.B) {
+				defer torch.FinishGC()
+				i := 0
+				for b.Loop() {
+					if i%100 == 0 {
+						torch.GC()
+					}
+					i++
+					c.expr()
+				}
+			})
+		}
+	}
+}

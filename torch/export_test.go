@@ -17,3 +17,7 @@ func BenchLate(a, b Tensor, n, lag int, goCollect bool) { benchLate(a, b, n, lag
 // SmallAllocInstalled reports whether GoTorch's small-tensor allocator is
 // libtorch's CPU allocator.
 func SmallAllocInstalled() bool { return smallAllocInstalled() }
+
+// ReleaseTemp is what a Go+ operator does with its right operand b once it
+// has its result r.
+func ReleaseTemp(b any, r Tensor) Tensor { return releaseTemp(b, r) }

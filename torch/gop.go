@@ -41,6 +41,8 @@ func gopOperand(op string, o any) (t Tensor, s Scalar, isTensor bool) {
 			panic(newError(op, nil, "right operand is a nil *Tensor"))
 		}
 		return *v, Scalar{}, true
+	case TempTensor:
+		return v.t, Scalar{}, true
 	case Scalar:
 		return Tensor{}, v, false
 	case int:
@@ -63,7 +65,7 @@ func gopOperand(op string, o any) (t Tensor, s Scalar, isTensor bool) {
 // Gop_Add is a + b.
 func (t Tensor) Gop_Add(b any) Tensor {
 	if x, s, ok := gopOperand("+", b); ok {
-		return t.Add(x)
+		return releaseTemp(b, t.Add(x))
 	} else {
 		return t.AddScalar(s)
 	}
@@ -72,7 +74,7 @@ func (t Tensor) Gop_Add(b any) Tensor {
 // Gop_Sub is a - b.
 func (t Tensor) Gop_Sub(b any) Tensor {
 	if x, s, ok := gopOperand("-", b); ok {
-		return t.Sub(x)
+		return releaseTemp(b, t.Sub(x))
 	} else {
 		return t.SubScalar(s)
 	}
@@ -81,7 +83,7 @@ func (t Tensor) Gop_Sub(b any) Tensor {
 // Gop_Mul is a * b, elementwise (use Matmul for the matrix product).
 func (t Tensor) Gop_Mul(b any) Tensor {
 	if x, s, ok := gopOperand("*", b); ok {
-		return t.Mul(x)
+		return releaseTemp(b, t.Mul(x))
 	} else {
 		return t.MulScalar(s)
 	}
@@ -91,7 +93,7 @@ func (t Tensor) Gop_Mul(b any) Tensor {
 // floats.
 func (t Tensor) Gop_Quo(b any) Tensor {
 	if x, s, ok := gopOperand("/", b); ok {
-		return t.Div(x)
+		return releaseTemp(b, t.Div(x))
 	} else {
 		return t.DivScalar(s)
 	}
@@ -100,7 +102,7 @@ func (t Tensor) Gop_Quo(b any) Tensor {
 // Gop_Rem is a % b, Python's remainder: its sign follows b's.
 func (t Tensor) Gop_Rem(b any) Tensor {
 	if x, s, ok := gopOperand("%", b); ok {
-		return t.Remainder(x)
+		return releaseTemp(b, t.Remainder(x))
 	} else {
 		return t.RemainderScalar(s)
 	}
@@ -109,7 +111,7 @@ func (t Tensor) Gop_Rem(b any) Tensor {
 // Gop_And is a & b: logical and of Bool tensors, bitwise and of integers.
 func (t Tensor) Gop_And(b any) Tensor {
 	if x, s, ok := gopOperand("&", b); ok {
-		return t.BitwiseAnd(x)
+		return releaseTemp(b, t.BitwiseAnd(x))
 	} else {
 		return t.BitwiseAndScalar(s)
 	}
@@ -118,7 +120,7 @@ func (t Tensor) Gop_And(b any) Tensor {
 // Gop_Or is a | b: logical or of Bool tensors, bitwise or of integers.
 func (t Tensor) Gop_Or(b any) Tensor {
 	if x, s, ok := gopOperand("|", b); ok {
-		return t.BitwiseOr(x)
+		return releaseTemp(b, t.BitwiseOr(x))
 	} else {
 		return t.BitwiseOrScalar(s)
 	}
@@ -127,7 +129,7 @@ func (t Tensor) Gop_Or(b any) Tensor {
 // Gop_Xor is a ^ b: logical xor of Bool tensors, bitwise xor of integers.
 func (t Tensor) Gop_Xor(b any) Tensor {
 	if x, s, ok := gopOperand("^", b); ok {
-		return t.BitwiseXor(x)
+		return releaseTemp(b, t.BitwiseXor(x))
 	} else {
 		return t.BitwiseXorScalar(s)
 	}
@@ -146,7 +148,7 @@ func (t Tensor) Gop_Not() Tensor { return t.BitwiseNot() }
 // Gop_LT is a < b, a Bool tensor.
 func (t Tensor) Gop_LT(b any) Tensor {
 	if x, s, ok := gopOperand("<", b); ok {
-		return t.Lt(x)
+		return releaseTemp(b, t.Lt(x))
 	} else {
 		return t.LtScalar(s)
 	}
@@ -155,7 +157,7 @@ func (t Tensor) Gop_LT(b any) Tensor {
 // Gop_LE is a <= b, a Bool tensor.
 func (t Tensor) Gop_LE(b any) Tensor {
 	if x, s, ok := gopOperand("<=", b); ok {
-		return t.Le(x)
+		return releaseTemp(b, t.Le(x))
 	} else {
 		return t.LeScalar(s)
 	}
@@ -164,7 +166,7 @@ func (t Tensor) Gop_LE(b any) Tensor {
 // Gop_GT is a > b, a Bool tensor.
 func (t Tensor) Gop_GT(b any) Tensor {
 	if x, s, ok := gopOperand(">", b); ok {
-		return t.Gt(x)
+		return releaseTemp(b, t.Gt(x))
 	} else {
 		return t.GtScalar(s)
 	}
@@ -173,7 +175,7 @@ func (t Tensor) Gop_GT(b any) Tensor {
 // Gop_GE is a >= b, a Bool tensor.
 func (t Tensor) Gop_GE(b any) Tensor {
 	if x, s, ok := gopOperand(">=", b); ok {
-		return t.Ge(x)
+		return releaseTemp(b, t.Ge(x))
 	} else {
 		return t.GeScalar(s)
 	}
@@ -183,7 +185,7 @@ func (t Tensor) Gop_GE(b any) Tensor {
 // tensors are equal as a whole).
 func (t Tensor) Gop_EQ(b any) Tensor {
 	if x, s, ok := gopOperand("==", b); ok {
-		return t.Eq(x)
+		return releaseTemp(b, t.Eq(x))
 	} else {
 		return t.EqScalar(s)
 	}
@@ -192,7 +194,7 @@ func (t Tensor) Gop_EQ(b any) Tensor {
 // Gop_NE is a != b, elementwise: a Bool tensor.
 func (t Tensor) Gop_NE(b any) Tensor {
 	if x, s, ok := gopOperand("!=", b); ok {
-		return t.Ne(x)
+		return releaseTemp(b, t.Ne(x))
 	} else {
 		return t.NeScalar(s)
 	}
@@ -221,9 +223,11 @@ func (t *Tensor) gopAssign(op string, b any, identity int64, inplace func(Tensor
 		default:
 			*t = pyScalarTensor(s)
 		}
+		releaseTemp(b, *t)
 		return
 	}
 	inplace(*t, isTensor, x, s)
+	releaseTemp(b, *t)
 }
 
 // FullLike0 returns a 0-dim tensor holding s (torch.tensor(s) in Python):

@@ -1,0 +1,89 @@
+package torch
+
+// Temporaries of Go+ expressions.
+//
+// In a + b*c, the product b*c is a temporary: nothing but the addition
+// ever sees it. C++ frees such a temporary at the end of the expression;
+// left to the collector, it would live until the next collection, holding
+// its memory and going cold in the meantime. gop-torch therefore wraps the
+// result of a tensor operator in Temp wherever it is the operand of
+// another tensor operator (a.Gop_Add(torch.Temp(b.Gop_Mul(c)))), and the
+// consuming operator frees it as soon as it has its own result, unless
+// that result is the temporary itself. Freeing only drops GoTorch's
+// reference: autograd keeps what it saved for the backward pass.
+
+// TempTensor is a tensor that nothing but the operator it is passed to
+// refers to. It has the Go+ operator methods of Tensor; each frees the
+// temporary after use.
+type TempTensor struct{ t Tensor }
+
+// Temp marks t, a value that nothing else refers to (the result of an
+// operator, say), as a temporary for the Go+ operator that consumes it, as
+// its left or right operand: that operator frees t once it has its result.
+// Using t afterwards panics with a use-after-free error. gop-torch inserts
+// Temp calls; code written by hand rarely needs them.
+func Temp(t Tensor) TempTensor { return TempTensor{t} }
+
+// releaseTemp frees b if it is a temporary other than r, and returns r.
+func releaseTemp(b any, r Tensor) Tensor {
+	if x, ok := b.(TempTensor); ok {
+		x.release(r)
+	}
+	return r
+}
+
+// release frees the temporary unless r is the same tensor.
+func (x TempTensor) release(r Tensor) Tensor {
+	if x.t.handle != r.handle {
+		x.t.Free()
+	}
+	return r
+}
+
+// Gop_Add is a + b for a temporary a.
+func (x TempTensor) Gop_Add(b any) Tensor { return x.release(x.t.Gop_Add(b)) }
+
+// Gop_Sub is a - b for a temporary a.
+func (x TempTensor) Gop_Sub(b any) Tensor { return x.release(x.t.Gop_Sub(b)) }
+
+// Gop_Mul is a * b for a temporary a.
+func (x TempTensor) Gop_Mul(b any) Tensor { return x.release(x.t.Gop_Mul(b)) }
+
+// Gop_Quo is a / b for a temporary a.
+func (x TempTensor) Gop_Quo(b any) Tensor { return x.release(x.t.Gop_Quo(b)) }
+
+// Gop_Rem is a % b for a temporary a.
+func (x TempTensor) Gop_Rem(b any) Tensor { return x.release(x.t.Gop_Rem(b)) }
+
+// Gop_And is a & b for a temporary a.
+func (x TempTensor) Gop_And(b any) Tensor { return x.release(x.t.Gop_And(b)) }
+
+// Gop_Or is a | b for a temporary a.
+func (x TempTensor) Gop_Or(b any) Tensor { return x.release(x.t.Gop_Or(b)) }
+
+// Gop_Xor is a ^ b for a temporary a.
+func (x TempTensor) Gop_Xor(b any) Tensor { return x.release(x.t.Gop_Xor(b)) }
+
+// Gop_LT is a < b for a temporary a.
+func (x TempTensor) Gop_LT(b any) Tensor { return x.release(x.t.Gop_LT(b)) }
+
+// Gop_LE is a <= b for a temporary a.
+func (x TempTensor) Gop_LE(b any) Tensor { return x.release(x.t.Gop_LE(b)) }
+
+// Gop_GT is a > b for a temporary a.
+func (x TempTensor) Gop_GT(b any) Tensor { return x.release(x.t.Gop_GT(b)) }
+
+// Gop_GE is a >= b for a temporary a.
+func (x TempTensor) Gop_GE(b any) Tensor { return x.release(x.t.Gop_GE(b)) }
+
+// Gop_EQ is a == b for a temporary a.
+func (x TempTensor) Gop_EQ(b any) Tensor { return x.release(x.t.Gop_EQ(b)) }
+
+// Gop_NE is a != b for a temporary a.
+func (x TempTensor) Gop_NE(b any) Tensor { return x.release(x.t.Gop_NE(b)) }
+
+// Gop_Neg is -a for a temporary a.
+func (x TempTensor) Gop_Neg() Tensor { return x.release(x.t.Gop_Neg()) }
+
+// Gop_Not is ^a for a temporary a.
+func (x TempTensor) Gop_Not() Tensor { return x.release(x.t.Gop_Not()) }

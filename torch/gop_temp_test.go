@@ -1,0 +1,106 @@
+package torch_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/torch"
+)
+
+// freed reports whether t was freed: using it panics with the
+// use-after-free error.
+func freed(t torch.Tensor) (gone bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			gone = true
+		}
+	}()
+	t.Float32s()
+	return false
+}
+
+func TestTempFreedByConsumer(t *testing.T) {
+	x := gf32(1, 2, 3)
+	cases := []struct {
+		name string
+		run  func(tmp torch.Tensor) torch.Tensor
+		want []float32
+	}{
+		{"right of +", func(tmp torch.Tensor) torch.Tensor { return x.Gop_Add(torch.Temp(tmp)) }, []float32{3, 6, 9}},
+		{"left of *", func(tmp torch.Tensor) torch.Tensor { return torch.Temp(tmp).Gop_Mul(x) }, []float32{2, 8, 18}},
+		{"left of -, scalar right", func(tmp torch.Tensor) torch.Tensor { return torch.Temp(tmp).Gop_Sub(1) }, []float32{1, 3, 5}},
+		{"right of /", func(tmp torch.Tensor) torch.Tensor { return x.Gop_Quo(torch.Temp(tmp)) }, []float32{0.5, 0.5, 0.5}},
+		{"unary -", func(tmp torch.Tensor) torch.Tensor { return torch.Temp(tmp).Gop_Neg() }, []float32{-2, -4, -6}},
+		{"comparison", func(tmp torch.Tensor) torch.Tensor {
+			return torch.Temp(tmp).Gop_GT(x).Float()
+		}, []float32{1, 1, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := x.Gop_Mul(2)
+			r := c.run(tmp)
+			assert.Equal(t, c.want, r.Float32s())
+			assert.True(t, freed(tmp), "the temporary was not freed")
+			assert.False(t, freed(x), "an operand that was not a temporary was freed")
+		})
+	}
+}
+
+func TestTempBothOperands(t *testing.T) {
+	x := gf32(1, 2)
+	a, b := x.Gop_Mul(2), x.Gop_Add(1)
+	r := torch.Temp(a).Gop_Add(torch.Temp(b)) // (x*2) + (x+1)
+	assert.Equal(t, []float32{4, 7}, r.Float32s())
+	assert.True(t, freed(a))
+	assert.True(t, freed(b))
+}
+
+// A temporary that is its operator's result is kept.
+func TestTempKeptWhenItIsTheResult(t *testing.T) {
+	y := gf32(5)
+	assert.Equal(t, y, torch.ReleaseTemp(torch.Temp(y), y))
+	assert.False(t, freed(y), "a temporary that is the result was freed")
+	torch.ReleaseTemp(torch.Temp(y), gf32(5))
+	assert.True(t, freed(y))
+
+	x := gf32(1, 2)
+	tmp := x.Gop_Mul(3)
+	var total torch.Tensor
+	total.Gop_AddAssign(torch.Temp(tmp)) // the zero Tensor takes a copy
+	assert.Equal(t, []float32{3, 6}, total.Float32s())
+	assert.True(t, freed(tmp))
+
+	acc := gf32(10, 10)
+	tmp = x.Gop_Mul(3)
+	acc.Gop_SubAssign(torch.Temp(tmp)) // in place
+	assert.Equal(t, []float32{7, 4}, acc.Float32s())
+	assert.True(t, freed(tmp))
+	assert.False(t, freed(acc))
+}
+
+// Freeing a temporary drops GoTorch's reference only: what autograd saved
+// for the backward pass stays alive.
+func TestTempKeepsAutograd(t *testing.T) {
+	w := gf32(1, 2, 3).SetRequiresGrad(true)
+	sq := w.Gop_Mul(w)                        // saved by the next Mul
+	cube := torch.Temp(sq).Gop_Mul(w)         // w³, sq freed here
+	loss := torch.Temp(cube).Gop_Add(1).Sum() // cube freed here
+	require.True(t, freed(sq))
+	require.True(t, freed(cube))
+	loss.Backward()
+	assert.Equal(t, []float32{3, 12, 27}, w.Grad().Float32s()) // 3w²
+}
+
+func TestTempLiveCount(t *testing.T) {
+	x := gf32(1, 2, 3)
+	before := torch.ReadMemStats().LiveTensors
+	var r torch.Tensor
+	for range 100 {
+		r.Free()
+		r = x.Gop_Add(torch.Temp(torch.Temp(x.Gop_Mul(x)).Gop_Sub(1))) // x + (x*x - 1)
+	}
+	assert.Equal(t, []float32{1, 5, 11}, r.Float32s())
+	assert.Equal(t, before+1, torch.ReadMemStats().LiveTensors, "temporaries outlived their expressions")
+}
