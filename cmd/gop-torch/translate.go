@@ -57,6 +57,24 @@ type result struct {
 	Changed bool // gop_autogen.go was written
 	Loops   int  // loops given a GC() call
 	Entry   bool // the package has a training script (MainEntry)
+	Temps   int  // expression temporaries marked (temps.go)
+}
+
+// gogenImporter imports packages for the temporaries pass through the
+// compiled package, which has already loaded those its Go imports.
+type gogenImporter struct{ pkg *gogen.Package }
+
+func (g gogenImporter) Import(path string) (p *types.Package, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("importing %s: %v", path, r)
+		}
+	}()
+	p = g.pkg.Import(path).Types
+	if p == nil {
+		return nil, fmt.Errorf("importing %s: not found", path)
+	}
+	return p, nil
 }
 
 // quietLog drops the notes that gop's importer logs about packages it
@@ -337,6 +355,13 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	src, err := format.Source(buf.Bytes())
 	if err != nil {
 		return res, fmt.Errorf("%s: formatting Go: %w", dir, err)
+	}
+	if marked, n, err := markTemps(src, dir, gogenImporter{pkg}); err != nil {
+		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries left to the collector: %v\n", dir, err)
+	} else if src, err = format.Source(marked); err != nil {
+		return res, fmt.Errorf("%s: formatting Go after marking temporaries: %w", dir, err)
+	} else {
+		res.Temps = n
 	}
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {

@@ -110,7 +110,7 @@ func (this *Trainer) MainEntry() {
 				break
 			}
 //line examples/dcgan/main_train.gox:47:1
-			real := (torch.Tensor).Gop_Sub((torch.Tensor).Gop_Quo(x.Float(), 127.5), 1)
+			real := torch.Temp((torch.Tensor).Gop_Quo(x.Float(), 127.5)).Gop_Sub(1)
 //line examples/dcgan/main_train.gox:48:1
 			z := gopkg.Randn__0(int(x.Size(0)), int(netG.Latent))
 //line examples/dcgan/main_train.gox:49:1
@@ -157,7 +157,7 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:79:1
 		gopkg.NoGrad(func() {
 //line examples/dcgan/main_train.gox:80:1
-			gopkg.SaveImage__0((torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(netG.Forward(fixed), 0.5), 0.5), out)
+			gopkg.SaveImage__0(torch.Temp((torch.Tensor).Gop_Mul(netG.Forward(fixed), 0.5)).Gop_Add(0.5), out)
 		})
 //line examples/dcgan/main_train.gox:82:1
 		netG.Train(true)

@@ -41,7 +41,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:20:1
 	fmt.Println("full", gopkg.Full__0([]int64{2}, 7).Dtype(), gopkg.Full__1([]int64{2}, 0.5).Dtype())
 //line examples/gop_tensors/main_train.gox:23:1
-	c := (torch.Tensor).Gop_Sub((torch.Tensor).Gop_Add(b, (torch.Tensor).Gop_Mul(b, 2)), 1)
+	c := torch.Temp((torch.Tensor).Gop_Add(b, torch.Temp((torch.Tensor).Gop_Mul(b, 2)))).Gop_Sub(1)
 //line examples/gop_tensors/main_train.gox:24:1
 	fmt.Println("c", c)
 //line examples/gop_tensors/main_train.gox:25:1
@@ -53,7 +53,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:28:1
 	fmt.Println("cmp", (torch.Tensor).Gop_GT(a, 1), (torch.Tensor).Gop_EQ(a, gopkg.Tensor__0([]int{1, 0, 3})), (torch.Tensor).Gop_LE(b, 2.0))
 //line examples/gop_tensors/main_train.gox:29:1
-	fmt.Println("mask", (torch.Tensor).Gop_And((torch.Tensor).Gop_GT(a, 1), (torch.Tensor).Gop_LT(a, 3)))
+	fmt.Println("mask", torch.Temp((torch.Tensor).Gop_GT(a, 1)).Gop_And(torch.Temp((torch.Tensor).Gop_LT(a, 3))))
 //line examples/gop_tensors/main_train.gox:30:1
 	n := 3
 //line examples/gop_tensors/main_train.gox:31:1
@@ -110,7 +110,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:62:1
 	w := gopkg.Ones__0(3).RequiresGrad_()
 //line examples/gop_tensors/main_train.gox:63:1
-	y := gopkg.Sum__0((torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(w, x), 1))
+	y := gopkg.Sum__0(torch.Temp((torch.Tensor).Gop_Mul(w, x)).Gop_Add(1))
 //line examples/gop_tensors/main_train.gox:64:1
 	y.Backward()
 //line examples/gop_tensors/main_train.gox:65:1
@@ -131,7 +131,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:73:1
 		gopkg.NoGrad(func() {
 //line examples/gop_tensors/main_train.gox:74:1
-			p.Gop_SubAssign((torch.Tensor).Gop_Mul(p.Grad(), 0.1))
+			p.Gop_SubAssign(torch.Temp((torch.Tensor).Gop_Mul(p.Grad(), 0.1)))
 		})
 //line examples/gop_tensors/main_train.gox:76:1
 		p.ZeroGrad()

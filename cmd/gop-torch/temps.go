@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The temporaries post-pass.
+//
+// Go+ compiles a + b*c into a.Gop_Add(b.Gop_Mul(c)). The product is a
+// temporary: nothing but the addition ever sees it, and C++ would free it
+// at the end of the expression. Left to GoTorch's collector it lives until
+// the next collection, holding its memory and going cold meanwhile.
+// gop-torch therefore marks it, a.Gop_Add(torch.Temp(b.Gop_Mul(c))), and
+// the addition frees it once it has its own result (torch/gop_temp.go).
+//
+// Rules:
+//   - Only torch.Tensor's operator methods count, as consumers and as
+//     temporaries; the pass type-checks the generated Go to find them,
+//     so a user type with Gop_ methods is never touched.
+//   - A temporary is the result of a binary or unary tensor operator other
+//     than +x, which returns its operand. Results of other calls are never
+//     temporaries: x.MM(w) is fresh, but m.Weight() is not, and the pass
+//     cannot tell them apart.
+//   - A temporary is marked where it is the left operand of a binary or
+//     unary tensor operator (other than +x), or the right operand of a
+//     binary or assignment one (x += a*b).
+//   - Everywhere in the package: training scripts, model classes, closures.
+//     Freeing a temporary only drops GoTorch's reference to it, so autograd
+//     keeps what it saved for the backward pass.
+//
+// If the generated Go does not type-check on its own (with the package's
+// hand-written Go files), the pass leaves it as it is and says why: the
+// temporaries are then freed by the collector, as before.
+
+// tensorOps are the operator methods of torch.Tensor whose results are
+// temporaries, and that torch.TempTensor has too.
+var tensorOps = map[string]bool{
+	"Gop_Add": true, "Gop_Sub": true, "Gop_Mul": true, "Gop_Quo": true, "Gop_Rem": true,
+	"Gop_And": true, "Gop_Or": true, "Gop_Xor": true,
+	"Gop_LT": true, "Gop_LE": true, "Gop_GT": true, "Gop_GE": true, "Gop_EQ": true, "Gop_NE": true,
+	"Gop_Neg": true, "Gop_Not": true,
+}
+
+// assignOps are the operator methods of *torch.Tensor that take a right
+// operand and free it if it is a temporary.
+var assignOps = map[string]bool{
+	"Gop_AddAssign": true, "Gop_SubAssign": true, "Gop_MulAssign": true, "Gop_QuoAssign": true,
+}
+
+// markTemps rewrites a generated Go file, src, of the package in dir,
+// marking its expression temporaries. imp loads the packages it imports.
+// It returns the new source and how many temporaries it marked; with an
+// error, it returns src unchanged.
+func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, autogenFile, src, parser.ParseComments)
+	if err != nil {
+		return src, 0, err
+	}
+	files := []*ast.File{file}
+	others, err := handWrittenGo(fset, dir)
+	if err != nil {
+		return src, 0, err
+	}
+	files = append(files, others...)
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: imp, FakeImportC: true}
+	if _, err := conf.Check(file.Name.Name, fset, files, info); err != nil {
+		return src, 0, fmt.Errorf("type-checking the generated Go: %w", err)
+	}
+
+	isTensor := func(t types.Type) bool {
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		n, ok := t.(*types.Named)
+		return ok && n.Obj().Name() == "Tensor" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == torchPath
+	}
+	// opCall describes e if it calls an operator method of torch.Tensor,
+	// in either form gogen writes: x.Gop_Add(y), or, when x is not
+	// addressable, (torch.Tensor).Gop_Add(x, y).
+	type opCall struct {
+		name     string
+		call     *ast.CallExpr
+		sel      *ast.SelectorExpr
+		methExpr bool // (torch.Tensor).Gop_Add(x, y)
+	}
+	op := func(e ast.Expr) (opCall, bool) {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return opCall{}, false
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !strings.HasPrefix(sel.Sel.Name, "Gop_") {
+			return opCall{}, false
+		}
+		tv, ok := info.Types[sel.X]
+		if !ok || !isTensor(tv.Type) {
+			return opCall{}, false
+		}
+		c := opCall{name: sel.Sel.Name, call: call, sel: sel, methExpr: tv.IsType()}
+		if c.methExpr && len(call.Args) == 0 {
+			return opCall{}, false
+		}
+		return c, true
+	}
+	// recv and right are an operator's operands (right is nil for a
+	// unary one).
+	recv := func(c opCall) ast.Expr {
+		if c.methExpr {
+			return c.call.Args[0]
+		}
+		return c.sel.X
+	}
+	right := func(c opCall) ast.Expr {
+		args := c.call.Args
+		if c.methExpr {
+			args = args[1:]
+		}
+		if len(args) != 1 {
+			return nil
+		}
+		return args[0]
+	}
+	isTemp := func(e ast.Expr) bool {
+		c, ok := op(e)
+		return ok && tensorOps[c.name]
+	}
+
+	torchName, addImport := torchImportName(files)
+	wrap := func(e ast.Expr) ast.Expr {
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(torchName), Sel: ast.NewIdent("Temp")}, Args: []ast.Expr{e}}
+	}
+	// Types are looked up on the original nodes, so every decision is made
+	// before the AST changes: collect, then rewrite.
+	type edit struct {
+		c           opCall
+		recv, right bool
+	}
+	var edits []edit
+	n := 0
+	ast.Inspect(file, func(node ast.Node) bool {
+		e, ok := node.(ast.Expr)
+		if !ok {
+			return true
+		}
+		c, ok := op(e)
+		if !ok {
+			return true
+		}
+		ed := edit{c: c}
+		ed.recv = tensorOps[c.name] && isTemp(recv(c))
+		if r := right(c); r != nil && (tensorOps[c.name] || assignOps[c.name]) {
+			ed.right = isTemp(r)
+		}
+		if ed.recv || ed.right {
+			edits = append(edits, ed)
+		}
+		return true
+	})
+	if len(edits) == 0 {
+		return src, 0, nil
+	}
+	for _, ed := range edits {
+		call := ed.c.call
+		if ed.right {
+			call.Args[len(call.Args)-1] = wrap(call.Args[len(call.Args)-1])
+			n++
+		}
+		if ed.recv {
+			// torch.Temp(x).Gop_Add(y): a method call on the
+			// temporary, also in place of (torch.Tensor).Gop_Add(x, y).
+			if ed.c.methExpr {
+				call.Fun = &ast.SelectorExpr{X: wrap(call.Args[0]), Sel: ed.c.sel.Sel}
+				call.Args = call.Args[1:]
+			} else {
+				ed.c.sel.X = wrap(ed.c.sel.X)
+			}
+			n++
+		}
+	}
+	if addImport {
+		addTorchImport(file, torchName)
+	}
+	var buf bytes.Buffer
+	if err := format.Node(&buf, fset, file); err != nil {
+		return src, 0, err
+	}
+	return buf.Bytes(), n, nil
+}
+
+// handWrittenGo parses the package's Go files other than tests and
+// gop-torch's own output, so that the generated file type-checks with
+// them.
+func handWrittenGo(fset *token.FileSet, dir string) ([]*ast.File, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var files []*ast.File
+	for _, name := range names {
+		base := filepath.Base(name)
+		if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "gop_autogen") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// torchImportName returns the name under which files[0] refers to the
+// torch package, and whether an import of it must be added under that
+// name: one that no import of files[0] and no package-level name of files
+// takes.
+func torchImportName(files []*ast.File) (string, bool) {
+	taken := map[string]bool{}
+	for _, imp := range files[0].Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		name := filepath.Base(path)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if path == torchPath && name != "_" && name != "." {
+			return name, false
+		}
+		taken[name] = true
+	}
+	for _, d := range declsOf(files) {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				taken[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					taken[s.Name.Name] = true
+				case *ast.ValueSpec:
+					for _, id := range s.Names {
+						taken[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	name := "torch"
+	for i := 1; taken[name]; i++ {
+		name = fmt.Sprintf("torch%d", i)
+	}
+	return name, true
+}
+
+func declsOf(files []*ast.File) []ast.Decl {
+	var ds []ast.Decl
+	for _, f := range files {
+		ds = append(ds, f.Decls...)
+	}
+	return ds
+}
+
+// addTorchImport adds an import of the torch package under name.
+func addTorchImport(file *ast.File, name string) {
+	spec := &ast.ImportSpec{Name: ast.NewIdent(name), Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(torchPath)}}
+	if name == "torch" {
+		spec.Name = nil
+	}
+	file.Imports = append(file.Imports, spec)
+	for _, d := range file.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			if !g.Lparen.IsValid() {
+				g.Lparen = g.Pos()
+				g.Rparen = g.End()
+			}
+			g.Specs = append(g.Specs, spec)
+			return
+		}
+	}
+	file.Decls = append([]ast.Decl{&ast.GenDecl{Tok: token.IMPORT, Specs: []ast.Spec{spec}}}, file.Decls...)
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stubTorch declares the part of package torch that the temporaries pass
+// looks at, so that its tests need neither libtorch nor gop.
+const stubTorch = `package torch
+type Tensor struct{ p *int }
+type TempTensor struct{ t Tensor }
+func Temp(t Tensor) TempTensor
+func (t Tensor) Gop_Add(b any) Tensor
+func (t Tensor) Gop_Mul(b any) Tensor
+func (t Tensor) Gop_Sub(b any) Tensor
+func (t Tensor) Gop_LT(b any) Tensor
+func (t Tensor) Gop_Neg() Tensor
+func (t Tensor) Gop_Dup() Tensor
+func (t Tensor) MM(b Tensor) Tensor
+func (t *Tensor) Gop_AddAssign(b any)
+func (x TempTensor) Gop_Add(b any) Tensor
+func (x TempTensor) Gop_Mul(b any) Tensor
+func (x TempTensor) Gop_Sub(b any) Tensor
+func (x TempTensor) Gop_LT(b any) Tensor
+func (x TempTensor) Gop_Neg() Tensor
+`
+
+// stubModel is a package whose functions return tensors, so that a file
+// can use tensors without importing torch.
+const stubModel = `package model
+import "github.com/gotorch/gotorch/torch"
+func X() torch.Tensor
+`
+
+type stubImporter map[string]*types.Package
+
+func (m stubImporter) Import(path string) (*types.Package, error) {
+	if p, ok := m[path]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("no package %s", path)
+}
+
+func stubPackages(t *testing.T) stubImporter {
+	t.Helper()
+	imp := stubImporter{}
+	for _, p := range []struct{ path, src string }{{torchPath, stubTorch}, {"example.com/model", stubModel}} {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p.path+".go", p.src, 0)
+		require.NoError(t, err)
+		pkg, err := (&types.Config{Importer: imp}).Check(p.path, fset, []*ast.File{f}, nil)
+		require.NoError(t, err)
+		imp[p.path] = pkg
+	}
+	return imp
+}
+
+func TestMarkTemps(t *testing.T) {
+	imp := stubPackages(t)
+	const header = "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\n"
+	cases := []struct {
+		name, body, want string
+		n                int
+	}{
+		{"right operand", "_ = a.Gop_Add(b.Gop_Mul(c))", "_ = a.Gop_Add(torch.Temp(b.Gop_Mul(c)))", 1},
+		{"gogen's method expressions",
+			"_ = (torch.Tensor).Gop_Sub((torch.Tensor).Gop_Add(b, (torch.Tensor).Gop_Mul(b, 2)), 1)",
+			"_ = torch.Temp((torch.Tensor).Gop_Add(b, torch.Temp((torch.Tensor).Gop_Mul(b, 2)))).Gop_Sub(1)", 2},
+		{"both operands", "_ = (torch.Tensor).Gop_LT((torch.Tensor).Gop_Mul(a, 2), (torch.Tensor).Gop_Neg(b))",
+			"_ = torch.Temp((torch.Tensor).Gop_Mul(a, 2)).Gop_LT(torch.Temp((torch.Tensor).Gop_Neg(b)))", 2},
+		{"unary", "_ = (torch.Tensor).Gop_Neg((torch.Tensor).Gop_Mul(a, b))", "_ = torch.Temp((torch.Tensor).Gop_Mul(a, b)).Gop_Neg()", 1},
+		{"parenthesized", "_ = a.Gop_Add((b.Gop_Mul(c)))", "_ = a.Gop_Add(torch.Temp((b.Gop_Mul(c))))", 1},
+		{"assignment", "a.Gop_AddAssign((torch.Tensor).Gop_Mul(b, 2))", "a.Gop_AddAssign(torch.Temp((torch.Tensor).Gop_Mul(b, 2)))", 1},
+		{"+x returns its operand", "_ = (torch.Tensor).Gop_Add(a, (torch.Tensor).Gop_Dup(b))", "", 0},
+		{"+x of a temporary", "_ = (torch.Tensor).Gop_Dup((torch.Tensor).Gop_Mul(a, b))", "", 0},
+		{"a method's result may be held elsewhere", "_ = (torch.Tensor).Gop_Add(a.MM(b), c)", "", 0},
+		{"a temporary passed to a function", "use((torch.Tensor).Gop_Mul(a, b))", "", 0},
+		{"a user type's operators", "_ = v.Gop_Add(v.Gop_Add(1))", "", 0},
+		{"a tensor operand of a user type's operator", "_ = v.Gop_Add(a.Gop_Mul(b))", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := header + `type V struct{}
+
+func (V) Gop_Add(b any) V
+
+func use(torch.Tensor)
+
+func f(a, b, c torch.Tensor, v V) {
+	` + c.body + `
+}
+`
+			got, n, err := markTemps([]byte(src), t.TempDir(), imp)
+			require.NoError(t, err)
+			assert.Equal(t, c.n, n)
+			if c.want == "" {
+				assert.Equal(t, src, string(got))
+				return
+			}
+			assert.Contains(t, string(got), "\t"+c.want+"\n")
+			// The result compiles.
+			_, _, err = markTemps(got, t.TempDir(), imp)
+			require.NoError(t, err)
+		})
+	}
+}
+
+// A file that gets its tensors from another package and does not import
+// torch gets the import, under a name that is free.
+func TestMarkTempsAddsImport(t *testing.T) {
+	imp := stubPackages(t)
+	src := `package p
+
+import "example.com/model"
+
+var torch = 1
+
+func f() {
+	_ = model.X().Gop_Add(model.X().Gop_Mul(2))
+}
+`
+	got, n, err := markTemps([]byte(src), t.TempDir(), imp)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	out, err := format.Source(got)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "torch1 \"github.com/gotorch/gotorch/torch\"")
+	assert.Contains(t, string(out), "model.X().Gop_Add(torch1.Temp(model.X().Gop_Mul(2)))")
+	_, _, err = markTemps(out, t.TempDir(), imp)
+	require.NoError(t, err, "%s", out)
+}
+
+// The package's hand-written Go files are type-checked with the generated
+// one; a file that does not type-check is left as it is, with the reason.
+func TestMarkTempsPackageFiles(t *testing.T) {
+	imp := stubPackages(t)
+	dir := t.TempDir()
+	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc f(a torch.Tensor) { _ = a.Gop_Add(helper(a).Gop_Mul(a).Gop_Neg()) }\n"
+	_, _, err := markTemps([]byte(src), dir, imp)
+	require.ErrorContains(t, err, "helper")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper.go"),
+		[]byte("package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc helper(a torch.Tensor) torch.Tensor { return a }\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper_test.go"), []byte("package p\n\nbroken\n"), 0o644))
+	got, n, err := markTemps([]byte(src), dir, imp)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	assert.True(t, strings.Contains(string(got), "a.Gop_Add(torch.Temp(torch.Temp(helper(a).Gop_Mul(a)).Gop_Neg()))"), "%s", got)
+}
