@@ -19,12 +19,19 @@
 // commit it, and plain Go code (go build, go vet) can use the package
 // without gop-torch or gop.
 //
-// gop-torch differs from gop in one way: in the training script it puts
-// torch.GC() at the top of every loop body and torch.FinishGC() after
-// every loop, so that each iteration frees the tensors of the one before
-// (see instrument.go for the rules), and it marks the script as so
-// instrumented. A script compiled by plain gop still runs; its Trainer
-// warns once and calls torch.GC() at each batch of its own loaders.
+// gop-torch differs from gop in two ways:
+//
+//   - In the training script it puts torch.GC() at the top of every loop
+//     body and torch.FinishGC() after every loop, so that each iteration
+//     frees the tensors of the one before (see instrument.go for the
+//     rules), and it marks the script as so instrumented. A script
+//     compiled by plain gop still runs; its Trainer warns once and calls
+//     torch.GC() at each batch of its own loaders.
+//   - In every Go+ file it marks the temporaries of tensor expressions:
+//     in a + b*c, the addition frees b*c as soon as it has its result,
+//     as C++ would, instead of leaving it to the next collection (see
+//     temps.go). Code compiled by plain gop computes the same values and
+//     leaves its temporaries to the collector.
 //
 // Go flags that take a value must be written -flag=value, except -o,
 // -tags, -ldflags, -gcflags, -run, -count, -timeout, -bench and -p.
