@@ -43,7 +43,8 @@ test: setup
 # FUZZTIME each. make test runs their seed corpora (go test does); this is
 # not part of it because fuzzing instruments every package, the C++ of the
 # bindings included, and that build alone takes minutes on a cold cache.
-# Longer runs: make fuzz-short FUZZTIME=10m.
+# CI (.ci/run) runs it with FUZZTIME=3s. Longer runs: make fuzz-short
+# FUZZTIME=10m.
 FUZZTIME ?= 5s
 FUZZ_TARGETS = ./internal/robustness:FuzzOps ./torch:FuzzDecode \
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
