@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -148,6 +149,7 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 		recv, right bool
 	}
 	var edits []edit
+	seen := map[*ast.CallExpr]bool{} // gogen may share a node
 	n := 0
 	ast.Inspect(file, func(node ast.Node) bool {
 		e, ok := node.(ast.Expr)
@@ -155,9 +157,10 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 			return true
 		}
 		c, ok := op(e)
-		if !ok {
+		if !ok || seen[c.call] {
 			return true
 		}
+		seen[c.call] = true
 		ed := edit{c: c}
 		ed.recv = tensorOps[c.name] && isTemp(recv(c))
 		if r := right(c); r != nil && (tensorOps[c.name] || assignOps[c.name]) {
@@ -211,6 +214,11 @@ func handWrittenGo(fset *token.FileSet, dir string) ([]*ast.File, error) {
 	for _, name := range names {
 		base := filepath.Base(name)
 		if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "gop_autogen") {
+			continue
+		}
+		// Files that this build leaves out (build constraints, another
+		// GOOS) would clash with the others.
+		if ok, err := build.Default.MatchFile(dir, base); err != nil || !ok {
 			continue
 		}
 		src, err := os.ReadFile(name)

@@ -154,6 +154,7 @@ func TestMarkTempsPackageFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper.go"),
 		[]byte("package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc helper(a torch.Tensor) torch.Tensor { return a }\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "helper_test.go"), []byte("package p\n\nbroken\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ignored.go"), []byte("//go:build ignore\n\npackage p\n\nfunc helper() {}\n"), 0o644))
 	got, n, err := markTemps([]byte(src), dir, imp)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
