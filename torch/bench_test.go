@@ -172,3 +172,39 @@ func BenchmarkGopExpr(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenMPTeams times a 256×256 add (parallel in libtorch: two
+// OpenMP threads here) with explicit Free, on a goroutine locked to its OS
+// thread: alone (OneTeam), and while another OS thread that has run a
+// parallel op is alive (TwoTeams). libgomp keeps a team of worker threads
+// per OS thread that starts parallel regions, and when it manages more
+// threads than there are CPUs its workers stop spinning between regions
+// and sleep, so every region pays futex wake-ups. A Go program gets such
+// teams whenever ops run on more than one OS thread (goroutines change
+// threads; loaders run ops on their own goroutines). See docs/memory.md.
+func BenchmarkOpenMPTeams(b *testing.B) {
+	x := torch.Ones(i64s(256, 256))
+	y := torch.Full(i64s(256, 256), torch.S(2.0))
+	run := func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for b.Loop() {
+			torch.Add(x, y).Free()
+		}
+	}
+	b.Run("OneTeam", run)
+	b.Run("TwoTeams", func(b *testing.B) {
+		ready, done := make(chan bool), make(chan bool)
+		go func() {
+			// Never unlocked: the thread, and its OpenMP team, end with
+			// the goroutine.
+			runtime.LockOSThread()
+			torch.Add(x, y).Free()
+			ready <- true
+			<-done
+		}()
+		<-ready
+		defer close(done)
+		run(b)
+	})
+}
