@@ -138,9 +138,20 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 		return ok && tensorOps[c.name]
 	}
 
+	// The torch package that the program will be built with must have
+	// Temp (an older GoTorch does not).
+	if tp, err := imp.Import(torchPath); err != nil || tp.Scope().Lookup("Temp") == nil {
+		return src, 0, fmt.Errorf("%s has no Temp (an older GoTorch?)", torchPath)
+	}
 	torchName, addImport := torchImportName(files)
+	// The new nodes take the positions of what they wrap, so that the
+	// printer keeps //line comments and others in place.
 	wrap := func(e ast.Expr) ast.Expr {
-		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent(torchName), Sel: ast.NewIdent("Temp")}, Args: []ast.Expr{e}}
+		p := e.Pos()
+		return &ast.CallExpr{
+			Fun:    &ast.SelectorExpr{X: &ast.Ident{Name: torchName, NamePos: p}, Sel: &ast.Ident{Name: "Temp", NamePos: p}},
+			Lparen: p, Args: []ast.Expr{e}, Rparen: e.End(),
+		}
 	}
 	// Types are looked up on the original nodes, so every decision is made
 	// before the AST changes: collect, then rewrite.
@@ -184,8 +195,11 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 			// torch.Temp(x).Gop_Add(y): a method call on the
 			// temporary, also in place of (torch.Tensor).Gop_Add(x, y).
 			if ed.c.methExpr {
-				call.Fun = &ast.SelectorExpr{X: wrap(call.Args[0]), Sel: ed.c.sel.Sel}
+				x := call.Args[0]
+				end := x.End()
+				call.Fun = &ast.SelectorExpr{X: wrap(x), Sel: &ast.Ident{Name: ed.c.sel.Sel.Name, NamePos: end}}
 				call.Args = call.Args[1:]
+				call.Lparen = end
 			} else {
 				ed.c.sel.X = wrap(ed.c.sel.X)
 			}

@@ -160,3 +160,43 @@ func TestMarkTempsPackageFiles(t *testing.T) {
 	assert.Equal(t, 2, n)
 	assert.True(t, strings.Contains(string(got), "a.Gop_Add(torch.Temp(torch.Temp(helper(a).Gop_Mul(a)).Gop_Neg()))"), "%s", got)
 }
+
+// //line comments stay before their statements, also when a statement
+// starts with a temporary.
+func TestMarkTempsKeepsLineComments(t *testing.T) {
+	imp := stubPackages(t)
+	src := `package p
+
+import "github.com/gotorch/gotorch/torch"
+
+func f(x torch.Tensor) {
+//line a.gop:5:1
+	(torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(x, x), x).MM(x)
+//line a.gop:6:1
+	_ = x.Gop_Add(x.Gop_Mul(x)) // trailing
+}
+`
+	got, n, err := markTemps([]byte(src), t.TempDir(), imp)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	out, err := format.Source(got)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "//line a.gop:5:1\n\ttorch.Temp((torch.Tensor).Gop_Mul(x, x)).Gop_Add(x).MM(x)\n")
+	assert.Contains(t, string(out), "//line a.gop:6:1\n\t_ = x.Gop_Add(torch.Temp(x.Gop_Mul(x))) // trailing\n")
+}
+
+// A torch package without Temp (an older GoTorch) leaves the file as it is.
+func TestMarkTempsNeedsTemp(t *testing.T) {
+	imp := stubPackages(t)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "torch.go", strings.Replace(stubTorch, "func Temp(t Tensor) TempTensor\n", "", 1), 0)
+	require.NoError(t, err)
+	old, err := (&types.Config{}).Check(torchPath, fset, []*ast.File{f}, nil)
+	require.NoError(t, err)
+	imp[torchPath] = old
+	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc f(a torch.Tensor) { _ = a.Gop_Add(a.Gop_Mul(a)) }\n"
+	got, n, err := markTemps([]byte(src), t.TempDir(), imp)
+	require.ErrorContains(t, err, "no Temp")
+	assert.Zero(t, n)
+	assert.Equal(t, src, string(got))
+}
