@@ -505,11 +505,6 @@ func collectUnderPressure() {
 //
 // Tensors made after GC() are step tensors, registered cheaply in chunks
 // (see SetGCChunkSize) until FinishGC().
-//
-// GC() also locks the calling goroutine to its OS thread until it calls
-// FinishGC(), so that the loop's parallel ops share one OpenMP team (see
-// stepThreads). A goroutine that exits without FinishGC() ends its thread,
-// as any goroutine locked with runtime.LockOSThread does.
 func GC() {
 	stayOnThread()
 	collect(true, sweepNow)
@@ -569,9 +564,8 @@ func leaveThread() {
 }
 
 // FinishGC ends a loop of GC() calls: it collects what the last step left,
-// gives free heap memory back to the system, tensors made afterwards
-// are tracked one by one again, and the calling goroutine may change
-// threads again. A loop that
+// gives free heap memory back to the system, and tensors made afterwards
+// are tracked one by one again. A loop that
 // ends without it leaks nothing; its later tensors just cost a little less
 // to make and are freed a little less precisely.
 func FinishGC() {
