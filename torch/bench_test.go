@@ -10,7 +10,7 @@ import (
 
 // The 4x4 benchmarks measure the per-call overhead of the binding (cgo,
 // handle registration, freeing) more than libtorch's kernels. Each op runs
-// six ways in one run, so that the ratios are fair:
+// seven ways in one run, so that the ratios are fair:
 //
 //   - CxxDirect: the same op called in a C++ loop, no Go at all, with
 //     libtorch's default CPU allocator, as a C++ program runs it;
@@ -19,9 +19,11 @@ import (
 //   - Binding: the generated cgo call, and a second one that frees the
 //     result, with no Go handle: the floor under the Go cases;
 //   - Free: every result freed explicitly;
-//   - Auto: no Free, inside a step (after torch.GC(), which also keeps the
-//     goroutine on its OS thread), the way a training loop runs; memory is
-//     reclaimed by the budget-triggered collections;
+//   - Auto: no Free, inside a step (after torch.GC()), the way a training
+//     loop runs; memory is reclaimed by the budget-triggered collections;
+//   - AutoLocked: Auto with the goroutine locked to its OS thread
+//     (runtime.LockOSThread), so that it never changes threads at a Go
+//     collection (see docs/memory.md);
 //   - AutoExact: no Free, outside steps, one registration per tensor.
 
 func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Tensor) torch.Tensor) {
@@ -47,6 +49,16 @@ func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Te
 		}
 	})
 	b.Run("Auto", func(b *testing.B) {
+		torch.GC()
+		defer torch.FinishGC()
+		b.ReportAllocs()
+		for b.Loop() {
+			op(x, y)
+		}
+	})
+	b.Run("AutoLocked", func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		torch.GC()
 		defer torch.FinishGC()
 		b.ReportAllocs()

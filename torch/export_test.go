@@ -21,7 +21,3 @@ func SmallAllocInstalled() bool { return smallAllocInstalled() }
 // ReleaseTemp is what a Go+ operator does with its right operand b once it
 // has its result r.
 func ReleaseTemp(b any, r Tensor) Tensor { return releaseTemp(b, r) }
-
-// StepThreadLocked reports whether GC() has locked the calling goroutine
-// to its thread.
-func StepThreadLocked() bool { return stepThreadLocked() }

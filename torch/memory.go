@@ -505,73 +505,14 @@ func collectUnderPressure() {
 //
 // Tensors made after GC() are step tensors, registered cheaply in chunks
 // (see SetGCChunkSize) until FinishGC().
-func GC() {
-	stayOnThread()
-	collect(true, sweepNow)
-}
-
-// Step goroutines stay on their OS thread.
-//
-// libgomp keeps a team of OpenMP worker threads for every OS thread that
-// starts a parallel region, and once it manages more threads than there
-// are CPUs its workers sleep between regions, so that every parallel op
-// pays futex wake-ups. A goroutine that changes threads (Go's collections
-// move it) leaves a team behind on each thread it ran ops on. GC()
-// therefore locks the calling goroutine to its thread (runtime.LockOSThread)
-// until FinishGC(), so that a training loop starts its parallel regions
-// from one thread, as a C++ or Python loop does. See docs/memory.md.
-var stepThreads struct {
-	sync.Mutex
-	locked map[int64]bool // threads that GC() locked a goroutine to
-}
-
-// stayOnThread locks the calling goroutine to its thread, once: a locked
-// goroutine never leaves its thread, so finding the thread in the set
-// means this goroutine is already locked.
-func stayOnThread() {
-	tid := int64(C.gt_thread_id())
-	stepThreads.Lock()
-	defer stepThreads.Unlock()
-	if stepThreads.locked[tid] {
-		return
-	}
-	if stepThreads.locked == nil {
-		stepThreads.locked = map[int64]bool{}
-	}
-	runtime.LockOSThread()
-	stepThreads.locked[tid] = true
-}
-
-// stepThreadLocked reports whether stayOnThread locked the calling
-// goroutine (for tests).
-func stepThreadLocked() bool {
-	tid := int64(C.gt_thread_id())
-	stepThreads.Lock()
-	defer stepThreads.Unlock()
-	return stepThreads.locked[tid]
-}
-
-// leaveThread undoes stayOnThread for the calling goroutine, if it did
-// anything.
-func leaveThread() {
-	tid := int64(C.gt_thread_id())
-	stepThreads.Lock()
-	defer stepThreads.Unlock()
-	if stepThreads.locked[tid] {
-		delete(stepThreads.locked, tid)
-		runtime.UnlockOSThread()
-	}
-}
+func GC() { collect(true, sweepNow) }
 
 // FinishGC ends a loop of GC() calls: it collects what the last step left,
 // gives free heap memory back to the system, and tensors made afterwards
 // are tracked one by one again. A loop that
 // ends without it leaks nothing; its later tensors just cost a little less
 // to make and are freed a little less precisely.
-func FinishGC() {
-	collect(false, sweepTrim)
-	leaveThread()
-}
+func FinishGC() { collect(false, sweepTrim) }
 
 // SetMemoryBudget sets how many bytes of native tensor memory may be
 // allocated between two collections before the allocating goroutine

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -275,31 +274,4 @@ func TestGCRestoresGOMAXPROCS(t *testing.T) {
 	wg.Wait()
 	torch.FinishGC()
 	assert.Equal(t, 3, runtime.GOMAXPROCS(0))
-}
-
-// GC() keeps the calling goroutine on its OS thread until FinishGC(), so
-// that its parallel ops start from one OpenMP team; calling GC() again
-// does not lock it twice.
-func TestGCKeepsGoroutineOnItsThread(t *testing.T) {
-	done := make(chan bool)
-	go func() {
-		defer close(done)
-		assert.False(t, torch.StepThreadLocked())
-		x := torch.Ones(i64s(4, 4))
-		torch.GC()
-		tid := syscall.Gettid()
-		for i := 0; i < 20; i++ {
-			torch.GC()
-			x.Add(x)
-			runtime.GC() // collections move unlocked goroutines
-			runtime.Gosched()
-			assert.Equal(t, tid, syscall.Gettid(), "step %d ran on another thread", i)
-		}
-		assert.True(t, torch.StepThreadLocked())
-		torch.FinishGC()
-		assert.False(t, torch.StepThreadLocked(), "FinishGC unlocks")
-		torch.FinishGC() // a second FinishGC does nothing
-		runtime.KeepAlive(x)
-	}()
-	<-done
 }
