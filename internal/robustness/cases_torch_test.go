@@ -264,6 +264,16 @@ func torchCases(t *testing.T) []badCase {
 			p(func() { x34().Gop_Mul(nil) })},
 		{"Go+ operator with a nil *Tensor", "right operand is a nil *Tensor", "-", nil,
 			p(func() { x34().Gop_Sub((*torch.Tensor)(nil)) })},
+		{"Go+ temporary used after its operator", "tensor used after Free", "shape", torch.ErrFreed,
+			p(func() {
+				tmp := x34().Gop_Mul(2)
+				x34().Gop_Add(torch.Temp(tmp))
+				tmp.Shape()
+			})},
+		{"Go+ freed tensor as a temporary", "argument other", "add", torch.ErrFreed,
+			p(func() { x34().Gop_Add(torch.Temp(freed())) })},
+		{"Go+ zero Tensor as a temporary", "argument self", "mul", torch.ErrUndefined,
+			p(func() { torch.Temp(torch.Tensor{}).Gop_Mul(2) })},
 		{"Go+ tensor of strings", "element type string is not a number or bool", "", nil,
 			p(func() { gopkg.Tensor__0([]string{"a"}) })},
 		{"Go+ ones of negative size", "negative dimension", "ones", nil,
