@@ -81,8 +81,9 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 	}
 
 	isTensor := func(t types.Type) bool {
+		t = types.Unalias(t)
 		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
+			t = types.Unalias(p.Elem())
 		}
 		n, ok := t.(*types.Named)
 		return ok && n.Obj().Name() == "Tensor" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == torchPath

@@ -117,6 +117,16 @@ func f(a, b, c torch.Tensor, v V) {
 	}
 }
 
+// Tensors reached through a type alias are tensors too.
+func TestMarkTempsThroughAlias(t *testing.T) {
+	imp := stubPackages(t)
+	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\ntype T = torch.Tensor\n\nfunc f(a, b T) { _ = a.Gop_Add(b.Gop_Mul(a)) }\n"
+	got, n, err := markTemps([]byte(src), t.TempDir(), imp)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Contains(t, string(got), "a.Gop_Add(torch.Temp(b.Gop_Mul(a)))")
+}
+
 // A file that gets its tensors from another package and does not import
 // torch gets the import, under a name that is free.
 func TestMarkTempsAddsImport(t *testing.T) {
