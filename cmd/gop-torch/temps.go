@@ -60,8 +60,8 @@ var assignOps = map[string]bool{
 
 // markTemps rewrites a generated Go file, src, of the package in dir,
 // marking its expression temporaries. imp loads the packages it imports.
-// It returns the new source and how many temporaries it marked; with an
-// error, it returns src unchanged.
+// It returns the new source, gofmt-ed, and how many temporaries it marked;
+// with nothing to mark or an error, it returns src unchanged.
 func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, autogenFile, src, parser.ParseComments)
@@ -214,7 +214,12 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 	if err := format.Node(&buf, fset, file); err != nil {
 		return src, 0, err
 	}
-	return buf.Bytes(), n, nil
+	// gofmt, which also sorts an added import into place.
+	out, err := format.Source(buf.Bytes())
+	if err != nil {
+		return src, 0, err
+	}
+	return out, n, nil
 }
 
 // handWrittenGo parses the package's Go files other than tests and

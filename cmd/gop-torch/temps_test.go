@@ -56,15 +56,20 @@ func (m stubImporter) Import(path string) (*types.Package, error) {
 func stubPackages(t *testing.T) stubImporter {
 	t.Helper()
 	imp := stubImporter{}
-	for _, p := range []struct{ path, src string }{{torchPath, stubTorch}, {"example.com/model", stubModel}} {
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, p.path+".go", p.src, 0)
-		require.NoError(t, err)
-		pkg, err := (&types.Config{Importer: imp}).Check(p.path, fset, []*ast.File{f}, nil)
-		require.NoError(t, err)
-		imp[p.path] = pkg
-	}
+	imp.add(t, torchPath, stubTorch)
+	imp.add(t, "example.com/model", stubModel)
 	return imp
+}
+
+// add type-checks src as the package path and makes it importable.
+func (m stubImporter) add(t *testing.T, path, src string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path+".go", src, 0)
+	require.NoError(t, err)
+	pkg, err := (&types.Config{Importer: m}).Check(path, fset, []*ast.File{f}, nil)
+	require.NoError(t, err)
+	m[path] = pkg
 }
 
 func TestMarkTemps(t *testing.T) {
@@ -198,12 +203,7 @@ func f(x torch.Tensor) {
 // A torch package without Temp (an older GoTorch) leaves the file as it is.
 func TestMarkTempsNeedsTemp(t *testing.T) {
 	imp := stubPackages(t)
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "torch.go", strings.Replace(stubTorch, "func Temp(t Tensor) TempTensor\n", "", 1), 0)
-	require.NoError(t, err)
-	old, err := (&types.Config{}).Check(torchPath, fset, []*ast.File{f}, nil)
-	require.NoError(t, err)
-	imp[torchPath] = old
+	imp.add(t, torchPath, strings.Replace(stubTorch, "func Temp(t Tensor) TempTensor\n", "", 1))
 	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc f(a torch.Tensor) { _ = a.Gop_Add(a.Gop_Mul(a)) }\n"
 	got, n, err := markTemps([]byte(src), t.TempDir(), imp)
 	require.ErrorContains(t, err, "no Temp")

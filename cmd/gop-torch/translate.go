@@ -358,10 +358,8 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	}
 	if marked, n, err := markTemps(src, dir, gogenImporter{pkg}); err != nil {
 		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries left to the collector: %v\n", dir, err)
-	} else if src, err = format.Source(marked); err != nil {
-		return res, fmt.Errorf("%s: formatting Go after marking temporaries: %w", dir, err)
 	} else {
-		res.Temps = n
+		src, res.Temps = marked, n
 	}
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
