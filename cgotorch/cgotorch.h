@@ -5,8 +5,11 @@
  *
  * Conventions, kept by the hand-written functions here and by every generated
  * function in ops_gen.h:
- *   - A gt_tensor is an opaque pointer to a heap-allocated at::Tensor. NULL
- *     stands for an undefined tensor (for example an optional bias).
+ *   - A gt_tensor is an opaque handle that owns one reference to a tensor
+ *     (it is the TensorImpl pointer an at::Tensor holds). NULL stands for an
+ *     undefined tensor (for example an optional bias). Two handles to the
+ *     same tensor may compare equal; each owns its own reference and is
+ *     freed on its own.
  *   - Every function reports failure in the same call that failed: either it
  *     returns a gt_error, or it returns a result struct with an err field.
  *     There is no thread-local "last error": goroutines move between OS

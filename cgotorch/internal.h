@@ -48,7 +48,22 @@ inline gt_error guard(F &&f) noexcept {
   }
 }
 
-inline at::Tensor &T(gt_tensor t) { return *reinterpret_cast<at::Tensor *>(t); }
+// A gt_tensor is a TensorImpl* that owns one reference, the pointer an
+// at::Tensor holds: making a handle costs no allocation, and using one no
+// extra indirection. An at::Tensor is exactly that pointer, so T views the
+// handle variable itself as an at::Tensor that borrows the reference: it
+// must be called on a variable (a parameter, an array element) that outlives
+// the use, and the view must never be assigned to or moved from.
+static_assert(sizeof(at::Tensor) == sizeof(gt_tensor),
+              "an at::Tensor must be a single TensorImpl pointer");
+inline at::Tensor &T(gt_tensor &t) { return *reinterpret_cast<at::Tensor *>(&t); }
+
+// release drops the reference a handle owns.
+inline void release(gt_tensor t) {
+  if (t == nullptr) return;
+  c10::intrusive_ptr<at::TensorImpl, at::UndefinedTensorImpl>::reclaim(
+      reinterpret_cast<at::TensorImpl *>(t));
+}
 
 // opt turns a possibly-NULL handle into a c10::optional<Tensor>.
 inline c10::optional<at::Tensor> opt(gt_tensor t) {
@@ -62,10 +77,11 @@ inline at::Tensor OT(gt_tensor t) {
 }
 
 inline gt_tensor wrap(at::Tensor &&t) {
-  return reinterpret_cast<gt_tensor>(new at::Tensor(std::move(t)));
+  return reinterpret_cast<gt_tensor>(t.unsafeReleaseTensorImpl());
 }
 inline gt_tensor wrap(const at::Tensor &t) {
-  return reinterpret_cast<gt_tensor>(new at::Tensor(t));
+  at::Tensor c = t;
+  return reinterpret_cast<gt_tensor>(c.unsafeReleaseTensorImpl());
 }
 // wrap_opt returns NULL for an undefined tensor.
 inline gt_tensor wrap_opt(at::Tensor &&t) {

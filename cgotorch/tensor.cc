@@ -296,9 +296,9 @@ gt_error gt_manual_seed(uint64_t seed) {
 int gt_grad_enabled(void) { return at::GradMode::is_enabled() ? 1 : 0; }
 void gt_set_grad_enabled(int on) { at::GradMode::set_enabled(on != 0); }
 
-void gt_tensor_free(gt_tensor t) { delete reinterpret_cast<at::Tensor *>(t); }
+void gt_tensor_free(gt_tensor t) { release(t); }
 void gt_tensor_free_many(gt_tensor *ts, int64_t n) {
-  for (int64_t i = 0; i < n; i++) delete reinterpret_cast<at::Tensor *>(ts[i]);
+  for (int64_t i = 0; i < n; i++) release(ts[i]);
 }
 int64_t gt_thread_id(void) { return static_cast<int64_t>(syscall(SYS_gettid)); }
 void gt_tune_malloc(int arenas, int64_t mmap_threshold, int64_t trim_threshold, int no_fastbins) {
