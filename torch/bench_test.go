@@ -122,7 +122,17 @@ func BenchmarkAdd256(b *testing.B) {
 
 // BenchmarkGC measures the pause of torch.GC() at the end of a step that
 // made 1,000 tensors; the tensors are made with the timer stopped.
-func BenchmarkGC(b *testing.B) {
+func BenchmarkGC(b *testing.B) { benchGC(b) }
+
+// BenchmarkGCLocked is BenchmarkGC on a goroutine locked to its OS thread,
+// as a *_train.gox script runs (classfile.Gopt_Trainer_Main).
+func BenchmarkGCLocked(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	benchGC(b)
+}
+
+func benchGC(b *testing.B) {
 	x := torch.Ones(i64s(4, 4))
 	torch.GC()
 	defer torch.FinishGC()
