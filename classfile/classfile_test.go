@@ -2,10 +2,14 @@ package classfile_test
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -365,4 +369,45 @@ func TestGoptTrainerMain(t *testing.T) {
 	assert.Contains(t, warnings.String(), "not compiled by gop-torch")
 	classfile.Gopt_Trainer_Main(new(script))
 	assert.Equal(t, 1, strings.Count(warnings.String(), "not compiled by gop-torch"), "warned once")
+}
+
+// threadScript records the OS thread its statements run on, across
+// blocking calls after which Go may resume a goroutine on another thread.
+type threadScript struct {
+	script
+	tids map[int]bool
+}
+
+func (s *threadScript) MainEntry() {
+	s.tids = map[int]bool{syscall.Gettid(): true}
+	for i := 0; i < 50; i++ {
+		time.Sleep(50 * time.Microsecond)
+		runtime.GC()
+		s.tids[syscall.Gettid()] = true
+	}
+}
+
+func TestGoptTrainerMainLocksThread(t *testing.T) {
+	defer classfile.SetTestHooks(io.Discard, nil)()
+	// Another goroutine keeps the scheduler busy, as loaders do.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	s := new(threadScript)
+	classfile.Gopt_Trainer_Main(s)
+	assert.Len(t, s.tids, 1, "the script's statements ran on threads %v", s.tids)
+
+	t.Setenv("GOTORCH_LOCK_THREAD", "0")
+	u := new(threadScript)
+	classfile.Gopt_Trainer_Main(u)
+	t.Logf("unlocked, the statements ran on %d threads", len(u.tids))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/gotorch/gotorch/nn"
@@ -106,6 +107,15 @@ type instrumented interface {
 // A script compiled by plain gop rather than gop-torch has no GC calls in
 // its loops; the Trainer then warns once and calls torch.GC itself at each
 // batch of its loaders.
+//
+// The script runs locked to its OS thread (runtime.LockOSThread), as a C++
+// or Python training loop runs on one thread. libgomp keeps a team of
+// OpenMP workers for every thread that starts a parallel op; a goroutine
+// that changes threads (Go moves it at its collections) leaves teams
+// behind, and once they outnumber the CPUs their workers sleep between ops
+// and every parallel op pays for waking them. Locked, an epoch of
+// examples/fashion_mnist ran in 17.2–17.9 s against 19.9–21.7 s
+// (docs/memory.md). GOTORCH_LOCK_THREAD=0 turns the lock off.
 func Gopt_Trainer_Main(p project) {
 	t := p.trainerBase()
 	if v, ok := p.(instrumented); ok && v.GopTorchInstrumented() != "" {
@@ -122,6 +132,10 @@ func Gopt_Trainer_Main(p project) {
 	if err := t.ParseFlags(commandLine()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if os.Getenv("GOTORCH_LOCK_THREAD") != "0" {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 	}
 	defer t.finish()
 	entry.MainEntry()
