@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
 	"time"
 
 	"github.com/gotorch/gotorch/data"
@@ -72,6 +73,12 @@ func normalize() data.Transform {
 }
 
 func main() {
+	// Run the training loop's ops from one OS thread, as C++ and Python do:
+	// every thread that starts a parallel op gets its own OpenMP team, and
+	// teams left behind by a goroutine that Go moved make every parallel op
+	// slower (docs/memory.md, "OpenMP teams"). *_train.gox scripts get this
+	// from the classfile framework.
+	runtime.LockOSThread()
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
