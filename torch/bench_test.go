@@ -125,7 +125,9 @@ func BenchmarkAdd256(b *testing.B) {
 func BenchmarkGC(b *testing.B) { benchGC(b) }
 
 // BenchmarkGCLocked is BenchmarkGC on a goroutine locked to its OS thread,
-// as a *_train.gox script runs (classfile.Gopt_Trainer_Main).
+// as a *_train.gox script runs (classfile.Gopt_Trainer_Main). A locked
+// goroutine is handed its thread back at every yield of runtime.GC's
+// sweep, so this reads about twice BenchmarkGC (see goGC).
 func BenchmarkGCLocked(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -473,22 +473,14 @@ var gcProcs sync.Mutex
 // automatic updates of it (Go 1.25 and later), and a change the program
 // makes while goGC runs is undone.
 //
-// The collection runs on a goroutine of its own while the caller waits. A
-// goroutine locked to its OS thread (as *_train.gox scripts are) that runs
-// runtime.GC itself is handed its thread back at each of the sweep's
-// yields, two thread switches per span: BenchmarkGCLocked took 543 µs
-// against 220 µs unlocked. Waiting on a channel costs it one switch each
-// way.
+// A goroutine locked to its OS thread (as *_train.gox scripts are) is
+// handed its thread back at each of the sweep's yields. Running the
+// collection on a helper goroutine while the caller waits was tried: it
+// halved BenchmarkGCLocked (about 250 against 500–600 µs) but lengthened
+// the pauses of real locked steps in the benchmark harness's workers (MLP
+// 0.21 against 0.12–0.15 ms, CNN 0.47 against 0.38–0.41 ms), whose other
+// CPU is busy with a spinning OpenMP worker (docs/memory.md).
 func goGC() {
-	done := make(chan struct{})
-	go func() {
-		goGCHere()
-		close(done)
-	}()
-	<-done
-}
-
-func goGCHere() {
 	gcProcs.Lock()
 	defer gcProcs.Unlock()
 	prev := runtime.GOMAXPROCS(0)
