@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 )
 
 func main() {
+	// As the README advises for training loops, and as *_train.gox scripts
+	// get from the classfile framework: ops start from one OS thread, so
+	// libgomp keeps one OpenMP team (docs/memory.md, "OpenMP teams").
+	runtime.LockOSThread()
 	switch worker.Mode() {
 	case "startup":
 		worker.Startup()
