@@ -73,6 +73,9 @@ int gt_cuda_is_available(void);
 int64_t gt_cuda_device_count(void);
 int gt_get_num_threads(void);
 gt_error gt_set_num_threads(int n);
+/* gt_set_thread_num_threads sets the intra-op threads of ops that run on the
+ * calling OS thread only (OpenMP builds of libtorch). */
+gt_error gt_set_thread_num_threads(int n);
 gt_error gt_manual_seed(uint64_t seed);
 int gt_grad_enabled(void);
 void gt_set_grad_enabled(int on);

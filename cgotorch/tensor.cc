@@ -2,6 +2,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 
+#include <dlfcn.h>
 #include <malloc.h>
 // jemalloc's control interface, present only when the program links it.
 extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
@@ -289,6 +290,26 @@ int64_t gt_cuda_device_count(void) {
 int gt_get_num_threads(void) { return at::get_num_threads(); }
 gt_error gt_set_num_threads(int n) {
   return guard([&] { at::set_num_threads(n); });
+}
+gt_error gt_set_thread_num_threads(int n) {
+  return guard([&] {
+    TORCH_CHECK(n > 0, "number of threads must be positive, got ", n);
+    // libtorch gives a thread its OpenMP thread count the first time the
+    // thread asks for it (at::internal::lazy_init_num_threads), from the
+    // process-wide setting: ask first, or that first op would undo this.
+    at::get_num_threads();
+    // The OpenMP runtime libtorch was linked with (libgomp, or the copy a
+    // pip wheel bundles), found by name rather than linked a second time.
+    using set_fn = void (*)(int);
+    static const set_fn set =
+        reinterpret_cast<set_fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    TORCH_CHECK(set != nullptr,
+                "per-thread intra-op threads need a libtorch built with OpenMP");
+    set(n);
+    TORCH_CHECK(at::get_num_threads() == n,
+                "per-thread intra-op threads need a libtorch built with OpenMP "
+                "(asked for ", n, ", the thread has ", at::get_num_threads(), ")");
+  });
 }
 gt_error gt_manual_seed(uint64_t seed) {
   return guard([&] { at::manual_seed(seed); });

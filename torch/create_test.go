@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -262,6 +263,10 @@ func TestManualSeed(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	// NumThreads reads the calling OS thread's setting, which SetNumThreads
+	// changes along with the process-wide one.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	g := loadGolden(t)
 	assert.Regexp(t, `^1\.13\.`, torch.LibtorchVersion())
 	assert.Regexp(t, `^1\.13\.`, g.TorchVersion, "golden.json must come from PyTorch 1.13")
@@ -281,6 +286,25 @@ func TestSettings(t *testing.T) {
 	} else {
 		assert.Equal(t, 0, torch.CUDADeviceCount())
 	}
+}
+
+func TestSetThreadNumThreads(t *testing.T) {
+	def := torch.NumThreads()
+	got := make(chan []int)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		torch.SetThreadNumThreads(1)
+		x := torch.Ones(i64s(256, 256)) // large enough for a parallel op
+		sum := torch.Add(x, x).Sum().Item()
+		got <- []int{torch.NumThreads(), int(sum)}
+	}()
+	assert.Equal(t, []int{1, 2 * 256 * 256}, <-got)
+	assert.Equal(t, def, torch.NumThreads(), "other threads keep their setting")
+
+	err := mustPanicErr(t, "set_thread_num_threads", func() { torch.SetThreadNumThreads(0) })
+	assert.Contains(t, err.Msg, "must be positive")
+	assert.ErrorContains(t, torch.TrySetThreadNumThreads(-3), "must be positive, got -3")
+	assert.Equal(t, def, torch.NumThreads())
 }
 
 func TestInvalidEnumValuesAreErrorsNotAborts(t *testing.T) {

@@ -25,6 +25,30 @@ func SetNumThreads(n int) {
 	must(cError("set_num_threads", C.gt_set_num_threads(C.int(n))))
 }
 
+// SetThreadNumThreads sets the number of threads libtorch uses inside the
+// ops that run on the calling OS thread, leaving NumThreads' setting and
+// other threads as they are; NumThreads, called on this thread, then
+// reports n. It panics where TrySetThreadNumThreads returns an error.
+//
+// It is meant for a goroutine locked to its thread (runtime.LockOSThread)
+// that runs ops beside a training loop, such as a data-loader worker (the
+// data package's workers do it): with 1, as PyTorch's DataLoader workers
+// run, its ops start no OpenMP team of their own. libgomp keeps a team of
+// workers for every thread that starts a parallel op, and once there are
+// more of them than CPUs they sleep between ops, so a second team slows
+// every parallel op of the training loop (BenchmarkOpenMPTeams,
+// docs/memory.md).
+func SetThreadNumThreads(n int) { must(TrySetThreadNumThreads(n)) }
+
+// TrySetThreadNumThreads is SetThreadNumThreads returning its error: n
+// below 1, or a libtorch built without OpenMP.
+func TrySetThreadNumThreads(n int) error {
+	if n < 1 {
+		return newError("set_thread_num_threads", nil, "number of threads must be positive, got %d", n)
+	}
+	return cError("set_thread_num_threads", C.gt_set_thread_num_threads(C.int(n)))
+}
+
 // ManualSeed seeds libtorch's default random generator (torch.manual_seed).
 func ManualSeed(seed uint64) { must(cError("manual_seed", C.gt_manual_seed(C.uint64_t(seed)))) }
 

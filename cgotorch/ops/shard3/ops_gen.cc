@@ -2,7 +2,7 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7e1863b39d475ff0efbd6f77a9f5b9bc3decb5f9626b42085091e40c5542b479
-//   cgotorch.h sha256 2d3d9eab34c1c8fd15d6939411afac29e65cd1ea63d91d4934902eeaf05cf005
+//   cgotorch.h sha256 f846fc1e3090542e63506a18c1a55cb744566fc254a33f447736f09b8adc9fb3
 //   ops_gen.h sha256 0e6cce37a7c2f8a2630e1843b158a15153c89cbc40fa84166f1444cdaf48c0ee
 #include "../../internal.h"
 #include "../../ops_gen.h"
