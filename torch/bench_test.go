@@ -187,36 +187,48 @@ func BenchmarkGopExpr(b *testing.B) {
 
 // BenchmarkOpenMPTeams times a 256×256 add (parallel in libtorch: two
 // OpenMP threads here) with explicit Free, on a goroutine locked to its OS
-// thread: alone (OneTeam), and while another OS thread that has run a
-// parallel op is alive (TwoTeams). libgomp keeps a team of worker threads
-// per OS thread that starts parallel regions, and when it manages more
-// threads than there are CPUs its workers stop spinning between regions
-// and sleep, so every region pays futex wake-ups. A Go program gets such
-// teams whenever ops run on more than one OS thread (goroutines change
-// threads; loaders run ops on their own goroutines). See docs/memory.md.
+// thread: alone (OneTeam), while another OS thread that has run a parallel
+// op is alive (TwoTeams), and while another thread that ran the same op
+// with SetThreadNumThreads(1), as the data package's loader workers do, is
+// alive (OtherSerial). libgomp keeps a team of worker threads per OS thread
+// that starts parallel regions, and when it manages more threads than
+// there are CPUs its workers stop spinning between regions and sleep, so
+// every region pays futex wake-ups. A Go program gets such teams whenever
+// parallel ops run on more than one OS thread (goroutines change threads;
+// loaders run ops on their own goroutines). Threads that ran parallel ops
+// before, in this process, may already have teams, so OneTeam can read
+// slow when it runs after other benchmarks. See docs/memory.md.
 func BenchmarkOpenMPTeams(b *testing.B) {
-	x := torch.Ones(i64s(256, 256))
-	y := torch.Full(i64s(256, 256), torch.S(2.0))
-	run := func(b *testing.B) {
+	run := func(b *testing.B, other func(x, y torch.Tensor)) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		x := torch.Ones(i64s(256, 256))
+		y := torch.Full(i64s(256, 256), torch.S(2.0))
+		if other != nil {
+			ready, done := make(chan bool), make(chan bool)
+			go func() {
+				// Never unlocked: the thread, and its OpenMP team, end
+				// with the goroutine.
+				runtime.LockOSThread()
+				other(x, y)
+				ready <- true
+				<-done
+			}()
+			<-ready
+			defer close(done)
+		}
 		for b.Loop() {
 			torch.Add(x, y).Free()
 		}
 	}
-	b.Run("OneTeam", run)
+	b.Run("OneTeam", func(b *testing.B) { run(b, nil) })
 	b.Run("TwoTeams", func(b *testing.B) {
-		ready, done := make(chan bool), make(chan bool)
-		go func() {
-			// Never unlocked: the thread, and its OpenMP team, end with
-			// the goroutine.
-			runtime.LockOSThread()
+		run(b, func(x, y torch.Tensor) { torch.Add(x, y).Free() })
+	})
+	b.Run("OtherSerial", func(b *testing.B) {
+		run(b, func(x, y torch.Tensor) {
+			torch.SetThreadNumThreads(1)
 			torch.Add(x, y).Free()
-			ready <- true
-			<-done
-		}()
-		<-ready
-		defer close(done)
-		run(b)
+		})
 	})
 }
