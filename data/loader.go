@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"sync"
 
@@ -340,6 +341,15 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			// Like PyTorch's DataLoader workers, a worker runs its ops with
+			// one intra-op thread, on an OS thread of its own that ends with
+			// it (it never unlocks): a worker that started parallel ops would
+			// get an OpenMP team of its own, and a second team makes every
+			// parallel op of the training loop wait for sleeping workers
+			// (torch.SetThreadNumThreads). A libtorch without OpenMP has no
+			// teams; the error is then ignored.
+			runtime.LockOSThread()
+			_ = torch.TrySetThreadNumThreads(1)
 			w := newWorker()
 			for {
 				select {

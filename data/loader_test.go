@@ -7,6 +7,7 @@ import (
 	"image"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -586,4 +587,31 @@ func TestLoaderNoGC(t *testing.T) {
 	}
 	require.NoError(t, l.Err())
 	assert.GreaterOrEqual(t, torch.ReadMemStats().Collections-before, int64(11), "one per batch and one at the end")
+}
+
+// Workers run their ops with one intra-op thread, as PyTorch's DataLoader
+// workers do, so that they start no OpenMP team of their own; the loading
+// goroutine's setting is left alone.
+func TestLoaderWorkersRunOpsSingleThreaded(t *testing.T) {
+	before := torch.NumThreads()
+	for _, workers := range []int{0, 3} {
+		var mu sync.Mutex
+		seen := map[int]int{} // intra-op threads -> examples
+		ds := &seqDataset{n: 24}
+		ds.before = func(int) {
+			n := torch.NumThreads()
+			mu.Lock()
+			seen[n]++
+			mu.Unlock()
+		}
+		l, err := NewLoader(ds, Options{BatchSize: 4, Workers: workers})
+		require.NoError(t, err)
+		epoch(t, l)
+		if workers == 0 {
+			assert.Equal(t, map[int]int{before: 24}, seen, "without workers, the caller's setting")
+		} else {
+			assert.Equal(t, map[int]int{1: 24}, seen, "in workers")
+		}
+	}
+	assert.Equal(t, before, torch.NumThreads())
 }
