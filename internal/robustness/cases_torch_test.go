@@ -230,6 +230,10 @@ func torchCases(t *testing.T) []badCase {
 			func() error { return e1(torch.TryArgMax(x34(), torch.WithDim(0, 1))) }},
 		{"SetNumThreads 0", "number of threads must be positive", "set_num_threads", nil,
 			p(func() { torch.SetNumThreads(0) })},
+		{"SetThreadNumThreads 0", "number of threads must be positive, got 0", "set_thread_num_threads", nil,
+			p(func() { torch.SetThreadNumThreads(0) })},
+		{"TrySetThreadNumThreads negative", "number of threads must be positive, got -2", "set_thread_num_threads", nil,
+			func() error { return torch.TrySetThreadNumThreads(-2) }},
 		{"uniform_ empty range", "from=2 > to=1", "uniform_", nil,
 			func() error { return e1(torch.Ones(shape(2)).TryUniform_(torch.WithFrom(2.0), torch.WithTo(1.0))) }},
 		// Autograd.
