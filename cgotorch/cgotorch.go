@@ -12,7 +12,7 @@
 package cgotorch
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
+#cgo CXXFLAGS: -std=c++17 -O2 -fno-strict-aliasing -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
 #cgo LDFLAGS: -ltorch_cpu -lc10
 #include "cgotorch.h"
 */

@@ -53,10 +53,23 @@ inline gt_error guard(F &&f) noexcept {
 // extra indirection. An at::Tensor is exactly that pointer, so T views the
 // handle variable itself as an at::Tensor that borrows the reference: it
 // must be called on a variable (a parameter, an array element) that outlives
-// the use, and the view must never be assigned to or moved from.
+// the use. The view is const, so that it cannot be assigned to or moved
+// from (which would drop or steal the borrowed reference); TM gives the
+// mutable at::Tensor& that out= arguments are declared with, whose ops
+// change the tensor, never the handle. Go never passes NULL here (it checks
+// for undefined and freed tensors first). The view reads a gt_tensor
+// variable through another type; the shim is compiled with
+// -fno-strict-aliasing so that the compiler may not assume they differ.
 static_assert(sizeof(at::Tensor) == sizeof(gt_tensor),
               "an at::Tensor must be a single TensorImpl pointer");
-inline at::Tensor &T(gt_tensor &t) { return *reinterpret_cast<at::Tensor *>(&t); }
+inline const at::Tensor &T(const gt_tensor &t) {
+  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(t != nullptr);
+  return *reinterpret_cast<const at::Tensor *>(&t);
+}
+inline at::Tensor &TM(gt_tensor &t) {
+  TORCH_INTERNAL_ASSERT_DEBUG_ONLY(t != nullptr);
+  return *reinterpret_cast<at::Tensor *>(&t);
+}
 
 // release drops the reference a handle owns.
 inline void release(gt_tensor t) {
