@@ -306,6 +306,12 @@ gt_error gt_set_thread_num_threads(int n) {
     TORCH_CHECK(set != nullptr,
                 "per-thread intra-op threads need a libtorch built with OpenMP");
     set(n);
+    // An MKL build's BLAS calls follow MKL's own setting, which
+    // at::set_num_threads sets process-wide: set this thread's.
+    using mkl_fn = int (*)(int);
+    static const mkl_fn mkl_local =
+        reinterpret_cast<mkl_fn>(dlsym(RTLD_DEFAULT, "mkl_set_num_threads_local"));
+    if (mkl_local != nullptr) mkl_local(n);
     TORCH_CHECK(at::get_num_threads() == n,
                 "per-thread intra-op threads need a libtorch built with OpenMP "
                 "(asked for ", n, ", the thread has ", at::get_num_threads(), ")");

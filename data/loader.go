@@ -203,8 +203,9 @@ func (l *Loader) Err() error { return l.err }
 
 // Stop abandons the epoch that Scan is in, if any, and returns when its
 // workers have exited. The next Scan starts a new epoch. Breaking out of a
-// Scan loop leaves its workers waiting for the next Scan: call Stop (or
-// cancel the epoch's context) to release them.
+// Scan loop leaves its workers waiting for the next Scan, each holding an
+// OS thread of its own: call Stop (or cancel the epoch's context) to
+// release them.
 func (l *Loader) Stop() {
 	if l.run != nil {
 		l.run.stop()

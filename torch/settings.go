@@ -38,6 +38,11 @@ func SetNumThreads(n int) {
 // more of them than CPUs they sleep between ops, so a second team slows
 // every parallel op of the training loop (BenchmarkOpenMPTeams,
 // docs/memory.md).
+//
+// The setting stays with the OS thread. Let the goroutine exit locked, so
+// that the thread ends with it, or set the thread back (NumThreads, read
+// before) before unlocking: an unlocked thread returns to Go's pool, and
+// other goroutines' ops that land on it would run on its setting.
 func SetThreadNumThreads(n int) { must(TrySetThreadNumThreads(n)) }
 
 // TrySetThreadNumThreads is SetThreadNumThreads returning its error: n
