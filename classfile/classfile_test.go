@@ -411,3 +411,13 @@ func TestGoptTrainerMainLocksThread(t *testing.T) {
 	classfile.Gopt_Trainer_Main(u)
 	t.Logf("unlocked, the statements ran on %d threads", len(u.tids))
 }
+
+func TestEnvOff(t *testing.T) {
+	for v, off := range map[string]bool{
+		"": false, "1": false, "on": false, "yes": false, "true": false,
+		"0": true, "false": true, "FALSE": true, "off": true, " no ": true,
+	} {
+		t.Setenv("GOTORCH_TEST_SWITCH", v)
+		assert.Equal(t, off, classfile.EnvOff("GOTORCH_TEST_SWITCH"), "value %q", v)
+	}
+}

@@ -14,3 +14,6 @@ func SetTestHooks(w io.Writer, args []string) (undo func()) {
 	commandLine = func() []string { return args }
 	return func() { warnOut, commandLine = oldOut, oldArgs }
 }
+
+// EnvOff exposes envOff.
+var EnvOff = envOff

@@ -115,7 +115,8 @@ type instrumented interface {
 // behind, and once they outnumber the CPUs their workers sleep between ops
 // and every parallel op pays for waking them. Locked, an epoch of
 // examples/fashion_mnist ran in 17.2–17.9 s against 19.9–21.7 s
-// (docs/memory.md). GOTORCH_LOCK_THREAD=0 turns the lock off.
+// (docs/memory.md). GOTORCH_LOCK_THREAD=0 (or false, off, no) turns the
+// lock off.
 func Gopt_Trainer_Main(p project) {
 	t := p.trainerBase()
 	if v, ok := p.(instrumented); ok && v.GopTorchInstrumented() != "" {
@@ -133,12 +134,22 @@ func Gopt_Trainer_Main(p project) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if os.Getenv("GOTORCH_LOCK_THREAD") != "0" {
+	if !envOff("GOTORCH_LOCK_THREAD") {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
 	defer t.finish()
 	entry.MainEntry()
+}
+
+// envOff reports whether the environment variable is set to turn
+// something off: 0, false, off or no.
+func envOff(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
+	case "0", "false", "off", "no":
+		return true
+	}
+	return false
 }
 
 // finish ends what a script leaves open: the progress bar and the GC step.
