@@ -312,6 +312,16 @@ gt_error gt_set_thread_num_threads(int n) {
     static const mkl_fn mkl_local =
         reinterpret_cast<mkl_fn>(dlsym(RTLD_DEFAULT, "mkl_set_num_threads_local"));
     if (mkl_local != nullptr) mkl_local(n);
+    // A thread that ran parallel ops before keeps its team of workers,
+    // which libgomp goes on counting against the CPUs: with one thread
+    // there is nothing for it to do, so end it (it ends only this
+    // thread's team; omp_pause_soft is 1).
+    if (n == 1) {
+      using pause_fn = int (*)(int);
+      static const pause_fn pause =
+          reinterpret_cast<pause_fn>(dlsym(RTLD_DEFAULT, "omp_pause_resource_all"));
+      if (pause != nullptr) pause(1);
+    }
     TORCH_CHECK(at::get_num_threads() == n,
                 "per-thread intra-op threads need a libtorch built with OpenMP "
                 "(asked for ", n, ", the thread has ", at::get_num_threads(), ")");

@@ -235,18 +235,20 @@ func BenchmarkGopExpr(b *testing.B) {
 
 // BenchmarkOpenMPTeams times a 256×256 add (parallel in libtorch: two
 // OpenMP threads here) with explicit Free, on a goroutine locked to its OS
-// thread: alone (OneTeam), while another OS thread that has run a parallel
-// op is alive (TwoTeams), and while another thread that ran the same op
-// with SetThreadNumThreads(1), as the data package's loader workers do, is
-// alive (OtherSerial). libgomp keeps a team of worker threads per OS thread
-// that starts parallel regions, and when it manages more threads than
-// there are CPUs its workers stop spinning between regions and sleep, so
-// every region pays futex wake-ups. A Go program gets such teams whenever
-// parallel ops run on more than one OS thread (goroutines change threads;
-// loaders run ops on their own goroutines). Threads that ran parallel ops
-// before, in this process, may already have teams, so OneTeam can read
-// slow when it runs after other benchmarks; every case runs on the same
-// thread (onBenchThread). See docs/memory.md.
+// thread: alone (OneTeam); while another OS thread that has run a parallel
+// op is alive (TwoTeams); while another thread that ran the same op with
+// SetThreadNumThreads(1), as the data package's loader workers do, is
+// alive (OtherSerial); and while one that ran it with a team first and
+// then called SetThreadNumThreads(1), which ends that team, is alive
+// (OtherSerialAfterTeam). libgomp keeps a team of worker threads per OS
+// thread that starts parallel regions, and when it manages more threads
+// than there are CPUs its workers stop spinning between regions and sleep,
+// so every region pays futex wake-ups. A Go program gets such teams
+// whenever parallel ops run on more than one OS thread (goroutines change
+// threads; loaders run ops on their own goroutines). Threads that ran
+// parallel ops before, in this process, may already have teams, so OneTeam
+// can read slow when it runs after other benchmarks; every case runs on
+// the same thread (onBenchThread). See docs/memory.md.
 func BenchmarkOpenMPTeams(b *testing.B) {
 	run := func(b *testing.B, other func(x, y torch.Tensor)) {
 		onBenchThread(func() {
@@ -278,6 +280,13 @@ func BenchmarkOpenMPTeams(b *testing.B) {
 	})
 	b.Run("OtherSerial", func(b *testing.B) {
 		run(b, func(x, y torch.Tensor) {
+			torch.SetThreadNumThreads(1)
+			torch.Add(x, y).Free()
+		})
+	})
+	b.Run("OtherSerialAfterTeam", func(b *testing.B) {
+		run(b, func(x, y torch.Tensor) {
+			torch.Add(x, y).Free() // starts a team on the other thread
 			torch.SetThreadNumThreads(1)
 			torch.Add(x, y).Free()
 		})

@@ -33,7 +33,8 @@ func SetNumThreads(n int) {
 // It is meant for a goroutine locked to its thread (runtime.LockOSThread)
 // that runs ops beside a training loop, such as a data-loader worker (the
 // data package's workers do it): with 1, as PyTorch's DataLoader workers
-// run, its ops start no OpenMP team of their own. libgomp keeps a team of
+// run, its ops start no OpenMP team of their own, and a team the thread
+// started before is ended. libgomp keeps a team of
 // workers for every thread that starts a parallel op, and once there are
 // more of them than CPUs they sleep between ops, so a second team slows
 // every parallel op of the training loop (BenchmarkOpenMPTeams,
