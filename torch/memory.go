@@ -43,8 +43,8 @@ import (
 //   - Under memory pressure: when the native bytes of live tensors grow by
 //     more than the budget (SetMemoryBudget) since the last collection, the
 //     allocating goroutine collects.
-//   - Inside steps, every countTrigger new tensors: a Go collection starts
-//     on another goroutine.
+//   - Inside steps, every countTrigger new tensors that were not freed by
+//     hand: a Go collection starts on another goroutine.
 //   - After each of Go's own collections, a background sweep frees what
 //     that collection found unreachable: large tensors at once, small ones
 //     by the goroutines that allocate next (see smallBytes).
@@ -72,8 +72,9 @@ const (
 	drainEvery = 8
 )
 
-// countTrigger is how many step tensors may be made between collections
-// before a Go collection is started in the background.
+// countTrigger is how many step tensors may be made between collections,
+// not counting those freed by hand, before a Go collection is started in
+// the background.
 const countTrigger = 8192
 
 // handle owns one native tensor. p is nil once freed.
@@ -142,10 +143,12 @@ var mem struct {
 	freed   int64
 	// lastBytes is the live bytes after the last collection.
 	lastBytes int64
-	// gcMark is the value of created at the last collection; when
-	// countTrigger more tensors have been made inside steps, a Go
-	// collection starts in the background (asyncGC) so that dead step
-	// tensors are freed while their memory is still warm.
+	// gcMark is the value of created at the last collection, plus the
+	// tensors freed by Free since; when countTrigger more tensors have
+	// been made inside steps, a Go collection starts in the background
+	// (asyncGC) so that dead step tensors are freed while their memory is
+	// still warm. Tensors that were freed by hand (by gop-torch's Rebind
+	// or a Temp's operator, say) leave nothing to collect.
 	gcMark int64
 
 	collections atomic.Int64
@@ -336,6 +339,7 @@ func (h *handle) free() {
 	e.ps[h.i] = nil
 	e.kept[h.i] = false
 	mem.freed++
+	mem.gcMark++
 	mem.bytes -= e.bytes[h.i]
 	mem.Unlock()
 	C.gt_tensor_free(p)

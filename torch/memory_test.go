@@ -255,6 +255,23 @@ func TestStepTensorsCollectedWithoutGC(t *testing.T) {
 	runtime.KeepAlive(x)
 }
 
+func TestFreedStepTensorsStartNoCollection(t *testing.T) {
+	// Tensors freed by hand (by gop-torch's Rebind, say) leave nothing to
+	// collect, so they do not count toward the background collection that
+	// every 8,192 step tensors start: 30,000 of them force none.
+	x := torch.Ones(i64s(4, 4))
+	torch.GC()
+	defer torch.FinishGC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < 30000; i++ {
+		x.Add(x).Free()
+	}
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, before.NumForcedGC, after.NumForcedGC, "forced collections")
+	runtime.KeepAlive(x)
+}
+
 func TestGCRestoresGOMAXPROCS(t *testing.T) {
 	// GC() runs Go's collection with one P and puts the setting back, also
 	// when several goroutines collect at once.
