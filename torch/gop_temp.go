@@ -24,6 +24,18 @@ type TempTensor struct{ t Tensor }
 // Temp calls; code written by hand rarely needs them.
 func Temp(t Tensor) TempTensor { return TempTensor{t} }
 
+// Rebind frees old unless it is the same tensor as new, and returns new.
+// gop-torch writes s = torch.Rebind(s, e) where a tensor variable s that
+// nothing else refers to gets a new value, so that its old tensor is freed
+// at once, as Python frees a tensor whose last name is rebound
+// (cmd/gop-torch/owned.go). old may be the zero Tensor or already freed.
+func Rebind(old, new Tensor) Tensor {
+	if old.handle != new.handle {
+		old.Free()
+	}
+	return new
+}
+
 // releaseTemp frees b if it is a temporary other than r, and returns r.
 func releaseTemp(b any, r Tensor) Tensor {
 	if x, ok := b.(TempTensor); ok {

@@ -104,3 +104,18 @@ func TestTempLiveCount(t *testing.T) {
 	assert.Equal(t, []float32{1, 5, 11}, r.Float32s())
 	assert.Equal(t, before+1, torch.ReadMemStats().LiveTensors, "temporaries outlived their expressions")
 }
+
+func TestRebind(t *testing.T) {
+	x := gf32(1, 2)
+	old, next := x.Gop_Mul(2), x.Gop_Add(1)
+	r := torch.Rebind(old, next)
+	assert.Equal(t, []float32{2, 3}, r.Float32s())
+	assert.True(t, freed(old), "the old value was not freed")
+	assert.False(t, freed(next))
+
+	// The same tensor stays; the zero Tensor and a freed one are fine.
+	assert.False(t, freed(torch.Rebind(next, next)))
+	assert.Equal(t, []float32{2, 3}, torch.Rebind(torch.Tensor{}, next).Float32s())
+	assert.Equal(t, []float32{2, 3}, torch.Rebind(old, next).Float32s())
+	assert.False(t, freed(x))
+}
