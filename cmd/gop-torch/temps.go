@@ -58,82 +58,50 @@ var assignOps = map[string]bool{
 	"Gop_AddAssign": true, "Gop_SubAssign": true, "Gop_MulAssign": true, "Gop_QuoAssign": true,
 }
 
-// markTemps rewrites a generated Go file, src, of the package in dir,
-// marking its expression temporaries. imp loads the packages it imports.
-// It returns the new source, gofmt-ed, and how many temporaries it marked;
-// with nothing to mark or an error, it returns src unchanged.
+// markTemps is rewriteLifetimes that returns only the number of
+// temporaries marked.
 func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) {
+	out, c, err := rewriteLifetimes(src, dir, imp)
+	return out, c.temps, err
+}
+
+// lifetimeCounts says what rewriteLifetimes did.
+type lifetimeCounts struct {
+	temps int // expression temporaries marked
+	owned int // owned variables rewritten (owned.go)
+}
+
+// rewriteLifetimes rewrites a generated Go file, src, of the package in
+// dir: it marks its expression temporaries and frees the tensors of its
+// owned variables (owned.go). imp loads the packages it imports. It
+// returns the new source, gofmt-ed, and what it did; with nothing to do or
+// an error, it returns src unchanged.
+func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifetimeCounts, error) {
+	var none lifetimeCounts
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, autogenFile, src, parser.ParseComments)
 	if err != nil {
-		return src, 0, err
+		return src, none, err
 	}
 	files := []*ast.File{file}
 	others, err := handWrittenGo(fset, dir)
 	if err != nil {
-		return src, 0, err
+		return src, none, err
 	}
 	files = append(files, others...)
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	info := &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
 	conf := types.Config{Importer: imp, FakeImportC: true}
 	if _, err := conf.Check(file.Name.Name, fset, files, info); err != nil {
-		return src, 0, fmt.Errorf("type-checking the generated Go: %w", err)
+		return src, none, fmt.Errorf("type-checking the generated Go: %w", err)
 	}
 
-	isTensor := func(t types.Type) bool {
-		t = types.Unalias(t)
-		if p, ok := t.(*types.Pointer); ok {
-			t = types.Unalias(p.Elem())
-		}
-		n, ok := t.(*types.Named)
-		return ok && n.Obj().Name() == "Tensor" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == torchPath
-	}
-	// opCall describes e if it calls an operator method of torch.Tensor,
-	// in either form gogen writes: x.Gop_Add(y), or, when x is not
-	// addressable, (torch.Tensor).Gop_Add(x, y).
-	type opCall struct {
-		name     string
-		call     *ast.CallExpr
-		sel      *ast.SelectorExpr
-		methExpr bool // (torch.Tensor).Gop_Add(x, y)
-	}
-	op := func(e ast.Expr) (opCall, bool) {
-		call, ok := ast.Unparen(e).(*ast.CallExpr)
-		if !ok {
-			return opCall{}, false
-		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || !strings.HasPrefix(sel.Sel.Name, "Gop_") {
-			return opCall{}, false
-		}
-		tv, ok := info.Types[sel.X]
-		if !ok || !isTensor(tv.Type) {
-			return opCall{}, false
-		}
-		c := opCall{name: sel.Sel.Name, call: call, sel: sel, methExpr: tv.IsType()}
-		if c.methExpr && len(call.Args) == 0 {
-			return opCall{}, false
-		}
-		return c, true
-	}
-	// recv and right are an operator's operands (right is nil for a
-	// unary one).
-	recv := func(c opCall) ast.Expr {
-		if c.methExpr {
-			return c.call.Args[0]
-		}
-		return c.sel.X
-	}
-	right := func(c opCall) ast.Expr {
-		args := c.call.Args
-		if c.methExpr {
-			args = args[1:]
-		}
-		if len(args) != 1 {
-			return nil
-		}
-		return args[0]
-	}
+	tc := tensorCalls{info}
+	op, recv, right := tc.op, tc.recv, tc.right
 	isTemp := func(e ast.Expr) bool {
 		c, ok := op(e)
 		return ok && tensorOps[c.name]
@@ -141,8 +109,8 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 
 	// The torch package that the program will be built with must have
 	// Temp (an older GoTorch does not).
-	if tp, err := imp.Import(torchPath); err != nil || tp.Scope().Lookup("Temp") == nil {
-		return src, 0, fmt.Errorf("%s has no Temp (an older GoTorch?)", torchPath)
+	if tp, err := imp.Import(torchPath); err != nil || tp.Scope().Lookup("Temp") == nil || tp.Scope().Lookup("Rebind") == nil {
+		return src, none, fmt.Errorf("%s has no Temp or Rebind (an older GoTorch?)", torchPath)
 	}
 	torchName, addImport := torchImportName(files)
 	// The new nodes take the positions of what they wrap, so that the
@@ -183,8 +151,9 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 		}
 		return true
 	})
-	if len(edits) == 0 {
-		return src, 0, nil
+	owned := tc.ownedLocals(file)
+	if len(edits) == 0 && len(owned) == 0 {
+		return src, none, nil
 	}
 	for _, ed := range edits {
 		call := ed.c.call
@@ -207,19 +176,23 @@ func markTemps(src []byte, dir string, imp types.Importer) ([]byte, int, error) 
 			n++
 		}
 	}
+	nOwned := rewriteOwned(owned, torchName, info)
+	if n == 0 && nOwned == 0 {
+		return src, none, nil
+	}
 	if addImport {
 		addTorchImport(file, torchName)
 	}
 	var buf bytes.Buffer
 	if err := format.Node(&buf, fset, file); err != nil {
-		return src, 0, err
+		return src, none, err
 	}
 	// gofmt, which also sorts an added import into place.
 	out, err := format.Source(buf.Bytes())
 	if err != nil {
-		return src, 0, err
+		return src, none, err
 	}
-	return out, n, nil
+	return out, lifetimeCounts{temps: n, owned: nOwned}, nil
 }
 
 // handWrittenGo parses the package's Go files other than tests and
@@ -323,4 +296,69 @@ func addTorchImport(file *ast.File, name string) {
 		}
 	}
 	file.Decls = append([]ast.Decl{&ast.GenDecl{Tok: token.IMPORT, Specs: []ast.Spec{spec}}}, file.Decls...)
+}
+
+// isTensor reports whether t is torch.Tensor or a pointer to it.
+func isTensor(t types.Type) bool {
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Name() == "Tensor" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == torchPath
+}
+
+// tensorCalls finds calls of torch.Tensor's operator methods in a
+// type-checked file.
+type tensorCalls struct{ info *types.Info }
+
+// opCall describes a call of an operator method of torch.Tensor, in either
+// form gogen writes: x.Gop_Add(y), or, when x is not addressable,
+// (torch.Tensor).Gop_Add(x, y).
+type opCall struct {
+	name     string
+	call     *ast.CallExpr
+	sel      *ast.SelectorExpr
+	methExpr bool // (torch.Tensor).Gop_Add(x, y)
+}
+
+// op describes e if it calls an operator method of torch.Tensor.
+func (tc tensorCalls) op(e ast.Expr) (opCall, bool) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return opCall{}, false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || !strings.HasPrefix(sel.Sel.Name, "Gop_") {
+		return opCall{}, false
+	}
+	tv, ok := tc.info.Types[sel.X]
+	if !ok || !isTensor(tv.Type) {
+		return opCall{}, false
+	}
+	c := opCall{name: sel.Sel.Name, call: call, sel: sel, methExpr: tv.IsType()}
+	if c.methExpr && len(call.Args) == 0 {
+		return opCall{}, false
+	}
+	return c, true
+}
+
+// recv is an operator's left (or only) operand.
+func (tc tensorCalls) recv(c opCall) ast.Expr {
+	if c.methExpr {
+		return c.call.Args[0]
+	}
+	return c.sel.X
+}
+
+// right is a binary operator's right operand, nil for a unary one.
+func (tc tensorCalls) right(c opCall) ast.Expr {
+	args := c.call.Args
+	if c.methExpr {
+		args = args[1:]
+	}
+	if len(args) != 1 {
+		return nil
+	}
+	return args[0]
 }

@@ -21,6 +21,13 @@ const stubTorch = `package torch
 type Tensor struct{ p *int }
 type TempTensor struct{ t Tensor }
 func Temp(t Tensor) TempTensor
+func Rebind(old, new Tensor) Tensor
+func (t Tensor) Free()
+func (t Tensor) Item() float64
+func (t Tensor) Shape() []int64
+func (t Tensor) Grad() Tensor
+func (t Tensor) Split() []Tensor
+func (t *Tensor) SetName(s string)
 func (t Tensor) Gop_Add(b any) Tensor
 func (t Tensor) Gop_Mul(b any) Tensor
 func (t Tensor) Gop_Sub(b any) Tensor
@@ -43,6 +50,13 @@ import "github.com/gotorch/gotorch/torch"
 func X() torch.Tensor
 `
 
+// stubFmt is the part of fmt that the owned-locals pass knows.
+const stubFmt = `package fmt
+func Println(a ...any) (int, error)
+func Sprint(a ...any) string
+func Errorf(format string, a ...any) error
+`
+
 type stubImporter map[string]*types.Package
 
 func (m stubImporter) Import(path string) (*types.Package, error) {
@@ -57,6 +71,7 @@ func stubPackages(t *testing.T) stubImporter {
 	imp := stubImporter{}
 	imp.add(t, torchPath, stubTorch)
 	imp.add(t, "example.com/model", stubModel)
+	imp.add(t, "fmt", stubFmt)
 	return imp
 }
 

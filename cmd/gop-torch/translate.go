@@ -58,6 +58,7 @@ type result struct {
 	Loops   int  // loops given a GC() call
 	Entry   bool // the package has a training script (MainEntry)
 	Temps   int  // expression temporaries marked (temps.go)
+	Owned   int  // variables whose tensors gop-torch frees (owned.go)
 }
 
 // gogenImporter imports packages for the temporaries pass through the
@@ -356,10 +357,10 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: formatting Go: %w", dir, err)
 	}
-	if marked, n, err := markTemps(src, dir, gogenImporter{pkg}); err != nil {
-		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries left to the collector: %v\n", dir, err)
+	if marked, c, err := rewriteLifetimes(src, dir, gogenImporter{pkg}); err != nil {
+		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries and variables left to the collector: %v\n", dir, err)
 	} else {
-		src, res.Temps = marked, n
+		src, res.Temps, res.Owned = marked, c.temps, c.owned
 	}
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {

@@ -150,6 +150,7 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:75:1
 				sumD, sumG = 0, 0
 			}
+			lossD.Free()
 		}
 		torch.FinishGC()
 //line examples/dcgan/main_train.gox:78:1

@@ -142,6 +142,8 @@ func (this *Trainer) MainEntry() {
 		}
 	}
 	torch.FinishGC()
+	total.Free()
+	c.Free()
 }
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOwnedLocals checks which variables the owned-locals pass rewrites,
+// and how. Each case is the body of
+//
+//	func f(a, b torch.Tensor) { … }
+//
+// want lists lines that the output must contain (a tab-indented statement
+// of f's body, or a deeper one with its tabs), and n the number of
+// variables rewritten.
+func TestOwnedLocals(t *testing.T) {
+	imp := stubPackages(t)
+	const header = "package p\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/gotorch/gotorch/torch\"\n)\n\n"
+	cases := []struct {
+		name, body string
+		want       []string
+		n          int
+	}{
+		{"rebound in a loop, freed at the end",
+			"var s torch.Tensor\nfor i := 0; i < 3; i++ {\n\ts = a.Gop_Add(b)\n}\nfmt.Println(s.Item())",
+			[]string{"\t\ts = torch.Rebind(s, a.Gop_Add(b))\n", "\tfmt.Println(s.Item())\n\ts.Free()\n}"}, 1},
+		{"method expression form", "s := (torch.Tensor).Gop_Mul(a, 2)\ns = (torch.Tensor).Gop_Sub(s, 1)\nfmt.Println(s)",
+			[]string{"\ts = torch.Rebind(s, (torch.Tensor).Gop_Sub(s, 1))\n", "\tfmt.Println(s)\n\ts.Free()\n}"}, 1},
+		{"declared in a loop body: freed every iteration",
+			"for i := 0; i < 3; i++ {\n\th := a.Gop_Mul(b)\n\tfmt.Println(h.Shape())\n}",
+			[]string{"\t\tfmt.Println(h.Shape())\n\t\th.Free()\n\t}"}, 1},
+		{"operand of operators and assignment operators",
+			"s := a.Gop_Mul(b)\nvar acc torch.Tensor\nacc.Gop_AddAssign(s)\nfmt.Println(acc.Gop_Add(s), (torch.Tensor).Gop_Neg(s))",
+			[]string{"\tacc.Free()\n\ts.Free()\n}"}, 2},
+		{"two variables freed in reverse order", "x := a.Gop_Add(1)\ny := x.Gop_Mul(2)\nfmt.Println(y)",
+			[]string{"\tfmt.Println(y)\n\ty.Free()\n\tx.Free()\n}"}, 2},
+		{"block ends in a return: rebound only",
+			"s := a.Gop_Add(b)\nif s.Item() > 0 {\n\ts = s.Gop_Mul(2)\n}\nfmt.Println(s)\nreturn",
+			[]string{"\t\ts = torch.Rebind(s, s.Gop_Mul(2))\n", "\tfmt.Println(s)\n\treturn\n}"}, 1},
+		{"block ends in if-else: left to the collector", "s := a.Gop_Add(b)\nif s.Item() > 0 {\n\tfmt.Println(s)\n} else {\n\tpanic(1)\n}", nil, 0},
+		{"passed to a function", "s := a.Gop_Add(b)\nuse(s)", nil, 0},
+		{"returned through a tensor method", "s := a.Gop_Add(b)\n_ = s.Grad()", nil, 0},
+		{"a method with a tensor slice result", "s := a.Gop_Add(b)\n_ = s.Split()", nil, 0},
+		{"pointer method", "s := a.Gop_Add(b)\ns.SetName(\"x\")", nil, 0},
+		{"copied", "s := a.Gop_Add(b)\nt := s\nfmt.Println(t)", nil, 0},
+		{"stored", "s := a.Gop_Add(b)\nxs := []torch.Tensor{s}\nfmt.Println(xs)", nil, 0},
+		{"address taken", "s := a.Gop_Add(b)\np := &s\nfmt.Println(p)", nil, 0},
+		{"+s returns s", "s := a.Gop_Add(b)\nt := s.Gop_Dup()\nfmt.Println(t)", nil, 0},
+		{"captured by a closure", "s := a.Gop_Add(b)\nf := func() { fmt.Println(s) }\nf()", nil, 0},
+		{"deferred", "s := a.Gop_Add(b)\ndefer fmt.Println(s)", nil, 0},
+		{"in a go statement", "s := a.Gop_Add(b)\ngo fmt.Println(s.Item())", nil, 0},
+		{"given a method's result", "s := a.Gop_Add(b)\ns = a.Grad()\nfmt.Println(s)", nil, 0},
+		{"given another variable", "s := a.Gop_Add(b)\ns = a\nfmt.Println(s)", nil, 0},
+		{"declared from a parameter", "s := a\nfmt.Println(s.Gop_Add(1))", nil, 0},
+		{"declared with another", "s, n := a.Gop_Add(b), 1\nfmt.Println(s, n)", nil, 0},
+		{"a parameter is never owned", "a = a.Gop_Add(b)\nfmt.Println(a)", nil, 0},
+		{"kept in an error", "s := a.Gop_Add(b)\n_ = fmt.Errorf(\"%v\", s)", nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := header + "var _ = fmt.Sprint\n\nfunc use(torch.Tensor)\n\nfunc f(a, b torch.Tensor) {\n"
+			for _, l := range splitLines(c.body) {
+				src += "\t" + l + "\n"
+			}
+			src += "}\n"
+			got, counts, err := rewriteLifetimes([]byte(src), t.TempDir(), imp)
+			require.NoError(t, err)
+			assert.Equal(t, c.n, counts.owned, string(got))
+			for _, w := range c.want {
+				assert.Contains(t, string(got), w)
+			}
+			if c.n == 0 {
+				assert.NotContains(t, string(got), "Rebind")
+				assert.NotContains(t, string(got), ".Free()")
+				return
+			}
+			// The result type-checks, and a second pass changes nothing.
+			again, counts, err := rewriteLifetimes(got, t.TempDir(), imp)
+			require.NoError(t, err)
+			assert.Zero(t, counts.owned)
+			assert.Equal(t, string(got), string(again))
+		})
+	}
+}
+
+func splitLines(s string) []string {
+	var ls []string
+	start := 0
+	for i := range len(s) {
+		if s[i] == '\n' {
+			ls = append(ls, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(ls, s[start:])
+}
