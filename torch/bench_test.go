@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/internal/gopbench"
 )
 
 // The 4x4 benchmarks measure the per-call overhead of the binding (cgo,
@@ -25,7 +26,10 @@ import (
 //   - AutoLocked: Auto with the goroutine locked to its OS thread
 //     (runtime.LockOSThread), so that it never changes threads at a Go
 //     collection (see docs/memory.md);
-//   - AutoExact: no Free, outside steps, one registration per tensor.
+//   - AutoExact: no Free, outside steps, one registration per tensor;
+//   - GoplusRebind, GoplusRebindLocked (add only): no Free either, in a
+//     Go+ loop that gop-torch compiled, which frees each result when the
+//     variable holding it is rebound (benchGoplus).
 
 func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Tensor) torch.Tensor) {
 	b.Run("CxxDirect", func(b *testing.B) {
@@ -80,6 +84,33 @@ func BenchmarkAdd4x4(b *testing.B) {
 	x := torch.Ones(i64s(4, 4))
 	y := torch.Full(i64s(4, 4), torch.S(2.0))
 	benchBinary(b, x, y, false, func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) })
+	benchGoplus(b, func(n int) { gopbench.AddLoop(x, y, n) })
+}
+
+// benchGoplus times a Go+ loop compiled by gop-torch (package gopbench)
+// that runs n ops: with no Free in its source, gop-torch frees each
+// result when the variable that holds it gets the next one
+// (cmd/gop-torch/owned.go). It runs inside a step, as a training script's
+// loops do, unlocked and locked to its OS thread as Auto and AutoLocked.
+func benchGoplus(b *testing.B, loop func(n int)) {
+	for _, locked := range []bool{false, true} {
+		name := "GoplusRebind"
+		if locked {
+			name += "Locked"
+		}
+		b.Run(name, func(b *testing.B) {
+			if locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			torch.GC()
+			defer torch.FinishGC()
+			b.ReportAllocs()
+			b.ResetTimer()
+			loop(b.N)
+			b.StopTimer()
+		})
+	}
 }
 
 func BenchmarkMM4x4(b *testing.B) {

@@ -231,6 +231,7 @@ func TestExamplesUpToDate(t *testing.T) {
 		"examples/gop_tensors",
 		"examples/fashion_mnist",
 		"examples/fashion_mnist/fit",
+		"torch/internal/gopbench",
 	} {
 		rs, err := tr.translate(filepath.Join(moduleRoot, dir))
 		require.NoError(t, err, dir)
