@@ -19,7 +19,7 @@
 // commit it, and plain Go code (go build, go vet) can use the package
 // without gop-torch or gop.
 //
-// gop-torch differs from gop in two ways:
+// gop-torch differs from gop in three ways:
 //
 //   - In the training script it puts torch.GC() at the top of every loop
 //     body and torch.FinishGC() after every loop, so that each iteration
@@ -32,6 +32,11 @@
 //     as C++ would, instead of leaving it to the next collection (see
 //     temps.go). Code compiled by plain gop computes the same values and
 //     leaves its temporaries to the collector.
+//   - In every Go+ file it frees the tensors of local variables that
+//     nothing else can see, as Python does: in s = x + y, the old value
+//     of s is freed once the new one is made, and the last one at the end
+//     of s's block (see owned.go for the rules). Plain gop leaves them to
+//     the collector.
 //
 // Go flags that take a value must be written -flag=value, except -o,
 // -tags, -ldflags, -gcflags, -run, -count, -timeout, -bench and -p.
