@@ -96,3 +96,15 @@ func splitLines(s string) []string {
 	}
 	return append(ls, s[start:])
 }
+
+// A rewrite that would not compile is dropped with an error, and the
+// source is left as it was: here a local variable named torch would
+// capture torch.Rebind.
+func TestOwnedLocalsShadowedTorch(t *testing.T) {
+	imp := stubPackages(t)
+	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc f(a torch.Tensor) int {\n\ttorch := 1\n\ts := a.Gop_Add(1)\n\ts = s.Gop_Mul(2)\n\t_ = s.Item()\n\treturn torch\n}\n"
+	got, counts, err := rewriteLifetimes([]byte(src), t.TempDir(), imp)
+	require.ErrorContains(t, err, "does not type-check")
+	assert.Equal(t, src, string(got))
+	assert.Zero(t, counts.owned)
+}

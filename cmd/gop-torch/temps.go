@@ -192,6 +192,21 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 	if err != nil {
 		return src, none, err
 	}
+	// The rewrite must not break the build: a local variable named like
+	// the torch import would capture torch.Temp, say. Check the result
+	// as the original was checked.
+	ofset := token.NewFileSet()
+	ofile, err := parser.ParseFile(ofset, autogenFile, out, parser.ParseComments)
+	if err != nil {
+		return src, none, fmt.Errorf("the rewritten Go does not parse: %w", err)
+	}
+	others, err = handWrittenGo(ofset, dir)
+	if err != nil {
+		return src, none, err
+	}
+	if _, err := conf.Check(ofile.Name.Name, ofset, append([]*ast.File{ofile}, others...), nil); err != nil {
+		return src, none, fmt.Errorf("the rewritten Go does not type-check: %w", err)
+	}
 	return out, lifetimeCounts{temps: n, owned: nOwned}, nil
 }
 

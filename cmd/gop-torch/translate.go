@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotorch/gotorch/internal/atomicfile"
+
 	"github.com/goplus/gogen"
 	"github.com/goplus/gop/parser"
 	goptoken "github.com/goplus/gop/token"
@@ -366,7 +368,9 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
 		return res, nil
 	}
-	if err := os.WriteFile(out, src, 0o644); err != nil {
+	// Atomically, so that an interrupted run never leaves a truncated
+	// gop_autogen.go for the next build to trip over.
+	if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
 		return res, err
 	}
 	res.Changed = true
