@@ -115,8 +115,10 @@ func holdsTensor(t types.Type, seen map[types.Type]bool) bool {
 }
 
 // readsOnly reports whether the selection x.m, called, reads x without
-// keeping it: a torch.Tensor method with a value receiver and no tensor in
-// its results.
+// keeping it: a torch.Tensor method with a value receiver, no tensor in its
+// results, and no parameter through which it could hand x out (a pointer,
+// slice, map, channel, function or interface that can hold a tensor; the
+// elements of a variadic parameter count as values).
 func readsOnly(sel *types.Selection) bool {
 	if sel == nil || sel.Kind() != types.MethodVal || !isTensorValue(sel.Recv()) {
 		return false
@@ -130,7 +132,28 @@ func readsOnly(sel *types.Selection) bool {
 			return false
 		}
 	}
+	for i := range sig.Params().Len() {
+		t := sig.Params().At(i).Type()
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			if sl, ok := t.Underlying().(*types.Slice); ok {
+				t = sl.Elem()
+			}
+		}
+		if refersOut(t) {
+			return false
+		}
+	}
 	return true
+}
+
+// refersOut reports whether a parameter of type t could carry a tensor
+// back out of a call: a reference type that can hold one.
+func refersOut(t types.Type) bool {
+	switch types.Unalias(t).Underlying().(type) {
+	case *types.Basic, *types.Struct, *types.Array:
+		return false // copied in; tensors inside are the caller's copies
+	}
+	return holdsTensor(t, map[types.Type]bool{})
 }
 
 // ownedLocals finds the owned variables of file.
@@ -166,6 +189,9 @@ func (tc tensorCalls) ownedLocals(file *ast.File) []*ownedVar {
 		return nil, child, -1
 	}
 	declare := func(id *ast.Ident, v *types.Var) {
+		if v.Name() == "_" {
+			return
+		}
 		p, _, pi := parent(len(stack) - 1)
 		var block *ast.BlockStmt
 		switch p := p.(type) {
@@ -302,9 +328,9 @@ func fallsThrough(s ast.Stmt, info *types.Info) bool {
 
 // rewriteOwned rewrites the owned variables: s = torch.Rebind(s, e) for
 // their assignments, s.Free() at the end of the blocks that declare them.
-// It returns how many variables it rewrote.
-func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info) int {
-	n := 0
+// It returns how many variables it rewrote, and how many Rebind calls
+// (which name the torch package) it wrote.
+func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info) (n, rebinds int) {
 	frees := map[*ast.BlockStmt][]*ownedVar{}
 	var blocks []*ast.BlockStmt
 	for _, o := range owned {
@@ -316,6 +342,7 @@ func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info) int {
 				Fun:    &ast.SelectorExpr{X: &ast.Ident{Name: torchName, NamePos: p}, Sel: &ast.Ident{Name: "Rebind", NamePos: p}},
 				Lparen: p, Args: []ast.Expr{&ast.Ident{Name: o.obj.Name(), NamePos: p}, rhs}, Rparen: rhs.End(),
 			}
+			rebinds++
 			done = true
 		}
 		if b := o.block; b != nil && !o.freed && len(b.List) > 0 && fallsThrough(b.List[len(b.List)-1], info) {
@@ -339,5 +366,5 @@ func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info) int {
 			}})
 		}
 	}
-	return n
+	return n, rebinds
 }

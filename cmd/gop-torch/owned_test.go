@@ -57,6 +57,10 @@ func TestOwnedLocals(t *testing.T) {
 		{"declared with another", "s, n := a.Gop_Add(b), 1\nfmt.Println(s, n)", nil, 0},
 		{"a parameter is never owned", "a = a.Gop_Add(b)\nfmt.Println(a)", nil, 0},
 		{"kept in an error", "s := a.Gop_Add(b)\n_ = fmt.Errorf(\"%v\", s)", nil, 0},
+		{"a method that could hand it out", "s := a.Gop_Add(b)\ns.SaveTo(map[string]torch.Tensor{})", nil, 0},
+		{"a method with value and variadic parameters", "s := a.Gop_Add(b)\ns.Backward(torch.BackwardOptions{})\n_ = s.Size(0)",
+			[]string{"\t_ = s.Size(0)\n\ts.Free()\n}"}, 1},
+		{"blank", "var _ = a.Gop_Add(b)\nvar _ torch.Tensor", nil, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -107,4 +111,16 @@ func TestOwnedLocalsShadowedTorch(t *testing.T) {
 	require.ErrorContains(t, err, "does not type-check")
 	assert.Equal(t, src, string(got))
 	assert.Zero(t, counts.owned)
+}
+
+// A file that names torch only through its model package gets s.Free()
+// and no torch import, which it would not use.
+func TestOwnedLocalsNoImportForFree(t *testing.T) {
+	imp := stubPackages(t)
+	src := "package p\n\nimport (\n\t\"example.com/model\"\n\t\"fmt\"\n)\n\nfunc f() {\n\ts := model.X().Gop_Add(1)\n\tfmt.Println(s)\n}\n"
+	got, counts, err := rewriteLifetimes([]byte(src), t.TempDir(), imp)
+	require.NoError(t, err)
+	assert.Equal(t, 1, counts.owned)
+	assert.Contains(t, string(got), "\tfmt.Println(s)\n\ts.Free()\n}")
+	assert.NotContains(t, string(got), "gotorch/torch")
 }

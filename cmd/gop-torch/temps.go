@@ -176,11 +176,13 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 			n++
 		}
 	}
-	nOwned := rewriteOwned(owned, torchName, info)
+	nOwned, rebinds := rewriteOwned(owned, torchName, info)
 	if n == 0 && nOwned == 0 {
 		return src, none, nil
 	}
-	if addImport {
+	// s.Free() does not name the package: add the import only for Temp
+	// and Rebind.
+	if addImport && n+rebinds > 0 {
 		addTorchImport(file, torchName)
 	}
 	var buf bytes.Buffer
