@@ -68,7 +68,8 @@ var printFuncs = map[string]bool{
 	"Fprint": true, "Fprintln": true, "Fprintf": true,
 }
 
-// fresh reports whether e is the result of a tensor operator.
+// fresh reports whether e is the result of a tensor operator: a new
+// tensor that nothing else holds (an expression temporary, for temps.go).
 func (tc tensorCalls) fresh(e ast.Expr) bool {
 	c, ok := tc.op(e)
 	return ok && tensorOps[c.name]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +66,7 @@ func TestOwnedLocals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := header + "var _ = fmt.Sprint\n\nfunc use(torch.Tensor)\n\nfunc f(a, b torch.Tensor) {\n"
-			for _, l := range splitLines(c.body) {
+			for _, l := range strings.Split(c.body, "\n") {
 				src += "\t" + l + "\n"
 			}
 			src += "}\n"
@@ -87,18 +88,6 @@ func TestOwnedLocals(t *testing.T) {
 			assert.Equal(t, string(got), string(again))
 		})
 	}
-}
-
-func splitLines(s string) []string {
-	var ls []string
-	start := 0
-	for i := range len(s) {
-		if s[i] == '\n' {
-			ls = append(ls, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(ls, s[start:])
 }
 
 // A rewrite that would not compile is dropped with an error, and the

@@ -101,11 +101,7 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 	}
 
 	tc := tensorCalls{info}
-	op, recv, right := tc.op, tc.recv, tc.right
-	isTemp := func(e ast.Expr) bool {
-		c, ok := op(e)
-		return ok && tensorOps[c.name]
-	}
+	op, recv, right, isTemp := tc.op, tc.recv, tc.right, tc.fresh
 
 	// The torch package that the program will be built with must have
 	// Temp (an older GoTorch does not).
@@ -197,16 +193,11 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 	// The rewrite must not break the build: a local variable named like
 	// the torch import would capture torch.Temp, say. Check the result
 	// as the original was checked.
-	ofset := token.NewFileSet()
-	ofile, err := parser.ParseFile(ofset, autogenFile, out, parser.ParseComments)
+	ofile, err := parser.ParseFile(fset, autogenFile, out, parser.ParseComments)
 	if err != nil {
 		return src, none, fmt.Errorf("the rewritten Go does not parse: %w", err)
 	}
-	others, err = handWrittenGo(ofset, dir)
-	if err != nil {
-		return src, none, err
-	}
-	if _, err := conf.Check(ofile.Name.Name, ofset, append([]*ast.File{ofile}, others...), nil); err != nil {
+	if _, err := conf.Check(ofile.Name.Name, fset, append([]*ast.File{ofile}, others...), nil); err != nil {
 		return src, none, fmt.Errorf("the rewritten Go does not type-check: %w", err)
 	}
 	return out, lifetimeCounts{temps: n, owned: nOwned}, nil
