@@ -44,13 +44,8 @@ func releaseTemp(b any, r Tensor) Tensor {
 	return r
 }
 
-// release frees the temporary unless r is the same tensor.
-func (x TempTensor) release(r Tensor) Tensor {
-	if x.t.handle != r.handle {
-		x.t.Free()
-	}
-	return r
-}
+// release frees the temporary unless r is the same tensor, and returns r.
+func (x TempTensor) release(r Tensor) Tensor { return Rebind(x.t, r) }
 
 // Gop_Add is a + b for a temporary a.
 func (x TempTensor) Gop_Add(b any) Tensor { return x.release(x.t.Gop_Add(b)) }
