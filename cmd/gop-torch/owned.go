@@ -36,14 +36,19 @@ import (
 //   - It is a local variable of type torch.Tensor (not a parameter, a
 //     result or a field), declared alone with := or var.
 //   - Every value it is given is the result of a tensor operator (a + b,
-//     -a, a < b, …, but not +a, which returns a itself), or the zero
-//     Tensor of its var declaration: a fresh tensor that nothing else holds.
+//     -a, a < b, …, but not +a, which returns a itself), of a generated op
+//     that returns none of its arguments (x.MM(w), torch.Relu(x); see
+//     genops.go), or the zero Tensor of its var declaration: a fresh
+//     tensor that nothing else holds.
 //   - Every other use reads it without keeping a copy: as an operand of a
-//     tensor operator (+a excluded), as the receiver of a torch.Tensor
-//     method that takes a value receiver and returns no tensors (s.Item(),
-//     s.Shape(), s.Backward()), as the receiver or operand of an
-//     assignment operator (s += a), or as an argument of fmt's print
-//     functions (Go+'s echo).
+//     tensor operator (+a excluded), as the receiver or an argument of a
+//     generated op (which keeps no Go value it is given) that returns none
+//     of its arguments, or of any generated op as a statement whose result
+//     is dropped (s.Add_(y), torch.AddOut(s, a, b)), as the receiver of a
+//     torch.Tensor method that takes a value receiver and returns no
+//     tensors (s.Item(), s.Shape(), s.Backward()), as the receiver or
+//     operand of an assignment operator (s += a), or as an argument of
+//     fmt's print functions (Go+'s echo).
 //   - Closures, go and defer statements do not refer to it.
 //
 // Anything else (passing it to another function, returning it, storing it,
@@ -68,11 +73,14 @@ var printFuncs = map[string]bool{
 	"Fprint": true, "Fprintln": true, "Fprintf": true,
 }
 
-// fresh reports whether e is the result of a tensor operator: a new
-// tensor that nothing else holds (an expression temporary, for temps.go).
+// fresh reports whether e is the result of a tensor operator or of a
+// generated op that returns none of its arguments: a new tensor that
+// nothing else holds (an expression temporary, for temps.go).
 func (tc tensorCalls) fresh(e ast.Expr) bool {
-	c, ok := tc.op(e)
-	return ok && tensorOps[c.name]
+	if c, ok := tc.op(e); ok {
+		return tensorOps[c.name]
+	}
+	return tc.freshGen(e)
 }
 
 // isTensorValue reports whether t is torch.Tensor itself, not a pointer.
@@ -260,12 +268,20 @@ func (tc tensorCalls) ownedLocals(file *ast.File) []*ownedVar {
 				o.freed = o.freed || p.Sel.Name == "Free"
 				return
 			}
+			if gp, _, _ := parent(pi - 1); tc.readsArg(call, gp) {
+				return
+			}
 		case *ast.CallExpr:
 			if c, ok := tc.op(p); ok && (tensorOps[c.name] || assignOps[c.name]) {
 				if c.methExpr && p.Args[0] == child && assignOps[c.name] {
 					break // (*torch.Tensor).Gop_AddAssign(&s, …) is not this form
 				}
 				return
+			}
+			if p.Fun != child {
+				if gp, _, _ := parent(pi); tc.readsArg(p, gp) {
+					return
+				}
 			}
 			if sel, ok := p.Fun.(*ast.SelectorExpr); ok && p.Fun != child {
 				if f, ok := info.Uses[sel.Sel].(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == "fmt" && printFuncs[f.Name()] {

@@ -62,6 +62,19 @@ func TestOwnedLocals(t *testing.T) {
 		{"a method with value and variadic parameters", "s := a.Gop_Add(b)\ns.Backward(torch.BackwardOptions{})\n_ = s.Size(0)",
 			[]string{"\t_ = s.Size(0)\n\ts.Free()\n}"}, 1},
 		{"blank", "var _ = a.Gop_Add(b)\nvar _ torch.Tensor", nil, 0},
+		{"given generated ops' results, passed to generated ops",
+			"h := torch.Relu(a)\nh = h.Relu()\ns := torch.Maximum(h, b).Sum()\nfmt.Println(s.Item())",
+			[]string{"\th = torch.Rebind(h, h.Relu())\n", "\tfmt.Println(s.Item())\n\ts.Free()\n\th.Free()\n}"}, 2},
+		{"in-place and out= ops whose results are dropped", "s := a.Relu()\ns.Add_(b)\ntorch.AddOut(s, a, b)\nfmt.Println(s)",
+			[]string{"\tfmt.Println(s)\n\ts.Free()\n}"}, 1},
+		{"an argument of a Try form", "s := a.Relu()\nr, err := torch.TryRelu(s)\nfmt.Println(r, err)",
+			[]string{"\tfmt.Println(r, err)\n\ts.Free()\n}"}, 1},
+		{"an in-place op's result kept", "s := a.Relu()\nt := s.Add_(b)\nfmt.Println(t)", nil, 0},
+		{"an in-place op's argument, result kept", "s := a.Relu()\nt := a.Add_(s)\nfmt.Println(t)", nil, 0},
+		{"given a hand-written method's result", "s := a.MM(b)\nfmt.Println(s)", nil, 0},
+		{"given an in-place op's result", "s := a.Add_(b)\nfmt.Println(s)", nil, 0},
+		{"a method value", "s := a.Relu()\nf := s.Relu\nfmt.Println(f())", nil, 0},
+		{"in an option of a generated op", "s := a.Relu()\n_ = a.Sum(torch.WithWeight(s))", nil, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

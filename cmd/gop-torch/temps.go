@@ -29,12 +29,16 @@ import (
 //     temporaries; the pass type-checks the generated Go to find them,
 //     so a user type with Gop_ methods is never touched.
 //   - A temporary is the result of a binary or unary tensor operator other
-//     than +x, which returns its operand. Results of other calls are never
-//     temporaries: x.MM(w) is fresh, but m.Weight() is not, and the pass
-//     cannot tell them apart.
+//     than +x, which returns its operand, or of one of package torch's
+//     generated ops that returns none of its arguments (x.MM(w),
+//     torch.Relu(x), but not the in-place x.Add_(y), which returns x;
+//     genops.go). Results of other calls are never temporaries: a
+//     hand-written m.Weight() may return a tensor held elsewhere.
 //   - A temporary is marked where it is the left operand of a binary or
 //     unary tensor operator (other than +x), or the right operand of a
-//     binary or assignment one (x += a*b).
+//     binary or assignment one (x += a*b). As the argument of a generated
+//     op (torch.Relu(a*b)) it is not: those take a torch.Tensor, and the
+//     product is left to the collector.
 //   - Everywhere in the package: training scripts, model classes, closures.
 //     Freeing a temporary only drops GoTorch's reference to it, so autograd
 //     keeps what it saved for the backward pass.
@@ -100,7 +104,13 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		return src, none, fmt.Errorf("type-checking the generated Go: %w", err)
 	}
 
-	tc := tensorCalls{info}
+	// Imported objects have positions in the importer's file set, if it
+	// says which: genOpOf needs their file names.
+	var impFset *token.FileSet
+	if f, ok := imp.(interface{ FileSet() *token.FileSet }); ok {
+		impFset = f.FileSet()
+	}
+	tc := tensorCalls{info, impFset}
 	op, recv, right, isTemp := tc.op, tc.recv, tc.right, tc.fresh
 
 	// The torch package that the program will be built with must have
@@ -318,7 +328,10 @@ func isTensor(t types.Type) bool {
 
 // tensorCalls finds calls of torch.Tensor's operator methods in a
 // type-checked file.
-type tensorCalls struct{ info *types.Info }
+type tensorCalls struct {
+	info *types.Info
+	fset *token.FileSet // the importer's, for imported objects' positions (genOpOf)
+}
 
 // opCall describes a call of an operator method of torch.Tensor, in either
 // form gogen writes: x.Gop_Add(y), or, when x is not addressable,

@@ -47,6 +47,21 @@ func (x TempTensor) Gop_LT(b any) Tensor
 func (x TempTensor) Gop_Neg() Tensor
 `
 
+// stubOps declares, in a file named like torch/ops_gen.go, a few of the
+// generated ops that genOps lists: fresh ones and aliasing ones.
+const stubOps = `package torch
+type Option struct{ t Tensor }
+func WithWeight(t Tensor) Option
+func Relu(t Tensor) Tensor
+func TryRelu(t Tensor) (Tensor, error)
+func (t Tensor) Relu() Tensor
+func (t Tensor) TryRelu() (Tensor, error)
+func (t Tensor) Sum(opts ...Option) Tensor
+func (t Tensor) Add_(o Tensor, opts ...Option) Tensor
+func AddOut(out, a, b Tensor, opts ...Option) Tensor
+func Maximum(a, b Tensor) Tensor
+`
+
 // stubModel is a package whose functions return tensors, so that a file
 // can use tensors without importing torch.
 const stubModel = `package model
@@ -61,33 +76,49 @@ func Sprint(a ...any) string
 func Errorf(format string, a ...any) error
 `
 
-type stubImporter map[string]*types.Package
+// stubImporter imports type-checked stubs. Their positions are in fset,
+// as a real importer's are in the file set it reports (FileSet).
+type stubImporter struct {
+	pkgs map[string]*types.Package
+	fset *token.FileSet
+}
 
 func (m stubImporter) Import(path string) (*types.Package, error) {
-	if p, ok := m[path]; ok {
+	if p, ok := m.pkgs[path]; ok {
 		return p, nil
 	}
 	return nil, fmt.Errorf("no package %s", path)
 }
 
+func (m stubImporter) FileSet() *token.FileSet { return m.fset }
+
 func stubPackages(t *testing.T) stubImporter {
 	t.Helper()
-	imp := stubImporter{}
-	imp.add(t, torchPath, stubTorch)
+	imp := stubImporter{map[string]*types.Package{}, token.NewFileSet()}
+	imp.add(t, torchPath, stubTorch, stubOps)
 	imp.add(t, "example.com/model", stubModel)
 	imp.add(t, "fmt", stubFmt)
 	return imp
 }
 
-// add type-checks src as the package path and makes it importable.
-func (m stubImporter) add(t *testing.T, path, src string) {
+// add type-checks srcs as the package path and makes it importable. The
+// first file is named after the package; a second is ops_gen.go.
+func (m stubImporter) add(t *testing.T, path string, srcs ...string) {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path+".go", src, 0)
+	fset := m.fset
+	var files []*ast.File
+	for i, src := range srcs {
+		name := path + ".go"
+		if i > 0 {
+			name = path + "/ops_gen.go"
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	pkg, err := (&types.Config{Importer: m}).Check(path, fset, files, nil)
 	require.NoError(t, err)
-	pkg, err := (&types.Config{Importer: m}).Check(path, fset, []*ast.File{f}, nil)
-	require.NoError(t, err)
-	m[path] = pkg
+	m.pkgs[path] = pkg
 }
 
 func TestMarkTemps(t *testing.T) {
@@ -108,7 +139,12 @@ func TestMarkTemps(t *testing.T) {
 		{"assignment", "a.Gop_AddAssign((torch.Tensor).Gop_Mul(b, 2))", "a.Gop_AddAssign(torch.Temp((torch.Tensor).Gop_Mul(b, 2)))", 1},
 		{"+x returns its operand", "_ = (torch.Tensor).Gop_Add(a, (torch.Tensor).Gop_Dup(b))", "", 0},
 		{"+x of a temporary", "_ = (torch.Tensor).Gop_Dup((torch.Tensor).Gop_Mul(a, b))", "", 0},
-		{"a method's result may be held elsewhere", "_ = (torch.Tensor).Gop_Add(a.MM(b), c)", "", 0},
+		{"a hand-written method's result may be held elsewhere", "_ = (torch.Tensor).Gop_Add(a.MM(b), c)", "", 0},
+		{"a generated method's result", "_ = a.Gop_Add(b.Relu())", "_ = a.Gop_Add(torch.Temp(b.Relu()))", 1},
+		{"a generated function's result", "_ = (torch.Tensor).Gop_Mul(torch.Relu(a), 2)", "_ = torch.Temp(torch.Relu(a)).Gop_Mul(2)", 1},
+		{"an in-place op returns its operand", "_ = b.Gop_Add(a.Add_(b))", "", 0},
+		{"an out= op returns its out", "_ = (torch.Tensor).Gop_Mul(torch.AddOut(c, a, b), 2)", "", 0},
+		{"a generated op's argument is not a temporary", "_ = torch.Relu(a.Gop_Mul(b))", "", 0},
 		{"a temporary passed to a function", "use((torch.Tensor).Gop_Mul(a, b))", "", 0},
 		{"a user type's operators", "_ = v.Gop_Add(v.Gop_Add(1))", "", 0},
 		{"a tensor operand of a user type's operator", "_ = v.Gop_Add(a.Gop_Mul(b))", "", 0},

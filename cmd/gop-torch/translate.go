@@ -64,8 +64,14 @@ type result struct {
 }
 
 // gogenImporter imports packages for the temporaries pass through the
-// compiled package, which has already loaded those its Go imports.
-type gogenImporter struct{ pkg *gogen.Package }
+// compiled package, which has already loaded those its Go imports. fset
+// holds the positions of what it imports.
+type gogenImporter struct {
+	pkg  *gogen.Package
+	fset *goptoken.FileSet
+}
+
+func (g gogenImporter) FileSet() *token.FileSet { return g.fset }
 
 func (g gogenImporter) Import(path string) (p *types.Package, err error) {
 	defer func() {
@@ -359,7 +365,7 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: formatting Go: %w", dir, err)
 	}
-	if marked, c, err := rewriteLifetimes(src, dir, gogenImporter{pkg}); err != nil {
+	if marked, c, err := rewriteLifetimes(src, dir, gogenImporter{pkg, tr.fset}); err != nil {
 		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries and variables left to the collector: %v\n", dir, err)
 	} else {
 		src, res.Temps, res.Owned = marked, c.temps, c.owned

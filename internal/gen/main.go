@@ -362,6 +362,7 @@ func (g *generator) run() {
 	g.writeC()
 	g.writeGo()
 	g.writeOptions()
+	g.writeGopTorch()
 	g.writeReport()
 	log.Printf("%d declarations: %d generated, %d skipped (see internal/gen/skipped.md)", len(g.decls), len(g.fns), len(g.skips))
 }
@@ -1708,6 +1709,42 @@ func (g *generator) writeOptions() {
 		}
 	}
 	writeFile(filepath.Join(*outDir, "torch", "options_gen.go"), b.Bytes())
+}
+
+// writeGopTorch writes cmd/gop-torch/genops_gen.go: for every generated
+// op, whether it is a function, a Tensor method or both, and whether a
+// tensor it returns may be one of its arguments (in-place and out= ops
+// return self or out). gop-torch's lifetime passes treat the results of
+// the other ops as fresh tensors that nothing else holds, and passing a
+// tensor to any generated op as a read that keeps no copy.
+func (g *generator) writeGopTorch() {
+	var b bytes.Buffer
+	b.WriteString(header)
+	b.WriteString(`
+package main
+
+// genOps are package torch's generated ops (torch/ops_gen.go) by Go name,
+// without the Try prefix of their error-returning forms. See genOpFunc.
+var genOps = map[string]genOp{
+`)
+	for _, f := range g.fns {
+		var flags []string
+		if f.isFunc {
+			flags = append(flags, "genFunc")
+		}
+		if f.isMethod {
+			flags = append(flags, "genMethod")
+		}
+		for _, a := range f.retAlias {
+			if a >= 0 {
+				flags = append(flags, "genAliases")
+				break
+			}
+		}
+		fmt.Fprintf(&b, "\t%q: %s,\n", f.goName, strings.Join(flags, " | "))
+	}
+	b.WriteString("}\n")
+	writeFile(filepath.Join(*outDir, "cmd", "gop-torch", "genops_gen.go"), b.Bytes())
 }
 
 // snake turns an option's Go name back into PyTorch's keyword.

@@ -47,3 +47,27 @@ func ExprLoop(x torch.Tensor, y torch.Tensor, z torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:23:1
 	return s.Float32s()[0]
 }
+
+// OpsLoop computes h = x.MM(w) + b, then h = h.relu(), n times, and
+// returns the first element of the last h. The results of generated ops
+// (MM, relu) are fresh tensors too: the product is an expression
+// temporary, and h frees each value when it gets the next.
+//
+//line torch/internal/gopbench/ops.gop:26:1
+func OpsLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
+//line torch/internal/gopbench/ops.gop:31:1
+	var h torch.Tensor
+//line torch/internal/gopbench/ops.gop:32:1
+	for
+//line torch/internal/gopbench/ops.gop:32:1
+	i := 0; i < n;
+//line torch/internal/gopbench/ops.gop:32:1
+	i++ {
+//line torch/internal/gopbench/ops.gop:33:1
+		h = torch.Rebind(h, torch.Temp(x.MM(w)).Gop_Add(b))
+//line torch/internal/gopbench/ops.gop:34:1
+		h = torch.Rebind(h, h.Relu())
+	}
+//line torch/internal/gopbench/ops.gop:36:1
+	return h.Float32s()[0]
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"go/ast"
+	"go/types"
+	"path/filepath"
+	"strings"
+)
+
+// genOp says what gop-torch knows of one of package torch's generated ops
+// (genOps, written by internal/gen with torch/ops_gen.go).
+type genOp uint8
+
+const (
+	genFunc    genOp = 1 << iota // a function of package torch
+	genMethod                    // a method of torch.Tensor
+	genAliases                   // a tensor result may be an argument (in-place and out= ops)
+)
+
+// genOpOf reports whether call calls one of package torch's generated
+// ops (either form, panicking or Try), and what genOps says of it. A
+// generated op keeps no Go value it is given, and the tensors it returns
+// are new handles unless it aliases: in-place and out= ops return their
+// self or out argument.
+//
+// A function counts only if it is declared in torch/ops_gen.go, so that a
+// GoTorch whose ops differ from this gop-torch's table is never trusted
+// beyond what both agree on.
+func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
+	var id *ast.Ident
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		if sel := tc.info.Selections[fun]; sel != nil && sel.Kind() != types.MethodVal {
+			return 0, false // a method expression, (torch.Tensor).MM(x, w)
+		}
+		id = fun.Sel
+	default:
+		return 0, false
+	}
+	f, ok := tc.info.Uses[id].(*types.Func)
+	if !ok || f.Pkg() == nil || f.Pkg().Path() != torchPath {
+		return 0, false
+	}
+	if tc.fset == nil || filepath.Base(tc.fset.Position(f.Pos()).Filename) != "ops_gen.go" {
+		return 0, false
+	}
+	sig := f.Type().(*types.Signature)
+	name := f.Name()
+	k, ok := genOps[name]
+	if !ok && strings.HasPrefix(name, "Try") {
+		if r := sig.Results(); r.Len() > 0 && types.Identical(r.At(r.Len()-1).Type(), types.Universe.Lookup("error").Type()) {
+			k, ok = genOps[name[len("Try"):]]
+		}
+	}
+	if !ok {
+		return 0, false
+	}
+	want := genFunc
+	if sig.Recv() != nil {
+		want = genMethod
+	}
+	return k, k&want != 0
+}
+
+// freshGen reports whether e calls a generated op that returns one tensor
+// and never one of its arguments: a new tensor that nothing else holds.
+func (tc tensorCalls) freshGen(e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	k, ok := tc.genOpOf(call)
+	if !ok || k&genAliases != 0 {
+		return false
+	}
+	tv, ok := tc.info.Types[call]
+	return ok && isTensorValue(tv.Type)
+}
+
+// readsArg reports whether call, a call that has x among its operands
+// (an argument, or the receiver of a method), only reads x: call is a
+// generated op that returns none of its arguments, or one whose result is
+// dropped (an expression statement, parent).
+func (tc tensorCalls) readsArg(call *ast.CallExpr, parent ast.Node) bool {
+	k, ok := tc.genOpOf(call)
+	if !ok {
+		return false
+	}
+	if k&genAliases == 0 {
+		return true
+	}
+	s, ok := parent.(*ast.ExprStmt)
+	return ok && ast.Unparen(s.X) == call
+}
