@@ -158,14 +158,18 @@ func Softsign(input torch.Tensor) torch.Tensor { return must(TrySoftsign(input))
 
 // TrySoftsign is Softsign that returns its error.
 func TrySoftsign(input torch.Tensor) (torch.Tensor, error) {
-	d, err := input.TryAbs()
+	abs, err := input.TryAbs()
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if d, err = d.TryAddScalar(torch.S(1)); err != nil {
+	d, err := abs.TryAddScalar(torch.S(1))
+	freeTemp(abs, input, d)
+	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return input.TryDiv(d)
+	r, err := input.TryDiv(d)
+	freeTemp(d, input, r)
+	return r, err
 }
 
 // Tanhshrink is F.tanhshrink: x - tanh(x).
@@ -177,7 +181,9 @@ func TryTanhshrink(input torch.Tensor) (torch.Tensor, error) {
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return input.TrySub(t)
+	r, err := input.TrySub(t)
+	freeTemp(t, input, r)
+	return r, err
 }
 
 // Softshrink is F.softshrink.
@@ -312,5 +318,7 @@ func TrySoftmin(input torch.Tensor, dim int64, opts ...Option) (torch.Tensor, er
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TrySoftmax(neg, dim, o...)
+	r, err := torch.TrySoftmax(neg, dim, o...)
+	freeTemp(neg, input, r)
+	return r, err
 }

@@ -68,10 +68,14 @@ func featureDropout(input torch.Tensor, batched bool, a args) (torch.Tensor, err
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if x, err = torch.TryFeatureDropout(x, a.p, a.training); err != nil {
+	d, err := torch.TryFeatureDropout(x, a.p, a.training)
+	freeTemp(x, input, d)
+	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return x.TrySqueezeDim(0)
+	r, err := d.TrySqueezeDim(0)
+	freeTemp(d, input, r)
+	return r, err
 }
 
 // Dropout2d is F.dropout2d: whole channels of input (N, C, H, W) are

@@ -21,6 +21,13 @@ func broadcast(x, y torch.Tensor) (torch.Tensor, torch.Tensor, error) {
 	return ts[0], ts[1], nil
 }
 
+// freeBroadcast frees x and y, the views of input and target that
+// broadcast made, once out, the loss computed from them, is made.
+func freeBroadcast(x, y, input, target, out torch.Tensor) {
+	freeTemp(x, input, target, out)
+	freeTemp(y, input, target, out)
+}
+
 // CrossEntropy is F.cross_entropy between logits input (N, C, ...) or (C)
 // and target: class indices (N, ...) or class probabilities shaped like
 // input.
@@ -78,7 +85,9 @@ func TryMseLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TryMseLoss(x, y, torch.WithReduction(r))
+	out, err := torch.TryMseLoss(x, y, torch.WithReduction(r))
+	freeBroadcast(x, y, input, target, out)
+	return out, err
 }
 
 // L1Loss is F.l1_loss, the absolute error. Input and target are broadcast
@@ -99,7 +108,9 @@ func TryL1Loss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TryL1Loss(x, y, torch.WithReduction(r))
+	out, err := torch.TryL1Loss(x, y, torch.WithReduction(r))
+	freeBroadcast(x, y, input, target, out)
+	return out, err
 }
 
 // SmoothL1Loss is F.smooth_l1_loss: squared below beta, absolute above.
@@ -120,7 +131,9 @@ func TrySmoothL1Loss(input, target torch.Tensor, opts ...Option) (torch.Tensor, 
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TrySmoothL1Loss(x, y, torch.WithReduction(r), torch.WithBeta(a.beta))
+	out, err := torch.TrySmoothL1Loss(x, y, torch.WithReduction(r), torch.WithBeta(a.beta))
+	freeBroadcast(x, y, input, target, out)
+	return out, err
 }
 
 // HuberLoss is F.huber_loss: squared below delta, delta-scaled absolute
@@ -141,7 +154,9 @@ func TryHuberLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, err
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TryHuberLoss(x, y, torch.WithReduction(r), torch.WithDelta(a.delta))
+	out, err := torch.TryHuberLoss(x, y, torch.WithReduction(r), torch.WithDelta(a.delta))
+	freeBroadcast(x, y, input, target, out)
+	return out, err
 }
 
 func sameSize(input, target torch.Tensor) ([]int64, []int64, bool, error) {
@@ -190,9 +205,12 @@ func TryBinaryCrossEntropy(input, target torch.Tensor, opts ...Option) (torch.Te
 	}
 	weight := a.weight
 	if weight.Defined() {
-		if _, weight, err = broadcast(target, weight); err != nil {
+		var t torch.Tensor
+		if t, weight, err = broadcast(target, weight); err != nil {
 			return torch.Tensor{}, err
 		}
+		freeTemp(t, target)
+		defer freeTemp(weight, a.weight)
 	}
 	return torch.TryBinaryCrossEntropy(input, target, torch.WithWeight(weight), torch.WithReduction(r))
 }
@@ -258,7 +276,9 @@ func TryKlDiv(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) 
 	if len(s) == 0 {
 		return reduced, nil
 	}
-	return reduced.TryDivScalar(torch.S(s[0]))
+	out, err := reduced.TryDivScalar(torch.S(s[0]))
+	freeTemp(reduced, input, target, out)
+	return out, err
 }
 
 // CosineSimilarity is F.cosine_similarity of x1 and x2 along dim.

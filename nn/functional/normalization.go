@@ -162,21 +162,23 @@ func Normalize(input torch.Tensor, opts ...Option) torch.Tensor {
 }
 
 // TryNormalize is Normalize that returns its error.
-func TryNormalize(input torch.Tensor, opts ...Option) (torch.Tensor, error) {
+func TryNormalize(input torch.Tensor, opts ...Option) (out torch.Tensor, err error) {
 	a := args{p: 2, dim: 1, eps: 1e-12}
 	if err := a.parse("normalize", opts, "p", "dim", "eps"); err != nil {
 		return torch.Tensor{}, err
 	}
+	var tmp temps // the norm, clamped, expanded
+	defer func() { tmp.free(input, out) }()
 	norm, err := torch.TryNormScalarOptDim(input, []int64{a.dim}, torch.WithP(a.p), torch.WithKeepdim(true))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	denom, err := norm.TryClampMin(torch.S(a.eps))
+	denom, err := tmp.add(norm).TryClampMin(torch.S(a.eps))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if denom, err = denom.TryExpandAs(input); err != nil {
+	if denom, err = tmp.add(denom).TryExpandAs(input); err != nil {
 		return torch.Tensor{}, err
 	}
-	return input.TryDiv(denom)
+	return input.TryDiv(tmp.add(denom))
 }

@@ -210,7 +210,8 @@ func AdaptiveMaxPool1d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 
 // TryAdaptiveMaxPool1d is AdaptiveMaxPool1d that returns its error.
 func TryAdaptiveMaxPool1d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
-	out, _, err := TryAdaptiveMaxPool1dWithIndices(input, outputSize)
+	out, indices, err := TryAdaptiveMaxPool1dWithIndices(input, outputSize)
+	freeTemp(indices, input, out)
 	return out, err
 }
 
@@ -232,7 +233,8 @@ func AdaptiveMaxPool2d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 
 // TryAdaptiveMaxPool2d is AdaptiveMaxPool2d that returns its error.
 func TryAdaptiveMaxPool2d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
-	out, _, err := TryAdaptiveMaxPool2dWithIndices(input, outputSize)
+	out, indices, err := TryAdaptiveMaxPool2dWithIndices(input, outputSize)
+	freeTemp(indices, input, out)
 	return out, err
 }
 
@@ -254,7 +256,8 @@ func AdaptiveMaxPool3d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 
 // TryAdaptiveMaxPool3d is AdaptiveMaxPool3d that returns its error.
 func TryAdaptiveMaxPool3d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
-	out, _, err := TryAdaptiveMaxPool3dWithIndices(input, outputSize)
+	out, indices, err := TryAdaptiveMaxPool3dWithIndices(input, outputSize)
+	freeTemp(indices, input, out)
 	return out, err
 }
 

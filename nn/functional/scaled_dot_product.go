@@ -26,7 +26,7 @@ func ScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option) t
 
 // TryScaledDotProductAttention is ScaledDotProductAttention that returns
 // its error.
-func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option) (torch.Tensor, error) {
+func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option) (out torch.Tensor, err error) {
 	const op = "scaled_dot_product_attention"
 	var a args
 	if err := a.parse(op, opts, "attn_mask", "dropout_p", "is_causal", "scale"); err != nil {
@@ -53,17 +53,21 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 	if a.has("scale") {
 		scale = a.scale
 	}
+	// Every tensor made here but the result is freed on the way out.
+	var tmp temps
+	defer func() { tmp.free(query, key, value, a.attnMask, out) }()
 	kt, err := key.TryTranspose(-2, -1)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	scores, err := query.TryMatMul(kt)
+	scores, err := query.TryMatMul(tmp.add(kt))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if scores, err = scores.TryMulScalar(torch.S(scale)); err != nil {
+	if scores, err = tmp.add(scores).TryMulScalar(torch.S(scale)); err != nil {
 		return torch.Tensor{}, err
 	}
+	tmp.add(scores)
 	negInf := torch.S(math.Inf(-1))
 	switch {
 	case a.isCausal:
@@ -72,38 +76,43 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		keep, err := ones.TryTril()
+		keep, err := tmp.add(ones).TryTril()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		drop, err := keep.TryLogicalNot()
+		drop, err := tmp.add(keep).TryLogicalNot()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFillScalar(drop, negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(tmp.add(drop), negInf); err != nil {
 			return torch.Tensor{}, err
 		}
+		tmp.add(scores)
 	case a.attnMask.Defined() && a.attnMask.DType() == torch.Bool:
 		drop, err := a.attnMask.TryLogicalNot()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFillScalar(drop, negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(tmp.add(drop), negInf); err != nil {
 			return torch.Tensor{}, err
 		}
+		tmp.add(scores)
 	case a.attnMask.Defined():
 		if scores, err = scores.TryAdd(a.attnMask); err != nil {
 			return torch.Tensor{}, err
 		}
+		tmp.add(scores)
 	}
 	weights, err := scores.TrySoftmax(-1)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
+	tmp.add(weights)
 	if a.dropoutP > 0 {
 		if weights, err = torch.TryDropout(weights, a.dropoutP, true); err != nil {
 			return torch.Tensor{}, err
 		}
+		tmp.add(weights)
 	}
 	return weights.TryMatMul(value)
 }

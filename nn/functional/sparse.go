@@ -36,22 +36,26 @@ func TryEmbedding(input, weight torch.Tensor, opts ...Option) (torch.Tensor, err
 			paddingIdx += s[0]
 		}
 	}
+	indices := input
 	if a.has("max_norm") {
 		var err error
-		if input, err = input.TryContiguous(); err != nil {
+		if indices, err = input.TryContiguous(); err != nil {
 			return torch.Tensor{}, err
 		}
+		defer freeTemp(indices, input, weight)
 		torch.NoGrad(func() {
 			var w torch.Tensor
 			if w, err = weight.TryDetach(); err == nil {
-				_, err = torch.TryEmbeddingRenorm_(w, input, a.maxNorm, a.normType)
+				// Renormalizes weight's rows in place and returns w.
+				_, err = torch.TryEmbeddingRenorm_(w, indices, a.maxNorm, a.normType)
+				freeTemp(w, weight)
 			}
 		})
 		if err != nil {
 			return torch.Tensor{}, err
 		}
 	}
-	return torch.TryEmbedding(weight, input, torch.WithPaddingIdx(paddingIdx),
+	return torch.TryEmbedding(weight, indices, torch.WithPaddingIdx(paddingIdx),
 		torch.WithScaleGradByFreq(a.scaleGradByFreq), torch.WithSparse(a.sparse))
 }
 

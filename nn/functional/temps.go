@@ -1,0 +1,38 @@
+package functional
+
+import "github.com/gotorch/gotorch/torch"
+
+// Temporaries. A function of this package frees the tensors it makes for
+// its own use (a broadcast view of an argument, the norm that Normalize
+// divides by, the scores of an attention) once it has its result, or its error, instead
+// of leaving them to the collector. Only tensors that the function made
+// and that cannot escape it are freed; never an argument, never a result.
+// Freeing drops GoTorch's reference only; autograd keeps what it saved.
+
+// freeTemp frees t, a tensor that the caller made for its own use, unless
+// it is the same tensor (handle) as one of keep: a result, or an argument
+// that an op handed back. The zero Tensor and freed tensors are skipped.
+func freeTemp(t torch.Tensor, keep ...torch.Tensor) {
+	for _, k := range keep {
+		if t == k {
+			return
+		}
+	}
+	t.Free()
+}
+
+// temps collects the temporaries of a function.
+type temps []torch.Tensor
+
+// add records t and returns it.
+func (ts *temps) add(t torch.Tensor) torch.Tensor {
+	*ts = append(*ts, t)
+	return t
+}
+
+// free frees every recorded tensor but those in keep.
+func (ts temps) free(keep ...torch.Tensor) {
+	for _, t := range ts {
+		freeTemp(t, keep...)
+	}
+}
