@@ -197,23 +197,22 @@ func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts 
 		panic(fmt.Errorf("nn.MultiheadAttention: only bool and floating types of key_padding_mask are supported, got %v", kpm.DType()))
 	}
 	batched := query.Dim() == 3
-	if m.BatchFirst && batched {
-		// Keep the identities that the packed in-projection looks at.
-		kIsV, qIsK := key == value, query == key
-		query = query.Transpose(1, 0)
-		if kIsV {
-			key = key.Transpose(1, 0)
-			value = key
-		} else {
-			key, value = key.Transpose(1, 0), value.Transpose(1, 0)
-		}
-		if qIsK {
-			query = key
-		}
+	if !m.BatchFirst || !batched {
+		return m.attend(query, key, value, o)
 	}
-	out, weights = m.attend(query, key, value, o)
-	if m.BatchFirst && batched {
-		out = out.Transpose(1, 0)
+	// Keep the identities that the packed in-projection looks at.
+	k := key.Transpose(1, 0)
+	v, q := k, k
+	if value != key {
+		v = value.Transpose(1, 0)
+	}
+	if query != key {
+		q = query.Transpose(1, 0)
+	}
+	tq, weights := m.attend(q, k, v, o)
+	out = tq.Transpose(1, 0)
+	for _, t := range []torch.Tensor{q, k, v, tq} {
+		freeTemp(t, out, weights)
 	}
 	return out, weights
 }
@@ -263,20 +262,23 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 	if attnMask.Defined() && attnMask.Dim() != 2 && attnMask.Dim() != 3 {
 		panic(mhaErr("expected attn_mask to be undefined, 2-D or 3-D but found %d-D tensor instead", attnMask.Dim()))
 	}
+	// Every tensor made below, but the two results, is freed before
+	// returning; query, key, value and the masks are the caller's.
+	var tmp temps
 	if !batched {
 		kIsV, qIsK := key == value, query == key
-		query = query.Unsqueeze(1)
+		query = tmp.add(query.Unsqueeze(1))
 		if kIsV {
-			key = key.Unsqueeze(1)
+			key = tmp.add(key.Unsqueeze(1))
 			value = key
 		} else {
-			key, value = key.Unsqueeze(1), value.Unsqueeze(1)
+			key, value = tmp.add(key.Unsqueeze(1)), tmp.add(value.Unsqueeze(1))
 		}
 		if qIsK {
 			query = key
 		}
 		if kpm.Defined() {
-			kpm = kpm.Unsqueeze(0)
+			kpm = tmp.add(kpm.Unsqueeze(0))
 		}
 	}
 
@@ -306,16 +308,19 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 		var bq, bk, bv torch.Tensor
 		if m.InProjBias.Defined() {
 			b := m.InProjBias.Chunk(3)
-			bq, bk, bv = b[0], b[1], b[2]
+			bq, bk, bv = tmp.add(b[0]), tmp.add(b[1]), tmp.add(b[2])
 		}
 		q, k, v = mhaLinear(query, m.QProjWeight, bq), mhaLinear(key, m.KProjWeight, bk), mhaLinear(value, m.VProjWeight, bv)
 	}
+	tmp.add(q)
+	tmp.add(k)
+	tmp.add(v)
 
 	// Masks.
 	if attnMask.Defined() {
 		switch dt := attnMask.DType(); {
 		case dt == torch.Uint8:
-			attnMask = attnMask.To(torch.Bool)
+			attnMask = tmp.add(attnMask.To(torch.Bool))
 		case dt != torch.Bool && !dt.IsFloatingPoint():
 			panic(mhaErr("only float, byte, and bool types are supported for attn_mask, not %v", dt))
 		}
@@ -323,35 +328,38 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 			if exp := []int64{tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
 				panic(mhaErr("the shape of the 2D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
 			}
-			attnMask = attnMask.Unsqueeze(0)
+			attnMask = tmp.add(attnMask.Unsqueeze(0))
 		} else if exp := []int64{bsz * H, tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
 			panic(mhaErr("the shape of the 3D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
 		}
 	}
 	if m.BiasK.Defined() && m.BiasV.Defined() {
-		k = torch.Cat([]torch.Tensor{k, m.BiasK.Repeat([]int64{1, bsz, 1})})
-		v = torch.Cat([]torch.Tensor{v, m.BiasV.Repeat([]int64{1, bsz, 1})})
+		k = tmp.add(torch.Cat([]torch.Tensor{k, tmp.add(m.BiasK.Repeat([]int64{1, bsz, 1}))}))
+		v = tmp.add(torch.Cat([]torch.Tensor{v, tmp.add(m.BiasV.Repeat([]int64{1, bsz, 1}))}))
 		if attnMask.Defined() {
-			attnMask = torch.ConstantPadNd(attnMask, []int64{0, 1})
+			attnMask = tmp.add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
 		}
 		if kpm.Defined() {
-			kpm = torch.ConstantPadNd(kpm, []int64{0, 1})
+			kpm = tmp.add(torch.ConstantPadNd(kpm, []int64{0, 1}))
 		}
 	}
 
 	// Heads: (seq, batch, E) → (batch*heads, seq, head_dim).
-	q = q.Contiguous().View([]int64{tgtLen, bsz * H, headDim}).Transpose(0, 1)
-	k = k.Contiguous().View([]int64{k.Size(0), bsz * H, headDim}).Transpose(0, 1)
-	v = v.Contiguous().View([]int64{v.Size(0), bsz * H, headDim}).Transpose(0, 1)
+	heads := func(t torch.Tensor, seq int64) torch.Tensor {
+		return tmp.add(tmp.add(tmp.add(t.Contiguous()).View([]int64{seq, bsz * H, headDim})).Transpose(0, 1))
+	}
+	q = heads(q, tgtLen)
+	k = heads(k, k.Size(0))
+	v = heads(v, v.Size(0))
 	if m.AddZeroAttn {
 		zeros := []int64{bsz * H, 1, headDim}
-		k = torch.Cat([]torch.Tensor{k, k.NewZeros(zeros)}, torch.WithDim(1))
-		v = torch.Cat([]torch.Tensor{v, v.NewZeros(zeros)}, torch.WithDim(1))
+		k = tmp.add(torch.Cat([]torch.Tensor{k, tmp.add(k.NewZeros(zeros))}, torch.WithDim(1)))
+		v = tmp.add(torch.Cat([]torch.Tensor{v, tmp.add(v.NewZeros(zeros))}, torch.WithDim(1)))
 		if attnMask.Defined() {
-			attnMask = torch.ConstantPadNd(attnMask, []int64{0, 1})
+			attnMask = tmp.add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
 		}
 		if kpm.Defined() {
-			kpm = torch.ConstantPadNd(kpm, []int64{0, 1})
+			kpm = tmp.add(torch.ConstantPadNd(kpm, []int64{0, 1}))
 		}
 	}
 	srcLen = k.Size(1)
@@ -359,18 +367,21 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 		if exp := []int64{bsz, srcLen}; !equalShape(kpm.Shape(), exp) {
 			panic(mhaErr("expecting key_padding_mask shape of %v, but got %v", exp, kpm.Shape()))
 		}
-		kpm = kpm.View([]int64{bsz, 1, 1, srcLen}).Expand([]int64{-1, H, -1, -1}).Reshape([]int64{bsz * H, 1, srcLen})
+		kpm = tmp.add(kpm.View([]int64{bsz, 1, 1, srcLen}))
+		kpm = tmp.add(kpm.Expand([]int64{-1, H, -1, -1}))
+		kpm = tmp.add(kpm.Reshape([]int64{bsz * H, 1, srcLen}))
 		switch {
 		case !attnMask.Defined():
 			attnMask = kpm
 		case attnMask.DType() == torch.Bool:
-			attnMask = attnMask.LogicalOr(kpm)
+			attnMask = tmp.add(attnMask.LogicalOr(kpm))
 		default:
-			attnMask = attnMask.MaskedFillScalar(kpm, torch.S(math.Inf(-1)))
+			attnMask = tmp.add(attnMask.MaskedFillScalar(kpm, torch.S(math.Inf(-1))))
 		}
 	}
 	if attnMask.Defined() && attnMask.DType() == torch.Bool {
-		attnMask = torch.ZerosLike(attnMask, torch.WithDtype(q.DType())).MaskedFillScalar(attnMask, torch.S(math.Inf(-1)))
+		zeros := tmp.add(torch.ZerosLike(attnMask, torch.WithDtype(q.DType())))
+		attnMask = tmp.add(zeros.MaskedFillScalar(attnMask, torch.S(math.Inf(-1))))
 	}
 
 	// Scaled dot-product attention.
@@ -378,60 +389,79 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 	if !m.IsTraining() {
 		dropoutP = 0
 	}
-	qScaled := q.DivScalar(torch.S(math.Sqrt(float64(headDim))))
+	qScaled := tmp.add(q.DivScalar(torch.S(math.Sqrt(float64(headDim)))))
+	kt := tmp.add(k.Transpose(-2, -1))
 	var w torch.Tensor
 	if attnMask.Defined() {
-		w = torch.BAddBMM(attnMask, qScaled, k.Transpose(-2, -1))
+		w = tmp.add(torch.BAddBMM(attnMask, qScaled, kt))
 	} else {
-		w = torch.BMM(qScaled, k.Transpose(-2, -1))
+		w = tmp.add(torch.BMM(qScaled, kt))
 	}
-	w = torch.Softmax(w, -1)
+	w = tmp.add(torch.Softmax(w, -1))
 	if dropoutP > 0 {
-		w = torch.Dropout(w, dropoutP, true)
+		w = tmp.add(torch.Dropout(w, dropoutP, true))
 	}
-	out := torch.BMM(w, v)
-	out = out.Transpose(0, 1).Contiguous().View([]int64{tgtLen * bsz, embedDim})
-	out = mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias)
+	out := tmp.add(torch.BMM(w, v))
+	out = tmp.add(tmp.add(out.Transpose(0, 1)).Contiguous())
+	out = tmp.add(out.View([]int64{tgtLen * bsz, embedDim}))
+	out = tmp.add(mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias))
 	out = out.View([]int64{tgtLen, bsz, out.Size(1)})
 	if !batched {
-		out = out.SqueezeDim(1)
+		out = tmp.add(out).SqueezeDim(1)
 	}
 	if o.NoWeights {
+		tmp.free(out)
 		return out, torch.Tensor{}
 	}
-	w = w.View([]int64{bsz, H, tgtLen, srcLen})
+	w = tmp.add(w.View([]int64{bsz, H, tgtLen, srcLen}))
 	if !o.PerHeadWeights {
-		w = w.SumDimIntList([]int64{1}).DivScalar(torch.S(float64(H)))
+		w = tmp.add(w.SumDimIntList([]int64{1})).DivScalar(torch.S(float64(H)))
 	}
 	if !batched {
-		w = w.SqueezeDim(0)
+		w = tmp.add(w).SqueezeDim(0)
 	}
+	tmp.free(out, w)
 	return out, w
 }
 
 // mhaInProjectionPacked is PyTorch's _in_projection_packed: one matmul when
-// query, key and value are the same tensor, two when key is value.
+// query, key and value are the same tensor, two when key is value. It
+// frees what it makes but its results: the packed projections, and its
+// views of w and b.
 func mhaInProjectionPacked(q, k, v, w, b torch.Tensor) (torch.Tensor, torch.Tensor, torch.Tensor) {
 	E := q.Size(-1)
 	if k == v {
 		if q == k {
-			c := mhaLinear(q, w, b).Chunk(3, torch.WithDim(-1))
+			qkv := mhaLinear(q, w, b)
+			c := qkv.Chunk(3, torch.WithDim(-1))
+			qkv.Free() // the chunks are views of it
 			return c[0], c[1], c[2]
 		}
 		ws := w.SplitWithSizes([]int64{E, 2 * E})
 		var bq, bkv torch.Tensor
+		var bs []torch.Tensor
 		if b.Defined() {
-			bs := b.SplitWithSizes([]int64{E, 2 * E})
+			bs = b.SplitWithSizes([]int64{E, 2 * E})
 			bq, bkv = bs[0], bs[1]
 		}
-		kv := mhaLinear(k, ws[1], bkv).Chunk(2, torch.WithDim(-1))
-		return mhaLinear(q, ws[0], bq), kv[0], kv[1]
+		kvp := mhaLinear(k, ws[1], bkv)
+		kv := kvp.Chunk(2, torch.WithDim(-1))
+		qp := mhaLinear(q, ws[0], bq)
+		for _, t := range append(append(ws, bs...), kvp) {
+			t.Free()
+		}
+		return qp, kv[0], kv[1]
 	}
 	ws := w.Chunk(3)
 	var bq, bk, bv torch.Tensor
+	var bs []torch.Tensor
 	if b.Defined() {
-		bs := b.Chunk(3)
+		bs = b.Chunk(3)
 		bq, bk, bv = bs[0], bs[1], bs[2]
 	}
-	return mhaLinear(q, ws[0], bq), mhaLinear(k, ws[1], bk), mhaLinear(v, ws[2], bv)
+	qp, kp, vp := mhaLinear(q, ws[0], bq), mhaLinear(k, ws[1], bk), mhaLinear(v, ws[2], bv)
+	for _, t := range append(ws, bs...) {
+		t.Free()
+	}
+	return qp, kp, vp
 }

@@ -114,16 +114,23 @@ func (s *ConvSettings) reversedPadding() []int64 {
 func (s *ConvSettings) forward(x, w, b torch.Tensor) (torch.Tensor, error) {
 	opts := []F.Option{F.WithBias(b), F.WithStride(s.Stride...), F.WithDilation(s.Dilation...), F.WithGroups(s.Groups)}
 	if s.PaddingMode != "zeros" {
-		var err error
-		if x, err = F.TryPad(x, s.reversedPadding(), F.WithMode(s.PaddingMode)); err != nil {
+		padded, err := F.TryPad(x, s.reversedPadding(), F.WithMode(s.PaddingMode))
+		if err != nil {
 			return torch.Tensor{}, err
 		}
-		opts = append(opts, F.WithPadding(0))
-	} else if s.PaddingString != "" {
+		y, err := s.conv(padded, w, append(opts, F.WithPadding(0)))
+		freeTemp(padded, x, y)
+		return y, err
+	}
+	if s.PaddingString != "" {
 		opts = append(opts, F.WithPaddingString(s.PaddingString))
 	} else {
 		opts = append(opts, F.WithPadding(s.Padding...))
 	}
+	return s.conv(x, w, opts)
+}
+
+func (s *ConvSettings) conv(x, w torch.Tensor, opts []F.Option) (torch.Tensor, error) {
 	switch s.dims {
 	case 1:
 		return F.TryConv1d(x, w, opts...)

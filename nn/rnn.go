@@ -215,8 +215,13 @@ func (m *LSTMModule) Forward(x torch.Tensor, hx ...torch.Tensor) (out, hn, cn to
 	out, hn, cn = torch.Lstm(r.x, r.hx, rnnFlat("LSTM", m.FlatWeights), !m.NoBias, m.NumLayers, m.Dropout,
 		m.IsTraining(), m.Bidirectional, m.BatchFirst)
 	if !r.batched {
-		out, hn, cn = out.SqueezeDim(r.batchDim), hn.SqueezeDim(1), cn.SqueezeDim(1)
+		o, h, c := out, hn, cn
+		out, hn, cn = o.SqueezeDim(r.batchDim), h.SqueezeDim(1), c.SqueezeDim(1)
+		o.Free()
+		h.Free()
+		c.Free()
 	}
+	r.free(x, hx)
 	return out, hn, cn
 }
 
@@ -243,8 +248,12 @@ func (m *GRUModule) Forward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.T
 	out, hn = torch.Gru(r.x, r.hx[0], rnnFlat("GRU", m.FlatWeights), !m.NoBias, m.NumLayers, m.Dropout,
 		m.IsTraining(), m.Bidirectional, m.BatchFirst)
 	if !r.batched {
-		out, hn = out.SqueezeDim(r.batchDim), hn.SqueezeDim(1)
+		o, h := out, hn
+		out, hn = o.SqueezeDim(r.batchDim), h.SqueezeDim(1)
+		o.Free()
+		h.Free()
 	}
+	r.free(x, h0)
 	return out, hn
 }
 
@@ -260,6 +269,17 @@ type rnnInput struct {
 	hx       []torch.Tensor
 	batched  bool
 	batchDim int64
+}
+
+// free frees the tensors that rnnPrepare made, once the RNN has run: an
+// unsqueezed input or state, or a zero state. x and hx are the caller's,
+// which rnnPrepare may have passed on unchanged; they are kept.
+func (r rnnInput) free(x torch.Tensor, hx []torch.Tensor) {
+	caller := append([]torch.Tensor{x}, hx...)
+	freeTemp(r.x, caller...)
+	for _, h := range r.hx {
+		freeTemp(h, caller...)
+	}
 }
 
 // rnnPrepare checks the input and the initial states as PyTorch's

@@ -125,32 +125,68 @@ func (l *TransformerEncoderLayerModule) Forward(src torch.Tensor, opts ...Attent
 	if !src.Defined() {
 		panic(fmt.Errorf("nn.TransformerEncoderLayer: src is an undefined tensor"))
 	}
+	// The blocks free the tensors they make as soon as they are used, but
+	// never src, the result, or what a user's ActivationFn has seen or
+	// returned (it may keep them). The blocks' results are new tensors:
+	// each ends in a Linear, or in a Dropout of an attention output.
 	masks := AttentionOptions{KeyPaddingMask: o.KeyPaddingMask, AttnMask: o.AttnMask, NoWeights: true}
 	sa := func(x torch.Tensor) torch.Tensor {
 		y, _ := l.SelfAttn.Forward(x, x, x, masks)
-		return l.Dropout1.Forward(y)
+		out := l.Dropout1.Forward(y)
+		freeTemp(y, x, out)
+		return out
 	}
 	ff := func(x torch.Tensor) torch.Tensor {
-		y := l.Linear1.Forward(x)
+		h := l.Linear1.Forward(x)
+		var a torch.Tensor
+		user := l.ActivationFn != nil
 		switch {
-		case l.ActivationFn != nil:
-			y = l.ActivationFn(y)
+		case user:
+			a = l.ActivationFn(h)
 		case l.Activation == "gelu":
-			y = torch.Gelu(y)
+			a = torch.Gelu(h)
 		default:
-			y = torch.Relu(y)
+			a = torch.Relu(h)
 		}
-		return l.Dropout2.Forward(l.Linear2.Forward(l.Dropout.Forward(y)))
+		d := l.Dropout.Forward(a)
+		y := l.Linear2.Forward(d)
+		out := l.Dropout2.Forward(y)
+		if !user {
+			freeTemp(h, x, out)
+			freeTemp(a, x, out)
+		}
+		if d != a { // made by the Dropout, not the activation's result passed on
+			freeTemp(d, x, out)
+		}
+		freeTemp(y, x, out)
+		return out
 	}
-	x := src
 	if l.NormFirst {
-		x = x.Add(sa(l.Norm1.Forward(x)))
-		x = x.Add(ff(l.Norm2.Forward(x)))
-	} else {
-		x = l.Norm1.Forward(x.Add(sa(x)))
-		x = l.Norm2.Forward(x.Add(ff(x)))
+		n1 := l.Norm1.Forward(src)
+		s := sa(n1)
+		x := src.Add(s)
+		freeTemp(n1, src, x)
+		freeTemp(s, src, x)
+		n2 := l.Norm2.Forward(x)
+		f := ff(n2)
+		y := x.Add(f)
+		freeTemp(n2, src, y)
+		freeTemp(f, src, y)
+		freeTemp(x, src, y)
+		return y
 	}
-	return x
+	s := sa(src)
+	a := src.Add(s)
+	x := l.Norm1.Forward(a)
+	freeTemp(s, src, x)
+	freeTemp(a, src, x)
+	f := ff(x)
+	a = x.Add(f)
+	y := l.Norm2.Forward(a)
+	freeTemp(f, src, y)
+	freeTemp(a, src, y)
+	freeTemp(x, src, y)
+	return y
 }
 
 // TryForward is Forward that returns its error: a *torch.Error from
