@@ -3,7 +3,7 @@
 package main
 
 // genOps are package torch's generated ops (torch/ops_gen.go) by Go name,
-// without the Try prefix of their error-returning forms. See genOpFunc.
+// without the Try prefix of their error-returning forms. See genOpOf (genops.go).
 var genOps = map[string]genOp{
 	"InternalCastByte":                    genFunc,
 	"InternalCastChar":                    genFunc,
