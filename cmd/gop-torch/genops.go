@@ -24,8 +24,11 @@ const (
 // self or out argument.
 //
 // A function counts only if it is declared in torch/ops_gen.go, so that a
-// GoTorch whose ops differ from this gop-torch's table is never trusted
-// beyond what both agree on.
+// hand-written function that shares a generated op's name is never taken
+// for one. The table must come from the same GoTorch as the torch package
+// the program builds with, as it does when gop-torch runs from that
+// module (go run ./cmd/gop-torch); a gop-torch built from another version
+// could misjudge an op whose aliasing changed between the two.
 func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 	var id *ast.Ident
 	switch fun := ast.Unparen(call.Fun).(type) {
@@ -43,7 +46,7 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 	if !ok || f.Pkg() == nil || f.Pkg().Path() != torchPath {
 		return 0, false
 	}
-	if tc.fset == nil || filepath.Base(tc.fset.Position(f.Pos()).Filename) != "ops_gen.go" {
+	if tc.fset == nil || filepath.Base(tc.fset.PositionFor(f.Pos(), false).Filename) != "ops_gen.go" {
 		return 0, false
 	}
 	sig := f.Type().(*types.Signature)
