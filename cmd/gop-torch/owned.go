@@ -344,15 +344,20 @@ func fallsThrough(s ast.Stmt, info *types.Info) bool {
 }
 
 // rewriteOwned rewrites the owned variables: s = torch.Rebind(s, e) for
-// their assignments, s.Free() at the end of the blocks that declare them.
-// It returns how many variables it rewrote, and how many Rebind calls
-// (which name the torch package) it wrote.
-func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info) (n, rebinds int) {
+// their assignments where torchName names the torch package (visible),
+// s.Free() at the end of the blocks that declare them. An assignment
+// where a local declaration hides the package leaves the old tensor to the
+// collector. It returns how many variables it rewrote, and how many
+// Rebind calls (which name the torch package) it wrote.
+func rewriteOwned(owned []*ownedVar, torchName string, info *types.Info, visible func(token.Pos) bool) (n, rebinds int) {
 	frees := map[*ast.BlockStmt][]*ownedVar{}
 	var blocks []*ast.BlockStmt
 	for _, o := range owned {
 		done := false
 		for _, a := range o.assigns {
+			if !visible(a.Pos()) {
+				continue
+			}
 			rhs := a.Rhs[0]
 			p := rhs.Pos()
 			a.Rhs[0] = &ast.CallExpr{

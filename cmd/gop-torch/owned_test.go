@@ -103,16 +103,47 @@ func TestOwnedLocals(t *testing.T) {
 	}
 }
 
-// A rewrite that would not compile is dropped with an error, and the
-// source is left as it was: here a local variable named torch would
-// capture torch.Rebind.
+// A local declaration that hides the torch import stops only the
+// rewrites that would name the package where it is in scope: here the
+// Rebind and the Temp after `torch := 1`; the Rebind before it, and g's
+// Temp, are written.
 func TestOwnedLocalsShadowedTorch(t *testing.T) {
 	imp := stubPackages(t)
-	src := "package p\n\nimport \"github.com/gotorch/gotorch/torch\"\n\nfunc f(a torch.Tensor) int {\n\ttorch := 1\n\ts := a.Gop_Add(1)\n\ts = s.Gop_Mul(2)\n\t_ = s.Item()\n\treturn torch\n}\n"
+	src := `package p
+
+import "github.com/gotorch/gotorch/torch"
+
+func f(a torch.Tensor) int {
+	s := a.Gop_Add(1)
+	s = s.Gop_Mul(2)
+	torch := 1
+	s = s.Gop_Mul(a.Gop_Add(2))
+	_ = s.Item()
+	return torch
+}
+
+func g(a torch.Tensor) {
+	_ = a.Gop_Add(a.Gop_Mul(2))
+}
+`
 	got, counts, err := rewriteLifetimes([]byte(src), t.TempDir(), imp)
-	require.ErrorContains(t, err, "does not type-check")
-	assert.Equal(t, src, string(got))
-	assert.Zero(t, counts.owned)
+	require.NoError(t, err)
+	assert.Equal(t, lifetimeCounts{temps: 1, owned: 1}, counts)
+	assert.Contains(t, string(got), "\ts = torch.Rebind(s, s.Gop_Mul(2))\n\ttorch := 1\n\ts = s.Gop_Mul(a.Gop_Add(2))\n")
+	assert.Contains(t, string(got), "\t_ = a.Gop_Add(torch.Temp(a.Gop_Mul(2)))\n")
+}
+
+// The same when the torch import is to be added: a function with a local
+// named torch gets no Temp, the others do, and the import is added.
+func TestTempsShadowedAddedImport(t *testing.T) {
+	imp := stubPackages(t)
+	src := "package p\n\nimport \"example.com/model\"\n\nfunc f() {\n\ttorch := model.X()\n\t_ = torch.Gop_Add(torch.Gop_Mul(2))\n}\n\nfunc g() {\n\tx := model.X()\n\t_ = x.Gop_Add(x.Gop_Mul(2))\n}\n"
+	got, counts, err := rewriteLifetimes([]byte(src), t.TempDir(), imp)
+	require.NoError(t, err)
+	assert.Equal(t, 1, counts.temps)
+	assert.Contains(t, string(got), "\t_ = torch.Gop_Add(torch.Gop_Mul(2))\n")
+	assert.Contains(t, string(got), "\t_ = x.Gop_Add(torch.Temp(x.Gop_Mul(2)))\n")
+	assert.Contains(t, string(got), "\"github.com/gotorch/gotorch/torch\"")
 }
 
 // A file that names torch only through its model package gets s.Free()

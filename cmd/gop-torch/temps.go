@@ -43,9 +43,13 @@ import (
 //     Freeing a temporary only drops GoTorch's reference to it, so autograd
 //     keeps what it saved for the backward pass.
 //
-// If the generated Go does not type-check on its own (with the package's
-// hand-written Go files), the pass leaves it as it is and says why: the
-// temporaries are then freed by the collector, as before.
+// Where a local declaration hides the name under which the file imports
+// torch (a variable named torch), nothing that names the package is
+// written: that temporary, or that assignment's old value, is left to the
+// collector. If the generated Go does not type-check on its own (with the
+// package's hand-written Go files), or the rewritten Go would not, the
+// pass leaves the file as it is and says why: its temporaries are then
+// freed by the collector, as before.
 
 // tensorOps are the operator methods of torch.Tensor whose results are
 // temporaries, and that torch.TempTensor has too.
@@ -100,7 +104,8 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	conf := types.Config{Importer: imp, FakeImportC: true}
-	if _, err := conf.Check(file.Name.Name, fset, files, info); err != nil {
+	pkg, err := conf.Check(file.Name.Name, fset, files, info)
+	if err != nil {
 		return src, none, fmt.Errorf("type-checking the generated Go: %w", err)
 	}
 
@@ -119,6 +124,22 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		return src, none, fmt.Errorf("%s has no Temp or Rebind (an older GoTorch?)", torchPath)
 	}
 	torchName, addImport := torchImportName(files)
+	// visible reports whether torchName, written at pos, would name the
+	// torch package: a local declaration (a variable named torch, say)
+	// may shadow it, and then nothing that names the package is written
+	// there.
+	visible := func(pos token.Pos) bool {
+		sc := pkg.Scope().Innermost(pos)
+		if sc == nil {
+			return false
+		}
+		_, obj := sc.LookupParent(torchName, pos)
+		if addImport {
+			return obj == nil
+		}
+		pn, ok := obj.(*types.PkgName)
+		return ok && pn.Imported().Path() == torchPath
+	}
 	// The new nodes take the positions of what they wrap, so that the
 	// printer keeps //line comments and others in place.
 	wrap := func(e ast.Expr) ast.Expr {
@@ -148,9 +169,9 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		}
 		seen[c.call] = true
 		ed := edit{c: c}
-		ed.recv = tensorOps[c.name] && isTemp(recv(c))
+		ed.recv = tensorOps[c.name] && isTemp(recv(c)) && visible(c.call.Pos())
 		if r := right(c); r != nil && (tensorOps[c.name] || assignOps[c.name]) {
-			ed.right = isTemp(r)
+			ed.right = isTemp(r) && visible(r.Pos())
 		}
 		if ed.recv || ed.right {
 			edits = append(edits, ed)
@@ -182,7 +203,7 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 			n++
 		}
 	}
-	nOwned, rebinds := rewriteOwned(owned, torchName, info)
+	nOwned, rebinds := rewriteOwned(owned, torchName, info, visible)
 	if n == 0 && nOwned == 0 {
 		return src, none, nil
 	}
