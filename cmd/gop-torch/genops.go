@@ -43,13 +43,19 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 		return 0, false
 	}
 	f, ok := tc.info.Uses[id].(*types.Func)
-	if !ok || f.Pkg() == nil || f.Pkg().Path() != torchPath {
+	if !ok || f.Pkg() == nil {
+		return 0, false
+	}
+	sig := f.Type().(*types.Signature)
+	if k, ok := handFreshOp(f, sig); ok {
+		return k, true
+	}
+	if f.Pkg().Path() != torchPath {
 		return 0, false
 	}
 	if tc.fset == nil || filepath.Base(tc.fset.PositionFor(f.Pos(), false).Filename) != "ops_gen.go" {
 		return 0, false
 	}
-	sig := f.Type().(*types.Signature)
 	name := f.Name()
 	k, ok := genOps[name]
 	if !ok && strings.HasPrefix(name, "Try") {
@@ -65,6 +71,21 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 		want = genMethod
 	}
 	return k, k&want != 0
+}
+
+// handFreshOp reports whether f is one of the hand-written functions or
+// Tensor methods that handFresh lists: a single call of a generated op
+// that aliases nothing, which it is then taken for.
+func handFreshOp(f *types.Func, sig *types.Signature) (genOp, bool) {
+	key := f.Pkg().Path() + "." + f.Name()
+	if r := sig.Recv(); r != nil {
+		if !isTensorValue(r.Type()) {
+			return 0, false
+		}
+		key = f.Pkg().Path() + ".Tensor." + f.Name()
+		return genMethod, handFresh[key]
+	}
+	return genFunc, handFresh[key]
 }
 
 // freshGen reports whether e calls a generated op that returns one tensor

@@ -146,6 +146,29 @@ func TestTempsShadowedAddedImport(t *testing.T) {
 	assert.Contains(t, string(got), "\"github.com/gotorch/gotorch/torch\"")
 }
 
+// Hand-written one-liners that handFresh lists (gopkg.Relu, a.SumAll)
+// count as generated ops: their results are fresh, and passing a variable
+// to them reads it. Others (gopkg.Keep, a.Float) do not.
+func TestOwnedLocalsHandFresh(t *testing.T) {
+	imp := stubPackages(t)
+	const header = "package p\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/gotorch/gotorch/gopkg\"\n\t\"github.com/gotorch/gotorch/torch\"\n)\n\nfunc f(a torch.Tensor) {\n"
+	cases := []struct {
+		name, body string
+		n, temps   int
+	}{
+		{"listed", "\ts := gopkg.Relu(a)\n\tu := s.SumAll()\n\tfmt.Println(gopkg.Relu(u))\n\t_ = a.Gop_Add(a.SumAll())\n", 2, 1},
+		{"not listed: result", "\ts := gopkg.Keep(a)\n\tu := a.Float()\n\tfmt.Println(s, u)\n\t_ = a.Gop_Add(a.Float())\n", 0, 0},
+		{"not listed: argument", "\ts := gopkg.Relu(a)\n\tfmt.Println(gopkg.Keep(s))\n", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, counts, err := rewriteLifetimes([]byte(header+c.body+"}\n"), t.TempDir(), imp)
+			require.NoError(t, err)
+			assert.Equal(t, lifetimeCounts{temps: c.temps, owned: c.n}, counts, string(got))
+		})
+	}
+}
+
 // A file that names torch only through its model package gets s.Free()
 // and no torch import, which it would not use.
 func TestOwnedLocalsNoImportForFree(t *testing.T) {

@@ -39,6 +39,8 @@ func (t Tensor) Gop_LT(b any) Tensor
 func (t Tensor) Gop_Neg() Tensor
 func (t Tensor) Gop_Dup() Tensor
 func (t Tensor) MM(b Tensor) Tensor
+func (t Tensor) SumAll() Tensor
+func (t Tensor) Float() Tensor
 func (t *Tensor) Gop_AddAssign(b any)
 func (x TempTensor) Gop_Add(b any) Tensor
 func (x TempTensor) Gop_Mul(b any) Tensor
@@ -67,6 +69,14 @@ func Maximum(a, b Tensor) Tensor
 const stubModel = `package model
 import "github.com/gotorch/gotorch/torch"
 func X() torch.Tensor
+`
+
+// stubGopkg has a function that handFresh lists (Relu) and one that it
+// does not (Keep).
+const stubGopkg = `package gopkg
+import "github.com/gotorch/gotorch/torch"
+func Relu(x torch.Tensor) torch.Tensor
+func Keep(x torch.Tensor) torch.Tensor
 `
 
 // stubFmt is the part of fmt that the owned-locals pass knows.
@@ -98,6 +108,7 @@ func stubPackages(t *testing.T) stubImporter {
 	imp.add(t, torchPath, stubTorch, stubOps)
 	imp.add(t, "example.com/model", stubModel)
 	imp.add(t, "fmt", stubFmt)
+	imp.add(t, "github.com/gotorch/gotorch/gopkg", stubGopkg)
 	return imp
 }
 

@@ -140,9 +140,12 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:78:1
 			fmt.Println("descent", p.Item() < 0.001)
 		}
+		loss.Free()
 	}
 	torch.FinishGC()
+	y.Free()
 	total.Free()
+	d.Free()
 	c.Free()
 }
 func (this *Trainer) Main() {

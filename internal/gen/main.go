@@ -1743,6 +1743,17 @@ var genOps = map[string]genOp{
 		}
 		fmt.Fprintf(&b, "\t%q: %s,\n", f.goName, strings.Join(flags, " | "))
 	}
+	b.WriteString(`}
+
+// handFresh are the hand-written functions and Tensor methods of packages
+// torch and gopkg that return a new tensor and keep nothing they are
+// given, as the generated op that each of them calls
+// (internal/gen/fresh.go), by import path and name.
+var handFresh = map[string]bool{
+`)
+	for _, k := range g.handFresh() {
+		fmt.Fprintf(&b, "\t%q: true,\n", k)
+	}
 	b.WriteString("}\n")
 	writeFile(filepath.Join(*outDir, "cmd", "gop-torch", "genops_gen.go"), b.Bytes())
 }

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"log"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Hand-written functions that gop-torch may treat as fresh.
+//
+// gop-torch frees the results of generated ops early (genOps). Go+ code
+// mostly reaches them through hand-written one-liners: x.sum(1) is
+// Tensor.SumAlong, relu(x) in a classfile is gopkg.Relu, zeros(2) is
+// gopkg.Zeros__0. handFresh finds, in the sources of packages torch and
+// gopkg, the functions and Tensor methods that are just such a call:
+//
+//   - exported, with one result, a Tensor;
+//   - a body of a single return statement whose value is a call of a
+//     generated op that returns none of its arguments, or of another
+//     function found here;
+//   - every parameter whose type mentions Tensor appears only as the
+//     receiver or a whole argument of that call, so that nothing else
+//     sees it and the callee, which keeps nothing, is the only reader.
+//
+// Such a function returns a new tensor that nothing else holds, and keeps
+// nothing it is given, exactly as the op it calls.
+
+// handPkg is a package whose hand-written sources handFresh reads.
+type handPkg struct {
+	path   string // import path
+	dir    string // folder, relative to the repository root
+	tensor string // how its sources spell the tensor type
+}
+
+var handPkgs = []handPkg{
+	{"github.com/gotorch/gotorch/torch", "torch", "Tensor"},
+	{"github.com/gotorch/gotorch/gopkg", "gopkg", "torch.Tensor"},
+}
+
+// handFresh returns the keys (import path, then "." and the name, with
+// "Tensor." before a method's) of the hand-written functions that are
+// fresh in the sense above, sorted.
+func (g *generator) handFresh() []string {
+	// fresh holds what is known fresh: generated ops by their Go names
+	// in torch, then the hand-written functions found.
+	const torchPath = "github.com/gotorch/gotorch/torch"
+	fresh := map[string]bool{}
+	for _, f := range g.fns {
+		aliases := false
+		for _, a := range f.retAlias {
+			aliases = aliases || a >= 0
+		}
+		if aliases || len(f.rets) != 1 || f.rets[0] != "tensor" {
+			continue
+		}
+		if f.isFunc {
+			fresh[torchPath+"."+f.goName] = true
+		}
+		if f.isMethod {
+			fresh[torchPath+".Tensor."+f.goName] = true
+		}
+	}
+	generated := map[string]bool{}
+	for k := range fresh {
+		generated[k] = true
+	}
+	type cand struct {
+		pkg handPkg
+		fn  *ast.FuncDecl
+		key string
+	}
+	var cands []cand
+	fset := token.NewFileSet()
+	for _, p := range handPkgs {
+		files, _ := filepath.Glob(filepath.Join(*root, p.dir, "*.go"))
+		for _, file := range files {
+			base := filepath.Base(file)
+			if strings.HasSuffix(base, "_gen.go") || strings.HasSuffix(base, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+			if err != nil {
+				log.Fatal(err)
+			}
+			for _, d := range af.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || !fd.Name.IsExported() || fd.Body == nil {
+					continue
+				}
+				key := p.path + "." + fd.Name.Name
+				if fd.Recv != nil {
+					if typeString(fd.Recv.List[0].Type) != p.tensor || p.tensor != "Tensor" {
+						continue // a method of another type, or a pointer receiver
+					}
+					key = p.path + ".Tensor." + fd.Name.Name
+				}
+				cands = append(cands, cand{p, fd, key})
+			}
+		}
+	}
+	// A function may call another found here: repeat until nothing new.
+	for changed := true; changed; {
+		changed = false
+		for _, c := range cands {
+			if !fresh[c.key] && freshBody(c.pkg, c.fn, fresh) {
+				fresh[c.key] = true
+				changed = true
+			}
+		}
+	}
+	var keys []string
+	for k := range fresh {
+		if !generated[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// freshBody reports whether fn, of package p, is a single return of a call
+// of a function in fresh, with its tensor parameters only as the call's
+// receiver or whole arguments.
+func freshBody(p handPkg, fn *ast.FuncDecl, fresh map[string]bool) bool {
+	res := fn.Type.Results
+	if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 || typeString(res.List[0].Type) != p.tensor {
+		return false
+	}
+	if len(fn.Body.List) != 1 {
+		return false
+	}
+	ret, ok := fn.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	// The parameters (and receiver) that could hold a tensor: all but
+	// those of plain types (numbers, strings, slices of them).
+	held := map[string]bool{}
+	var fields []*ast.Field
+	if fn.Recv != nil {
+		fields = append(fields, fn.Recv.List...)
+	}
+	fields = append(fields, fn.Type.Params.List...)
+	for _, f := range fields {
+		if !plainType(f.Type) {
+			for _, n := range f.Names {
+				held[n.Name] = true
+			}
+		}
+	}
+	// The callee: a function of this package or of torch, or a method of
+	// a parameter (or receiver) of the tensor type.
+	const torchPath = "github.com/gotorch/gotorch/torch"
+	var key string
+	switch fun := call.Fun.(type) {
+	case *ast.Ident:
+		key = p.path + "." + fun.Name
+	case *ast.SelectorExpr:
+		x, ok := fun.X.(*ast.Ident)
+		switch {
+		case !ok:
+			return false
+		case held[x.Name] && typeString(paramType(fn, x.Name)) == p.tensor:
+			key = torchPath + ".Tensor." + fun.Sel.Name
+		case !held[x.Name] && x.Name == "torch" && p.path != torchPath:
+			key = torchPath + "." + fun.Sel.Name
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	if !fresh[key] {
+		return false
+	}
+	// Those parameters appear only as the receiver or whole arguments.
+	mentions := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && held[id.Name] {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	for _, a := range call.Args {
+		if id, ok := a.(*ast.Ident); ok && held[id.Name] {
+			continue
+		}
+		if mentions(a) {
+			return false
+		}
+	}
+	if call.Ellipsis.IsValid() {
+		// f(xs...) hands the caller's slice over as it is; only plain
+		// values are allowed then.
+		if id, ok := call.Args[len(call.Args)-1].(*ast.Ident); ok && held[id.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainType reports whether a parameter of type e cannot hold a tensor: a
+// number, a bool, a string, or a slice of them.
+func plainType(e ast.Expr) bool {
+	switch t := e.(type) {
+	case *ast.Ident:
+		switch t.Name {
+		case "bool", "string", "int", "int8", "int16", "int32", "int64",
+			"uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "byte", "rune":
+			return true
+		}
+	case *ast.ArrayType:
+		return plainType(t.Elt)
+	case *ast.Ellipsis:
+		return plainType(t.Elt)
+	}
+	return false
+}
+
+// paramType returns the type of fn's parameter (or receiver) name.
+func paramType(fn *ast.FuncDecl, name string) ast.Expr {
+	var fields []*ast.Field
+	if fn.Recv != nil {
+		fields = append(fields, fn.Recv.List...)
+	}
+	fields = append(fields, fn.Type.Params.List...)
+	for _, f := range fields {
+		for _, n := range f.Names {
+			if n.Name == name {
+				return f.Type
+			}
+		}
+	}
+	return nil
+}
+
+// typeString spells a type expression: Tensor, torch.Tensor, []int64.
+func typeString(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return typeString(e.X) + "." + e.Sel.Name
+	case *ast.StarExpr:
+		return "*" + typeString(e.X)
+	case *ast.ArrayType:
+		return "[]" + typeString(e.Elt)
+	case *ast.Ellipsis:
+		return "..." + typeString(e.Elt)
+	case *ast.MapType:
+		return "map[" + typeString(e.Key) + "]" + typeString(e.Value)
+	case *ast.FuncType:
+		return "func"
+	case *ast.InterfaceType:
+		return "interface"
+	}
+	return "?"
+}
