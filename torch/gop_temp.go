@@ -36,6 +36,17 @@ func Rebind(old, new Tensor) Tensor {
 	return new
 }
 
+// Consume returns f(t) and frees t, unless f returned t itself. t must be
+// a value that nothing else refers to (the result of an operator, say) and
+// f a function that reads t and keeps nothing: gop-torch writes
+// torch.Consume(a*b, func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) })
+// for relu(a*b), so that the product is freed once the ReLU exists, as C++
+// frees a temporary argument at the end of its expression. If f panics, t
+// is left to the collector.
+func Consume(t Tensor, f func(Tensor) Tensor) Tensor {
+	return Rebind(t, f(t))
+}
+
 // releaseTemp frees b if it is a temporary other than r, and returns r.
 func releaseTemp(b any, r Tensor) Tensor {
 	if x, ok := b.(TempTensor); ok {

@@ -119,3 +119,33 @@ func TestRebind(t *testing.T) {
 	assert.Equal(t, []float32{2, 3}, torch.Rebind(old, next).Float32s())
 	assert.False(t, freed(x))
 }
+
+func TestConsume(t *testing.T) {
+	x := gf32(1, 2)
+	p := x.Gop_Mul(2)
+	r := torch.Consume(p, func(t torch.Tensor) torch.Tensor { return t.Relu() })
+	assert.Equal(t, []float32{2, 4}, r.Float32s())
+	assert.True(t, freed(p), "the temporary was not freed")
+	assert.False(t, freed(r))
+	assert.False(t, freed(x))
+
+	// A function that returns its argument keeps it.
+	q := x.Gop_Mul(3)
+	assert.Equal(t, []float32{3, 6}, torch.Consume(q, func(t torch.Tensor) torch.Tensor { return t }).Float32s())
+	assert.False(t, freed(q))
+
+	// A panic leaves the temporary to the collector, usable.
+	s := x.Gop_Mul(4)
+	assert.Panics(t, func() {
+		torch.Consume(s, func(t torch.Tensor) torch.Tensor { return t.View([]int64{3}) })
+	})
+	assert.False(t, freed(s))
+	assert.Equal(t, []float32{4, 8}, s.Float32s())
+
+	// Autograd keeps what it saved: the gradient flows through a
+	// consumed product.
+	w := gf32(1, 2).SetRequiresGrad(true)
+	loss := torch.Consume(w.Gop_Mul(w), func(t torch.Tensor) torch.Tensor { return t.Sum() })
+	loss.Backward()
+	assert.Equal(t, []float32{2, 4}, w.Grad().Float32s())
+}

@@ -36,9 +36,9 @@ import (
 //     hand-written m.Weight() may return a tensor held elsewhere.
 //   - A temporary is marked where it is the left operand of a binary or
 //     unary tensor operator (other than +x), or the right operand of a
-//     binary or assignment one (x += a*b). As the argument of a generated
-//     op (torch.Relu(a*b)) it is not: those take a torch.Tensor, and the
-//     product is left to the collector.
+//     binary or assignment one (x += a*b). As the only temporary operand
+//     of a generated op (torch.Relu(a*b), (a*b).Sum()), it is handed to
+//     torch.Consume instead (consume.go).
 //   - Everywhere in the package: training scripts, model classes, closures.
 //     Freeing a temporary only drops GoTorch's reference to it, so autograd
 //     keeps what it saved for the backward pass.
@@ -120,9 +120,11 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 
 	// The torch package that the program will be built with must have
 	// Temp (an older GoTorch does not).
-	if tp, err := imp.Import(torchPath); err != nil || tp.Scope().Lookup("Temp") == nil || tp.Scope().Lookup("Rebind") == nil {
+	tp, err := imp.Import(torchPath)
+	if err != nil || tp.Scope().Lookup("Temp") == nil || tp.Scope().Lookup("Rebind") == nil {
 		return src, none, fmt.Errorf("%s has no Temp or Rebind (an older GoTorch?)", torchPath)
 	}
+	hasConsume := tp.Scope().Lookup("Consume") != nil
 	torchName, addImport := torchImportName(files)
 	// visible reports whether torchName, written at pos, would name the
 	// torch package: a local declaration (a variable named torch, say)
@@ -156,6 +158,7 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		recv, right bool
 	}
 	var edits []edit
+	var consumes []consumeEdit
 	seen := map[*ast.CallExpr]bool{} // gogen may share a node
 	n := 0
 	ast.Inspect(file, func(node ast.Node) bool {
@@ -164,7 +167,18 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 			return true
 		}
 		c, ok := op(e)
-		if !ok || seen[c.call] {
+		if !ok {
+			// Not an operator (whose temporaries Temp frees): an
+			// op that consumes a temporary?
+			if call, ok := e.(*ast.CallExpr); ok && hasConsume && !seen[call] {
+				if ed, ok := tc.consumable(call); ok && visible(call.Pos()) {
+					seen[call] = true
+					consumes = append(consumes, ed)
+				}
+			}
+			return true
+		}
+		if seen[c.call] {
 			return true
 		}
 		seen[c.call] = true
@@ -179,7 +193,7 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 		return true
 	})
 	owned := tc.ownedLocals(file)
-	if len(edits) == 0 && len(owned) == 0 {
+	if len(edits) == 0 && len(consumes) == 0 && len(owned) == 0 {
 		return src, none, nil
 	}
 	for _, ed := range edits {
@@ -202,6 +216,12 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 			}
 			n++
 		}
+	}
+	// In place, so that Temp edits that wrap one of these calls, and
+	// other consumed calls that have one as their temporary, keep it.
+	for _, ed := range consumes {
+		rewriteConsume(ed, torchName)
+		n++
 	}
 	nOwned, rebinds := rewriteOwned(owned, torchName, info, visible)
 	if n == 0 && nOwned == 0 {

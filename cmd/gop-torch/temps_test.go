@@ -22,6 +22,7 @@ type Tensor struct{ p *int }
 type TempTensor struct{ t Tensor }
 func Temp(t Tensor) TempTensor
 func Rebind(old, new Tensor) Tensor
+func Consume(t Tensor, f func(Tensor) Tensor) Tensor
 func (t Tensor) Free()
 func (t Tensor) Item() float64
 func (t Tensor) Shape() []int64
@@ -155,7 +156,23 @@ func TestMarkTemps(t *testing.T) {
 		{"a generated function's result", "_ = (torch.Tensor).Gop_Mul(torch.Relu(a), 2)", "_ = torch.Temp(torch.Relu(a)).Gop_Mul(2)", 1},
 		{"an in-place op returns its operand", "_ = b.Gop_Add(a.Add_(b))", "", 0},
 		{"an out= op returns its out", "_ = (torch.Tensor).Gop_Mul(torch.AddOut(c, a, b), 2)", "", 0},
-		{"a generated op's argument is not a temporary", "_ = torch.Relu(a.Gop_Mul(b))", "", 0},
+		{"an op's temporary argument", "_ = torch.Relu(a.Gop_Mul(b))",
+			"_ = torch.Consume(a.Gop_Mul(b), func(t torch.Tensor) torch.Tensor { return torch.Relu(t) })", 1},
+		{"an op's temporary receiver", "_ = a.Gop_Mul(b).Relu()",
+			"_ = torch.Consume(a.Gop_Mul(b), func(t torch.Tensor) torch.Tensor { return t.Relu() })", 1},
+		{"an op's result consumed by another", "_ = a.Relu().Sum()",
+			"_ = torch.Consume(a.Relu(), func(t torch.Tensor) torch.Tensor { return t.Sum() })", 1},
+		{"nested", "_ = torch.Relu(a.Gop_Mul(b).Relu())",
+			"_ = torch.Consume(torch.Consume(a.Gop_Mul(b), func(t torch.Tensor) torch.Tensor { return t.Relu() }), func(t torch.Tensor) torch.Tensor { return torch.Relu(t) })", 2},
+		{"other operands are names", "_ = torch.Maximum(c, a.Gop_Mul(b))",
+			"_ = torch.Consume(a.Gop_Mul(b), func(t torch.Tensor) torch.Tensor { return torch.Maximum(c, t) })", 1},
+		{"the closure's parameter hides no operand", "t := c\n\t_ = torch.Maximum(a.Gop_Mul(b), t)",
+			"_ = torch.Consume(a.Gop_Mul(b), func(t1 torch.Tensor) torch.Tensor { return torch.Maximum(t1, t) })", 1},
+		{"an operator's temporary stays a Temp", "_ = (torch.Tensor).Gop_Neg(torch.Relu(a))", "_ = torch.Temp(torch.Relu(a)).Gop_Neg()", 1},
+		{"two temporaries", "_ = torch.Maximum(a.Gop_Mul(b), a.Gop_Add(c))", "", 0},
+		{"another operand that is a call", "_ = torch.Maximum(a.Gop_Mul(b), a.Grad())", "", 0},
+		{"an in-place op's temporary receiver", "_ = a.Gop_Mul(b).Add_(c)", "", 0},
+		{"a hand-written method's temporary receiver", "_ = a.Gop_Mul(b).MM(c)", "", 0},
 		{"a temporary passed to a function", "use((torch.Tensor).Gop_Mul(a, b))", "", 0},
 		{"a user type's operators", "_ = v.Gop_Add(v.Gop_Add(1))", "", 0},
 		{"a tensor operand of a user type's operator", "_ = v.Gop_Add(a.Gop_Mul(b))", "", 0},

@@ -64,7 +64,7 @@ func (this *Trainer) sample(prime string, n int, temperature float64) string {
 //line examples/char_lstm/main_train.gox:31:1
 			logits, h, c = this.net.Step(x, h, c)
 //line examples/char_lstm/main_train.gox:32:1
-			x = gopkg.Softmax((torch.Tensor).Gop_Quo(logits, temperature), -1).Multinomial(1)
+			x = torch.Consume(torch.Consume((torch.Tensor).Gop_Quo(logits, temperature), func(t torch.Tensor) torch.Tensor { return gopkg.Softmax(t, -1) }), func(t torch.Tensor) torch.Tensor { return t.Multinomial(1) })
 //line examples/char_lstm/main_train.gox:33:1
 			s += this.text.Decode(x.Int64s())
 		}

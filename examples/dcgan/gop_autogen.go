@@ -146,7 +146,7 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:70:1
 			if i%100 == 0 {
 //line examples/dcgan/main_train.gox:73:1
-				this.Log(fmt.Sprintf("epoch %d batch %d: loss D %.3f, loss G %.3f, D(real) %.2f, D(fake) %.2f", epoch+1, i, sumD/100, sumG/100, gopkg.Mean__0(gopkg.Sigmoid(outReal)).Item(), gopkg.Mean__0(gopkg.Sigmoid(outFake)).Item()))
+				this.Log(fmt.Sprintf("epoch %d batch %d: loss D %.3f, loss G %.3f, D(real) %.2f, D(fake) %.2f", epoch+1, i, sumD/100, sumG/100, torch.Consume(gopkg.Sigmoid(outReal), func(t torch.Tensor) torch.Tensor { return gopkg.Mean__0(t) }).Item(), torch.Consume(gopkg.Sigmoid(outFake), func(t torch.Tensor) torch.Tensor { return gopkg.Mean__0(t) }).Item()))
 //line examples/dcgan/main_train.gox:75:1
 				sumD, sumG = 0, 0
 			}

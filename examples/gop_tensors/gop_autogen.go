@@ -104,13 +104,13 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:57:1
 	fmt.Println("mview", b.ViewDims(4).Shape(), b.ViewDims(-1, 1).Shape(), a.ReshapeDims(3, 1).Shape(), gopkg.Ones__0(2, 3, 4).FlattenFrom(1).Shape())
 //line examples/gop_tensors/main_train.gox:58:1
-	fmt.Println("mshape", gopkg.Ones__0(2, 3, 1).PermuteDims(2, 0, 1).Shape(), gopkg.Ones__0(2, 1, 3).SqueezeAll().Shape(), gopkg.Ones__0(2, 1, 3).SqueezeDim(1).Shape(), b.ViewShape(b.Shape()).Shape())
+	fmt.Println("mshape", torch.Consume(gopkg.Ones__0(2, 3, 1), func(t torch.Tensor) torch.Tensor { return t.PermuteDims(2, 0, 1) }).Shape(), torch.Consume(gopkg.Ones__0(2, 1, 3), func(t torch.Tensor) torch.Tensor { return t.SqueezeAll() }).Shape(), torch.Consume(gopkg.Ones__0(2, 1, 3), func(t torch.Tensor) torch.Tensor { return t.SqueezeDim(1) }).Shape(), b.ViewShape(b.Shape()).Shape())
 //line examples/gop_tensors/main_train.gox:61:1
 	x := gopkg.Tensor__0([]float64{1.0, 2, 3})
 //line examples/gop_tensors/main_train.gox:62:1
 	w := gopkg.Ones__0(3).RequiresGrad_()
 //line examples/gop_tensors/main_train.gox:63:1
-	y := gopkg.Sum__0(torch.Temp((torch.Tensor).Gop_Mul(w, x)).Gop_Add(1))
+	y := torch.Consume(torch.Temp((torch.Tensor).Gop_Mul(w, x)).Gop_Add(1), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
 //line examples/gop_tensors/main_train.gox:64:1
 	y.Backward()
 //line examples/gop_tensors/main_train.gox:65:1
@@ -125,7 +125,7 @@ func (this *Trainer) MainEntry() {
 	step += 1 {
 		torch.GC()
 //line examples/gop_tensors/main_train.gox:71:1
-		loss := gopkg.Sum__0((torch.Tensor).Gop_Mul(p, p))
+		loss := torch.Consume((torch.Tensor).Gop_Mul(p, p), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
 //line examples/gop_tensors/main_train.gox:72:1
 		loss.Backward()
 //line examples/gop_tensors/main_train.gox:73:1

@@ -71,3 +71,23 @@ func OpsLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:36:1
 	return h.Float32s()[0]
 }
+
+// ChainLoop is OpsLoop written as one expression, h = (x.MM(w) + b).relu():
+// the sum is a temporary that relu consumes (torch.Consume).
+//
+//line torch/internal/gopbench/ops.gop:39:1
+func ChainLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
+//line torch/internal/gopbench/ops.gop:42:1
+	var h torch.Tensor
+//line torch/internal/gopbench/ops.gop:43:1
+	for
+//line torch/internal/gopbench/ops.gop:43:1
+	i := 0; i < n;
+//line torch/internal/gopbench/ops.gop:43:1
+	i++ {
+//line torch/internal/gopbench/ops.gop:44:1
+		h = torch.Rebind(h, torch.Consume(torch.Temp(x.MM(w)).Gop_Add(b), func(t torch.Tensor) torch.Tensor { return t.Relu() }))
+	}
+//line torch/internal/gopbench/ops.gop:46:1
+	return h.Float32s()[0]
+}

@@ -23,6 +23,7 @@ func TestLoopsFreeTheirTensors(t *testing.T) {
 		{"AddLoop", func(n int) float32 { return AddLoop(x, y, n) }, 3},
 		{"ExprLoop", func(n int) float32 { return ExprLoop(x, y, z, n) }, 7},
 		{"OpsLoop", func(n int) float32 { return OpsLoop(x, y, z, n) }, 11},
+		{"ChainLoop", func(n int) float32 { return ChainLoop(x, y, z, n) }, 11},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			torch.GC()
