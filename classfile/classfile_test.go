@@ -421,3 +421,42 @@ func TestEnvOff(t *testing.T) {
 		assert.Equal(t, off, classfile.EnvOff("GOTORCH_TEST_SWITCH"), "value %q", v)
 	}
 }
+
+// Fit and evaluate free the losses of the named loss functions once read,
+// and never a custom loss's result, which its function may keep, nor a
+// batch tensor.
+func TestFreeLoss(t *testing.T) {
+	isFreed := func(x torch.Tensor) (gone bool) {
+		defer func() { gone = recover() != nil }()
+		x.Float32s()
+		return false
+	}
+	x := torch.FromSlice([]float32{1, 2})
+	var tr classfile.Trainer
+	tr.Loss__0("mseLoss")
+	loss := tr.Loss__2(x, x)
+	classfile.FreeLoss(&tr, loss, x, x)
+	assert.True(t, isFreed(loss), "a named loss's result is freed")
+	classfile.FreeLoss(&tr, x, x)
+	assert.False(t, isFreed(x), "a batch tensor is not")
+
+	// A custom loss that keeps its results: Fit and Evaluate leave them.
+	var kept []torch.Tensor
+	tr.Loss__1(func(out, y torch.Tensor) torch.Tensor {
+		l := out.Sub(y.To(torch.Float32).Unsqueeze(1)).Square().Mean()
+		kept = append(kept, l)
+		return l
+	})
+	tr.Progress__1(false)
+	tr.Seed__1(1)
+	tr.BatchSize__1(16)
+	tr.Epochs__1(1)
+	tr.Dataset__2(blobs(t, 64), blobs(t, 32))
+	tr.Model__1(new(linear))
+	tr.Fit()
+	tr.Evaluate__0()
+	require.NotEmpty(t, kept)
+	for _, l := range kept {
+		assert.False(t, isFreed(l), "a custom loss's result was freed")
+	}
+}

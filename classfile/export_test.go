@@ -3,6 +3,8 @@ package classfile
 import (
 	"io"
 	"sync"
+
+	"github.com/gotorch/gotorch/torch"
 )
 
 // SetTestHooks sends warnings to w, forgets the warnings given, and makes
@@ -17,3 +19,6 @@ func SetTestHooks(w io.Writer, args []string) (undo func()) {
 
 // EnvOff exposes envOff.
 var EnvOff = envOff
+
+// FreeLoss exposes freeLoss.
+func FreeLoss(t *Trainer, loss torch.Tensor, batch ...torch.Tensor) { t.freeLoss(loss, batch...) }

@@ -56,10 +56,19 @@ func (t *Trainer) evaluate(b *Batches, forward func(torch.Tensor) torch.Tensor) 
 		torch.NoGrad(func() {
 			out := forward(x)
 			k := int(x.Size(0))
-			sum += lossFn(out, y).Item() * float64(k)
+			loss := lossFn(out, y)
+			sum += loss.Item() * float64(k)
+			t.freeLoss(loss, x, y, out)
 			n += k
 			if classify && out.Dim() == 2 && y.Dim() == 1 && !y.DType().IsFloatingPoint() {
-				correct += out.Argmax(1).Eq(y).Sum().ItemInt()
+				// Three tensors of the framework's own, freed at once.
+				pred := out.Argmax(1)
+				hits := pred.Eq(y)
+				c := hits.Sum()
+				correct += c.ItemInt()
+				pred.Free()
+				hits.Free()
+				c.Free()
 			} else {
 				classify = false
 			}
@@ -73,6 +82,23 @@ func (t *Trainer) evaluate(b *Batches, forward func(torch.Tensor) torch.Tensor) 
 		}
 	}
 	return m
+}
+
+// freeLoss frees a loss that fit or evaluate computed with one of the
+// named losses, which return a new tensor that nothing else holds, once
+// its value has been read (autograd keeps what backward needs). A custom
+// loss function may return a tensor it keeps, so its result is left to
+// the collector, as is anything that is one of the batch's tensors.
+func (t *Trainer) freeLoss(loss torch.Tensor, batch ...torch.Tensor) {
+	if t.lossName == "custom" {
+		return
+	}
+	for _, b := range batch {
+		if b == loss {
+			return
+		}
+	}
+	loss.Free()
 }
 
 func nan() float64 {
@@ -109,9 +135,11 @@ func (t *Trainer) Fit() {
 		var sum float64
 		var n int
 		t.TrainLoader().each(func(x, y torch.Tensor) {
-			loss := lossFn(forward(x), y)
+			out := forward(x)
+			loss := lossFn(out, y)
 			t.Step(loss)
 			sum += loss.Item()
+			t.freeLoss(loss, x, y, out)
 			n++
 		})
 		line := fmt.Sprintf("epoch %d/%d: train loss %.4f", t.epoch, t.Epochs__0(), sum/float64(max(n, 1)))
