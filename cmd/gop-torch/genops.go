@@ -1,8 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -47,7 +52,7 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 		return 0, false
 	}
 	sig := f.Type().(*types.Signature)
-	if k, ok := handFreshOp(f, sig); ok {
+	if k, ok := tc.handFreshOp(f, sig); ok {
 		return k, true
 	}
 	if f.Pkg().Path() != torchPath {
@@ -74,18 +79,70 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 }
 
 // handFreshOp reports whether f is one of the hand-written functions or
-// Tensor methods that handFresh lists: a single call of a generated op
-// that aliases nothing, which it is then taken for.
-func handFreshOp(f *types.Func, sig *types.Signature) (genOp, bool) {
-	key := f.Pkg().Path() + "." + f.Name()
+// Tensor methods of torch and gopkg that handFresh lists: a single call of
+// a generated op that aliases nothing, which it is then taken for. The
+// entry counts only if f's declaration, in the source that the program
+// builds with, hashes as it did when the table was made: an edited
+// function (or another GoTorch's) is left alone.
+func (tc tensorCalls) handFreshOp(f *types.Func, sig *types.Signature) (genOp, bool) {
+	path := f.Pkg().Path()
+	if path != torchPath && path != gopkgPath {
+		return 0, false
+	}
+	k, key := genFunc, path+"."+f.Name()
 	if r := sig.Recv(); r != nil {
-		if !isTensorValue(r.Type()) {
+		if path != torchPath || !isTensorValue(r.Type()) {
 			return 0, false
 		}
-		key = f.Pkg().Path() + ".Tensor." + f.Name()
-		return genMethod, handFresh[key]
+		k, key = genMethod, path+".Tensor."+f.Name()
 	}
-	return genFunc, handFresh[key]
+	want, ok := handFresh[key]
+	if !ok || tc.fset == nil || tc.decls == nil {
+		return 0, false
+	}
+	pos := tc.fset.PositionFor(f.Pos(), false)
+	if !pos.IsValid() || pos.Filename == "" || tc.decls.hash(pos) != want {
+		return 0, false
+	}
+	return k, true
+}
+
+// gopkgPath is the Go+ classfile vocabulary's package.
+const gopkgPath = "github.com/gotorch/gotorch/gopkg"
+
+// declHashes caches the hashes of the function declarations of source
+// files, by file and the line of each function's name (export data gives
+// imported objects a line, not always a column).
+type declHashes map[string]map[int]string
+
+// hash returns the hash of the declaration of the function named on
+// pos's line, as internal/gen's declHash makes it, or "" if the file
+// cannot be read or the line names two functions.
+func (d declHashes) hash(pos token.Position) string {
+	m, ok := d[pos.Filename]
+	if !ok {
+		m = map[int]string{}
+		d[pos.Filename] = m
+		if src, err := os.ReadFile(pos.Filename); err == nil {
+			fset := token.NewFileSet()
+			if f, err := parser.ParseFile(fset, pos.Filename, src, parser.SkipObjectResolution); err == nil {
+				for _, decl := range f.Decls {
+					fd, ok := decl.(*ast.FuncDecl)
+					if !ok {
+						continue
+					}
+					line := fset.Position(fd.Name.Pos()).Line
+					text := src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset]
+					if _, dup := m[line]; dup {
+						m[line] = "" // two functions on one line
+					} else {
+						m[line] = fmt.Sprintf("%x", sha256.Sum256(text))[:16]
+					}
+				}
+			}
+		}
+	}
+	return m[pos.Line]
 }
 
 // freshGen reports whether e calls a generated op that returns one tensor

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/types"
 	"strings"
 	"testing"
 
@@ -155,6 +156,13 @@ func TestTempsShadowedAddedImport(t *testing.T) {
 // to them reads it. Others (gopkg.Keep, a.Float) do not.
 func TestOwnedLocalsHandFresh(t *testing.T) {
 	imp := stubPackages(t)
+	// The table lists the real functions' hashes; list the stubs' here.
+	gopkg := imp.pkgs["github.com/gotorch/gotorch/gopkg"].Scope().Lookup("Relu")
+	sumAll, _, _ := types.LookupFieldOrMethod(imp.pkgs[torchPath].Scope().Lookup("Tensor").Type(), false, nil, "SumAll")
+	stubHashes(t, imp, map[string]types.Object{
+		"github.com/gotorch/gotorch/gopkg.Relu":          gopkg,
+		"github.com/gotorch/gotorch/torch.Tensor.SumAll": sumAll,
+	})
 	const header = "package p\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/gotorch/gotorch/gopkg\"\n\t\"github.com/gotorch/gotorch/torch\"\n)\n\nfunc f(a torch.Tensor) {\n"
 	cases := []struct {
 		name, body string
@@ -164,11 +172,41 @@ func TestOwnedLocalsHandFresh(t *testing.T) {
 		{"not listed: result", "\ts := gopkg.Keep(a)\n\tu := a.Float()\n\tfmt.Println(s, u)\n\t_ = a.Gop_Add(a.Float())\n", 0, 0},
 		{"not listed: argument", "\ts := gopkg.Relu(a)\n\tfmt.Println(gopkg.Keep(s))\n", 0, 0},
 	}
+	// A listed function whose source has changed since the table was
+	// made is not trusted.
+	t.Run("changed source", func(t *testing.T) {
+		old := handFresh["github.com/gotorch/gotorch/gopkg.Relu"]
+		handFresh["github.com/gotorch/gotorch/gopkg.Relu"] = "0000000000000000"
+		defer func() { handFresh["github.com/gotorch/gotorch/gopkg.Relu"] = old }()
+		_, counts, err := rewriteLifetimes([]byte(header+"\ts := gopkg.Relu(a)\n\tfmt.Println(s)\n}\n"), t.TempDir(), imp)
+		require.NoError(t, err)
+		assert.Zero(t, counts.owned)
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, counts, err := rewriteLifetimes([]byte(header+c.body+"}\n"), t.TempDir(), imp)
 			require.NoError(t, err)
 			assert.Equal(t, lifetimeCounts{temps: c.temps, owned: c.n}, counts, string(got))
+		})
+	}
+}
+
+// stubHashes lists objs, stub functions, in handFresh under the given keys
+// with the hashes of their stub declarations, until the test ends.
+func stubHashes(t *testing.T, imp stubImporter, objs map[string]types.Object) {
+	t.Helper()
+	for key, obj := range objs {
+		require.NotNil(t, obj, key)
+		h := declHashes{}.hash(imp.fset.Position(obj.Pos()))
+		require.NotEmpty(t, h, key)
+		old, had := handFresh[key]
+		handFresh[key] = h
+		t.Cleanup(func() {
+			if had {
+				handFresh[key] = old
+			} else {
+				delete(handFresh, key)
+			}
 		})
 	}
 }

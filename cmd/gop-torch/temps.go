@@ -115,7 +115,7 @@ func rewriteLifetimes(src []byte, dir string, imp types.Importer) ([]byte, lifet
 	if f, ok := imp.(interface{ FileSet() *token.FileSet }); ok {
 		impFset = f.FileSet()
 	}
-	tc := tensorCalls{info, impFset}
+	tc := tensorCalls{info, impFset, declHashes{}}
 	op, recv, right, isTemp := tc.op, tc.recv, tc.right, tc.fresh
 
 	// The torch package that the program will be built with must have
@@ -370,8 +370,9 @@ func isTensor(t types.Type) bool {
 // tensorCalls finds calls of torch.Tensor's operator methods in a
 // type-checked file.
 type tensorCalls struct {
-	info *types.Info
-	fset *token.FileSet // the importer's, for imported objects' positions (genOpOf)
+	info  *types.Info
+	fset  *token.FileSet // the importer's, for imported objects' positions (genOpOf)
+	decls declHashes     // hashes of imported functions' declarations (handFreshOp)
 }
 
 // opCall describes a call of an operator method of torch.Tensor, in either

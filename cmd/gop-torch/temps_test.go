@@ -119,11 +119,16 @@ func (m stubImporter) add(t *testing.T, path string, srcs ...string) {
 	t.Helper()
 	fset := m.fset
 	var files []*ast.File
+	dir := filepath.Join(t.TempDir(), filepath.FromSlash(path))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for i, src := range srcs {
-		name := path + ".go"
+		// On disk, as a real package's sources are: gop-torch reads
+		// hand-written functions' declarations (handFreshOp).
+		name := filepath.Join(dir, filepath.Base(path)+".go")
 		if i > 0 {
-			name = path + "/ops_gen.go"
+			name = filepath.Join(dir, "ops_gen.go")
 		}
+		require.NoError(t, os.WriteFile(name, []byte(src), 0o644))
 		f, err := parser.ParseFile(fset, name, src, 0)
 		require.NoError(t, err)
 		files = append(files, f)

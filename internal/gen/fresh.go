@@ -1,12 +1,16 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"log"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,10 +45,21 @@ var handPkgs = []handPkg{
 	{"github.com/gotorch/gotorch/gopkg", "gopkg", "torch.Tensor"},
 }
 
-// handFresh returns the keys (import path, then "." and the name, with
-// "Tensor." before a method's) of the hand-written functions that are
-// fresh in the sense above, sorted.
-func (g *generator) handFresh() []string {
+// handEntry is a hand-written function found fresh: its key (import path,
+// then "." and the name, with "Tensor." before a method's) and a hash of
+// its declaration's source, from the func keyword to the closing brace.
+// gop-torch trusts the entry only if the source it compiles against still
+// hashes the same (cmd/gop-torch/genops.go).
+type handEntry struct{ key, hash string }
+
+// declHash hashes a declaration's source text.
+func declHash(text []byte) string {
+	return fmt.Sprintf("%x", sha256.Sum256(text))[:16]
+}
+
+// handFresh returns the hand-written functions that are fresh in the sense
+// above, sorted by key.
+func (g *generator) handFresh() []handEntry {
 	// fresh holds what is known fresh: generated ops by their Go names
 	// in torch, then the hand-written functions found.
 	const torchPath = "github.com/gotorch/gotorch/torch"
@@ -64,16 +79,14 @@ func (g *generator) handFresh() []string {
 			fresh[torchPath+".Tensor."+f.goName] = true
 		}
 	}
-	generated := map[string]bool{}
-	for k := range fresh {
-		generated[k] = true
-	}
 	type cand struct {
-		pkg handPkg
-		fn  *ast.FuncDecl
-		key string
+		pkg       handPkg
+		fn        *ast.FuncDecl
+		key, hash string
+		torchName string // the file's name for package torch, if it imports it
 	}
 	var cands []cand
+	count := map[string]int{}
 	fset := token.NewFileSet()
 	for _, p := range handPkgs {
 		files, _ := filepath.Glob(filepath.Join(*root, p.dir, "*.go"))
@@ -82,9 +95,22 @@ func (g *generator) handFresh() []string {
 			if strings.HasSuffix(base, "_gen.go") || strings.HasSuffix(base, "_test.go") {
 				continue
 			}
-			af, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+			src, err := os.ReadFile(file)
 			if err != nil {
 				log.Fatal(err)
+			}
+			af, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+			if err != nil {
+				log.Fatal(err)
+			}
+			torchName := ""
+			for _, imp := range af.Imports {
+				if path, _ := strconv.Unquote(imp.Path.Value); path == torchPath {
+					torchName = "torch"
+					if imp.Name != nil {
+						torchName = imp.Name.Name
+					}
+				}
 			}
 			for _, d := range af.Decls {
 				fd, ok := d.(*ast.FuncDecl)
@@ -98,7 +124,15 @@ func (g *generator) handFresh() []string {
 					}
 					key = p.path + ".Tensor." + fd.Name.Name
 				}
-				cands = append(cands, cand{p, fd, key})
+				// A declaration in a file with build constraints may
+				// have a twin in another; a key declared twice is not
+				// trusted.
+				count[key]++
+				text := src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset]
+				cands = append(cands, cand{p, fd, key, declHash(text), torchName})
+				// A hand-written method hides a generated one that
+				// Tensor would get from *handle.
+				delete(fresh, key)
 			}
 		}
 	}
@@ -106,26 +140,29 @@ func (g *generator) handFresh() []string {
 	for changed := true; changed; {
 		changed = false
 		for _, c := range cands {
-			if !fresh[c.key] && freshBody(c.pkg, c.fn, fresh) {
+			if !fresh[c.key] && count[c.key] == 1 && freshBody(c.pkg, c.fn, c.torchName, fresh) {
 				fresh[c.key] = true
 				changed = true
 			}
 		}
 	}
-	var keys []string
-	for k := range fresh {
-		if !generated[k] {
-			keys = append(keys, k)
+	var out []handEntry
+	for _, c := range cands {
+		if fresh[c.key] {
+			out = append(out, handEntry{c.key, c.hash})
 		}
 	}
-	sort.Strings(keys)
-	return keys
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
 }
 
 // freshBody reports whether fn, of package p, is a single return of a call
 // of a function in fresh, with its tensor parameters only as the call's
 // receiver or whole arguments.
-func freshBody(p handPkg, fn *ast.FuncDecl, fresh map[string]bool) bool {
+func freshBody(p handPkg, fn *ast.FuncDecl, torchName string, fresh map[string]bool) bool {
+	if fn.Type.TypeParams != nil {
+		return false
+	}
 	res := fn.Type.Results
 	if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 || typeString(res.List[0].Type) != p.tensor {
 		return false
@@ -162,6 +199,9 @@ func freshBody(p handPkg, fn *ast.FuncDecl, fresh map[string]bool) bool {
 	var key string
 	switch fun := call.Fun.(type) {
 	case *ast.Ident:
+		if paramType(fn, fun.Name) != nil {
+			return false // a parameter (or result) of function type
+		}
 		key = p.path + "." + fun.Name
 	case *ast.SelectorExpr:
 		x, ok := fun.X.(*ast.Ident)
@@ -170,7 +210,7 @@ func freshBody(p handPkg, fn *ast.FuncDecl, fresh map[string]bool) bool {
 			return false
 		case held[x.Name] && typeString(paramType(fn, x.Name)) == p.tensor:
 			key = torchPath + ".Tensor." + fun.Sel.Name
-		case !held[x.Name] && x.Name == "torch" && p.path != torchPath:
+		case !held[x.Name] && paramType(fn, x.Name) == nil && x.Name == torchName && p.path != torchPath:
 			key = torchPath + "." + fun.Sel.Name
 		default:
 			return false
@@ -228,13 +268,17 @@ func plainType(e ast.Expr) bool {
 	return false
 }
 
-// paramType returns the type of fn's parameter (or receiver) name.
+// paramType returns the type of fn's parameter, receiver or named result
+// name, nil if there is none.
 func paramType(fn *ast.FuncDecl, name string) ast.Expr {
 	var fields []*ast.Field
 	if fn.Recv != nil {
 		fields = append(fields, fn.Recv.List...)
 	}
 	fields = append(fields, fn.Type.Params.List...)
+	if fn.Type.Results != nil {
+		fields = append(fields, fn.Type.Results.List...)
+	}
 	for _, f := range fields {
 		for _, n := range f.Names {
 			if n.Name == name {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,13 +42,16 @@ func TestFreshBody(t *testing.T) {
 		{"two results", "func F(x torch.Tensor) (torch.Tensor, error) { return x.Relu(), nil }", false},
 		{"not a tensor result", "func F(x torch.Tensor) float64 { return x.Relu() }", false},
 		{"spread tensors", "func F(ts ...torch.Tensor) torch.Tensor { return torch.Cat(ts...) }", false},
+		{"a parameter named like a fresh function", "func F(x torch.Tensor, Helper func(torch.Tensor) torch.Tensor) torch.Tensor { return Helper(x) }", false},
+		{"a parameter named torch", "func F(torch T) torch.Tensor { return torch.Ones(nil) }", false},
+		{"type parameters", "func F[T any](x torch.Tensor) torch.Tensor { return x.Relu() }", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := parser.ParseFile(token.NewFileSet(), "p.go", "package p\n\n"+c.src, 0)
 			require.NoError(t, err)
 			fn := f.Decls[0].(*ast.FuncDecl)
-			assert.Equal(t, c.want, freshBody(p, fn, fresh))
+			assert.Equal(t, c.want, freshBody(p, fn, "torch", fresh))
 		})
 	}
 }
@@ -63,8 +67,8 @@ func TestHandFreshFindsOverloads(t *testing.T) {
 		{goName: "Neg", isFunc: true, isMethod: true, rets: []string{"tensor"}, retAlias: []int{-1}},
 	}}
 	keys := map[string]bool{}
-	for _, k := range g.handFresh() {
-		keys[k] = true
+	for _, e := range g.handFresh() {
+		keys[e.key] = true
 	}
 	for _, k := range []string{
 		"github.com/gotorch/gotorch/torch.Tensor.SumAll",
@@ -81,5 +85,98 @@ func TestHandFreshFindsOverloads(t *testing.T) {
 		"github.com/gotorch/gotorch/torch.Tensor.Relu",    // generated, not hand-written
 	} {
 		assert.False(t, keys[k], k)
+	}
+}
+
+// TestHandFreshTableCurrent recomputes handFresh from the committed
+// torch/ops_gen.go and the hand-written sources, without torchgen, and
+// checks the table that gop-torch uses (cmd/gop-torch/genops_gen.go): an
+// edit to a listed one-liner (say, one that returns its argument in some
+// case) must fail here until go generate is run.
+func TestHandFreshTableCurrent(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "../../torch/ops_gen.go", nil, parser.SkipObjectResolution)
+	require.NoError(t, err)
+	funcs, methods := map[string]bool{}, map[string]bool{}
+	var impls []*ast.FuncDecl
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		if fd.Recv != nil {
+			methods[fd.Name.Name] = true
+		} else {
+			funcs[fd.Name.Name] = true
+		}
+		if fd.Recv == nil && len(fd.Name.Name) > 3 && fd.Name.Name[:3] == "gen" {
+			impls = append(impls, fd)
+		}
+	}
+	g := &generator{}
+	for _, fd := range impls {
+		name := fd.Name.Name[3:]
+		fn := &function{goName: name, isFunc: funcs[name], isMethod: methods[name]}
+		// (r0_ Tensor, err_ error): one tensor.
+		if res := fd.Type.Results.List; len(res) == 2 && typeString(res[0].Type) == "Tensor" && len(res[0].Names) == 1 {
+			fn.rets = []string{"tensor"}
+		} else {
+			fn.rets = []string{"other"}
+		}
+		// It aliases if it assigns a parameter to a result: r0_ = self.
+		params := map[string]bool{}
+		for _, p := range fd.Type.Params.List {
+			for _, n := range p.Names {
+				params[n.Name] = true
+			}
+		}
+		alias := -1
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if a, ok := n.(*ast.AssignStmt); ok && len(a.Rhs) == 1 {
+				if id, ok := a.Rhs[0].(*ast.Ident); ok && params[id.Name] {
+					alias = 0
+				}
+			}
+			return true
+		})
+		fn.retAlias = []int{alias}
+		g.fns = append(g.fns, fn)
+	}
+	want := map[string]string{}
+	for _, e := range g.handFresh() {
+		want[e.key] = e.hash
+	}
+	// The committed table, as written by writeGopTorch.
+	tf, err := parser.ParseFile(fset, "../../cmd/gop-torch/genops_gen.go", nil, 0)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, d := range tf.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			vs, ok := sp.(*ast.ValueSpec)
+			if !ok || vs.Names[0].Name != "handFresh" {
+				continue
+			}
+			for _, el := range vs.Values[0].(*ast.CompositeLit).Elts {
+				kv := el.(*ast.KeyValueExpr)
+				k, err := strconv.Unquote(kv.Key.(*ast.BasicLit).Value)
+				require.NoError(t, err)
+				v, err := strconv.Unquote(kv.Value.(*ast.BasicLit).Value)
+				require.NoError(t, err)
+				got[k] = v
+			}
+		}
+	}
+	require.NotEmpty(t, want)
+	const stale = "cmd/gop-torch/genops_gen.go's handFresh is stale: run go generate ./internal/gen/ and commit"
+	for k, h := range want {
+		assert.Equal(t, h, got[k], "%s: %s", k, stale)
+	}
+	for k := range got {
+		_, ok := want[k]
+		assert.True(t, ok, "%s is no longer fresh: %s", k, stale)
 	}
 }

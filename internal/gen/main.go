@@ -1748,11 +1748,12 @@ var genOps = map[string]genOp{
 // handFresh are the hand-written functions and Tensor methods of packages
 // torch and gopkg that return a new tensor and keep nothing they are
 // given, as the generated op that each of them calls
-// (internal/gen/fresh.go), by import path and name.
-var handFresh = map[string]bool{
+// (internal/gen/fresh.go), by import path and name, with a hash of their
+// declaration's source.
+var handFresh = map[string]string{
 `)
-	for _, k := range g.handFresh() {
-		fmt.Fprintf(&b, "\t%q: true,\n", k)
+	for _, e := range g.handFresh() {
+		fmt.Fprintf(&b, "\t%q: %q,\n", e.key, e.hash)
 	}
 	b.WriteString("}\n")
 	writeFile(filepath.Join(*outDir, "cmd", "gop-torch", "genops_gen.go"), b.Bytes())
