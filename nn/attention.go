@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -212,7 +213,7 @@ func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts 
 	tq, weights := m.attend(q, k, v, o)
 	out = tq.Transpose(1, 0)
 	for _, t := range []torch.Tensor{q, k, v, tq} {
-		freeTemp(t, out, weights)
+		temps.Free(t, out, weights)
 	}
 	return out, weights
 }
@@ -264,21 +265,21 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 	}
 	// Every tensor made below, but the two results, is freed before
 	// returning; query, key, value and the masks are the caller's.
-	var tmp temps
+	var tmp temps.List
 	if !batched {
 		kIsV, qIsK := key == value, query == key
-		query = tmp.add(query.Unsqueeze(1))
+		query = tmp.Add(query.Unsqueeze(1))
 		if kIsV {
-			key = tmp.add(key.Unsqueeze(1))
+			key = tmp.Add(key.Unsqueeze(1))
 			value = key
 		} else {
-			key, value = tmp.add(key.Unsqueeze(1)), tmp.add(value.Unsqueeze(1))
+			key, value = tmp.Add(key.Unsqueeze(1)), tmp.Add(value.Unsqueeze(1))
 		}
 		if qIsK {
 			query = key
 		}
 		if kpm.Defined() {
-			kpm = tmp.add(kpm.Unsqueeze(0))
+			kpm = tmp.Add(kpm.Unsqueeze(0))
 		}
 	}
 
@@ -308,19 +309,19 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 		var bq, bk, bv torch.Tensor
 		if m.InProjBias.Defined() {
 			b := m.InProjBias.Chunk(3)
-			bq, bk, bv = tmp.add(b[0]), tmp.add(b[1]), tmp.add(b[2])
+			bq, bk, bv = tmp.Add(b[0]), tmp.Add(b[1]), tmp.Add(b[2])
 		}
 		q, k, v = mhaLinear(query, m.QProjWeight, bq), mhaLinear(key, m.KProjWeight, bk), mhaLinear(value, m.VProjWeight, bv)
 	}
-	tmp.add(q)
-	tmp.add(k)
-	tmp.add(v)
+	tmp.Add(q)
+	tmp.Add(k)
+	tmp.Add(v)
 
 	// Masks.
 	if attnMask.Defined() {
 		switch dt := attnMask.DType(); {
 		case dt == torch.Uint8:
-			attnMask = tmp.add(attnMask.To(torch.Bool))
+			attnMask = tmp.Add(attnMask.To(torch.Bool))
 		case dt != torch.Bool && !dt.IsFloatingPoint():
 			panic(mhaErr("only float, byte, and bool types are supported for attn_mask, not %v", dt))
 		}
@@ -328,38 +329,38 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 			if exp := []int64{tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
 				panic(mhaErr("the shape of the 2D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
 			}
-			attnMask = tmp.add(attnMask.Unsqueeze(0))
+			attnMask = tmp.Add(attnMask.Unsqueeze(0))
 		} else if exp := []int64{bsz * H, tgtLen, srcLen}; !equalShape(attnMask.Shape(), exp) {
 			panic(mhaErr("the shape of the 3D attn_mask is %v, but should be %v", attnMask.Shape(), exp))
 		}
 	}
 	if m.BiasK.Defined() && m.BiasV.Defined() {
-		k = tmp.add(torch.Cat([]torch.Tensor{k, tmp.add(m.BiasK.Repeat([]int64{1, bsz, 1}))}))
-		v = tmp.add(torch.Cat([]torch.Tensor{v, tmp.add(m.BiasV.Repeat([]int64{1, bsz, 1}))}))
+		k = tmp.Add(torch.Cat([]torch.Tensor{k, tmp.Add(m.BiasK.Repeat([]int64{1, bsz, 1}))}))
+		v = tmp.Add(torch.Cat([]torch.Tensor{v, tmp.Add(m.BiasV.Repeat([]int64{1, bsz, 1}))}))
 		if attnMask.Defined() {
-			attnMask = tmp.add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
+			attnMask = tmp.Add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
 		}
 		if kpm.Defined() {
-			kpm = tmp.add(torch.ConstantPadNd(kpm, []int64{0, 1}))
+			kpm = tmp.Add(torch.ConstantPadNd(kpm, []int64{0, 1}))
 		}
 	}
 
 	// Heads: (seq, batch, E) → (batch*heads, seq, head_dim).
 	heads := func(t torch.Tensor, seq int64) torch.Tensor {
-		return tmp.add(tmp.add(tmp.add(t.Contiguous()).View([]int64{seq, bsz * H, headDim})).Transpose(0, 1))
+		return tmp.Add(tmp.Add(tmp.Add(t.Contiguous()).View([]int64{seq, bsz * H, headDim})).Transpose(0, 1))
 	}
 	q = heads(q, tgtLen)
 	k = heads(k, k.Size(0))
 	v = heads(v, v.Size(0))
 	if m.AddZeroAttn {
 		zeros := []int64{bsz * H, 1, headDim}
-		k = tmp.add(torch.Cat([]torch.Tensor{k, tmp.add(k.NewZeros(zeros))}, torch.WithDim(1)))
-		v = tmp.add(torch.Cat([]torch.Tensor{v, tmp.add(v.NewZeros(zeros))}, torch.WithDim(1)))
+		k = tmp.Add(torch.Cat([]torch.Tensor{k, tmp.Add(k.NewZeros(zeros))}, torch.WithDim(1)))
+		v = tmp.Add(torch.Cat([]torch.Tensor{v, tmp.Add(v.NewZeros(zeros))}, torch.WithDim(1)))
 		if attnMask.Defined() {
-			attnMask = tmp.add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
+			attnMask = tmp.Add(torch.ConstantPadNd(attnMask, []int64{0, 1}))
 		}
 		if kpm.Defined() {
-			kpm = tmp.add(torch.ConstantPadNd(kpm, []int64{0, 1}))
+			kpm = tmp.Add(torch.ConstantPadNd(kpm, []int64{0, 1}))
 		}
 	}
 	srcLen = k.Size(1)
@@ -367,21 +368,21 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 		if exp := []int64{bsz, srcLen}; !equalShape(kpm.Shape(), exp) {
 			panic(mhaErr("expecting key_padding_mask shape of %v, but got %v", exp, kpm.Shape()))
 		}
-		kpm = tmp.add(kpm.View([]int64{bsz, 1, 1, srcLen}))
-		kpm = tmp.add(kpm.Expand([]int64{-1, H, -1, -1}))
-		kpm = tmp.add(kpm.Reshape([]int64{bsz * H, 1, srcLen}))
+		kpm = tmp.Add(kpm.View([]int64{bsz, 1, 1, srcLen}))
+		kpm = tmp.Add(kpm.Expand([]int64{-1, H, -1, -1}))
+		kpm = tmp.Add(kpm.Reshape([]int64{bsz * H, 1, srcLen}))
 		switch {
 		case !attnMask.Defined():
 			attnMask = kpm
 		case attnMask.DType() == torch.Bool:
-			attnMask = tmp.add(attnMask.LogicalOr(kpm))
+			attnMask = tmp.Add(attnMask.LogicalOr(kpm))
 		default:
-			attnMask = tmp.add(attnMask.MaskedFillScalar(kpm, torch.S(math.Inf(-1))))
+			attnMask = tmp.Add(attnMask.MaskedFillScalar(kpm, torch.S(math.Inf(-1))))
 		}
 	}
 	if attnMask.Defined() && attnMask.DType() == torch.Bool {
-		zeros := tmp.add(torch.ZerosLike(attnMask, torch.WithDtype(q.DType())))
-		attnMask = tmp.add(zeros.MaskedFillScalar(attnMask, torch.S(math.Inf(-1))))
+		zeros := tmp.Add(torch.ZerosLike(attnMask, torch.WithDtype(q.DType())))
+		attnMask = tmp.Add(zeros.MaskedFillScalar(attnMask, torch.S(math.Inf(-1))))
 	}
 
 	// Scaled dot-product attention.
@@ -389,38 +390,38 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 	if !m.IsTraining() {
 		dropoutP = 0
 	}
-	qScaled := tmp.add(q.DivScalar(torch.S(math.Sqrt(float64(headDim)))))
-	kt := tmp.add(k.Transpose(-2, -1))
+	qScaled := tmp.Add(q.DivScalar(torch.S(math.Sqrt(float64(headDim)))))
+	kt := tmp.Add(k.Transpose(-2, -1))
 	var w torch.Tensor
 	if attnMask.Defined() {
-		w = tmp.add(torch.BAddBMM(attnMask, qScaled, kt))
+		w = tmp.Add(torch.BAddBMM(attnMask, qScaled, kt))
 	} else {
-		w = tmp.add(torch.BMM(qScaled, kt))
+		w = tmp.Add(torch.BMM(qScaled, kt))
 	}
-	w = tmp.add(torch.Softmax(w, -1))
+	w = tmp.Add(torch.Softmax(w, -1))
 	if dropoutP > 0 {
-		w = tmp.add(torch.Dropout(w, dropoutP, true))
+		w = tmp.Add(torch.Dropout(w, dropoutP, true))
 	}
-	out := tmp.add(torch.BMM(w, v))
-	out = tmp.add(tmp.add(out.Transpose(0, 1)).Contiguous())
-	out = tmp.add(out.View([]int64{tgtLen * bsz, embedDim}))
-	out = tmp.add(mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias))
+	out := tmp.Add(torch.BMM(w, v))
+	out = tmp.Add(tmp.Add(out.Transpose(0, 1)).Contiguous())
+	out = tmp.Add(out.View([]int64{tgtLen * bsz, embedDim}))
+	out = tmp.Add(mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias))
 	out = out.View([]int64{tgtLen, bsz, out.Size(1)})
 	if !batched {
-		out = tmp.add(out).SqueezeDim(1)
+		out = tmp.Add(out).SqueezeDim(1)
 	}
 	if o.NoWeights {
-		tmp.free(out)
+		tmp.Free(out)
 		return out, torch.Tensor{}
 	}
-	w = tmp.add(w.View([]int64{bsz, H, tgtLen, srcLen}))
+	w = tmp.Add(w.View([]int64{bsz, H, tgtLen, srcLen}))
 	if !o.PerHeadWeights {
-		w = tmp.add(w.SumDimIntList([]int64{1})).DivScalar(torch.S(float64(H)))
+		w = tmp.Add(w.SumDimIntList([]int64{1})).DivScalar(torch.S(float64(H)))
 	}
 	if !batched {
-		w = tmp.add(w).SqueezeDim(0)
+		w = tmp.Add(w).SqueezeDim(0)
 	}
-	tmp.free(out, w)
+	tmp.Free(out, w)
 	return out, w
 }
 

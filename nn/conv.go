@@ -7,6 +7,7 @@ import (
 
 	F "github.com/gotorch/gotorch/nn/functional"
 	nninit "github.com/gotorch/gotorch/nn/init"
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -119,7 +120,7 @@ func (s *ConvSettings) forward(x, w, b torch.Tensor) (torch.Tensor, error) {
 			return torch.Tensor{}, err
 		}
 		y, err := s.conv(padded, w, append(opts, F.WithPadding(0)))
-		freeTemp(padded, x, y)
+		temps.Free(padded, x, y)
 		return y, err
 	}
 	if s.PaddingString != "" {

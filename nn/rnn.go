@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -276,9 +277,9 @@ type rnnInput struct {
 // which rnnPrepare may have passed on unchanged; they are kept.
 func (r rnnInput) free(x torch.Tensor, hx []torch.Tensor) {
 	caller := append([]torch.Tensor{x}, hx...)
-	freeTemp(r.x, caller...)
+	temps.Free(r.x, caller...)
 	for _, h := range r.hx {
-		freeTemp(h, caller...)
+		temps.Free(h, caller...)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -133,7 +134,7 @@ func (l *TransformerEncoderLayerModule) Forward(src torch.Tensor, opts ...Attent
 	sa := func(x torch.Tensor) torch.Tensor {
 		y, _ := l.SelfAttn.Forward(x, x, x, masks)
 		out := l.Dropout1.Forward(y)
-		freeTemp(y, x, out)
+		temps.Free(y, x, out)
 		return out
 	}
 	ff := func(x torch.Tensor) torch.Tensor {
@@ -152,40 +153,40 @@ func (l *TransformerEncoderLayerModule) Forward(src torch.Tensor, opts ...Attent
 		y := l.Linear2.Forward(d)
 		out := l.Dropout2.Forward(y)
 		if !user {
-			freeTemp(h, x, out)
-			freeTemp(a, x, out)
+			temps.Free(h, x, out)
+			temps.Free(a, x, out)
 		}
 		if d != a { // made by the Dropout, not the activation's result passed on
-			freeTemp(d, x, out)
+			temps.Free(d, x, out)
 		}
-		freeTemp(y, x, out)
+		temps.Free(y, x, out)
 		return out
 	}
 	if l.NormFirst {
 		n1 := l.Norm1.Forward(src)
 		s := sa(n1)
 		x := src.Add(s)
-		freeTemp(n1, src, x)
-		freeTemp(s, src, x)
+		temps.Free(n1, src, x)
+		temps.Free(s, src, x)
 		n2 := l.Norm2.Forward(x)
 		f := ff(n2)
 		y := x.Add(f)
-		freeTemp(n2, src, y)
-		freeTemp(f, src, y)
-		freeTemp(x, src, y)
+		temps.Free(n2, src, y)
+		temps.Free(f, src, y)
+		temps.Free(x, src, y)
 		return y
 	}
 	s := sa(src)
 	a := src.Add(s)
 	x := l.Norm1.Forward(a)
-	freeTemp(s, src, x)
-	freeTemp(a, src, x)
+	temps.Free(s, src, x)
+	temps.Free(a, src, x)
 	f := ff(x)
 	a = x.Add(f)
 	y := l.Norm2.Forward(a)
-	freeTemp(f, src, y)
-	freeTemp(a, src, y)
-	freeTemp(x, src, y)
+	temps.Free(f, src, y)
+	temps.Free(a, src, y)
+	temps.Free(x, src, y)
 	return y
 }
 

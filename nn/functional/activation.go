@@ -1,6 +1,9 @@
 package functional
 
-import "github.com/gotorch/gotorch/torch"
+import (
+	"github.com/gotorch/gotorch/nn/internal/temps"
+	"github.com/gotorch/gotorch/torch"
+)
 
 // Relu is F.relu: max(0, x).
 func Relu(input torch.Tensor) torch.Tensor { return must(TryRelu(input)) }
@@ -163,12 +166,12 @@ func TrySoftsign(input torch.Tensor) (torch.Tensor, error) {
 		return torch.Tensor{}, err
 	}
 	d, err := abs.TryAddScalar(torch.S(1))
-	freeTemp(abs, input, d)
+	temps.Free(abs, input, d)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
 	r, err := input.TryDiv(d)
-	freeTemp(d, input, r)
+	temps.Free(d, input, r)
 	return r, err
 }
 
@@ -182,7 +185,7 @@ func TryTanhshrink(input torch.Tensor) (torch.Tensor, error) {
 		return torch.Tensor{}, err
 	}
 	r, err := input.TrySub(t)
-	freeTemp(t, input, r)
+	temps.Free(t, input, r)
 	return r, err
 }
 
@@ -319,6 +322,6 @@ func TrySoftmin(input torch.Tensor, dim int64, opts ...Option) (torch.Tensor, er
 		return torch.Tensor{}, err
 	}
 	r, err := torch.TrySoftmax(neg, dim, o...)
-	freeTemp(neg, input, r)
+	temps.Free(neg, input, r)
 	return r, err
 }

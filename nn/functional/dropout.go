@@ -1,6 +1,9 @@
 package functional
 
-import "github.com/gotorch/gotorch/torch"
+import (
+	"github.com/gotorch/gotorch/nn/internal/temps"
+	"github.com/gotorch/gotorch/torch"
+)
 
 func dropoutArgs(op string, opts []Option, training bool) (args, error) {
 	a := args{p: 0.5, training: training}
@@ -69,12 +72,12 @@ func featureDropout(input torch.Tensor, batched bool, a args) (torch.Tensor, err
 		return torch.Tensor{}, err
 	}
 	d, err := torch.TryFeatureDropout(x, a.p, a.training)
-	freeTemp(x, input, d)
+	temps.Free(x, input, d)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
 	r, err := d.TrySqueezeDim(0)
-	freeTemp(d, input, r)
+	temps.Free(d, input, r)
 	return r, err
 }
 

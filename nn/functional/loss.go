@@ -1,6 +1,9 @@
 package functional
 
-import "github.com/gotorch/gotorch/torch"
+import (
+	"github.com/gotorch/gotorch/nn/internal/temps"
+	"github.com/gotorch/gotorch/torch"
+)
 
 // lossArgs parses a loss's options; reduction defaults to "mean".
 func lossArgs(op string, opts []Option, a args, allowed ...string) (args, int64, error) {
@@ -24,8 +27,8 @@ func broadcast(x, y torch.Tensor) (torch.Tensor, torch.Tensor, error) {
 // freeBroadcast frees x and y, the views of input and target that
 // broadcast made, once out, the loss computed from them, is made.
 func freeBroadcast(x, y, input, target, out torch.Tensor) {
-	freeTemp(x, input, target, out)
-	freeTemp(y, input, target, out)
+	temps.Free(x, input, target, out)
+	temps.Free(y, input, target, out)
 }
 
 // CrossEntropy is F.cross_entropy between logits input (N, C, ...) or (C)
@@ -209,8 +212,8 @@ func TryBinaryCrossEntropy(input, target torch.Tensor, opts ...Option) (torch.Te
 		if t, weight, err = broadcast(target, weight); err != nil {
 			return torch.Tensor{}, err
 		}
-		freeTemp(t, target)
-		defer freeTemp(weight, a.weight)
+		temps.Free(t, target)
+		defer temps.Free(weight, a.weight)
 	}
 	return torch.TryBinaryCrossEntropy(input, target, torch.WithWeight(weight), torch.WithReduction(r))
 }
@@ -277,7 +280,7 @@ func TryKlDiv(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) 
 		return reduced, nil
 	}
 	out, err := reduced.TryDivScalar(torch.S(s[0]))
-	freeTemp(reduced, input, target, out)
+	temps.Free(reduced, input, target, out)
 	return out, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -167,18 +168,18 @@ func TryNormalize(input torch.Tensor, opts ...Option) (out torch.Tensor, err err
 	if err := a.parse("normalize", opts, "p", "dim", "eps"); err != nil {
 		return torch.Tensor{}, err
 	}
-	var tmp temps // the norm, clamped, expanded
-	defer func() { tmp.free(input, out) }()
+	var tmp temps.List // the norm, clamped, expanded
+	defer func() { tmp.Free(input, out) }()
 	norm, err := torch.TryNormScalarOptDim(input, []int64{a.dim}, torch.WithP(a.p), torch.WithKeepdim(true))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	denom, err := tmp.add(norm).TryClampMin(torch.S(a.eps))
+	denom, err := tmp.Add(norm).TryClampMin(torch.S(a.eps))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if denom, err = tmp.add(denom).TryExpandAs(input); err != nil {
+	if denom, err = tmp.Add(denom).TryExpandAs(input); err != nil {
 		return torch.Tensor{}, err
 	}
-	return input.TryDiv(tmp.add(denom))
+	return input.TryDiv(tmp.Add(denom))
 }

@@ -1,6 +1,9 @@
 package functional
 
-import "github.com/gotorch/gotorch/torch"
+import (
+	"github.com/gotorch/gotorch/nn/internal/temps"
+	"github.com/gotorch/gotorch/torch"
+)
 
 type poolFunc = func(torch.Tensor, []int64, ...torch.Option) (torch.Tensor, error)
 type poolIdxFunc = func(torch.Tensor, []int64, ...torch.Option) (torch.Tensor, torch.Tensor, error)
@@ -211,7 +214,7 @@ func AdaptiveMaxPool1d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 // TryAdaptiveMaxPool1d is AdaptiveMaxPool1d that returns its error.
 func TryAdaptiveMaxPool1d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
 	out, indices, err := TryAdaptiveMaxPool1dWithIndices(input, outputSize)
-	freeTemp(indices, input, out)
+	temps.Free(indices, input, out)
 	return out, err
 }
 
@@ -234,7 +237,7 @@ func AdaptiveMaxPool2d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 // TryAdaptiveMaxPool2d is AdaptiveMaxPool2d that returns its error.
 func TryAdaptiveMaxPool2d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
 	out, indices, err := TryAdaptiveMaxPool2dWithIndices(input, outputSize)
-	freeTemp(indices, input, out)
+	temps.Free(indices, input, out)
 	return out, err
 }
 
@@ -257,7 +260,7 @@ func AdaptiveMaxPool3d[K IntOrTuple](input torch.Tensor, outputSize K) torch.Ten
 // TryAdaptiveMaxPool3d is AdaptiveMaxPool3d that returns its error.
 func TryAdaptiveMaxPool3d[K IntOrTuple](input torch.Tensor, outputSize K) (torch.Tensor, error) {
 	out, indices, err := TryAdaptiveMaxPool3dWithIndices(input, outputSize)
-	freeTemp(indices, input, out)
+	temps.Free(indices, input, out)
 	return out, err
 }
 

@@ -3,6 +3,7 @@ package functional
 import (
 	"math"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -54,20 +55,20 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		scale = a.scale
 	}
 	// Every tensor made here but the result is freed on the way out.
-	var tmp temps
-	defer func() { tmp.free(query, key, value, a.attnMask, out) }()
+	var tmp temps.List
+	defer func() { tmp.Free(query, key, value, a.attnMask, out) }()
 	kt, err := key.TryTranspose(-2, -1)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	scores, err := query.TryMatMul(tmp.add(kt))
+	scores, err := query.TryMatMul(tmp.Add(kt))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	if scores, err = tmp.add(scores).TryMulScalar(torch.S(scale)); err != nil {
+	if scores, err = tmp.Add(scores).TryMulScalar(torch.S(scale)); err != nil {
 		return torch.Tensor{}, err
 	}
-	tmp.add(scores)
+	tmp.Add(scores)
 	negInf := torch.S(math.Inf(-1))
 	switch {
 	case a.isCausal:
@@ -76,43 +77,43 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		keep, err := tmp.add(ones).TryTril()
+		keep, err := tmp.Add(ones).TryTril()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		drop, err := tmp.add(keep).TryLogicalNot()
+		drop, err := tmp.Add(keep).TryLogicalNot()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFillScalar(tmp.add(drop), negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(tmp.Add(drop), negInf); err != nil {
 			return torch.Tensor{}, err
 		}
-		tmp.add(scores)
+		tmp.Add(scores)
 	case a.attnMask.Defined() && a.attnMask.DType() == torch.Bool:
 		drop, err := a.attnMask.TryLogicalNot()
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if scores, err = scores.TryMaskedFillScalar(tmp.add(drop), negInf); err != nil {
+		if scores, err = scores.TryMaskedFillScalar(tmp.Add(drop), negInf); err != nil {
 			return torch.Tensor{}, err
 		}
-		tmp.add(scores)
+		tmp.Add(scores)
 	case a.attnMask.Defined():
 		if scores, err = scores.TryAdd(a.attnMask); err != nil {
 			return torch.Tensor{}, err
 		}
-		tmp.add(scores)
+		tmp.Add(scores)
 	}
 	weights, err := scores.TrySoftmax(-1)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	tmp.add(weights)
+	tmp.Add(weights)
 	if a.dropoutP > 0 {
 		if weights, err = torch.TryDropout(weights, a.dropoutP, true); err != nil {
 			return torch.Tensor{}, err
 		}
-		tmp.add(weights)
+		tmp.Add(weights)
 	}
 	return weights.TryMatMul(value)
 }

@@ -1,6 +1,9 @@
 package functional
 
-import "github.com/gotorch/gotorch/torch"
+import (
+	"github.com/gotorch/gotorch/nn/internal/temps"
+	"github.com/gotorch/gotorch/torch"
+)
 
 // Embedding is F.embedding: the rows of weight picked by the integer
 // tensor input.
@@ -42,13 +45,13 @@ func TryEmbedding(input, weight torch.Tensor, opts ...Option) (torch.Tensor, err
 		if indices, err = input.TryContiguous(); err != nil {
 			return torch.Tensor{}, err
 		}
-		defer freeTemp(indices, input, weight)
+		defer temps.Free(indices, input, weight)
 		torch.NoGrad(func() {
 			var w torch.Tensor
 			if w, err = weight.TryDetach(); err == nil {
 				// Renormalizes weight's rows in place and returns w.
 				_, err = torch.TryEmbeddingRenorm_(w, indices, a.maxNorm, a.normType)
-				freeTemp(w, weight)
+				temps.Free(w, weight)
 			}
 		})
 		if err != nil {
