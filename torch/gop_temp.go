@@ -44,6 +44,9 @@ func Rebind(old, new Tensor) Tensor {
 // frees a temporary argument at the end of its expression. If f panics, t
 // is left to the collector.
 func Consume(t Tensor, f func(Tensor) Tensor) Tensor {
+	if f == nil {
+		panic(newError("Consume", nil, "the function is nil"))
+	}
 	return Rebind(t, f(t))
 }
 

@@ -142,6 +142,10 @@ func TestConsume(t *testing.T) {
 	assert.False(t, freed(s))
 	assert.Equal(t, []float32{4, 8}, s.Float32s())
 
+	// A nil function is a clear panic, and frees nothing.
+	assert.PanicsWithError(t, "torch.Consume: the function is nil", func() { torch.Consume(s, nil) })
+	assert.False(t, freed(s))
+
 	// Autograd keeps what it saved: the gradient flows through a
 	// consumed product.
 	w := gf32(1, 2).SetRequiresGrad(true)
