@@ -65,11 +65,7 @@ func (g *generator) handFresh() []handEntry {
 	const torchPath = "github.com/gotorch/gotorch/torch"
 	fresh := map[string]bool{}
 	for _, f := range g.fns {
-		aliases := false
-		for _, a := range f.retAlias {
-			aliases = aliases || a >= 0
-		}
-		if aliases || len(f.rets) != 1 || f.rets[0] != "tensor" {
+		if f.aliases() || len(f.rets) != 1 || f.rets[0] != "tensor" {
 			continue
 		}
 		if f.isFunc {

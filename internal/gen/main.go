@@ -1718,6 +1718,11 @@ func (g *generator) writeOptions() {
 // the other ops as fresh tensors that nothing else holds, and passing a
 // tensor to any generated op as a read that keeps no copy.
 func (g *generator) writeGopTorch() {
+	writeFile(filepath.Join(*outDir, "cmd", "gop-torch", "genops_gen.go"), g.gopTorchSource())
+}
+
+// gopTorchSource is the unformatted source of genops_gen.go.
+func (g *generator) gopTorchSource() []byte {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString(`
@@ -1735,11 +1740,8 @@ var genOps = map[string]genOp{
 		if f.isMethod {
 			flags = append(flags, "genMethod")
 		}
-		for _, a := range f.retAlias {
-			if a >= 0 {
-				flags = append(flags, "genAliases")
-				break
-			}
+		if f.aliases() {
+			flags = append(flags, "genAliases")
 		}
 		fmt.Fprintf(&b, "\t%q: %s,\n", f.goName, strings.Join(flags, " | "))
 	}
@@ -1756,7 +1758,17 @@ var handFresh = map[string]string{
 		fmt.Fprintf(&b, "\t%q: %q,\n", e.key, e.hash)
 	}
 	b.WriteString("}\n")
-	writeFile(filepath.Join(*outDir, "cmd", "gop-torch", "genops_gen.go"), b.Bytes())
+	return b.Bytes()
+}
+
+// aliases reports whether a tensor f returns may be one of its arguments.
+func (f *function) aliases() bool {
+	for _, a := range f.retAlias {
+		if a >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // snake turns an option's Go name back into PyTorch's keyword.
