@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/internal/gopbench"
@@ -112,6 +113,80 @@ func benchGoplus(b *testing.B, loop func(n int)) {
 		})
 	}
 }
+
+// BenchmarkAdd4x4Interleaved measures each way of running the 4×4 add
+// against the C++ loop (CxxDirect) in alternating blocks of
+// interleaveBlock adds within one benchmark, and reports the ratio as the
+// metric x-cxx, with the C++ loop's own time as cxx-ns/op (ns/op is the Go
+// loop's). This machine's speed drifts in slow waves over seconds; blocks
+// of about 10 ms give both loops the same waves, where the separate cases
+// of BenchmarkAdd4x4 run seconds apart. The blocks are timed with the
+// benchmark timer stopped around the C++ loop.
+//
+// A background Go collection started by an Auto block may still run on
+// the other CPU when the next C++ block starts; with 8,192 tensors between
+// collections, at most one such collection (about 0.2 ms) overlaps each
+// 10 ms C++ block.
+func BenchmarkAdd4x4Interleaved(b *testing.B) {
+	x := torch.Ones(i64s(4, 4))
+	y := torch.Full(i64s(4, 4), torch.S(2.0))
+	add := func(n int) {
+		for range n {
+			torch.Add(x, y)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		locked bool
+		step   bool // run inside a step (after torch.GC())
+		loop   func(n int)
+	}{
+		// The control: the C++ loop against itself reads 1.0 unless
+		// the alternation favours one side.
+		{"CxxDirect", false, false, func(n int) { torch.BenchDirect(x, y, n, false, true) }},
+		{"Free", false, false, func(n int) {
+			for range n {
+				torch.Add(x, y).Free()
+			}
+		}},
+		{"Auto", false, true, add},
+		{"AutoLocked", true, true, add},
+		{"GoplusRebind", false, true, func(n int) { gopbench.AddLoop(x, y, n) }},
+		{"GoplusRebindLocked", true, true, func(n int) { gopbench.AddLoop(x, y, n) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			if c.step {
+				torch.GC()
+				defer torch.FinishGC()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var cxx time.Duration
+			for done := 0; done < b.N; {
+				k := min(interleaveBlock, b.N-done)
+				b.StopTimer()
+				t0 := time.Now()
+				torch.BenchDirect(x, y, k, false, true)
+				cxx += time.Since(t0)
+				b.StartTimer()
+				c.loop(k)
+				done += k
+			}
+			b.StopTimer()
+			cxxNs := float64(cxx.Nanoseconds()) / float64(b.N)
+			b.ReportMetric(cxxNs, "cxx-ns/op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/cxxNs, "x-cxx")
+		})
+	}
+}
+
+// interleaveBlock is how many ops each loop of BenchmarkAdd4x4Interleaved
+// runs before the other takes over: about 10 ms of 4×4 adds.
+const interleaveBlock = 20000
 
 func BenchmarkMM4x4(b *testing.B) {
 	x := torch.Ones(i64s(4, 4))
