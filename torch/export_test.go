@@ -21,3 +21,19 @@ func SmallAllocInstalled() bool { return smallAllocInstalled() }
 // ReleaseTemp is what a Go+ operator does with its right operand b once it
 // has its result r.
 func ReleaseTemp(b any, r Tensor) Tensor { return releaseTemp(b, r) }
+
+// HandBatch is how many small tensors freed by hand are released together.
+const HandBatch = handBatch
+
+// HandFreed is how many small tensors freed by hand wait to be released.
+func HandFreed() int {
+	mem.Lock()
+	defer mem.Unlock()
+	return mem.nHand
+}
+
+// HoldSweeps keeps every sweep from running until release is called.
+func HoldSweeps() (release func()) {
+	mem.sweepMu.Lock()
+	return mem.sweepMu.Unlock
+}

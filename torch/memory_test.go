@@ -114,6 +114,37 @@ func TestFreeIsIdempotentAndCounted(t *testing.T) {
 	assert.Equal(t, base, torch.ReadMemStats().LiveTensors, "a freed tensor is not freed again")
 }
 
+// TestFreeReleasesSmallTensorsInBatches checks that small tensors freed by
+// hand are released HandBatch at a time, large ones at once, and that
+// GC() releases what waits.
+func TestFreeReleasesSmallTensorsInBatches(t *testing.T) {
+	torch.GC()
+	defer torch.FinishGC()
+	require.Zero(t, torch.HandFreed())
+	// No sweep may release the batch while the test looks.
+	release := torch.HoldSweeps()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	torch.Ones(i64s(4)).Free()
+	require.Equal(t, 1, torch.HandFreed())
+	torch.Ones(i64s(64, 1024)).Free() // 256 KiB
+	require.Equal(t, 1, torch.HandFreed(), "a large tensor is released at once")
+	for i := 2; i < torch.HandBatch; i++ {
+		torch.Ones(i64s(4)).Free()
+		require.Equal(t, i, torch.HandFreed())
+	}
+	torch.Ones(i64s(4)).Free()
+	require.Zero(t, torch.HandFreed(), "a full batch is released")
+	torch.Ones(i64s(4)).Free()
+	release()
+	release = nil
+	torch.GC()
+	require.Zero(t, torch.HandFreed(), "GC() releases what waits")
+}
+
 func TestMemoryBudgetBoundsLoopWithoutGC(t *testing.T) {
 	torch.SetMemoryBudget(32 << 20)
 	defer torch.SetMemoryBudget(512 << 20)

@@ -65,7 +65,10 @@ func (t Tensor) Defined() bool { return t.handle != nil && t.handle.p != nil }
 
 // Free releases the native tensor now instead of when Go collects t.
 // Calling it again, or on the zero Tensor, does nothing; using t afterwards
-// panics with ErrFreed.
+// panics with ErrFreed. Tensors of under 16 KiB are released a few at a
+// time, in one C call, by the Free calls that follow (at most five wait),
+// or at the latest by the next GC(); statistics count them as freed at
+// once.
 func (t Tensor) Free() {
 	if t.handle != nil {
 		t.handle.free()
