@@ -20,6 +20,7 @@ const (
 	genFunc    genOp = 1 << iota // a function of package torch
 	genMethod                    // a method of torch.Tensor
 	genAliases                   // a tensor result may be an argument (in-place and out= ops)
+	genSelf                      // every result of the method form is its receiver (in-place ops)
 )
 
 // genOpOf reports whether call calls one of package torch's generated
@@ -174,4 +175,34 @@ func (tc tensorCalls) readsArg(call *ast.CallExpr, parent ast.Node) bool {
 	}
 	s, ok := parent.(*ast.ExprStmt)
 	return ok && ast.Unparen(s.X) == call
+}
+
+// updatesSelf reports whether n is an assignment v = v.M(…) where M is a
+// generated in-place op whose result is its receiver (genSelf): v keeps
+// its tensor, updated in place.
+func (tc tensorCalls) updatesSelf(n ast.Node, v *types.Var) bool {
+	a, ok := n.(*ast.AssignStmt)
+	if !ok || a.Tok != token.ASSIGN || len(a.Lhs) != 1 || len(a.Rhs) != 1 {
+		return false
+	}
+	l, ok := ast.Unparen(a.Lhs[0]).(*ast.Ident)
+	if !ok || tc.info.Uses[l] != v {
+		return false
+	}
+	call, ok := ast.Unparen(a.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if s := tc.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
+		return false
+	}
+	if r, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || tc.info.Uses[r] != v {
+		return false
+	}
+	k, ok := tc.genOpOf(call)
+	return ok && k&genMethod != 0 && k&genSelf != 0
 }

@@ -44,7 +44,9 @@ import (
 //     tensor operator (+a excluded), as the receiver or an argument of a
 //     generated op (which keeps no Go value it is given) that returns none
 //     of its arguments, or of any generated op as a statement whose result
-//     is dropped (s.Add_(y), torch.AddOut(s, a, b)), as the receiver of a
+//     is dropped (s.Add_(y), torch.AddOut(s, a, b)) or assigned back to s
+//     by a generated in-place method of s (s = s.Add_(y), which keeps
+//     s's tensor and is not rewritten), as the receiver of a
 //     torch.Tensor method that takes a value receiver and returns no
 //     tensors (s.Item(), s.Shape(), s.Backward()), as the receiver or
 //     operand of an assignment operator (s += a), or as an argument of
@@ -249,6 +251,9 @@ func (tc tensorCalls) ownedLocals(file *ast.File) []*ownedVar {
 						o.assigns = append(o.assigns, p)
 						return
 					}
+					if tc.updatesSelf(p, o.obj) {
+						return // s = s.Add_(y): s keeps its tensor
+					}
 					o.bad = true
 					return
 				}
@@ -268,7 +273,7 @@ func (tc tensorCalls) ownedLocals(file *ast.File) []*ownedVar {
 				o.freed = o.freed || p.Sel.Name == "Free"
 				return
 			}
-			if gp, _, _ := parent(pi - 1); tc.readsArg(call, gp) {
+			if gp, _, _ := parent(pi - 1); tc.readsArg(call, gp) || tc.updatesSelf(gp, o.obj) {
 				return
 			}
 		case *ast.CallExpr:
@@ -279,7 +284,7 @@ func (tc tensorCalls) ownedLocals(file *ast.File) []*ownedVar {
 				return
 			}
 			if p.Fun != child {
-				if gp, _, _ := parent(pi); tc.readsArg(p, gp) {
+				if gp, _, _ := parent(pi); tc.readsArg(p, gp) || tc.updatesSelf(gp, o.obj) {
 					return
 				}
 			}

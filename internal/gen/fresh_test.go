@@ -130,27 +130,48 @@ func TestGopTorchTableCurrent(t *testing.T) {
 		} else {
 			fn.rets = []string{"other"}
 		}
-		// It aliases if it assigns a parameter to a result: r0_ = self.
-		params := map[string]bool{}
+		// A result aliases a parameter if it is assigned one: r0_ = self.
+		// A method's receiver is the parameter self.
+		params := map[string]int{}
 		for _, p := range fd.Type.Params.List {
 			for _, n := range p.Names {
-				params[n.Name] = true
+				params[n.Name] = len(params)
 			}
 		}
-		alias := -1
+		fn.self = -1
+		if i, ok := params["self"]; ok && fn.isMethod {
+			fn.self = i
+		}
+		alias := map[string]int{}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if a, ok := n.(*ast.AssignStmt); ok && len(a.Rhs) == 1 {
-				if id, ok := a.Rhs[0].(*ast.Ident); ok && params[id.Name] {
-					alias = 0
+			if a, ok := n.(*ast.AssignStmt); ok && len(a.Lhs) == 1 && len(a.Rhs) == 1 {
+				l, lok := a.Lhs[0].(*ast.Ident)
+				r, rok := a.Rhs[0].(*ast.Ident)
+				if lok && rok {
+					if i, ok := params[r.Name]; ok {
+						alias[l.Name] = i
+					}
 				}
 			}
 			return true
 		})
-		fn.retAlias = []int{alias}
+		for _, r := range fd.Type.Results.List {
+			for _, n := range r.Names {
+				if n.Name == "err_" {
+					continue
+				}
+				if i, ok := alias[n.Name]; ok {
+					fn.retAlias = append(fn.retAlias, i)
+				} else {
+					fn.retAlias = append(fn.retAlias, -1)
+				}
+			}
+		}
 		g.fns = append(g.fns, fn)
 	}
 	// genX follows the order of the generator's functions, as genOps does.
 	assert.True(t, g.fns[indexOf(g.fns, "Add_")].aliases() && !g.fns[indexOf(g.fns, "Add")].aliases())
+	assert.True(t, g.fns[indexOf(g.fns, "Add_")].returnsSelf() && !g.fns[indexOf(g.fns, "AddOut")].returnsSelf())
 	want, err := format.Source(g.gopTorchSource())
 	require.NoError(t, err)
 	got, err := os.ReadFile("../../cmd/gop-torch/genops_gen.go")

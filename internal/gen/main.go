@@ -1714,7 +1714,8 @@ func (g *generator) writeOptions() {
 // writeGopTorch writes cmd/gop-torch/genops_gen.go: for every generated
 // op, whether it is a function, a Tensor method or both, and whether a
 // tensor it returns may be one of its arguments (in-place and out= ops
-// return self or out). gop-torch's lifetime passes treat the results of
+// return self or out), and whether every result is the method's receiver
+// (in-place ops). gop-torch's lifetime passes treat the results of
 // the other ops as fresh tensors that nothing else holds, and passing a
 // tensor to any generated op as a read that keeps no copy.
 func (g *generator) writeGopTorch() {
@@ -1743,6 +1744,9 @@ var genOps = map[string]genOp{
 		if f.aliases() {
 			flags = append(flags, "genAliases")
 		}
+		if f.returnsSelf() {
+			flags = append(flags, "genSelf")
+		}
 		fmt.Fprintf(&b, "\t%q: %s,\n", f.goName, strings.Join(flags, " | "))
 	}
 	b.WriteString(`}
@@ -1769,6 +1773,20 @@ func (f *function) aliases() bool {
 		}
 	}
 	return false
+}
+
+// returnsSelf reports whether f is a method every result of which is its
+// receiver: in-place ops, x.Add_(y) returns x.
+func (f *function) returnsSelf() bool {
+	if !f.isMethod || f.self < 0 || len(f.retAlias) == 0 {
+		return false
+	}
+	for _, a := range f.retAlias {
+		if a != f.self {
+			return false
+		}
+	}
+	return true
 }
 
 // snake turns an option's Go name back into PyTorch's keyword.
