@@ -407,7 +407,6 @@ func sweepLocked(kind sweepKind) int {
 	// too; they were counted as freed then.
 	hand := mem.nHand
 	batch = append(batch, mem.handFreed[:hand]...)
-	clear(mem.handFreed[:])
 	mem.nHand = 0
 	var nb int64
 	for _, b := range mem.pendingSizes {

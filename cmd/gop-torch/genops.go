@@ -193,16 +193,14 @@ func (tc tensorCalls) updatesSelf(n ast.Node, v *types.Var) bool {
 	if !ok {
 		return false
 	}
+	// v.M: a method of v (a package's function would be pkg.M).
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
-		return false
-	}
-	if s := tc.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
 		return false
 	}
 	if r, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || tc.info.Uses[r] != v {
 		return false
 	}
 	k, ok := tc.genOpOf(call)
-	return ok && k&genMethod != 0 && k&genSelf != 0
+	return ok && k&genSelf != 0
 }
