@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/ast"
 	"go/format"
 	"go/token"
 	"go/types"
@@ -385,71 +384,3 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 
 // saveCache saves gop's importer cache.
 func (tr *translator) saveCache() { tr.conf.UpdateCache() }
-
-// instrumentPackage finds the training script's MainEntry in a compiled
-// package, inserts the GC calls and adds the marker method. It reports the
-// number of loops instrumented and whether there was a MainEntry.
-func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
-	file := pkg.ASTFile()
-	if file == nil {
-		return 0, false, nil
-	}
-	var main *ast.FuncDecl
-	for _, d := range file.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv == nil || fd.Name.Name != "MainEntry" || len(fd.Recv.List) != 1 {
-			continue
-		}
-		if main != nil {
-			return 0, false, fmt.Errorf("two MainEntry methods")
-		}
-		main = fd
-	}
-	if main == nil {
-		return 0, false, nil
-	}
-	recvName := recvTypeName(main.Recv.List[0].Type)
-	obj := pkg.Types.Scope().Lookup(recvName)
-	if obj == nil {
-		return 0, false, fmt.Errorf("cannot find the project class %q", recvName)
-	}
-	old, _ := pkg.SetCurFile("", true) // gop's default file, gop_autogen.go
-	defer pkg.RestoreCurFile(old)
-	torch := pkg.Import(torchPath)
-	cb := pkg.CB()
-	callExpr := func(name string) *ast.CallExpr {
-		// Let gogen make the expression, so that it imports torch, under
-		// a name that does not clash.
-		return cb.Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val.(*ast.CallExpr)
-	}
-	gc, finish := callExpr("GC"), callExpr("FinishGC")
-	calls := gcCalls{
-		gc:          func() ast.Stmt { return &ast.ExprStmt{X: gc} },
-		finish:      func() ast.Stmt { return &ast.ExprStmt{X: finish} },
-		deferFinish: func() ast.Stmt { return &ast.DeferStmt{Call: finish} },
-	}
-	loops = instrumentFunc(main, calls)
-
-	// The marker that tells the Trainer that the loops call GC().
-	recv := pkg.NewParam(token.NoPos, "this", types.NewPointer(obj.Type()))
-	ret := types.NewTuple(pkg.NewParam(token.NoPos, "", types.Typ[types.String]))
-	pkg.NewFunc(recv, markerName, nil, ret, false).BodyStart(pkg).
-		Val(fmt.Sprintf("%s (%d loops)", version, loops)).Return(1).
-		End()
-	return loops, true, nil
-}
-
-func recvTypeName(x ast.Expr) string {
-	for {
-		switch v := x.(type) {
-		case *ast.StarExpr:
-			x = v.X
-		case *ast.ParenExpr:
-			x = v.X
-		case *ast.Ident:
-			return v.Name
-		default:
-			return ""
-		}
-	}
-}
