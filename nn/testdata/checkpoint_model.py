@@ -26,6 +26,9 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 sys.path.insert(0, os.path.join(HERE, "..", "..", "torch", "safetensors", "testdata"))
 import safetensors_py  # noqa: E402
 
@@ -67,13 +70,13 @@ def state_json(sd):
 def make():
     net = build()
     sd = net.state_dict()
-    safetensors_py.save(os.path.join(HERE, "checkpoint_model.safetensors"), dict(sd), {"format": "pt"})
+    safetensors_py.save(os.path.join(OUT, "checkpoint_model.safetensors"), dict(sd), {"format": "pt"})
     x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 4 - 1
     with torch.no_grad():
         y = net(x)
     out = {"state": state_json(sd), "input": values(x), "input_shape": list(x.shape),
            "output": values(y), "output_shape": list(y.shape), "eps": net.bn.eps}
-    with open(os.path.join(HERE, "checkpoint_model.json"), "w") as f:
+    with open(os.path.join(OUT, "checkpoint_model.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
 

@@ -31,6 +31,9 @@ import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 
 def rnd(shape, seed, scale=1.0, offset=0.0):
@@ -278,7 +281,7 @@ def main():
         out.append(rec)
     reprs = {k: repr(v) for k, v in repr_cases().items()}
     data = {"torch_version": torch.__version__, "cases": out, "reprs": reprs}
-    with open(os.path.join(HERE, "modules.json"), "w") as f:
+    with open(os.path.join(OUT, "modules.json"), "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", len(out), "cases and", len(reprs), "reprs")

@@ -31,6 +31,9 @@ import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 
 def enc(t):
@@ -256,7 +259,7 @@ def main():
         "cases": cases(),
         "repr": reprs(),
     }
-    with open(os.path.join(HERE, "rnn_attention.json"), "w") as f:
+    with open(os.path.join(OUT, "rnn_attention.json"), "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"), sort_keys=True)
         f.write("\n")
 

@@ -47,6 +47,9 @@ import torch
 
 aten = torch.ops.aten
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 f32, f64, i64, bl = torch.float32, torch.float64, torch.int64, torch.bool
 
@@ -1122,7 +1125,7 @@ def main():
         "inputs": {k: enc(v) for k, v in INPUTS.items()},
         "cases": cases,
     }
-    path = os.path.join(HERE, "conformance.json")
+    path = os.path.join(OUT, "conformance.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"), sort_keys=True)
         f.write("\n")

@@ -22,6 +22,9 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 nan, inf = math.nan, math.inf
 
 
@@ -178,10 +181,10 @@ def main():
 
     # A small tensor written by Python's torch.save for the Go loader.
     py_t = torch.tensor([[1.5, -2.0, 3.25], [4.0, 0.0, -6.75]], dtype=torch.float32)
-    torch.save(py_t, os.path.join(HERE, "py_tensor.pt"))
+    torch.save(py_t, os.path.join(OUT, "py_tensor.pt"))
     # A valid file that holds a list, not a single tensor: Go's Load must
     # reject it with an error.
-    torch.save([1, 2], os.path.join(HERE, "py_not_tensor.pt"))
+    torch.save([1, 2], os.path.join(OUT, "py_not_tensor.pt"))
 
     golden = {
         "torch_version": torch.__version__,
@@ -194,7 +197,7 @@ def main():
             "values": py_t.reshape(-1).tolist(),
         },
     }
-    with open(os.path.join(HERE, "golden.json"), "w") as f:
+    with open(os.path.join(OUT, "golden.json"), "w") as f:
         json.dump(golden, f, indent=1, sort_keys=True, allow_nan=False)
         f.write("\n")
 

@@ -26,6 +26,9 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 
 def rnd(shape, seed, scale=1.0, offset=0.0, dtype=torch.float32):
@@ -362,7 +365,7 @@ def run():
             rec["after"] = {k: enc(ins[k]) for k in after}
         out.append(rec)
     data = {"torch_version": torch.__version__, "cases": out}
-    with open(os.path.join(HERE, "functional.json"), "w") as f:
+    with open(os.path.join(OUT, "functional.json"), "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", len(out), "cases")

@@ -20,6 +20,9 @@ import torch
 import torch.nn.init as init
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 CASES = [
     # name, shape, seed, function
@@ -71,7 +74,7 @@ def main():
         fi, fo = init._calculate_fan_in_and_fan_out(torch.empty(*s))
         fans.append({"shape": list(s), "fan_in": fi, "fan_out": fo})
     data = {"torch_version": torch.__version__, "cases": cases, "gains": gains, "fans": fans}
-    with open(os.path.join(HERE, "init.json"), "w") as f:
+    with open(os.path.join(OUT, "init.json"), "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
     print("wrote", len(cases), "cases")

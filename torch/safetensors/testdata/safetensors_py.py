@@ -29,6 +29,9 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 
 DTYPES = {
     torch.bool: "BOOL", torch.uint8: "U8", torch.int8: "I8",
@@ -146,10 +149,10 @@ def describe(t):
 
 def make():
     tensors = zoo()
-    save(os.path.join(HERE, "dtypes.safetensors"), tensors, ZOO_METADATA)
+    save(os.path.join(OUT, "dtypes.safetensors"), tensors, ZOO_METADATA)
     expected = {"metadata": ZOO_METADATA,
                 "tensors": {n: describe(t) for n, t in sorted(tensors.items())}}
-    with open(os.path.join(HERE, "dtypes.json"), "w") as f:
+    with open(os.path.join(OUT, "dtypes.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")
 
