@@ -13,9 +13,17 @@ import (
 //
 // GoTorch frees the tensors of a training step when the next step begins:
 // torch.GC() marks a step boundary and torch.FinishGC() ends a run of
-// steps (see torch/memory.go). gop-torch puts these calls into the
-// training script, the MainEntry method of the *_train.gox project
-// class:
+// steps (see torch/memory.go). gop-torch bounds every loop that may make
+// tensors, in two ways.
+//
+// Step loops. In the training script's own code, the loops run one after
+// another on the script's goroutine, and their iterations are steps:
+// the statements of MainEntry (the script's top level), the script's
+// funcs (the other methods of the *_train.gox project class), and the
+// function literals in them that run there and then: called in place
+// (func() { ... }(), defer func() { ... }(), which includes Go+'s
+// comprehensions) or passed to NoGrad (noGrad => { ... }). gop-torch
+// puts
 //
 //   - torch.GC() as the first statement of the body of each for loop
 //     (for, for-range and Go+'s for-in, which gop turns into them),
@@ -24,61 +32,169 @@ import (
 //     code that follows a loop (an evaluation, a print) does not run
 //     inside the loop's last step.
 //
+// So noGrad => { for x, y in testLoader { ... } } frees each evaluation
+// batch's tensors at the next, as the training loop does.
+//
+// Bounded loops. Loops that may run inside another loop's step, or on
+// another goroutine, get torch.MaybeGC() as the first statement of their
+// body: the methods of model classes (a Forward runs inside a training
+// step), functions outside classes, and every other function literal
+// (one stored in a variable, passed as a callback such as a transform that
+// a loader's workers run per example, or started with go). MaybeGC
+// collects only when 4,096 tensors or 64 MiB were made since the last
+// collection, and otherwise costs one lock, so a hot loop pays almost
+// nothing, and it leaves the step state alone. A GC() per iteration there
+// would run Go's collector (about 0.2 ms) at every iteration of a Forward
+// loop, per example on a loader's workers, and a FinishGC after the loop
+// would end the caller's step in its middle. These loops get no
+// FinishGC.
+//
+// Calling GC() inside a closure or a nested loop never frees a tensor
+// that the program can still use: GC frees only tensors whose handles Go
+// found unreachable (weak pointers, torch/memory.go), whatever goroutine
+// calls it. The choice between the two is about cost and step
+// boundaries, not safety.
+//
 // Rules:
 //
 //   - Loops whose body calls nothing (i += 2, a[i] = x) cannot make
-//     tensors and are left alone: a GC() runs Go's collector, far too
-//     costly for them. Calls to Go builtins and type conversions do not
-//     count as calls.
-//   - Every way out of a loop ends the step. The normal end and a break
-//     reach the FinishGC after the loop; a labelled break reaches the
-//     FinishGC after the loop it names. A continue, labelled or not,
+//     tensors and are left alone. Calls to Go builtins and type
+//     conversions do not count as calls; calls inside a function literal
+//     count only when the literal is called in place.
+//   - Every way out of a step loop ends the step. The normal end and a
+//     break reach the FinishGC after the loop; a labelled break reaches
+//     the FinishGC after the loop it names. A continue, labelled or not,
 //     reaches the GC() at the top of the loop it continues, which ends
 //     the step as well. A return, a goto out of a loop and a panic reach
 //     a deferred torch.FinishGC(), which gop-torch puts at the top of
-//     MainEntry when it instruments a loop there.
+//     MainEntry when it instruments a loop there. Elsewhere (script
+//     funcs, literals) they leave the step open until the next GC() or
+//     FinishGC(), which leaks nothing (the Trainer calls FinishGC when the
+//     script ends); a deferred FinishGC there would run Go's collector at
+//     every call.
 //   - A loop that never ends normally (for {} without a break) gets no
 //     FinishGC, which would be unreachable.
-//   - Only the statements of MainEntry are instrumented, not closures
-//     (func literals, Go+ lambdas and comprehensions), other methods or
-//     model classes: their loops may run inside a step, where a GC()
-//     would end the step early.
+//   - A script func called from a per-example transform or a goroutine
+//     still gets step loops: gop-torch cannot see where a method is
+//     called from. Move such a loop into a function literal or a model
+//     method to make it a bounded loop.
+
+// gcMode is how the loops of a function are instrumented.
+type gcMode int
+
+const (
+	stepLoops    gcMode = iota + 1 // GC() at the top, FinishGC() after
+	boundedLoops                   // MaybeGC() at the top
+)
 
 // gcCalls makes the statements to insert. Each call returns a new
 // statement; the expressions inside may be shared.
 type gcCalls struct {
-	gc, finish, deferFinish func() ast.Stmt
+	gc, finish, deferFinish, maybe func() ast.Stmt
 }
 
-// instrumentFunc instruments the body of a function and returns the
-// number of loops that got a GC() call. If there are any, the body starts
-// with defer torch.FinishGC(), for the ways out of a loop that skip the
+// instrumentFunc instruments the body of MainEntry and returns the number
+// of loops that got a GC() or MaybeGC() call, function literals included.
+// If MainEntry's own statements have step loops, the body starts with
+// defer torch.FinishGC(), for the ways out of a loop that skip the
 // FinishGC after it: return, goto and panics.
 func instrumentFunc(fn *ast.FuncDecl, calls gcCalls) int {
+	return instrumentDecl(fn, stepLoops, true, calls)
+}
+
+// instrumentDecl instruments a function declaration's body in mode and
+// returns the number of loops instrumented. deferFinish says whether a
+// body with step loops of its own starts with defer torch.FinishGC().
+func instrumentDecl(fn *ast.FuncDecl, mode gcMode, deferFinish bool, calls gcCalls) int {
 	if fn.Body == nil {
 		return 0
 	}
-	n := 0
-	fn.Body.List = instrumentList(fn.Body.List, calls, &n)
-	if n > 0 {
+	in := &instrumenter{calls: calls}
+	own := in.body(fn.Body, mode)
+	if own > 0 && mode == stepLoops && deferFinish {
 		fn.Body.List = append([]ast.Stmt{calls.deferFinish()}, fn.Body.List...)
 	}
-	return n
+	return in.n
 }
 
-// instrumentList instruments a statement list and the statements nested
-// in it.
-func instrumentList(list []ast.Stmt, calls gcCalls, n *int) []ast.Stmt {
+// instrumenter instruments a function body and the function literals in
+// it.
+type instrumenter struct {
+	calls gcCalls
+	n     int // loops instrumented in all
+}
+
+// body instruments the statements of a function body in mode, and the
+// function literals in it, and returns the number of the body's own
+// loops (not its literals') that it instrumented.
+func (in *instrumenter) body(b *ast.BlockStmt, mode gcMode) int {
+	in.literals(b, mode)
+	own := 0
+	b.List = in.list(b.List, mode, &own)
+	in.n += own
+	return own
+}
+
+// literals instruments the bodies of the function literals in n, the
+// outermost ones: each in the mode its use gives it (see litMode), and
+// the literals nested in it in turn.
+func (in *instrumenter) literals(n ast.Node, mode gcMode) {
+	inPlace := map[*ast.FuncLit]bool{}
+	goCalls := map[*ast.CallExpr]bool{}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch v := x.(type) {
+		case *ast.GoStmt:
+			// go func() { ... }() runs on another goroutine.
+			goCalls[v.Call] = true
+		case *ast.CallExpr:
+			if lit, ok := ast.Unparen(v.Fun).(*ast.FuncLit); ok && !goCalls[v] {
+				inPlace[lit] = true
+			}
+			if isNoGrad(v.Fun) {
+				for _, a := range v.Args {
+					if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+						inPlace[lit] = true
+					}
+				}
+			}
+		case *ast.FuncLit:
+			m := boundedLoops
+			if mode == stepLoops && inPlace[v] {
+				m = stepLoops
+			}
+			in.body(v.Body, m)
+			return false
+		}
+		return true
+	})
+}
+
+// isNoGrad reports whether f names a function or method NoGrad, which
+// runs its argument at once on the calling goroutine (torch.NoGrad,
+// gopkg.NoGrad, Go+'s noGrad => { ... }).
+func isNoGrad(f ast.Expr) bool {
+	switch v := ast.Unparen(f).(type) {
+	case *ast.Ident:
+		return v.Name == "NoGrad"
+	case *ast.SelectorExpr:
+		return v.Sel.Name == "NoGrad"
+	}
+	return false
+}
+
+// list instruments a statement list in mode, and the statements nested in
+// it, counting the loops it instruments in n.
+func (in *instrumenter) list(list []ast.Stmt, mode gcMode, n *int) []ast.Stmt {
 	out := make([]ast.Stmt, 0, len(list))
 	for _, s := range list {
 		out = append(out, s)
 		if loop, label := loopOf(s); loop != nil {
-			if instrumentLoop(loop, calls, n) && endsNormally(loop, label) {
-				out = append(out, calls.finish())
+			if in.loop(loop, mode, n) && mode == stepLoops && endsNormally(loop, label) {
+				out = append(out, in.calls.finish())
 			}
 			continue
 		}
-		instrumentNested(s, calls, n)
+		in.nested(s, mode, n)
 	}
 	return out
 }
@@ -108,47 +224,51 @@ func loopBody(loop ast.Stmt) *ast.BlockStmt {
 	return nil
 }
 
-// instrumentLoop puts GC() at the top of a loop's body if the body calls
-// anything, after instrumenting the loops nested in it. It reports
+// loop puts GC() or MaybeGC() at the top of a loop's body if the body
+// calls anything, after instrumenting the loops nested in it. It reports
 // whether it did.
-func instrumentLoop(loop ast.Stmt, calls gcCalls, n *int) bool {
+func (in *instrumenter) loop(loop ast.Stmt, mode gcMode, n *int) bool {
 	body := loopBody(loop)
 	if body == nil {
 		return false
 	}
 	calling := hasCall(body)
-	body.List = instrumentList(body.List, calls, n)
+	body.List = in.list(body.List, mode, n)
 	if !calling {
 		return false
 	}
-	body.List = append([]ast.Stmt{calls.gc()}, body.List...)
+	first := in.calls.gc
+	if mode == boundedLoops {
+		first = in.calls.maybe
+	}
+	body.List = append([]ast.Stmt{first()}, body.List...)
 	*n++
 	return true
 }
 
-// instrumentNested instruments the statement lists inside a statement
-// that is not a loop.
-func instrumentNested(s ast.Stmt, calls gcCalls, n *int) {
+// nested instruments the statement lists inside a statement that is not
+// a loop.
+func (in *instrumenter) nested(s ast.Stmt, mode gcMode, n *int) {
 	switch v := s.(type) {
 	case *ast.BlockStmt:
-		v.List = instrumentList(v.List, calls, n)
+		v.List = in.list(v.List, mode, n)
 	case *ast.LabeledStmt:
-		instrumentNested(v.Stmt, calls, n)
+		in.nested(v.Stmt, mode, n)
 	case *ast.IfStmt:
-		instrumentNested(v.Body, calls, n)
+		in.nested(v.Body, mode, n)
 		if v.Else != nil {
-			instrumentNested(v.Else, calls, n)
+			in.nested(v.Else, mode, n)
 		}
 	case *ast.SwitchStmt:
-		instrumentNested(v.Body, calls, n)
+		in.nested(v.Body, mode, n)
 	case *ast.TypeSwitchStmt:
-		instrumentNested(v.Body, calls, n)
+		in.nested(v.Body, mode, n)
 	case *ast.SelectStmt:
-		instrumentNested(v.Body, calls, n)
+		in.nested(v.Body, mode, n)
 	case *ast.CaseClause:
-		v.Body = instrumentList(v.Body, calls, n)
+		v.Body = in.list(v.Body, mode, n)
 	case *ast.CommClause:
-		v.Body = instrumentList(v.Body, calls, n)
+		v.Body = in.list(v.Body, mode, n)
 	}
 }
 
@@ -253,9 +373,12 @@ func breaks(n ast.Node, label string, depth int) bool {
 	return found
 }
 
-// instrumentPackage finds the training script's MainEntry in a compiled
-// package, inserts the GC calls and adds the marker method. It reports the
-// number of loops instrumented and whether there was a MainEntry.
+// instrumentPackage instruments the loops of a compiled package: step
+// loops in the training script's MainEntry and its other methods, bounded
+// loops in every other function (model classes' methods included). If
+// the package has a training script, it adds the marker method. It
+// reports the number of loops instrumented and whether there was a
+// MainEntry.
 func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 	file := pkg.ASTFile()
 	if file == nil {
@@ -272,30 +395,57 @@ func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 		}
 		main = fd
 	}
-	if main == nil {
-		return 0, false, nil
-	}
-	recvName := recvTypeName(main.Recv.List[0].Type)
-	obj := pkg.Types.Scope().Lookup(recvName)
-	if obj == nil {
-		return 0, false, fmt.Errorf("cannot find the project class %q", recvName)
+	var obj types.Object
+	recvName := ""
+	if main != nil {
+		recvName = recvTypeName(main.Recv.List[0].Type)
+		obj = pkg.Types.Scope().Lookup(recvName)
+		if obj == nil {
+			return 0, false, fmt.Errorf("cannot find the project class %q", recvName)
+		}
 	}
 	old, _ := pkg.SetCurFile("", true) // gop's default file, gop_autogen.go
 	defer pkg.RestoreCurFile(old)
-	torch := pkg.Import(torchPath)
-	cb := pkg.CB()
+	// Let gogen make the expressions, so that it imports torch, under a
+	// name that does not clash; only when a loop needs them, so that a
+	// package without loops gets no import.
+	var torch gogen.PkgRef
+	exprs := map[string]*ast.CallExpr{}
 	callExpr := func(name string) *ast.CallExpr {
-		// Let gogen make the expression, so that it imports torch, under
-		// a name that does not clash.
-		return cb.Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val.(*ast.CallExpr)
+		if e := exprs[name]; e != nil {
+			return e
+		}
+		if torch.Types == nil {
+			torch = pkg.Import(torchPath)
+		}
+		e := pkg.CB().Val(torch.Ref(name)).Call(0).InternalStack().Pop().Val.(*ast.CallExpr)
+		exprs[name] = e
+		return e
 	}
-	gc, finish := callExpr("GC"), callExpr("FinishGC")
 	calls := gcCalls{
-		gc:          func() ast.Stmt { return &ast.ExprStmt{X: gc} },
-		finish:      func() ast.Stmt { return &ast.ExprStmt{X: finish} },
-		deferFinish: func() ast.Stmt { return &ast.DeferStmt{Call: finish} },
+		gc:          func() ast.Stmt { return &ast.ExprStmt{X: callExpr("GC")} },
+		finish:      func() ast.Stmt { return &ast.ExprStmt{X: callExpr("FinishGC")} },
+		deferFinish: func() ast.Stmt { return &ast.DeferStmt{Call: callExpr("FinishGC")} },
+		maybe:       func() ast.Stmt { return &ast.ExprStmt{X: callExpr("MaybeGC")} },
 	}
-	loops = instrumentFunc(main, calls)
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		switch {
+		case fd == main:
+			loops += instrumentFunc(fd, calls)
+		case main != nil && fd.Recv != nil && len(fd.Recv.List) == 1 && recvTypeName(fd.Recv.List[0].Type) == recvName:
+			// A script func.
+			loops += instrumentDecl(fd, stepLoops, false, calls)
+		default:
+			loops += instrumentDecl(fd, boundedLoops, false, calls)
+		}
+	}
+	if main == nil {
+		return loops, false, nil
+	}
 
 	// The marker that tells the Trainer that the loops call GC().
 	recv := pkg.NewParam(token.NoPos, "this", types.NewPointer(obj.Type()))

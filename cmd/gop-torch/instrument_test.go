@@ -24,21 +24,30 @@ var testCalls = gcCalls{
 	deferFinish: func() ast.Stmt {
 		return &ast.DeferStmt{Call: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("FinishGC")}}}
 	},
+	maybe: func() ast.Stmt {
+		return &ast.ExprStmt{X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("torch"), Sel: ast.NewIdent("MaybeGC")}}}
+	},
 }
 
 // deferred is the statement that starts every instrumented body.
 const deferred = "defer torch.FinishGC()\n"
 
-// instrumentSource instruments the body of func f in src and returns it,
-// formatted, without the func line and braces.
+// instrumentSource instruments the body of func f in src as MainEntry and
+// returns it, formatted, without the func line and braces.
 func instrumentSource(t *testing.T, body string) (string, int) {
+	t.Helper()
+	return instrumentSourceAs(t, body, func(fn *ast.FuncDecl) int { return instrumentFunc(fn, testCalls) })
+}
+
+// instrumentSourceAs is instrumentSource with another instrumentation.
+func instrumentSourceAs(t *testing.T, body string, instrument func(*ast.FuncDecl) int) (string, int) {
 	t.Helper()
 	src := "package p\nfunc f() {\n" + body + "\n}\n"
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "p.go", src, 0)
 	require.NoError(t, err)
 	fn := file.Decls[0].(*ast.FuncDecl)
-	n := instrumentFunc(fn, testCalls)
+	n := instrument(fn)
 	var b bytes.Buffer
 	require.NoError(t, format.Node(&b, token.NewFileSet(), fn.Body))
 	out := strings.TrimSuffix(strings.TrimPrefix(b.String(), "{\n"), "}")
@@ -49,6 +58,9 @@ func TestInstrument(t *testing.T) {
 	cases := []struct {
 		name, in, want string
 		loops          int
+		// noDefer: the loops are all in function literals, so MainEntry
+		// gets no defer torch.FinishGC().
+		noDefer bool
 	}{{
 		name:  "loop",
 		in:    "for i := 0; i < n; i++ { step(i) }\ndone()",
@@ -114,9 +126,56 @@ func TestInstrument(t *testing.T) {
 		want:  "if c {\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n} else {\nfor range b {\ntorch.GC()\ng()\n}\ntorch.FinishGC()\n}\nswitch {\ncase c:\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}\nselect {\ncase <-ch:\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}\n",
 		loops: 4,
 	}, {
-		name: "closures are left alone",
-		in:   "h := func() { for range a { f() } }\ngo func() { for { f() } }()\nh()",
-		want: "h := func() {\nfor range a {\nf()\n}\n}\ngo func() {\nfor {\nf()\n}\n}()\nh()\n",
+		name:    "stored and go'd closures get bounded loops",
+		in:      "h := func() { for range a { f() } }\ngo func() { for { f() } }()\nh()",
+		want:    "h := func() {\nfor range a {\ntorch.MaybeGC()\nf()\n}\n}\ngo func() {\nfor {\ntorch.MaybeGC()\nf()\n}\n}()\nh()\n",
+		loops:   2,
+		noDefer: true,
+	}, {
+		name:    "closures that call nothing are left alone",
+		in:      "h := func() { for range a { x++ } }\nNoGrad(func() { for i := range a { s += a[i] } })",
+		want:    "h := func() {\nfor range a {\nx++\n}\n}\nNoGrad(func() {\nfor i := range a {\ns += a[i]\n}\n})\n",
+		noDefer: true,
+	}, {
+		name:    "a noGrad evaluation loop is a step loop",
+		in:      "gopkg.NoGrad(func() {\nfor it := l.Gop_Enum(); ; {\nx, ok := it.Next()\nif !ok {\nbreak\n}\nuse(x)\n}\n})\ndone()",
+		want:    "gopkg.NoGrad(func() {\nfor it := l.Gop_Enum(); ; {\ntorch.GC()\nx, ok := it.Next()\nif !ok {\nbreak\n}\nuse(x)\n}\ntorch.FinishGC()\n})\ndone()\n",
+		loops:   1,
+		noDefer: true,
+	}, {
+		name:    "closures called in place, deferred and in noGrad",
+		in:      "func() { for range a { f() } }()\ndefer func() { for range a { f() } }()\nNoGrad(func() { for range a { f() } })",
+		want:    "func() {\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}()\ndefer func() {\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n}()\nNoGrad(func() {\nfor range a {\ntorch.GC()\nf()\n}\ntorch.FinishGC()\n})\n",
+		loops:   3,
+		noDefer: true,
+	}, {
+		name:    "a comprehension that calls",
+		in:      "ys := func() (r []int) {\nfor _, x := range xs {\nr = append(r, f(x))\n}\nreturn\n}()",
+		want:    "ys := func() (r []int) {\nfor _, x := range xs {\ntorch.GC()\nr = append(r, f(x))\n}\ntorch.FinishGC()\nreturn\n}()\n",
+		loops:   1,
+		noDefer: true,
+	}, {
+		name:    "callbacks get bounded loops",
+		in:      "l.SetTransform(func(x T) T {\nfor range 3 {\nx = f(x)\n}\nreturn x\n})",
+		want:    "l.SetTransform(func(x T) T {\nfor range 3 {\ntorch.MaybeGC()\nx = f(x)\n}\nreturn x\n})\n",
+		loops:   1,
+		noDefer: true,
+	}, {
+		name:    "a closure in a bounded closure is bounded, even called in place",
+		in:      "h := func() {\nNoGrad(func() { for range a { f() } })\n}",
+		want:    "h := func() {\nNoGrad(func() {\nfor range a {\ntorch.MaybeGC()\nf()\n}\n})\n}\n",
+		loops:   1,
+		noDefer: true,
+	}, {
+		name:  "noGrad inside an epoch loop",
+		in:    "for e := range 3 {\ntrain()\nNoGrad(func() {\nfor _, b := range test { eval(b) }\n})\n}",
+		want:  "for e := range 3 {\ntorch.GC()\ntrain()\nNoGrad(func() {\nfor _, b := range test {\ntorch.GC()\neval(b)\n}\ntorch.FinishGC()\n})\n}\ntorch.FinishGC()\n",
+		loops: 2,
+	}, {
+		name:  "a loop in a goroutine's closure in a loop",
+		in:    "for range a {\ngo func() {\nfor range b { f() }\n}()\n}",
+		want:  "for range a {\ntorch.GC()\ngo func() {\nfor range b {\ntorch.MaybeGC()\nf()\n}\n}()\n}\ntorch.FinishGC()\n",
+		loops: 2,
 	}, {
 		name:  "calling a closure counts",
 		in:    "for range a { func() { x++ }() }",
@@ -152,11 +211,25 @@ func TestInstrument(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, n := instrumentSource(t, c.in)
 			want := c.want
-			if c.loops > 0 {
+			if c.loops > 0 && !c.noDefer {
 				want = deferred + want
 			}
 			assert.Equal(t, want, got)
 			assert.Equal(t, c.loops, n)
 		})
 	}
+}
+
+// TestInstrumentOtherFuncs: a script func gets step loops without a
+// deferred FinishGC; model methods and other functions get bounded loops,
+// and their literals too.
+func TestInstrumentOtherFuncs(t *testing.T) {
+	const in = "for i := range n {\nx = f(x)\n}\nNoGrad(func() { for range a { g() } })\nfor range a { a++ }"
+	got, n := instrumentSourceAs(t, in, func(fn *ast.FuncDecl) int { return instrumentDecl(fn, stepLoops, false, testCalls) })
+	assert.Equal(t, "for i := range n {\ntorch.GC()\nx = f(x)\n}\ntorch.FinishGC()\nNoGrad(func() {\nfor range a {\ntorch.GC()\ng()\n}\ntorch.FinishGC()\n})\nfor range a {\na++\n}\n", got, "script func")
+	assert.Equal(t, 2, n)
+
+	got, n = instrumentSourceAs(t, in, func(fn *ast.FuncDecl) int { return instrumentDecl(fn, boundedLoops, false, testCalls) })
+	assert.Equal(t, "for i := range n {\ntorch.MaybeGC()\nx = f(x)\n}\nNoGrad(func() {\nfor range a {\ntorch.MaybeGC()\ng()\n}\n})\nfor range a {\na++\n}\n", got, "model method")
+	assert.Equal(t, 2, n)
 }
