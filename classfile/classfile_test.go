@@ -347,7 +347,16 @@ type script struct {
 
 func (s *script) MainEntry() { s.ran = true }
 
-type instrumentedScript struct{ script }
+type instrumentedScript struct {
+	script
+	epochs int
+}
+
+// MainEntry reads epochs, as a loop over them would, and so uses -epochs.
+func (s *instrumentedScript) MainEntry() {
+	s.ran = true
+	s.epochs = s.Epochs__0()
+}
 
 func (s *instrumentedScript) GopTorchInstrumented() string { return "test" }
 
@@ -359,9 +368,10 @@ func TestGoptTrainerMain(t *testing.T) {
 	classfile.Gopt_Trainer_Main(s)
 	assert.True(t, s.ran)
 	assert.True(t, s.Instrumented())
-	assert.Equal(t, 4, s.Epochs__0(), "flags are parsed")
+	assert.Equal(t, 4, s.epochs, "flags are parsed")
 	assert.Empty(t, warnings.String())
 
+	defer classfile.SetTestHooks(&warnings, nil)()
 	p := new(script)
 	classfile.Gopt_Trainer_Main(p)
 	assert.True(t, p.ran)
@@ -459,4 +469,64 @@ func TestFreeLoss(t *testing.T) {
 	for _, l := range kept {
 		assert.False(t, isFreed(l), "a custom loss's result was freed")
 	}
+}
+
+// A flag that the script never reads is an error that names it: the run
+// would otherwise pass for one made with it.
+func TestUnusedFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	code := -1
+	defer classfile.SetExit(&stderr, func(c int) { code = c })()
+	defer classfile.SetTestHooks(io.Discard, []string{"-epochs", "4", "-seed", "3"})()
+
+	// script never reads epochs; seed is used as it is set.
+	p := new(script)
+	classfile.Gopt_Trainer_Main(p)
+	assert.True(t, p.ran)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr.String(), "the command line gives -epochs 4, but the script never used it")
+	assert.NotContains(t, stderr.String(), "-seed")
+
+	// instrumentedScript reads epochs.
+	code = -1
+	stderr.Reset()
+	classfile.Gopt_Trainer_Main(new(instrumentedScript))
+	assert.Equal(t, -1, code, stderr.String())
+	assert.Empty(t, stderr.String())
+
+	// A bad flag exits before the script runs.
+	defer classfile.SetTestHooks(io.Discard, []string{"-epochs", "x"})()
+	q := new(script)
+	classfile.Gopt_Trainer_Main(q)
+	assert.Equal(t, 2, code)
+	assert.False(t, q.ran)
+	assert.Contains(t, stderr.String(), "-epochs")
+}
+
+// A script that builds its own optimizer does not use -lr or -optimizer:
+// setting it fails, naming them, unless the script read them first.
+func TestOwnOptimizerWithFlags(t *testing.T) {
+	var tr classfile.Trainer
+	require.NoError(t, tr.ParseFlags([]string{"-lr", "0.5", "-optimizer", "sgd", "-epochs", "1"}))
+	m := new(linear)
+	tr.Model__1(m)
+	opt := optim.Adam(m.Parameters(), optim.WithLR(0.001))
+	assert.PanicsWithValue(t,
+		"classfile: the command line gives -lr 0.5 -optimizer sgd, but the script builds its own optimizer, "+
+			"which does not use them; drop them, or pass the knob to the optimizer (optim.withLR(lr))",
+		func() { tr.Optimizer__2(opt) })
+
+	// Reading lr (optim.withLR(lr)) uses -lr.
+	var ok classfile.Trainer
+	require.NoError(t, ok.ParseFlags([]string{"-lr", "0.5"}))
+	ok.Model__1(m)
+	own := optim.Adam(m.Parameters(), optim.WithLR(ok.Lr__0()))
+	assert.NotPanics(t, func() { ok.Optimizer__2(own) })
+	assert.Equal(t, 0.5, ok.Optimizer__0().ParamGroups()[0].LR())
+
+	// The trainer's own optimizer uses them all.
+	var own2 classfile.Trainer
+	require.NoError(t, own2.ParseFlags([]string{"-lr", "0.5", "-optimizer", "sgd", "-momentum", "0.9", "-weight-decay", "0.1"}))
+	own2.Model__1(m)
+	assert.Equal(t, 0.5, own2.Optimizer__0().ParamGroups()[0].LR())
 }

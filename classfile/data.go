@@ -119,7 +119,7 @@ func (t *Trainer) newBatches(name string, ds Dataset, training bool) *Batches {
 		BatchSize: t.BatchSize__0(),
 		Shuffle:   training,
 		Seed:      t.loaderSeed(),
-		Workers:   t.workers,
+		Workers:   t.Workers__0(),
 		// The batches' iterators mark the GC steps themselves (or leave
 		// them to gop-torch's inserted calls).
 		NoGC: true,
@@ -162,6 +162,7 @@ func (b *Batches) Gop_Enum() *BatchIter {
 		t.startSchedule()
 	}
 	it := &BatchIter{b: b}
+	t.flagUsed("limit-batches") // Next stops at it
 	if t.Progress__0() {
 		label := "eval"
 		if b.training {

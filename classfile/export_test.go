@@ -17,6 +17,14 @@ func SetTestHooks(w io.Writer, args []string) (undo func()) {
 	return func() { warnOut, commandLine = oldOut, oldArgs }
 }
 
+// SetExit makes Gopt_Trainer_Main write its command-line errors to w and
+// call f instead of os.Exit. It returns a function that undoes it.
+func SetExit(w io.Writer, f func(code int)) (undo func()) {
+	oldOut, oldExit := errOut, exit
+	errOut, exit = w, f
+	return func() { errOut, exit = oldOut, oldExit }
+}
+
 // EnvOff exposes envOff.
 var EnvOff = envOff
 

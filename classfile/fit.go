@@ -118,6 +118,7 @@ func nan() float64 {
 func (t *Trainer) Fit() {
 	forward := t.forward("fit")
 	lossFn := t.lossFunc()
+	t.flagUsed("checkpoint")
 	if t.checkpoint != "" {
 		if _, err := os.Stat(t.checkpoint); err == nil {
 			t.LoadCheckpoint(t.checkpoint)

@@ -20,6 +20,7 @@ const (
 // LrSchedule__0 is the learning-rate schedule: "constant" (the default) or
 // "cosine".
 func (t *Trainer) LrSchedule__0() string {
+	t.flagUsed("lr-schedule")
 	if t.schedName == "" {
 		return ScheduleConstant
 	}

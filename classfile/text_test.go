@@ -64,9 +64,19 @@ func TestTextDataset(t *testing.T) {
 		func() { tr.TextDataset(filepath.Join(filepath.Dir(path), "missing"), 5) })
 }
 
+// knobScript reads epochs and lr, as a script that trains does, and so
+// uses their flags.
+type knobScript struct{ script }
+
+func (s *knobScript) MainEntry() {
+	s.ran = true
+	s.Epochs__0()
+	s.Lr__0()
+}
+
 func TestArgs(t *testing.T) {
 	defer classfile.SetTestHooks(io.Discard, []string{"-epochs", "2", "-lr=0.1", "book.txt", "more"})()
-	s := new(script)
+	s := new(knobScript)
 	classfile.Gopt_Trainer_Main(s)
 	assert.Equal(t, []string{"book.txt", "more"}, s.Args())
 	assert.Equal(t, 2, s.Epochs__0())

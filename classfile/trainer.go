@@ -61,6 +61,8 @@ type Trainer struct {
 	// locked holds the knobs set on the command line, which the script
 	// cannot change.
 	locked map[string]bool
+	// cmdFlags are those flags, and whether they were used (flags.go).
+	cmdFlags []*cmdFlag
 
 	model    nn.Moduler
 	opt      optim.Optimizer
@@ -131,8 +133,9 @@ func Gopt_Trainer_Main(p project) {
 		panic(fmt.Sprintf("classfile: %T has no top-level statements (MainEntry)", p))
 	}
 	if err := t.ParseFlags(commandLine()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		fmt.Fprintln(errOut, err)
+		exit(2)
+		return
 	}
 	if !envOff("GOTORCH_LOCK_THREAD") {
 		runtime.LockOSThread()
@@ -140,6 +143,13 @@ func Gopt_Trainer_Main(p project) {
 	}
 	defer t.finish()
 	entry.MainEntry()
+	// A flag that nothing read changed nothing: say so, rather than let
+	// the run pass for one made with it.
+	if err := t.unusedFlagsError(); err != nil {
+		t.finish()
+		fmt.Fprintln(errOut, err)
+		exit(2)
+	}
 }
 
 // envOff reports whether the environment variable is set to turn
@@ -167,6 +177,7 @@ func (t *Trainer) Instrumented() bool { return t.instrumented }
 
 // Epochs__0 is the number of epochs (default 10).
 func (t *Trainer) Epochs__0() int {
+	t.flagUsed("epochs")
 	if t.epochs == 0 {
 		return DefaultEpochs
 	}
@@ -186,6 +197,7 @@ func (t *Trainer) Epochs__1(n int) {
 
 // BatchSize__0 is the batch size of the loaders (default 64).
 func (t *Trainer) BatchSize__0() int {
+	t.flagUsed("batch-size")
 	if t.batchSize == 0 {
 		return DefaultBatchSize
 	}
@@ -207,7 +219,10 @@ func (t *Trainer) BatchSize__1(n int) {
 
 // Workers__0 is the number of goroutines that load batches (default 0:
 // the loop's own goroutine loads them, PyTorch's num_workers=0).
-func (t *Trainer) Workers__0() int { return t.workers }
+func (t *Trainer) Workers__0() int {
+	t.flagUsed("workers")
+	return t.workers
+}
 
 // Workers__1 sets the number of loader goroutines.
 func (t *Trainer) Workers__1(n int) {
@@ -224,6 +239,7 @@ func (t *Trainer) Workers__1(n int) {
 // Lr__0 is the learning rate: as set, or the optimizer's default (0.01
 // for SGD, 1e-3 for Adam and AdamW, 0.01 for RMSprop and Adagrad).
 func (t *Trainer) Lr__0() float64 {
+	t.flagUsed("lr")
 	if t.lr == 0 {
 		return defaultLR[t.OptimizerName()]
 	}
@@ -248,7 +264,10 @@ func (t *Trainer) Lr__1(lr float64) {
 }
 
 // Momentum__0 is SGD's and RMSprop's momentum (default 0).
-func (t *Trainer) Momentum__0() float64 { return t.momentum }
+func (t *Trainer) Momentum__0() float64 {
+	t.flagUsed("momentum")
+	return t.momentum
+}
 
 // Momentum__1 sets the momentum: momentum 0.9. The optimizer is made
 // again at its next use.
@@ -263,6 +282,7 @@ func (t *Trainer) Momentum__1(m float64) {
 // WeightDecay__0 is the weight decay (default: the optimizer's, 0 except
 // AdamW's 0.01).
 func (t *Trainer) WeightDecay__0() float64 {
+	t.flagUsed("weight-decay")
 	if !t.wdSet && t.OptimizerName() == "adamw" {
 		return 0.01
 	}
@@ -331,6 +351,7 @@ func (t *Trainer) Device__1(name string) {
 // Progress__0 reports whether loaders show a progress bar (default: when
 // stderr is a terminal).
 func (t *Trainer) Progress__0() bool {
+	t.flagUsed("progress")
 	if !t.progressSet {
 		return isTerminal(os.Stderr)
 	}
@@ -346,7 +367,10 @@ func (t *Trainer) Progress__1(on bool) {
 }
 
 // Checkpoint__0 is the checkpoint file of Fit, "" for none.
-func (t *Trainer) Checkpoint__0() string { return t.checkpoint }
+func (t *Trainer) Checkpoint__0() string {
+	t.flagUsed("checkpoint")
+	return t.checkpoint
+}
 
 // Checkpoint__1 sets Fit's checkpoint file: Fit resumes from it if it
 // exists and saves to it after every epoch (SaveCheckpoint).
@@ -359,7 +383,10 @@ func (t *Trainer) Checkpoint__1(path string) {
 
 // LimitBatches__0 is the most batches that a loop over a loader takes per
 // epoch, 0 for all (the default).
-func (t *Trainer) LimitBatches__0() int { return t.limitBatches }
+func (t *Trainer) LimitBatches__0() int {
+	t.flagUsed("limit-batches")
+	return t.limitBatches
+}
 
 // LimitBatches__1 limits the batches per epoch, for a quick trial run:
 // limitBatches 20.
@@ -435,6 +462,7 @@ func (t *Trainer) parameters() []torch.Tensor {
 // "sgd" (default), "adam", "adamw", "rmsprop" or "adagrad"; "" for a
 // custom optimizer.
 func (t *Trainer) OptimizerName() string {
+	t.flagUsed("optimizer")
 	if t.optName == "" {
 		return DefaultOptimizer
 	}
@@ -468,11 +496,13 @@ func (t *Trainer) Optimizer__2(o optim.Optimizer) {
 	if o == nil {
 		panic("classfile: optimizer(nil)")
 	}
+	t.checkOwnOptimizer()
 	t.opt = o
 	t.optName = "custom"
 }
 
 func (t *Trainer) newOptimizer() optim.Optimizer {
+	t.flagUsed(optimizerKnobs...)
 	params := t.parameters()
 	name := t.OptimizerName()
 	opts := []optim.Option{optim.WithLR(t.Lr__0())}
