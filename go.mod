@@ -9,6 +9,7 @@ require (
 	github.com/qiniu/x v1.13.19
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/stretchr/testify v1.10.0
+	golang.org/x/mod v0.20.0
 	golang.org/x/term v0.28.0
 	gonum.org/v1/plot v0.15.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -27,7 +28,6 @@ require (
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/image v0.21.0 // indirect
-	golang.org/x/mod v0.20.0 // indirect
 	golang.org/x/sys v0.29.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 )

@@ -11,13 +11,31 @@
 //	gop-torch build [go flags] DIR             compile DIR, then go build it
 //	gop-torch test [go flags] DIR              compile DIR, then go test it
 //	gop-torch go DIR...                        compile only: write gop_autogen.go
+//	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+//	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 //	gop-torch version                          print the versions
 //
 // Compiling a directory writes its gop_autogen.go, the Go that gop makes
 // of its Go+ files, after doing the same for the Go+ packages of the
 // module that it imports. The file is rewritten only when it changes;
 // commit it, and plain Go code (go build, go vet) can use the package
-// without gop-torch or gop.
+// without gop-torch or gop. gop_autogen.go holds a hash of the Go+ files,
+// and gop_autogen_uptodate_test.go beside it fails in go test when they
+// changed after it was written (stale.go); gop-torch check reports the
+// same without building.
+//
+// Before compiling, gop-torch checks the module, in a second and without
+// building anything (modcheck.go): that go.mod's require of GoTorch has
+// //gop:class, through which Go+ finds GoTorch's classfiles (it adds the
+// comment if need be); that every package the Go+ files import exists,
+// or it names the file and line of the import; and that go.sum has the
+// entries of what they import, which go mod tidy cannot see in .gox
+// files (it adds them from GoTorch's go.sum, else with go mod download).
+//
+// gop-torch init writes a new module: go.mod, go.sum, a model, a training
+// script and a plain Go program that uses the model (init.go):
+//
+//	go run github.com/gotorch/gotorch/cmd/gop-torch@VERSION init example.com/mynet
 //
 // gop-torch differs from gop in three ways:
 //
@@ -66,6 +84,8 @@ const usage = `usage:
 	gop-torch build [go flags] DIR             compile DIR, then go build it
 	gop-torch test [go flags] DIR              compile DIR, then go test it
 	gop-torch go DIR...                        compile only: write gop_autogen.go
+	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 	gop-torch version                          print the versions
 `
 
@@ -93,6 +113,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "init":
+		return initModule(args, stdout, stderr)
+	case "check":
+		return checkStale(args, stdout, stderr)
 	case "go":
 		if len(args) == 0 {
 			args = []string{"."}
@@ -171,11 +195,21 @@ func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 	if !hasGopFiles(dir) {
 		return nil, fmt.Errorf("%s has no Go+ files (.gox, .gop)", dir)
 	}
+	root, err := findModRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGoMod(root, dir, stderr); err != nil {
+		return nil, err
+	}
 	tr, err := newTranslator(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer tr.saveCache()
+	if err := tr.checkDeps(dir, stderr); err != nil {
+		return nil, err
+	}
 	rs, err := tr.translate(dir)
 	if err != nil {
 		return nil, err

@@ -344,7 +344,9 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	}()
 	pkg, _, err := tool.LoadDir(dir, tr.conf, false)
 	if err != nil {
-		if errors.Is(err, tool.ErrNotFound) || tool.NotFound(err) {
+		// A package that gop cannot find is ErrNotFound too: say "no Go+
+		// files" only when there are none.
+		if (errors.Is(err, tool.ErrNotFound) || tool.NotFound(err)) && len(goplusSources(dir)) == 0 {
 			return res, fmt.Errorf("%s: no Go+ files", dir)
 		}
 		return res, compileErrors(dir, err)
@@ -368,6 +370,13 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries and variables left to the collector: %v\n", dir, err)
 	} else {
 		src, res.Temps, res.Owned = marked, c.temps, c.owned
+	}
+	// The hash of the Go+ sources, and the test that checks it (stale.go).
+	if src, err = stampSources(src, dir); err != nil {
+		return res, err
+	}
+	if res.Changed, err = writeUptodateTest(dir, pkg.Types.Name()); err != nil {
+		return res, err
 	}
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
