@@ -213,11 +213,25 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 		return err
 	}
 	added := 0
+	merged := false // GoTorch's go.sum merged
 	var tried []string
 	for round := 0; ; round++ {
 		pkgs, err := goList(tr.dir, paths)
 		if err != nil {
-			return err
+			// A go.mod's checksum that go list cannot look up ends it.
+			if !isSumError(err.Error()) || merged {
+				return err
+			}
+			merged = true
+			n, err2 := tr.mergeGotorchSums()
+			if err2 != nil {
+				return err2
+			}
+			if n == 0 {
+				return err
+			}
+			added += n
+			continue
 		}
 		var bad []string
 		missing := map[string]bool{}
@@ -226,7 +240,9 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 				continue
 			}
 			msg := p.Error.Err
-			if strings.Contains(msg, "missing go.sum entry") {
+			// With -mod=mod, the go command looks up a missing entry
+			// in the checksum database, which fails offline.
+			if isSumError(msg) {
 				missing[p.ImportPath] = true
 				continue
 			}
@@ -253,7 +269,8 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 			}
 			return nil
 		}
-		if round == 0 {
+		if !merged {
+			merged = true
 			n, err := tr.mergeGotorchSums()
 			if err != nil {
 				return err
@@ -314,6 +331,14 @@ func addRequirements(gomod string, pkgs []listedPackage) error {
 	f.Cleanup()
 	f.SortBlocks()
 	return os.WriteFile(gomod, modfile.Format(f.Syntax), 0o644)
+}
+
+// isSumError reports whether a go command's error is a missing go.sum
+// entry. With -mod=mod, the go command looks it up in the checksum
+// database, which fails offline.
+func isSumError(msg string) bool {
+	return strings.Contains(msg, "missing go.sum entry") || strings.Contains(msg, "verifying module") ||
+		strings.Contains(msg, "verifying go.mod")
 }
 
 // missingSumError is the error that says which command adds the missing
