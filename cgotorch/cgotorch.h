@@ -139,9 +139,13 @@ gt_error gt_tensor_set_data(gt_tensor t, gt_tensor src);
 gt_error gt_tensor_zero_grad(gt_tensor t);
 
 /* Serialization in PyTorch's format (torch.save / torch.load). The bytes of
- * gt_tensor_save are malloc'd; free them with gt_free_bytes. */
+ * gt_tensor_save are malloc'd; free them with gt_free_bytes. The _fd forms
+ * stream to and from an open file (load: a regular file of size bytes)
+ * without holding the archive in memory. */
 gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size);
+gt_error gt_tensor_save_fd(gt_tensor t, int fd);
 gt_tensor_result gt_tensor_load(const char *data, int64_t size);
+gt_tensor_result gt_tensor_load_fd(int fd, int64_t size);
 void gt_free_bytes(char *data);
 
 /* Random generators (at::Generator), passed to the generated ops that take

@@ -11,12 +11,17 @@ extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
 #include <mutex>
 #include <tuple>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
 #include <torch/csrc/jit/serialization/import_read.h>
@@ -457,53 +462,162 @@ gt_error gt_tensor_zero_grad(gt_tensor t) {
   });
 }
 
+namespace {
+
+// save_to writes t in torch.save's format (a zip archive holding data.pkl
+// and one record per storage) through write, as torch::jit::pickle_save
+// does, but streaming: pickle_save builds the whole archive in a
+// std::vector first. write returns false when it fails; save_to then
+// returns false.
+//
+// PyTorchStreamWriter must never see a short write: it throws, and its
+// destructor then writes the end of the archive again and throws during
+// the unwinding, which ends the process (libtorch 1.13). So the first
+// failure is remembered, the rest of the archive is discarded, and the
+// caller reports the error once the writer is done.
+bool save_to(const at::Tensor &t, const std::function<bool(const void *, size_t)> &write) {
+  std::vector<char> pickle;
+  torch::jit::Pickler pickler(
+      [&](const char *p, size_t n) { pickle.insert(pickle.end(), p, p + n); },
+      /*tensor_table=*/nullptr, nullptr, nullptr);
+  pickler.protocol();
+  pickler.pushIValue(c10::IValue(t));
+  pickler.stop();
+  bool ok = true;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void *p, size_t n) -> size_t {
+    if (ok) ok = write(p, n);
+    return n;
+  });
+  torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
+                                     writer);
+  writer.writeEndOfFile();
+  return ok;
+}
+
+// FdReader is PyTorchStreamReader's view of a regular file of known size,
+// read with pread, so that a file is never held in memory whole.
+class FdReader final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  FdReader(int fd, size_t n) : fd_(fd), n_(n) {}
+  size_t size() const override { return n_; }
+  size_t read(uint64_t pos, void *buf, size_t n, const char * /*what*/) const override {
+    if (pos >= n_) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>(n, n_ - pos));
+    size_t done = 0;
+    while (done < n) {
+      ssize_t k = ::pread(fd_, static_cast<char *>(buf) + done,
+                          std::min<size_t>(n - done, size_t(1) << 30),
+                          static_cast<off_t>(pos + done));
+      if (k < 0 && errno == EINTR) continue;
+      TORCH_CHECK(k >= 0, "read at offset ", pos + done, ": ", std::strerror(errno));
+      if (k == 0) break;  // the file shrank: the reader reports the short read
+      done += static_cast<size_t>(k);
+    }
+    return done;
+  }
+
+ private:
+  int fd_;
+  size_t n_;
+};
+
+// load_from reads a single tensor in torch.save's format:
+// torch::jit::pickle_load, with checks. The pickle is walked first, and
+// the storages are made from the records as they are, so that their size
+// is the data's and not what the pickle claims.
+at::Tensor load_from(std::shared_ptr<caffe2::serialize::ReadAdapterInterface> in) {
+  caffe2::serialize::PyTorchStreamReader reader(std::move(in));
+  TORCH_CHECK(reader.hasRecord("data.pkl"), "not a torch.save file: no data.pkl record");
+  {
+    at::DataPtr pkl;
+    size_t n;
+    std::tie(pkl, n) = reader.getRecord("data.pkl");
+    check_pickle(static_cast<const uint8_t *>(pkl.get()), n);
+  }
+  auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
+  const std::string dir = "data/";
+  for (const std::string &name : reader.getAllRecords()) {
+    if (name.compare(0, dir.size(), dir) != 0) continue;
+    at::DataPtr ptr;
+    size_t n;
+    std::tie(ptr, n) = reader.getRecord(name);
+    storages->addStorage(name.substr(dir.size()),
+                         at::Storage(c10::Storage::use_byte_size_t(), n, std::move(ptr),
+                                     /*allocator=*/nullptr, /*resizable=*/false));
+  }
+  c10::IValue v = torch::jit::readArchiveAndTensors(
+      "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", /*type_resolver=*/c10::nullopt,
+      /*obj_loader=*/c10::nullopt, /*device=*/c10::nullopt, reader,
+      torch::jit::Unpickler::defaultTypeParser, storages);
+  TORCH_CHECK(v.isTensor(), "the file holds a ", v.tagKind(), ", not a single tensor");
+  at::Tensor t = v.toTensor();
+  check_loaded_tensor(t);
+  return t;
+}
+
+}  // namespace
+
 gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size) {
   *data = nullptr;
   *size = 0;
+  char *buf = nullptr;
+  size_t len = 0, cap = 0;
+  gt_error e = guard([&] {
+    bool ok = save_to(T(t), [&](const void *p, size_t n) {
+      if (n > cap - len) {
+        size_t c = std::max(cap * 2, len + n);
+        char *b = static_cast<char *>(std::realloc(buf, c));
+        if (b == nullptr) return false;
+        buf = b;
+        cap = c;
+      }
+      std::memcpy(buf + len, p, n);
+      len += n;
+      return true;
+    });
+    TORCH_CHECK(ok, "out of memory for a ", len, "-byte archive");
+  });
+  if (e != nullptr) {
+    std::free(buf);
+    return e;
+  }
+  *data = buf;
+  *size = static_cast<int64_t>(len);
+  return nullptr;
+}
+
+gt_error gt_tensor_save_fd(gt_tensor t, int fd) {
   return guard([&] {
-    std::vector<char> bytes = torch::jit::pickle_save(c10::IValue(T(t)));
-    char *p = static_cast<char *>(std::malloc(bytes.size() ? bytes.size() : 1));
-    TORCH_CHECK(p != nullptr, "save: out of memory");
-    std::memcpy(p, bytes.data(), bytes.size());
-    *data = p;
-    *size = static_cast<int64_t>(bytes.size());
+    int err = 0;
+    bool ok = save_to(T(t), [&](const void *p, size_t n) {
+      size_t done = 0;
+      while (done < n) {
+        ssize_t k = ::write(fd, static_cast<const char *>(p) + done,
+                            std::min<size_t>(n - done, size_t(1) << 30));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+          err = k < 0 ? errno : EIO;
+          return false;
+        }
+        done += static_cast<size_t>(k);
+      }
+      return true;
+    });
+    TORCH_CHECK(ok, "write: ", std::strerror(err));
   });
 }
+
 gt_tensor_result gt_tensor_load(const char *data, int64_t size) {
   return tensor_result([&] {
     TORCH_CHECK(size > 0, "no data");
-    // torch::jit::pickle_load, with checks: the pickle is walked first,
-    // and the storages are made from the records as they are, so that
-    // their size is the data's and not what the pickle claims.
-    caffe2::serialize::PyTorchStreamReader reader(
-        std::make_shared<BytesReader>(data, static_cast<size_t>(size)));
-    TORCH_CHECK(reader.hasRecord("data.pkl"), "not a torch.save file: no data.pkl record");
-    {
-      at::DataPtr pkl;
-      size_t n;
-      std::tie(pkl, n) = reader.getRecord("data.pkl");
-      check_pickle(static_cast<const uint8_t *>(pkl.get()), n);
-    }
-    auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
-    const std::string dir = "data/";
-    for (const std::string &name : reader.getAllRecords()) {
-      if (name.compare(0, dir.size(), dir) != 0) continue;
-      at::DataPtr ptr;
-      size_t n;
-      std::tie(ptr, n) = reader.getRecord(name);
-      storages->addStorage(name.substr(dir.size()),
-                           at::Storage(c10::Storage::use_byte_size_t(), n, std::move(ptr),
-                                       /*allocator=*/nullptr, /*resizable=*/false));
-    }
-    c10::IValue v = torch::jit::readArchiveAndTensors(
-        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", /*type_resolver=*/c10::nullopt,
-        /*obj_loader=*/c10::nullopt, /*device=*/c10::nullopt, reader,
-        torch::jit::Unpickler::defaultTypeParser, storages);
-    TORCH_CHECK(v.isTensor(), "the file holds a ", v.tagKind(),
-                ", not a single tensor");
-    at::Tensor t = v.toTensor();
-    check_loaded_tensor(t);
-    return t;
+    return load_from(std::make_shared<BytesReader>(data, static_cast<size_t>(size)));
+  });
+}
+
+gt_tensor_result gt_tensor_load_fd(int fd, int64_t size) {
+  return tensor_result([&] {
+    TORCH_CHECK(size > 0, "no data");
+    return load_from(std::make_shared<FdReader>(fd, static_cast<size_t>(size)));
   });
 }
 void gt_free_bytes(char *data) { std::free(data); }

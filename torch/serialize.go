@@ -8,9 +8,11 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"unsafe"
 
 	"github.com/gotorch/gotorch/internal/atomicfile"
+	"github.com/gotorch/gotorch/internal/fileio"
 )
 
 // TryEncode is Encode that returns its error.
@@ -28,7 +30,10 @@ func (t Tensor) TryEncode() ([]byte, error) {
 		return nil, err
 	}
 	defer C.gt_free_bytes(data)
-	return C.GoBytes(unsafe.Pointer(data), C.int(size)), nil
+	// Not C.GoBytes: its length is a C int, which a 2 GiB archive overflows.
+	out := make([]byte, int(size))
+	copy(out, unsafe.Slice((*byte)(unsafe.Pointer(data)), int(size)))
+	return out, nil
 }
 
 // Encode serializes t in PyTorch's format: the bytes torch.save writes for
@@ -47,22 +52,36 @@ func Decode(data []byte) (Tensor, error) {
 }
 
 // Save writes t to path in PyTorch's format, atomically: a crash leaves
-// either the old file or the new one, never a partial file.
+// either the old file or the new one, never a partial file, and a write
+// that fails (a full disk, say) is an error that leaves the old file as it
+// was. The archive is streamed to the file, not built in memory first.
 func Save(t Tensor, path string) error {
-	data, err := t.TryEncode()
+	const op = "save"
+	p, err := t.ptr(op, "self")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, data, 0o644)
+	return atomicfile.WriteFD(path, 0o644, func(f *os.File) error {
+		e := C.gt_tensor_save_fd(p, C.int(f.Fd()))
+		t.keep()
+		runtime.KeepAlive(f)
+		return cError(op, e)
+	})
 }
 
-// Load reads a tensor written by Save or by Python's torch.save.
+// Load reads a tensor written by Save or by Python's torch.save. The path
+// must name a regular file: a FIFO, a device or a directory is an error,
+// found before anything is read. The file is read in place, record by
+// record, never whole into memory.
 func Load(path string) (Tensor, error) {
-	data, err := os.ReadFile(path)
+	f, size, err := fileio.Open(path)
 	if err != nil {
 		return Tensor{}, err
 	}
-	t, err := Decode(data)
+	defer f.Close()
+	r := C.gt_tensor_load_fd(C.int(f.Fd()), C.int64_t(size))
+	runtime.KeepAlive(f)
+	t, err := tensorResult("load", r)
 	if err != nil {
 		return Tensor{}, fmt.Errorf("load %s: %w", path, err)
 	}

@@ -2,14 +2,19 @@ package torch_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/fileio"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -174,4 +179,136 @@ func TestSaveErrors(t *testing.T) {
 	err = torch.Save(f32(1), filepath.Join(dir, "no", "such", "dir", "x.pt"))
 	assert.Error(t, err)
 	ok(t)
+}
+
+// Load checks the file before reading it: a FIFO with no writer, a
+// directory or a device is an error at once, never a wait or an endless
+// read.
+func TestLoadSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.pt")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, path := range []string{fifo, dir, "/dev/zero", "/dev/null"} {
+		_, err := torch.Load(path)
+		require.Error(t, err, path)
+		assert.ErrorIs(t, err, fileio.ErrNotRegular, path)
+		assert.Contains(t, err.Error(), path)
+	}
+	ok(t)
+}
+
+// A save that cannot write the whole file fails and leaves the previous
+// file as it was. The file-size limit (RLIMIT_FSIZE) makes the write fail
+// part-way, as a full disk would; it is set in a child process so that it
+// binds no other test.
+func TestSaveFailureKeepsOldFile(t *testing.T) {
+	if os.Getenv("GOTORCH_TEST_FSIZE_CHILD") != "" {
+		path := os.Getenv("GOTORCH_TEST_FSIZE_CHILD")
+		lim := syscall.Rlimit{Cur: 1 << 20, Max: 1 << 20}
+		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
+		err := torch.Save(torch.Zeros(i64s(4<<20), torch.WithDtype(torch.Uint8)), path)
+		require.Error(t, err)
+		requireTorchErr(t, "save", err)
+		assert.Contains(t, err.Error(), "write")
+		t.Log(err)
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.pt")
+	require.NoError(t, torch.Save(f32(1, 2, 3), path))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSaveFailureKeepsOldFile$", "-test.v")
+	cmd.Env = append(os.Environ(), "GOTORCH_TEST_FSIZE_CHILD="+path)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "child: %s", out)
+	assert.Contains(t, string(out), "torch.save: write: File too large", "child: %s", out)
+
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the old file is intact")
+	y, err := torch.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, []float32{1, 2, 3}, torch.ToSlice[float32](y))
+	left, err := filepath.Glob(filepath.Join(dir, ".x.pt.tmp-*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file is left behind")
+}
+
+// memAvailable is /proc/meminfo's MemAvailable in bytes, 0 if unknown.
+func memAvailable() uint64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb uint64
+		if _, err := fmt.Sscanf(line, "MemAvailable: %d kB", &kb); err == nil {
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Sizes past 2 and 4 GiB are ordinary model sizes: Save streams them, Load
+// reads them back whole, and Encode returns all their bytes. (Before, a
+// C int length cut a 4 GiB archive to its last 927 bytes, and panicked on
+// a 2 GiB one.)
+func TestSaveLoadPast4GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 4 GiB file")
+	}
+	const n = 4<<30 + 4099
+	if avail := memAvailable(); avail < 3*n {
+		t.Skipf("needs %d GiB of free memory, the machine has %d GiB", 3*n>>30, avail>>30)
+	}
+	dir := t.TempDir()
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(dir, &st))
+	if free := st.Bavail * uint64(st.Bsize); free < 2*n {
+		t.Skipf("needs %d GiB of free disk in %s, it has %d GiB", 2*n>>30, dir, free>>30)
+	}
+	x := torch.Zeros(i64s(n), torch.WithDtype(torch.Uint8))
+	defer x.Free()
+	// Marks at both ends and across the 2 and 4 GiB boundaries.
+	marks := map[int64]int64{0: 7, 1<<31 - 1: 11, 1 << 31: 13, 1<<32 - 1: 17, 1 << 32: 19, n - 1: 23}
+	for i, v := range marks {
+		x.Select(0, i).FillScalar_(torch.S(v))
+	}
+	path := filepath.Join(dir, "big.pt")
+	require.NoError(t, torch.Save(x, path))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Greater(t, fi.Size(), int64(n), "the file holds every byte")
+
+	y, err := torch.Load(path)
+	require.NoError(t, err)
+	defer y.Free()
+	require.Equal(t, []int64{n}, y.Shape())
+	for i, v := range marks {
+		assert.Equal(t, v, y.Select(0, i).ItemInt(), "element %d", i)
+	}
+	assert.True(t, x.Equal(y), "every element round-trips")
+}
+
+func TestEncodePast2GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes a 2 GiB tensor")
+	}
+	const n = 2<<30 + 5
+	if avail := memAvailable(); avail < 5*n {
+		t.Skipf("needs %d GiB of free memory, the machine has %d GiB", 5*n>>30, avail>>30)
+	}
+	x := torch.Zeros(i64s(n), torch.WithDtype(torch.Uint8))
+	defer x.Free()
+	x.Select(0, n-1).FillScalar_(torch.S(42))
+	data := x.Encode()
+	assert.Greater(t, len(data), n)
+	y, err := torch.Decode(data)
+	data = nil
+	require.NoError(t, err)
+	defer y.Free()
+	assert.Equal(t, int64(42), y.Select(0, n-1).ItemInt())
+	assert.Equal(t, int64(42), torch.Sum(y).ItemInt())
 }

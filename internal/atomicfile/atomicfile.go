@@ -20,7 +20,13 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // Write calls write with a temporary file in path's directory, then syncs
 // it and renames it to path. If write fails, path is left as it was.
-func Write(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
+	return WriteFD(path, perm, func(f *os.File) error { return write(f) })
+}
+
+// WriteFD is Write for writers that need the file itself, such as C code
+// that writes to its descriptor.
+func WriteFD(path string, perm os.FileMode, write func(*os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
