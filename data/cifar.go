@@ -1,10 +1,11 @@
 package data
 
 import (
+	"github.com/gotorch/gotorch/internal/fileio"
+
 	"errors"
 	"fmt"
 	"image"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -70,6 +71,10 @@ func LoadCIFAR10(dir string, split Split) (*CIFAR10, error) {
 	return LoadCIFAR10Files(paths...)
 }
 
+// maxCIFAR10FileBytes bounds a CIFAR-10 binary file: a million records,
+// twenty times the whole training set.
+const maxCIFAR10FileBytes = 1_000_000 * cifarRecord
+
 // LoadCIFAR10Files loads and concatenates CIFAR-10 binary files.
 func LoadCIFAR10Files(paths ...string) (*CIFAR10, error) {
 	if len(paths) == 0 {
@@ -77,7 +82,7 @@ func LoadCIFAR10Files(paths ...string) (*CIFAR10, error) {
 	}
 	c := &CIFAR10{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := fileio.ReadFile(p, maxCIFAR10FileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("data: %w", err)
 		}

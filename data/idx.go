@@ -1,6 +1,8 @@
 package data
 
 import (
+	"github.com/gotorch/gotorch/internal/fileio"
+
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -193,7 +195,7 @@ func dimsOf(b []byte) []uint32 {
 // ReadIDXFile reads an IDX file, gzipped or not. Its errors are
 // *FileError.
 func ReadIDXFile(path string) (*IDX, error) {
-	f, err := os.Open(path)
+	f, _, err := fileio.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

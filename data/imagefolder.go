@@ -1,6 +1,8 @@
 package data
 
 import (
+	"github.com/gotorch/gotorch/internal/fileio"
+
 	"fmt"
 	"image"
 	_ "image/jpeg" // JPEG decoding for ImageFolder
@@ -113,7 +115,7 @@ func (f *ImageFolder) Get(i int) (Example, error) {
 // DecodeImageFile decodes a PNG or JPEG file, refusing images of more
 // than MaxImagePixels pixels. Its errors are *FileError.
 func DecodeImageFile(path string) (image.Image, error) {
-	fh, err := os.Open(path)
+	fh, _, err := fileio.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

@@ -1,9 +1,10 @@
 package data
 
 import (
+	"github.com/gotorch/gotorch/internal/fileio"
+
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -104,9 +105,13 @@ func (d *CharDataset) Decode(ids []int64) string {
 	return b.String()
 }
 
-// LoadCharDataset reads a UTF-8 text file and returns its CharDataset.
+// MaxTextFileBytes bounds the text files that LoadCharDataset reads whole.
+const MaxTextFileBytes = 1 << 30
+
+// LoadCharDataset reads a UTF-8 text file of at most MaxTextFileBytes
+// and returns its CharDataset.
 func LoadCharDataset(path string, seqLen int) (*CharDataset, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, MaxTextFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

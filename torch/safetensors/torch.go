@@ -1,13 +1,14 @@
 package safetensors
 
 import (
+	"github.com/gotorch/gotorch/internal/fileio"
+
 	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/gotorch/gotorch/internal/atomicfile"
 	"github.com/gotorch/gotorch/torch"
@@ -258,19 +259,12 @@ func Unmarshal(data []byte) (map[string]torch.Tensor, map[string]string, error) 
 // validated before any tensor is made; errors name the file and the
 // problem, and a malformed file gives a *FormatError.
 func Load(path string) (map[string]torch.Tensor, map[string]string, error) {
-	f, err := os.Open(path)
+	f, size, err := fileio.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("safetensors: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("safetensors: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, withFile(errors.New("not a regular file"), path)
-	}
-	h, err := ReadHeader(f, st.Size())
+	h, err := ReadHeader(f, size)
 	if err != nil {
 		return nil, nil, withFile(err, path)
 	}
