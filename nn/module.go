@@ -486,14 +486,38 @@ func (m *Module) LoadStateDict(sd map[string]torch.Tensor, strict bool) error {
 	if len(e.Mismatched) > 0 || strict && (len(e.Missing) > 0 || len(e.Unexpected) > 0) {
 		return e
 	}
+	// Every source is first converted to its destination's dtype and
+	// device: that is where a load can fail (a meta tensor, a device that
+	// is gone), and it happens before any parameter is touched. The copies
+	// that follow are between tensors of one shape, dtype and device.
+	keys := make([]string, 0, len(own))
+	for k := range own {
+		if _, ok := sd[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	srcs := make([]torch.Tensor, len(keys))
+	defer func() {
+		for _, t := range srcs {
+			if t.Defined() {
+				t.Free() // a handle of its own, even when To changed nothing
+			}
+		}
+	}()
 	var err error
 	torch.NoGrad(func() {
-		for k, t := range own {
-			if src, ok := sd[k]; ok {
-				if _, err = t.TryCopy_(src); err != nil {
-					err = fmt.Errorf("nn: load state dict: %s: %w", k, err)
-					return
-				}
+		for i, k := range keys {
+			dst := own[k]
+			if srcs[i], err = sd[k].TryTo(dst.DType(), dst.Device()); err != nil {
+				err = fmt.Errorf("nn: load state dict: %s: %w (nothing was loaded)", k, err)
+				return
+			}
+		}
+		for i, k := range keys {
+			if _, err = own[k].TryCopy_(srcs[i]); err != nil {
+				err = fmt.Errorf("nn: load state dict: %s: %w", k, err)
+				return
 			}
 		}
 	})

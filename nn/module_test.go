@@ -142,6 +142,36 @@ func TestLoadStateDictErrors(t *testing.T) {
 	assert.Equal(t, []float32{5, 5}, n.Out.Weight.Float32s())
 }
 
+// A load that fails part-way changes nothing: features.0.weight is good
+// and sorts first, out.weight lives on the meta device and cannot be
+// copied out.
+func TestLoadStateDictAllOrNothing(t *testing.T) {
+	n := newNet()
+	before := n.StateDict()
+	want := map[string][]float64{}
+	for k, v := range before {
+		want[k] = v.Float64s()
+	}
+	sd := n.StateDict()
+	sd["features.0.weight"] = torch.Full([]int64{2}, torch.S(7.0))
+	sd["out.weight"] = torch.Zeros([]int64{2}, torch.WithDevice(torch.Device{Type: torch.MetaDevice}))
+	err := n.LoadStateDict(sd, true)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "out.weight")
+	assert.Contains(t, err.Error(), "nothing was loaded")
+	for k, v := range n.StateDict() {
+		assert.Equal(t, want[k], v.Float64s(), "%s changed by a load that failed", k)
+	}
+	// A dtype to convert is no obstacle: float64 sources load into float32.
+	sd["out.weight"] = torch.Full([]int64{2}, torch.S(0.5), torch.WithDtype(torch.Float64))
+	sd["out.bias"] = sd["out.weight"]
+	require.NoError(t, n.LoadStateDict(sd, true))
+	assert.Equal(t, []float32{7, 7}, n.Features[0].(*affine).Weight.Float32s())
+	assert.Equal(t, []float32{0.5, 0.5}, n.Out.Weight.Float32s())
+	assert.Equal(t, []float32{0.5, 0.5}, n.Out.Bias.Float32s())
+	assert.Equal(t, torch.Float32, n.Out.Bias.DType())
+}
+
 func TestUninitializedAndNilModules(t *testing.T) {
 	var a affine // Init not called
 	err := a.LoadStateDict(nil, true)
