@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gotorch/gotorch/internal/crashtest"
+	"github.com/gotorch/gotorch/internal/golden"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/safetensors"
@@ -192,7 +193,7 @@ func TestCheckpointFromPython(t *testing.T) {
 	x := torch.FromSlice(want.Input, want.InputShape...)
 	y := m.forward(x, want.Eps)
 	assert.Equal(t, want.OutputShape, y.Shape())
-	assert.InDeltaSlice(t, want.Output, y.Float64s(), 1e-6)
+	golden.TensorClose(t, want.Output, y, "output")
 }
 
 // TestCheckpointPythonReadsGo saves a Go module, reads it back, and has

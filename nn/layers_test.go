@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/golden"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -94,27 +95,14 @@ func (g layTensor) tensor(t *testing.T) torch.Tensor {
 	return torch.Tensor{}
 }
 
-// layClose checks dtype, shape and values within 1e-5 (absolute and
-// relative).
+// layClose checks dtype, shape, and values within the tolerance of the
+// dtype (internal/golden).
 func layClose(t *testing.T, what string, want layTensor, got torch.Tensor) {
 	t.Helper()
 	require.True(t, got.Defined(), "%s: undefined", what)
 	assert.Equal(t, "torch."+want.DType, got.DType().String(), "%s: dtype", what)
 	require.Equal(t, want.shape(), got.Shape(), "%s: shape", what)
-	w := want.floats(t)
-	g := torch.ToSlice[float64](got)
-	bad := 0
-	for i := range w {
-		if !(math.Abs(g[i]-w[i]) <= 1e-5+1e-5*math.Abs(w[i])) {
-			if bad < 3 {
-				t.Errorf("%s[%d]: got %.8g, want %.8g", what, i, g[i], w[i])
-			}
-			bad++
-		}
-	}
-	if bad > 3 {
-		t.Errorf("%s: %d values differ", what, bad)
-	}
+	golden.TensorClose(t, want.floats(t), got, what)
 }
 
 func layStateDict(t *testing.T, what string, want map[string]layTensor, got map[string]torch.Tensor) {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/golden"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -119,33 +120,17 @@ type raModule interface {
 	String() string
 }
 
-// raTol is the tolerance of the golden comparisons: |got-want| <= raTol
-// (float32 throughout).
-const raTol = 1e-5
-
-// raClose requires got to have want's shape and values within tol.
-func raClose(t *testing.T, what string, want raTensor, got torch.Tensor, tol float64) {
+// raClose requires got to have want's shape, and values within the
+// tolerance of got's dtype (internal/golden).
+func raClose(t *testing.T, what string, want raTensor, got torch.Tensor) {
 	t.Helper()
 	require.True(t, got.Defined(), "%s: undefined", what)
 	require.Equal(t, want.Shape, got.Shape(), "%s: shape", what)
-	g := got.Detach().To(torch.Float64).Contiguous().Float64s()
-	require.Len(t, g, len(want.Values), what)
-	worst, at := 0.0, -1
-	for i, w := range want.Values {
-		d := math.Abs(g[i] - float64(w))
-		if math.IsInf(float64(w), 0) && g[i] == float64(w) {
-			d = 0
-		}
-		if math.IsNaN(d) || d > worst {
-			worst, at = d, i
-			if math.IsNaN(d) {
-				break
-			}
-		}
+	w := make([]float64, len(want.Values))
+	for i, x := range want.Values {
+		w[i] = float64(x)
 	}
-	if math.IsNaN(worst) || worst > tol {
-		t.Errorf("%s: element %d is %v, PyTorch has %v (|diff| %.3g > %g)", what, at, g[at], float64(want.Values[at]), worst, tol)
-	}
+	golden.TensorClose(t, w, got.Contiguous(), what)
 }
 
 // raRun checks module m against golden case name: repr, parameter names
@@ -188,7 +173,7 @@ func raRun(t *testing.T, name string, m raModule, forward func(in map[string]tor
 			assert.False(t, res[i].Defined(), "result %d: PyTorch returns None", i)
 			continue
 		}
-		raClose(t, fmt.Sprintf("result %d", i), *want, res[i], raTol)
+		raClose(t, fmt.Sprintf("result %d", i), *want, res[i])
 		term := res[i].Mul(c.Cotangents[i].tensor(t)).Sum()
 		if loss.Defined() {
 			loss = loss.Add(term)
@@ -198,12 +183,12 @@ func raRun(t *testing.T, name string, m raModule, forward func(in map[string]tor
 	}
 	loss.Backward()
 	for k, want := range c.InputGrads {
-		raClose(t, "grad of input "+k, want, in[k].Grad(), raTol)
+		raClose(t, "grad of input "+k, want, in[k].Grad())
 	}
 	for _, n := range m.NamedParameters() {
 		want, ok := c.ParamGrads[n.Name]
 		require.True(t, ok, "no golden grad for %s", n.Name)
-		raClose(t, "grad of "+n.Name, want, n.Tensor.Grad(), raTol)
+		raClose(t, "grad of "+n.Name, want, n.Tensor.Grad())
 	}
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// golden is torch/testdata/golden.json, written by testdata/golden.py with
+// goldenJSON is torch/testdata/golden.json, written by testdata/golden.py with
 // the reference PyTorch.
-type golden struct {
+type goldenJSON struct {
 	TorchVersion string                                `json:"torch_version"`
 	Repr         map[string]string                     `json:"repr"`
 	Autograd     map[string]map[string]json.RawMessage `json:"autograd"`
@@ -38,11 +38,11 @@ type goldenValues struct {
 
 var (
 	goldenOnce sync.Once
-	goldenData golden
+	goldenData goldenJSON
 	goldenErr  error
 )
 
-func loadGolden(t testing.TB) *golden {
+func loadGolden(t testing.TB) *goldenJSON {
 	t.Helper()
 	goldenOnce.Do(func() {
 		b, err := os.ReadFile(filepath.Join("testdata", "golden.json"))

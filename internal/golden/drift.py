@@ -13,7 +13,14 @@ for the tolerances of package golden (golden.go), which must stay below 1.
 Run it from the repository root:
 
     /usr/bin/python3 internal/golden/drift.py             # all settings
-    /usr/bin/python3 internal/golden/drift.py base avx2   # some of them
+    /usr/bin/python3 internal/golden/drift.py base aten-default  # some
+
+With --go it measures GoTorch instead: it runs the golden tests of every
+package under each setting with $GOLDEN_REPORT set, and prints whether they
+passed and the largest |diff| / tolerance any comparison reached (package
+golden writes it), against the committed files:
+
+    /usr/bin/python3 internal/golden/drift.py --go base far
 
 The settings (see docs/testing.md for why these):
 
@@ -153,8 +160,48 @@ def run(name, env, tmp):
     return rows
 
 
+# The golden tests of each package: (package, -run pattern).
+GO_TESTS = [
+    ("./torch", "^(TestConformance|TestAutogradGolden.*|TestPrintGolden|TestLoadPythonFile)$"),
+    ("./torch/safetensors", ""),
+    ("./nn", "^(Test.*Golden|TestCheckpointFromPython)$"),
+    ("./nn/functional", ""),
+    ("./nn/init", ""),
+    ("./nn/optim", ""),
+]
+
+
+def run_go(name, env, tmp):
+    rows = []
+    for pkg, pattern in GO_TESTS:
+        rep = os.path.join(tmp, "%s-%s.txt" % (name, pkg.strip("./").replace("/", "-")))
+        e = dict(os.environ, GOLDEN_REPORT=rep, **env)
+        args = ["go", "test", "-count=1"] + (["-run", pattern] if pattern else []) + [pkg]
+        p = subprocess.run(args, cwd=ROOT, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        worst = "no comparison differed"
+        if os.path.exists(rep):
+            with open(rep) as fh:
+                lines = [l.rstrip("\n").split("\t") for l in fh if l.strip()]
+            if lines:
+                top = max(lines, key=lambda l: float(l[0]))
+                worst = "max |d|/tol %s (tol %s, PyTorch %s, GoTorch %s: %s)" % tuple(top[:5])
+        status = "ok" if p.returncode == 0 else "FAIL\n" + p.stdout.decode()[-1500:]
+        rows.append((pkg, status, worst))
+    return rows
+
+
 def main():
-    names = sys.argv[1:] or list(SETTINGS)
+    args = sys.argv[1:]
+    if args[:1] == ["--go"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in args[1:] or list(SETTINGS):
+                env = SETTINGS[name]
+                print("== %s %s" % (name, " ".join("%s=%s" % kv for kv in env.items()) or "(no settings)"))
+                for pkg, status, worst in run_go(name, env, tmp):
+                    print("  %-20s %s; %s" % (pkg, status, worst))
+                sys.stdout.flush()
+        return
+    names = args or list(SETTINGS)
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             env = SETTINGS[name]

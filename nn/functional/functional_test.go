@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/golden"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -95,8 +95,8 @@ func (g goldenTensor) tensor(t *testing.T) torch.Tensor {
 	return torch.Tensor{}
 }
 
-// close checks got against the golden tensor: dtype, shape and values
-// within 1e-5 (absolute and relative).
+// close checks got against the golden tensor: dtype, shape, and values
+// within the tolerance of the dtype (internal/golden).
 func close(t *testing.T, what string, want goldenTensor, got torch.Tensor) {
 	t.Helper()
 	require.True(t, got.Defined(), "%s: undefined tensor", what)
@@ -106,20 +106,7 @@ func close(t *testing.T, what string, want goldenTensor, got torch.Tensor) {
 		wantShape = []int64{}
 	}
 	require.Equal(t, wantShape, got.Shape(), "%s: shape", what)
-	w := want.floats(t)
-	g := torch.ToSlice[float64](got)
-	bad := 0
-	for i := range w {
-		if d := math.Abs(g[i] - w[i]); !(d <= 1e-5+1e-5*math.Abs(w[i])) {
-			if bad < 3 {
-				t.Errorf("%s[%d]: got %.8g, want %.8g", what, i, g[i], w[i])
-			}
-			bad++
-		}
-	}
-	if bad > 3 {
-		t.Errorf("%s: %d values differ", what, bad)
-	}
+	golden.TensorClose(t, want.floats(t), got, what)
 }
 
 type result = []torch.Tensor
@@ -413,9 +400,9 @@ var cases = map[string]func(i in) (result, error){
 // TestGolden runs every case of functional.json: forward values, the
 // gradients of (out·c).sum(), and inputs changed in place.
 func TestGolden(t *testing.T) {
-	golden := loadGolden(t)
+	goldenCases := loadGolden(t)
 	seen := map[string]bool{}
-	for _, gc := range golden {
+	for _, gc := range goldenCases {
 		gc := gc
 		seen[gc.Name] = true
 		t.Run(gc.Name, func(t *testing.T) {

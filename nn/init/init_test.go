@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/golden"
 	nninit "github.com/gotorch/gotorch/nn/init"
 	"github.com/gotorch/gotorch/torch"
 )
 
-type golden struct {
+type goldenFile struct {
 	Cases []struct {
 		Name   string    `json:"name"`
 		Seed   uint64    `json:"seed"`
@@ -34,10 +35,10 @@ type golden struct {
 	} `json:"fans"`
 }
 
-func load(t *testing.T) golden {
+func load(t *testing.T) goldenFile {
 	b, err := os.ReadFile(filepath.Join("testdata", "init.json"))
 	require.NoError(t, err, "regenerate with /usr/bin/python3 nn/init/testdata/init.py")
-	var g golden
+	var g goldenFile
 	require.NoError(t, json.Unmarshal(b, &g))
 	return g
 }
@@ -93,15 +94,11 @@ var inits = map[string]struct {
 	"orthogonal_conv": {true, nninit.TryOrthogonal_},
 }
 
+// closeTo compares got with PyTorch's values within the tolerance of its
+// dtype (internal/golden).
 func closeTo(t *testing.T, want []float64, got torch.Tensor) {
 	t.Helper()
-	g := got.Float64s()
-	require.Len(t, g, len(want))
-	for i := range want {
-		if math.Abs(g[i]-want[i]) > 1e-5+1e-5*math.Abs(want[i]) {
-			t.Errorf("[%d]: got %.8g, want %.8g", i, g[i], want[i])
-		}
-	}
+	golden.TensorClose(t, want, got, "values")
 }
 
 // TestGolden fills tensors as PyTorch's torch.nn.init does with the same
@@ -141,7 +138,7 @@ func TestCalculateGain(t *testing.T) {
 		if c.Param != nil {
 			opts = append(opts, nninit.WithParam(*c.Param))
 		}
-		assert.InDelta(t, c.Gain, nninit.CalculateGain(c.Nonlinearity, opts...), 1e-15, c.Nonlinearity)
+		golden.AllClose(t, []float64{c.Gain}, []float64{nninit.CalculateGain(c.Nonlinearity, opts...)}, torch.Float64, c.Nonlinearity)
 	}
 	_, err := nninit.TryCalculateGain("softmax")
 	var te *torch.Error
