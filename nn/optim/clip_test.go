@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/golden"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -44,9 +45,9 @@ func TestClipGradNormMatchesPyTorch(t *testing.T) {
 		total := optim.ClipGradNorm_(ps, c.MaxNorm, normType)
 		assert.Equal(t, torch.Float32, total.DType())
 		assert.Equal(t, 0, total.Dim())
-		requireClose(t, []float64{c.TotalNorm}, []float64{total.Item()}, "total norm %v, max %v", normType, c.MaxNorm)
+		golden.RequireAllClose(t, []float64{c.TotalNorm}, []float64{total.Item()}, torch.Float32, "total norm %v, max %v", normType, c.MaxNorm)
 		for i, want := range c.Grads {
-			requireClose(t, asDType(want, torch.Float32), ps[i].Grad().Float64s(), "grad %d, norm %v, max %v", i, normType, c.MaxNorm)
+			golden.RequireAllClose(t, asDType(want, torch.Float32), ps[i].Grad().Float64s(), torch.Float32, "grad %d, norm %v, max %v", i, normType, c.MaxNorm)
 		}
 		assert.False(t, ps[3].Grad().Defined())
 	}
@@ -57,7 +58,7 @@ func TestClipGradValueMatchesPyTorch(t *testing.T) {
 	ps := clipGrads(r)
 	optim.ClipGradValue_(ps, r.Clip.Value.ClipValue)
 	for i, want := range r.Clip.Value.Grads {
-		requireClose(t, asDType(want, torch.Float32), ps[i].Grad().Float64s(), "grad %d", i)
+		golden.RequireAllClose(t, asDType(want, torch.Float32), ps[i].Grad().Float64s(), torch.Float32, "grad %d", i)
 	}
 	assert.False(t, ps[3].Grad().Defined())
 }

@@ -3,7 +3,6 @@ package optim_test
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"sync"
@@ -20,7 +19,7 @@ import (
 type reference struct {
 	TorchVersion string `json:"torch_version"`
 	Steps        int    `json:"steps"`
-	SaveAt       int    `json:"save_at"`
+	SaveAt       int    `json:"save_at"` // of TestStateRoundTrip, Go against Go
 	Data         struct {
 		X    [][]float64 `json:"x"`
 		Y    []float64   `json:"y"`
@@ -45,16 +44,29 @@ type optConfig struct {
 		Params  []string       `json:"params"`
 		Options map[string]any `json:"options"`
 	} `json:"groups"`
-	Negate     bool   `json:"negate"`
-	DType      string `json:"dtype"`
-	Trajectory []struct {
-		Step   int                  `json:"step"`
-		Params map[string][]float64 `json:"params"`
-	} `json:"trajectory"`
-	StateDict struct {
-		State       map[string]map[string]any `json:"state"`
-		ParamGroups []map[string]any          `json:"param_groups"`
-	} `json:"state_dict"`
+	Negate      bool         `json:"negate"`
+	DType       string       `json:"dtype"`
+	Checkpoints []checkpoint `json:"checkpoints"`
+}
+
+// checkpoint is what PyTorch had just before and just after one step.
+type checkpoint struct {
+	Step   int `json:"step"`
+	Before struct {
+		Params    map[string][]float64 `json:"params"`
+		Grads     map[string][]float64 `json:"grads"`
+		StateDict pyStateDict          `json:"state_dict"`
+	} `json:"before"`
+	After struct {
+		Params    map[string][]float64 `json:"params"`
+		StateDict pyStateDict          `json:"state_dict"`
+	} `json:"after"`
+}
+
+// pyStateDict is an optimizer's state_dict() as optim.py writes it.
+type pyStateDict struct {
+	State       map[string]map[string]any `json:"state"`
+	ParamGroups []map[string]any          `json:"param_groups"`
 }
 
 type schedConfig struct {
@@ -109,52 +121,6 @@ func loadReference(t *testing.T) *reference {
 	return ref
 }
 
-// The relative tolerance of comparisons with PyTorch; absTol is the floor
-// for values near zero.
-const (
-	relTol = 1e-5
-	absTol = 1e-7
-)
-
-func near(want, got float64) bool {
-	if math.IsNaN(want) || math.IsNaN(got) {
-		return math.IsNaN(want) && math.IsNaN(got)
-	}
-	return math.Abs(want-got) <= relTol*math.Max(math.Abs(want), math.Abs(got))+absTol
-}
-
-// requireClose fails at the first element that differs by more than the
-// tolerance.
-func requireClose(t *testing.T, want, got []float64, format string, args ...any) {
-	t.Helper()
-	what := fmt.Sprintf(format, args...)
-	require.Len(t, got, len(want), what)
-	for i := range want {
-		if !near(want[i], got[i]) {
-			require.Failf(t, "values differ", "%s: element %d: PyTorch %v, GoTorch %v (relative %.3g)",
-				what, i, want[i], got[i], math.Abs(want[i]-got[i])/math.Abs(want[i]))
-		}
-	}
-}
-
-// maxRel is the largest relative difference seen, for the test log.
-type maxRel struct {
-	sync.Mutex
-	v float64
-}
-
-func (m *maxRel) see(want, got []float64) {
-	m.Lock()
-	defer m.Unlock()
-	for i := range want {
-		if d := math.Abs(want[i] - got[i]); d > 0 {
-			if r := d / math.Max(math.Abs(want[i]), 1e-30); r > m.v {
-				m.v = r
-			}
-		}
-	}
-}
-
 func dtypeOf(name string) torch.DType {
 	if name == "float64" {
 		return torch.Float64
@@ -162,7 +128,7 @@ func dtypeOf(name string) torch.DType {
 	return torch.Float32
 }
 
-// asFloat32 rounds reference values to float32, as PyTorch held them.
+// asDType rounds reference values to float32, as PyTorch held them.
 func asDType(vals []float64, dt torch.DType) []float64 {
 	if dt != torch.Float32 {
 		return vals
@@ -248,6 +214,18 @@ func (p *problem) set(vals map[string][]float64) {
 			t.Copy_(tensorOf(vals[n], t.DType(), t.Shape()...))
 		}
 	})
+}
+
+// setGrads makes vals the parameters' gradients, to the bit: a leaf's
+// backward with a given gradient accumulates exactly that into its empty
+// grad. Parameters that vals does not name get none.
+func (p *problem) setGrads(vals map[string][]float64) {
+	for n, t := range p.params {
+		t.ZeroGrad()
+		if g, ok := vals[n]; ok {
+			t.Backward(torch.BackwardOptions{Grad: tensorOf(g, t.DType(), t.Shape()...)})
+		}
+	}
 }
 
 func (p *problem) values() map[string][]float64 {

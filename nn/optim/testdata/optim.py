@@ -9,8 +9,12 @@ It writes nn/optim/testdata/optim.json. The Go tests read only that file;
 they never run Python.
 
   * optimizers: for each configuration (optimizer, options, parameter
-    groups), the trajectory of the parameters over 100 steps of a fixed
-    loss, and the optimizer's state_dict() after step 50;
+    groups), 100 steps of a fixed loss; at a few checkpoint steps, what
+    PyTorch had just before the step (parameters, gradients and the
+    optimizer's state_dict()) and just after it (parameters and
+    state_dict()). The Go tests load the "before" and take that one step,
+    so that rounding, which differs between CPUs, cannot compound over a
+    trajectory (docs/testing.md);
   * schedulers: for each configuration the learning rates (and OneCycleLR's
     momentum or beta1) of every group after construction and after each of
     100 steps;
@@ -32,10 +36,14 @@ import torch.nn.functional as F
 from torch.optim import lr_scheduler as lrs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the output goes: here, or $GOLDEN_OUT (docs/testing.md: the
+# cross-CPU measurement writes the files elsewhere and compares).
+OUT = os.environ.get("GOLDEN_OUT") or HERE
 STEPS = 100
-# Steps after which the parameters are recorded: the first five, then
-# every fifth.
-CHECKPOINTS = [1, 2, 3, 4, 5] + list(range(10, STEPS + 1, 5))
+# The steps recorded before and after: the first ones (fresh state), then
+# a few along the way.
+CHECKPOINTS = [1, 2, 3, 10, 50, 100]
+# Where package optim's own save-and-resume test (Go against Go) saves.
 SAVE_AT = 50
 
 
@@ -145,21 +153,34 @@ def run_optimizer(name, cfg):
     else:
         params = [dict(params=[p[n] for n in names], **opts) for names, opts in groups]
     opt = OPTIMIZERS[opt_name](params, **defaults)
-    traj = []
-    state = None
+    def params():
+        return {n: flat(p[n]) for n in NAMES}
+
+    def state():
+        sd = opt.state_dict()
+        return {
+            "state": {str(k): {kk: jsonable(vv) for kk, vv in v.items()} for k, v in sd["state"].items()},
+            "param_groups": [{k: jsonable(v) for k, v in g.items()} for g in sd["param_groups"]],
+        }
+
+    checkpoints = []
     for step in range(1, STEPS + 1):
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(p, x, y)
         (-loss if negate else loss).backward()
+        if step in CHECKPOINTS:
+            cp = {
+                "step": step,
+                "before": {
+                    "params": params(),
+                    "grads": {n: flat(p[n].grad) for n in NAMES if p[n].grad is not None},
+                    "state_dict": state(),
+                },
+            }
         opt.step()
         if step in CHECKPOINTS:
-            traj.append({"step": step, "params": {n: flat(p[n]) for n in NAMES}})
-        if step == SAVE_AT:
-            sd = opt.state_dict()
-            state = {
-                "state": {str(k): {kk: jsonable(vv) for kk, vv in v.items()} for k, v in sd["state"].items()},
-                "param_groups": [{k: jsonable(v) for k, v in g.items()} for g in sd["param_groups"]],
-            }
+            cp["after"] = {"params": params(), "state_dict": state()}
+            checkpoints.append(cp)
     return {
         "optimizer": opt_name,
         "defaults": {k: jsonable(v) for k, v in defaults.items()},
@@ -167,8 +188,7 @@ def run_optimizer(name, cfg):
                                                for names, o in groups],
         "negate": negate,
         "dtype": dtype,
-        "trajectory": traj,
-        "state_dict": state,
+        "checkpoints": checkpoints,
     }
 
 
@@ -325,7 +345,7 @@ def main():
         "clip": run_clip(),
         "errors": run_errors(),
     }
-    path = os.path.join(HERE, "optim.json")
+    path = os.path.join(OUT, "optim.json")
     with open(path, "w") as f:
         f.write(dump(doc))
         f.write("\n")
