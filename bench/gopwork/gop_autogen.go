@@ -19,137 +19,158 @@ type Trainer struct {
 
 //line bench/gopwork/main_train.gox:17
 func (this *Trainer) MainEntry() {
+//line bench/gopwork/main_train.gox:17
 	defer torch.FinishGC()
-//line bench/gopwork/main_train.gox:17:1
+//line bench/gopwork/main_train.gox:17
 	mode := worker.Mode()
-//line bench/gopwork/main_train.gox:18:1
+//line bench/gopwork/main_train.gox:18
 	if mode == "startup" {
-//line bench/gopwork/main_train.gox:19:1
+//line bench/gopwork/main_train.gox:19
 		worker.Startup()
-//line bench/gopwork/main_train.gox:20:1
+//line bench/gopwork/main_train.gox:20
 		return
+//line bench/gopwork/main_train.gox:18
 	}
-//line bench/gopwork/main_train.gox:22:1
+//line bench/gopwork/main_train.gox:22
 	worker.Setup()
-//line bench/gopwork/main_train.gox:23:1
+//line bench/gopwork/main_train.gox:23
 	this.Progress__1(false)
-//line bench/gopwork/main_train.gox:25:1
+//line bench/gopwork/main_train.gox:25
 	if mode == "rss" {
-//line bench/gopwork/main_train.gox:26:1
+//line bench/gopwork/main_train.gox:26
 		steps, every := worker.IntArg(2, 10000), worker.IntArg(3, 500)
-//line bench/gopwork/main_train.gox:27:1
+//line bench/gopwork/main_train.gox:27
 		net := new(models.MLP)
-//line bench/gopwork/main_train.gox:28:1
+//line bench/gopwork/main_train.gox:28
 		this.Model__1(net)
-//line bench/gopwork/main_train.gox:29:1
+//line bench/gopwork/main_train.gox:29
 		this.Optimizer__1("sgd")
-//line bench/gopwork/main_train.gox:30:1
+//line bench/gopwork/main_train.gox:30
 		this.Lr__1(0.01)
-//line bench/gopwork/main_train.gox:31:1
+//line bench/gopwork/main_train.gox:31
 		x, y := worker.MLPBatch()
-//line bench/gopwork/main_train.gox:32:1
+//line bench/gopwork/main_train.gox:32
 		t0 := time.Now()
-//line bench/gopwork/main_train.gox:33:1
+//line bench/gopwork/main_train.gox:33
 		for
-//line bench/gopwork/main_train.gox:33:1
+//line bench/gopwork/main_train.gox:33
 		i := 0; i <= steps;
-//line bench/gopwork/main_train.gox:33:1
+//line bench/gopwork/main_train.gox:33
 		i++ {
+//line bench/gopwork/main_train.gox:33
 			torch.GC()
-//line bench/gopwork/main_train.gox:35:1
+//line bench/gopwork/main_train.gox:35
 			if i > 0 && i%every == 0 {
-//line bench/gopwork/main_train.gox:36:1
+//line bench/gopwork/main_train.gox:36
 				worker.Sample(i)
+//line bench/gopwork/main_train.gox:35
 			}
-//line bench/gopwork/main_train.gox:38:1
+//line bench/gopwork/main_train.gox:38
 			if i == steps {
-//line bench/gopwork/main_train.gox:39:1
+//line bench/gopwork/main_train.gox:39
 				break
+//line bench/gopwork/main_train.gox:38
 			}
-//line bench/gopwork/main_train.gox:41:1
+//line bench/gopwork/main_train.gox:41
 			this.Step(this.Loss__2(net.Forward(x), y))
+//line bench/gopwork/main_train.gox:33
 		}
+//line bench/gopwork/main_train.gox:33
 		torch.FinishGC()
-//line bench/gopwork/main_train.gox:43:1
+//line bench/gopwork/main_train.gox:43
 		worker.RSSDone(time.Since(t0), nil)
-//line bench/gopwork/main_train.gox:44:1
+//line bench/gopwork/main_train.gox:44
 		return
+//line bench/gopwork/main_train.gox:25
 	}
-//line bench/gopwork/main_train.gox:47:1
+//line bench/gopwork/main_train.gox:47
 	srv := worker.NewServer("gop")
-//line bench/gopwork/main_train.gox:48:1
+//line bench/gopwork/main_train.gox:48
 	for srv.Next() {
+//line bench/gopwork/main_train.gox:48
 		torch.GC()
-//line bench/gopwork/main_train.gox:49:1
+//line bench/gopwork/main_train.gox:49
 		var x, y torch.Tensor
-//line bench/gopwork/main_train.gox:50:1
+//line bench/gopwork/main_train.gox:50
 		var forward func(x torch.Tensor) torch.Tensor
-//line bench/gopwork/main_train.gox:51:1
+//line bench/gopwork/main_train.gox:51
 		switch srv.Job() {
-//line bench/gopwork/main_train.gox:52:1
+//line bench/gopwork/main_train.gox:52
 		case "mlp":
-//line bench/gopwork/main_train.gox:53:1
+//line bench/gopwork/main_train.gox:53
 			net := new(models.MLP)
-//line bench/gopwork/main_train.gox:54:1
+//line bench/gopwork/main_train.gox:54
 			this.Model__1(net)
-//line bench/gopwork/main_train.gox:55:1
+//line bench/gopwork/main_train.gox:55
 			this.Optimizer__1("sgd")
-//line bench/gopwork/main_train.gox:56:1
+//line bench/gopwork/main_train.gox:56
 			this.Lr__1(0.01)
-//line bench/gopwork/main_train.gox:57:1
+//line bench/gopwork/main_train.gox:57
 			forward = net.Forward
-//line bench/gopwork/main_train.gox:58:1
+//line bench/gopwork/main_train.gox:58
 			x, y = worker.MLPBatch()
-//line bench/gopwork/main_train.gox:59:1
+//line bench/gopwork/main_train.gox:59
 		case "cnn":
-//line bench/gopwork/main_train.gox:60:1
+//line bench/gopwork/main_train.gox:60
 			net := new(models.CNN)
-//line bench/gopwork/main_train.gox:61:1
+//line bench/gopwork/main_train.gox:61
 			this.Model__1(net)
-//line bench/gopwork/main_train.gox:62:1
+//line bench/gopwork/main_train.gox:62
 			this.Optimizer__1("adam")
-//line bench/gopwork/main_train.gox:63:1
+//line bench/gopwork/main_train.gox:63
 			this.Lr__1(0.001)
-//line bench/gopwork/main_train.gox:64:1
+//line bench/gopwork/main_train.gox:64
 			forward = net.Forward
-//line bench/gopwork/main_train.gox:65:1
+//line bench/gopwork/main_train.gox:65
 			x, y = worker.CNNBatch()
-//line bench/gopwork/main_train.gox:66:1
+//line bench/gopwork/main_train.gox:66
 		default:
-//line bench/gopwork/main_train.gox:67:1
+//line bench/gopwork/main_train.gox:67
 			srv.Unknown()
-//line bench/gopwork/main_train.gox:68:1
+//line bench/gopwork/main_train.gox:68
 			continue
+//line bench/gopwork/main_train.gox:51
 		}
-//line bench/gopwork/main_train.gox:70:1
+//line bench/gopwork/main_train.gox:70
 		for
-//line bench/gopwork/main_train.gox:70:1
+//line bench/gopwork/main_train.gox:70
 		r := 0; r < srv.Reps();
-//line bench/gopwork/main_train.gox:70:1
+//line bench/gopwork/main_train.gox:70
 		r++ {
+//line bench/gopwork/main_train.gox:70
 			torch.GC()
-//line bench/gopwork/main_train.gox:71:1
+//line bench/gopwork/main_train.gox:71
 			t0 := time.Now()
-//line bench/gopwork/main_train.gox:72:1
+//line bench/gopwork/main_train.gox:72
 			for
-//line bench/gopwork/main_train.gox:72:1
+//line bench/gopwork/main_train.gox:72
 			i := 0; i < srv.Iters();
-//line bench/gopwork/main_train.gox:72:1
+//line bench/gopwork/main_train.gox:72
 			i++ {
+//line bench/gopwork/main_train.gox:72
 				torch.GC()
-//line bench/gopwork/main_train.gox:73:1
+//line bench/gopwork/main_train.gox:73
 				this.Step(this.Loss__2(forward(x), y))
+//line bench/gopwork/main_train.gox:72
 			}
+//line bench/gopwork/main_train.gox:72
 			torch.FinishGC()
-//line bench/gopwork/main_train.gox:75:1
+//line bench/gopwork/main_train.gox:75
 			srv.Record(time.Since(t0))
+//line bench/gopwork/main_train.gox:70
 		}
+//line bench/gopwork/main_train.gox:70
 		torch.FinishGC()
-//line bench/gopwork/main_train.gox:77:1
+//line bench/gopwork/main_train.gox:77
 		srv.Done()
+//line bench/gopwork/main_train.gox:48
 	}
+//line bench/gopwork/main_train.gox:48
 	torch.FinishGC()
+//line bench/gopwork/main_train.gox:17
 }
+
+//line bench/gopwork/gop_autogen.go:174
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

@@ -332,6 +332,16 @@ func compileErrors(dir string, err error) *CompileError {
 	return &CompileError{Dir: dir, Errs: lines}
 }
 
+// inUserWords rewrites gop's errors as checkGenerated writes its own:
+// file names relative to the working directory, Go's names in Go+'s.
+func (tr *translator) inUserWords(ce *CompileError) *CompileError {
+	w := userWordsOf(tr.imp)
+	for i, e := range ce.Errs {
+		ce.Errs[i] = w.errorLine(tr.dir, e)
+	}
+	return ce
+}
+
 // translateOne compiles one Go+ package and writes its gop_autogen.go if
 // it changed.
 func (tr *translator) translateOne(dir string) (res result, err error) {
@@ -349,7 +359,7 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 		if (errors.Is(err, tool.ErrNotFound) || tool.NotFound(err)) && len(goplusSources(dir)) == 0 {
 			return res, fmt.Errorf("%s: no Go+ files", dir)
 		}
-		return res, compileErrors(dir, err)
+		return res, tr.inUserWords(compileErrors(dir, err))
 	}
 	res.Loops, res.Entry, err = instrumentPackage(pkg)
 	if err != nil {
@@ -366,7 +376,16 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: formatting Go: %w", dir, err)
 	}
-	if marked, c, err := rewriteLifetimes(src, dir, gogenImporter{pkg, tr.fset}); err != nil {
+	// Every line of Go names the Go+ line it came from (positions.go),
+	// before the type-check below and after the passes that add lines.
+	src = fixLineDirectives(src)
+	imp := gogenImporter{pkg, tr.fset}
+	// Go that gogen accepts but Go does not is the user's error, at the
+	// user's line, in the user's words (usererrors.go).
+	if errs := checkGenerated(src, dir, tr.dir, imp); len(errs) > 0 {
+		return res, &CompileError{Dir: dir, Errs: errs}
+	}
+	if marked, c, err := rewriteLifetimes(src, dir, imp); err != nil {
 		fmt.Fprintf(os.Stderr, "gop-torch: %s: expression temporaries and variables left to the collector: %v\n", dir, err)
 	} else {
 		src, res.Temps, res.Owned = marked, c.temps, c.owned
@@ -378,6 +397,9 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if res.Changed, err = writeUptodateTest(dir, pkg.Types.Name()); err != nil {
 		return res, err
 	}
+	// Last, after every pass that adds lines: the directives of gogen's
+	// own code name their lines in gop_autogen.go.
+	src = fixLineDirectives(src)
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
 		return res, nil

@@ -24,129 +24,155 @@ type Trainer struct {
 // sample generates n characters after prime, drawing each from the
 // model's distribution sharpened by temperature (below 1: safer text).
 //
-//line examples/char_lstm/main_train.gox:19:1
+//line examples/char_lstm/main_train.gox:19
 func (this *Trainer) sample(prime string, n int, temperature float64) string {
-//line examples/char_lstm/main_train.gox:22:1
+//line examples/char_lstm/main_train.gox:22
 	this.net.Eval()
-//line examples/char_lstm/main_train.gox:23:1
+//line examples/char_lstm/main_train.gox:23
 	defer this.net.Train(true)
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 	ids := func() (_gop_ret []int64) {
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 		var _gop_err error
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 		_gop_ret, _gop_err = this.text.Encode(prime)
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 		if _gop_err != nil {
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 			_gop_err = errors.NewFrame(_gop_err, "text.encode(prime)", "examples/char_lstm/main_train.gox", 24, "main.sample")
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 			panic(_gop_err)
+//line examples/char_lstm/main_train.gox:24
 		}
-//line examples/char_lstm/main_train.gox:24:1
+//line examples/char_lstm/main_train.gox:24
 		return
+//line examples/char_lstm/main_train.gox:24
 	}()
-//line examples/char_lstm/main_train.gox:25:1
+//line examples/char_lstm/main_train.gox:25
 	s := prime
-//line examples/char_lstm/main_train.gox:26:1
+//line examples/char_lstm/main_train.gox:26
 	gopkg.NoGrad(func() {
-//line examples/char_lstm/main_train.gox:27:1
+//line examples/char_lstm/main_train.gox:27
 		x := gopkg.Tensor__0(ids).Unsqueeze(0)
-//line examples/char_lstm/main_train.gox:28:1
+//line examples/char_lstm/main_train.gox:28
 		var h, c torch.Tensor
-//line examples/char_lstm/main_train.gox:29:1
+//line examples/char_lstm/main_train.gox:29
 		for
-//line examples/char_lstm/main_train.gox:29:1
+//line examples/char_lstm/main_train.gox:29
 		i := 0; i < n;
-//line examples/char_lstm/main_train.gox:29:1
+//line examples/char_lstm/main_train.gox:29
 		i++ {
-//line examples/char_lstm/main_train.gox:30:1
+//line examples/char_lstm/main_train.gox:29
+			torch.GC()
+//line examples/char_lstm/main_train.gox:30
 			var logits torch.Tensor
-//line examples/char_lstm/main_train.gox:31:1
+//line examples/char_lstm/main_train.gox:31
 			logits, h, c = this.net.Step(x, h, c)
-//line examples/char_lstm/main_train.gox:32:1
+//line examples/char_lstm/main_train.gox:32
 			x = torch.Consume(torch.Consume((torch.Tensor).Gop_Quo(logits, temperature), func(t torch.Tensor) torch.Tensor { return gopkg.Softmax(t, -1) }), func(t torch.Tensor) torch.Tensor { return t.Multinomial(1) })
-//line examples/char_lstm/main_train.gox:33:1
+//line examples/char_lstm/main_train.gox:33
 			s += this.text.Decode(x.Int64s())
+//line examples/char_lstm/main_train.gox:29
 		}
+//line examples/char_lstm/main_train.gox:29
+		torch.FinishGC()
+//line examples/char_lstm/main_train.gox:26
 	})
-//line examples/char_lstm/main_train.gox:36:1
+//line examples/char_lstm/main_train.gox:36
 	return s
+//line examples/char_lstm/main_train.gox:19
 }
 
 //line examples/char_lstm/main_train.gox:39
 func (this *Trainer) MainEntry() {
+//line examples/char_lstm/main_train.gox:39
 	defer torch.FinishGC()
-//line examples/char_lstm/main_train.gox:39:1
+//line examples/char_lstm/main_train.gox:39
 	this.Epochs__1(5)
-//line examples/char_lstm/main_train.gox:40:1
+//line examples/char_lstm/main_train.gox:40
 	this.LimitBatches__1(100)
-//line examples/char_lstm/main_train.gox:41:1
+//line examples/char_lstm/main_train.gox:41
 	this.BatchSize__1(32)
-//line examples/char_lstm/main_train.gox:42:1
+//line examples/char_lstm/main_train.gox:42
 	this.Optimizer__1("adam")
-//line examples/char_lstm/main_train.gox:43:1
+//line examples/char_lstm/main_train.gox:43
 	this.Lr__1(2e-3)
-//line examples/char_lstm/main_train.gox:44:1
+//line examples/char_lstm/main_train.gox:44
 	this.Seed__1(1)
-//line examples/char_lstm/main_train.gox:46:1
+//line examples/char_lstm/main_train.gox:46
 	path := "/usr/share/common-licenses/GPL-3"
-//line examples/char_lstm/main_train.gox:47:1
+//line examples/char_lstm/main_train.gox:47
 	if len(this.Args()) > 0 {
-//line examples/char_lstm/main_train.gox:48:1
+//line examples/char_lstm/main_train.gox:48
 		path = this.Args()[0]
+//line examples/char_lstm/main_train.gox:47
 	}
-//line examples/char_lstm/main_train.gox:50:1
+//line examples/char_lstm/main_train.gox:50
 	this.text = this.TextDataset(path, 64)
-//line examples/char_lstm/main_train.gox:51:1
+//line examples/char_lstm/main_train.gox:51
 	fmt.Println("text", path, "characters", this.text.Len()+this.text.SeqLen(), "vocabulary", this.text.VocabSize())
-//line examples/char_lstm/main_train.gox:53:1
+//line examples/char_lstm/main_train.gox:53
 	this.net = &models.CharRNN{Vocab: int64(this.text.VocabSize())}
-//line examples/char_lstm/main_train.gox:54:1
+//line examples/char_lstm/main_train.gox:54
 	this.Model__1(this.net)
-//line examples/char_lstm/main_train.gox:55:1
+//line examples/char_lstm/main_train.gox:55
 	fmt.Println(this.net)
-//line examples/char_lstm/main_train.gox:58:1
+//line examples/char_lstm/main_train.gox:58
 	this.Loss__1(func(out torch.Tensor, y torch.Tensor) torch.Tensor {
-//line examples/char_lstm/main_train.gox:58:1
+//line examples/char_lstm/main_train.gox:58
 		return gopkg.CrossEntropy(gopkg.Flatten__2(out, 0, 1), gopkg.Flatten__0(y))
+//line examples/char_lstm/main_train.gox:58
 	})
-//line examples/char_lstm/main_train.gox:60:1
+//line examples/char_lstm/main_train.gox:60
 	for
-//line examples/char_lstm/main_train.gox:60:1
+//line examples/char_lstm/main_train.gox:60
 	epoch := 0; epoch < this.Epochs__0();
-//line examples/char_lstm/main_train.gox:60:1
+//line examples/char_lstm/main_train.gox:60
 	epoch += 1 {
+//line examples/char_lstm/main_train.gox:60
 		torch.GC()
-//line examples/char_lstm/main_train.gox:61:1
+//line examples/char_lstm/main_train.gox:61
 		sum, n := 0.0, 0
-//line examples/char_lstm/main_train.gox:62:1
+//line examples/char_lstm/main_train.gox:62
 		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+//line examples/char_lstm/main_train.gox:62
 			torch.GC()
+//line examples/char_lstm/main_train.gox:62
 			var _gop_ok bool
+//line examples/char_lstm/main_train.gox:62
 			x, y, _gop_ok := _gop_it.Next()
+//line examples/char_lstm/main_train.gox:62
 			if !_gop_ok {
+//line examples/char_lstm/main_train.gox:62
 				break
+//line examples/char_lstm/main_train.gox:62
 			}
-//line examples/char_lstm/main_train.gox:63:1
+//line examples/char_lstm/main_train.gox:63
 			l := this.Loss__2(this.net.Forward(x), y)
-//line examples/char_lstm/main_train.gox:64:1
+//line examples/char_lstm/main_train.gox:64
 			this.Step(l)
-//line examples/char_lstm/main_train.gox:65:1
+//line examples/char_lstm/main_train.gox:65
 			sum += l.Item()
-//line examples/char_lstm/main_train.gox:66:1
+//line examples/char_lstm/main_train.gox:66
 			n++
+//line examples/char_lstm/main_train.gox:62
 		}
+//line examples/char_lstm/main_train.gox:62
 		torch.FinishGC()
-//line examples/char_lstm/main_train.gox:68:1
+//line examples/char_lstm/main_train.gox:68
 		this.Log(fmt.Sprintf("epoch %d: train loss %.4f, test %v", epoch+1, sum/float64(n), this.Evaluate__0()))
-//line examples/char_lstm/main_train.gox:69:1
+//line examples/char_lstm/main_train.gox:69
 		this.Log(this.sample("The ", 200, 0.8))
-//line examples/char_lstm/main_train.gox:70:1
+//line examples/char_lstm/main_train.gox:70
 		this.Log("----")
+//line examples/char_lstm/main_train.gox:60
 	}
+//line examples/char_lstm/main_train.gox:60
 	torch.FinishGC()
+//line examples/char_lstm/main_train.gox:39
 }
+
+//line examples/char_lstm/gop_autogen.go:176
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }
@@ -154,5 +180,5 @@ func main() {
 	new(Trainer).Main()
 }
 func (this *Trainer) GopTorchInstrumented() string {
-	return "gop-torch v0.1.0 (2 loops)"
+	return "gop-torch v0.1.0 (3 loops)"
 }

@@ -22,152 +22,176 @@ type Trainer struct {
 
 //line examples/dcgan/main_train.gox:12
 func (this *Trainer) MainEntry() {
+//line examples/dcgan/main_train.gox:12
 	defer torch.FinishGC()
-//line examples/dcgan/main_train.gox:12:1
+//line examples/dcgan/main_train.gox:12
 	this.Epochs__1(1)
-//line examples/dcgan/main_train.gox:13:1
+//line examples/dcgan/main_train.gox:13
 	this.BatchSize__1(64)
-//line examples/dcgan/main_train.gox:14:1
+//line examples/dcgan/main_train.gox:14
 	this.Lr__1(2e-4)
-//line examples/dcgan/main_train.gox:15:1
+//line examples/dcgan/main_train.gox:15
 	this.Seed__1(1)
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 	fashion := func() (_gop_ret *data.MNIST) {
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 		var _gop_err error
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 		_gop_ret, _gop_err = data.LoadFashionMNIST("", data.Train)
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 		if _gop_err != nil {
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 			_gop_err = errors.NewFrame(_gop_err, "data.loadFashionMNIST(\"\", data.Train)", "examples/dcgan/main_train.gox", 19, "main.MainEntry")
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 			panic(_gop_err)
+//line examples/dcgan/main_train.gox:19
 		}
-//line examples/dcgan/main_train.gox:19:1
+//line examples/dcgan/main_train.gox:19
 		return
+//line examples/dcgan/main_train.gox:19
 	}()
-//line examples/dcgan/main_train.gox:20:1
+//line examples/dcgan/main_train.gox:20
 	images, labels, err := fashion.Tensors()
-//line examples/dcgan/main_train.gox:21:1
+//line examples/dcgan/main_train.gox:21
 	if err != nil {
-//line examples/dcgan/main_train.gox:22:1
+//line examples/dcgan/main_train.gox:22
 		panic(err)
+//line examples/dcgan/main_train.gox:21
 	}
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 	this.Dataset__2(func() (_gop_ret *data.TensorDataset) {
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 		var _gop_err error
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 		_gop_ret, _gop_err = data.NewTensorDataset(images, labels)
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 		if _gop_err != nil {
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 			_gop_err = errors.NewFrame(_gop_err, "data.newTensorDataset(images, labels)", "examples/dcgan/main_train.gox", 24, "main.MainEntry")
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 			panic(_gop_err)
+//line examples/dcgan/main_train.gox:24
 		}
-//line examples/dcgan/main_train.gox:24:1
+//line examples/dcgan/main_train.gox:24
 		return
+//line examples/dcgan/main_train.gox:24
 	}(), nil)
-//line examples/dcgan/main_train.gox:26:1
+//line examples/dcgan/main_train.gox:26
 	out := "dcgan_samples.png"
-//line examples/dcgan/main_train.gox:27:1
+//line examples/dcgan/main_train.gox:27
 	if len(this.Args()) > 0 {
-//line examples/dcgan/main_train.gox:28:1
+//line examples/dcgan/main_train.gox:28
 		out = this.Args()[0]
+//line examples/dcgan/main_train.gox:27
 	}
-//line examples/dcgan/main_train.gox:31:1
+//line examples/dcgan/main_train.gox:31
 	netG := classfile.Build(new(models.Generator))
-//line examples/dcgan/main_train.gox:32:1
+//line examples/dcgan/main_train.gox:32
 	netD := classfile.Build(new(models.Discriminator))
-//line examples/dcgan/main_train.gox:33:1
+//line examples/dcgan/main_train.gox:33
 	fmt.Println(netG)
-//line examples/dcgan/main_train.gox:34:1
+//line examples/dcgan/main_train.gox:34
 	fmt.Println(netD)
-//line examples/dcgan/main_train.gox:37:1
+//line examples/dcgan/main_train.gox:37
 	optG := optim.Adam(netG.Parameters(), optim.WithLR(this.Lr__0()), optim.WithBetas(0.5, 0.999))
-//line examples/dcgan/main_train.gox:38:1
+//line examples/dcgan/main_train.gox:38
 	optD := optim.Adam(netD.Parameters(), optim.WithLR(this.Lr__0()), optim.WithBetas(0.5, 0.999))
-//line examples/dcgan/main_train.gox:41:1
+//line examples/dcgan/main_train.gox:41
 	fixed := gopkg.Randn__0(64, int(netG.Latent))
-//line examples/dcgan/main_train.gox:43:1
+//line examples/dcgan/main_train.gox:43
 	for
-//line examples/dcgan/main_train.gox:43:1
+//line examples/dcgan/main_train.gox:43
 	epoch := 0; epoch < this.Epochs__0();
-//line examples/dcgan/main_train.gox:43:1
+//line examples/dcgan/main_train.gox:43
 	epoch += 1 {
+//line examples/dcgan/main_train.gox:43
 		torch.GC()
-//line examples/dcgan/main_train.gox:44:1
+//line examples/dcgan/main_train.gox:44
 		i := 0
-//line examples/dcgan/main_train.gox:45:1
+//line examples/dcgan/main_train.gox:45
 		var sumD, sumG float64
-//line examples/dcgan/main_train.gox:46:1
+//line examples/dcgan/main_train.gox:46
 		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+//line examples/dcgan/main_train.gox:46
 			torch.GC()
+//line examples/dcgan/main_train.gox:46
 			var _gop_ok bool
+//line examples/dcgan/main_train.gox:46
 			x, _, _gop_ok := _gop_it.Next()
+//line examples/dcgan/main_train.gox:46
 			if !_gop_ok {
+//line examples/dcgan/main_train.gox:46
 				break
+//line examples/dcgan/main_train.gox:46
 			}
-//line examples/dcgan/main_train.gox:47:1
+//line examples/dcgan/main_train.gox:47
 			real := torch.Temp((torch.Tensor).Gop_Quo(x.Float(), 127.5)).Gop_Sub(1)
-//line examples/dcgan/main_train.gox:48:1
+//line examples/dcgan/main_train.gox:48
 			z := gopkg.Randn__0(int(x.Size(0)), int(netG.Latent))
-//line examples/dcgan/main_train.gox:49:1
+//line examples/dcgan/main_train.gox:49
 			fake := netG.Forward(z)
-//line examples/dcgan/main_train.gox:53:1
+//line examples/dcgan/main_train.gox:53
 			outReal := netD.Forward(real)
-//line examples/dcgan/main_train.gox:54:1
+//line examples/dcgan/main_train.gox:54
 			outFake := netD.Forward(fake.Detach())
-//line examples/dcgan/main_train.gox:55:1
+//line examples/dcgan/main_train.gox:55
 			lossD := (torch.Tensor).Gop_Add(gopkg.BinaryCrossEntropyWithLogits(outReal, gopkg.OnesLike(outReal)), gopkg.BinaryCrossEntropyWithLogits(outFake, gopkg.ZerosLike(outFake)))
-//line examples/dcgan/main_train.gox:56:1
+//line examples/dcgan/main_train.gox:56
 			optD.ZeroGrad()
-//line examples/dcgan/main_train.gox:57:1
+//line examples/dcgan/main_train.gox:57
 			lossD.Backward()
-//line examples/dcgan/main_train.gox:58:1
+//line examples/dcgan/main_train.gox:58
 			optD.Step()
-//line examples/dcgan/main_train.gox:61:1
+//line examples/dcgan/main_train.gox:61
 			outG := netD.Forward(fake)
-//line examples/dcgan/main_train.gox:62:1
+//line examples/dcgan/main_train.gox:62
 			lossG := gopkg.BinaryCrossEntropyWithLogits(outG, gopkg.OnesLike(outG))
-//line examples/dcgan/main_train.gox:63:1
+//line examples/dcgan/main_train.gox:63
 			optG.ZeroGrad()
-//line examples/dcgan/main_train.gox:64:1
+//line examples/dcgan/main_train.gox:64
 			lossG.Backward()
-//line examples/dcgan/main_train.gox:65:1
+//line examples/dcgan/main_train.gox:65
 			optG.Step()
-//line examples/dcgan/main_train.gox:67:1
+//line examples/dcgan/main_train.gox:67
 			i++
-//line examples/dcgan/main_train.gox:68:1
+//line examples/dcgan/main_train.gox:68
 			sumD += lossD.Item()
-//line examples/dcgan/main_train.gox:69:1
+//line examples/dcgan/main_train.gox:69
 			sumG += lossG.Item()
-//line examples/dcgan/main_train.gox:70:1
+//line examples/dcgan/main_train.gox:70
 			if i%100 == 0 {
-//line examples/dcgan/main_train.gox:73:1
+//line examples/dcgan/main_train.gox:73
 				this.Log(fmt.Sprintf("epoch %d batch %d: loss D %.3f, loss G %.3f, D(real) %.2f, D(fake) %.2f", epoch+1, i, sumD/100, sumG/100, torch.Consume(gopkg.Sigmoid(outReal), func(t torch.Tensor) torch.Tensor { return gopkg.Mean__0(t) }).Item(), torch.Consume(gopkg.Sigmoid(outFake), func(t torch.Tensor) torch.Tensor { return gopkg.Mean__0(t) }).Item()))
-//line examples/dcgan/main_train.gox:75:1
+//line examples/dcgan/main_train.gox:75
 				sumD, sumG = 0, 0
+//line examples/dcgan/main_train.gox:70
 			}
+//line examples/dcgan/main_train.gox:70
 			lossD.Free()
+//line examples/dcgan/main_train.gox:46
 		}
+//line examples/dcgan/main_train.gox:46
 		torch.FinishGC()
-//line examples/dcgan/main_train.gox:78:1
+//line examples/dcgan/main_train.gox:78
 		netG.Eval()
-//line examples/dcgan/main_train.gox:79:1
+//line examples/dcgan/main_train.gox:79
 		gopkg.NoGrad(func() {
-//line examples/dcgan/main_train.gox:80:1
+//line examples/dcgan/main_train.gox:80
 			gopkg.SaveImage__0(torch.Temp((torch.Tensor).Gop_Mul(netG.Forward(fixed), 0.5)).Gop_Add(0.5), out)
+//line examples/dcgan/main_train.gox:79
 		})
-//line examples/dcgan/main_train.gox:82:1
+//line examples/dcgan/main_train.gox:82
 		netG.Train(true)
-//line examples/dcgan/main_train.gox:83:1
+//line examples/dcgan/main_train.gox:83
 		this.Log("epoch", epoch+1, "saved", out)
+//line examples/dcgan/main_train.gox:43
 	}
+//line examples/dcgan/main_train.gox:43
 	torch.FinishGC()
+//line examples/dcgan/main_train.gox:12
 }
+
+//line examples/dcgan/gop_autogen.go:195
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

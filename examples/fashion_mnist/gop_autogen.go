@@ -18,53 +18,68 @@ type Trainer struct {
 
 //line examples/fashion_mnist/main_train.gox:13
 func (this *Trainer) MainEntry() {
+//line examples/fashion_mnist/main_train.gox:13
 	defer torch.FinishGC()
-//line examples/fashion_mnist/main_train.gox:13:1
+//line examples/fashion_mnist/main_train.gox:13
 	this.Epochs__1(5)
-//line examples/fashion_mnist/main_train.gox:14:1
+//line examples/fashion_mnist/main_train.gox:14
 	this.Optimizer__1("adam")
-//line examples/fashion_mnist/main_train.gox:15:1
+//line examples/fashion_mnist/main_train.gox:15
 	this.LrSchedule__1("cosine")
-//line examples/fashion_mnist/main_train.gox:16:1
+//line examples/fashion_mnist/main_train.gox:16
 	this.Seed__1(1)
-//line examples/fashion_mnist/main_train.gox:17:1
+//line examples/fashion_mnist/main_train.gox:17
 	this.Checkpoint__1("fashion_mnist.safetensors")
-//line examples/fashion_mnist/main_train.gox:18:1
+//line examples/fashion_mnist/main_train.gox:18
 	this.Dataset__0("fashion-mnist")
-//line examples/fashion_mnist/main_train.gox:20:1
+//line examples/fashion_mnist/main_train.gox:20
 	net := new(cnn.Net)
-//line examples/fashion_mnist/main_train.gox:21:1
+//line examples/fashion_mnist/main_train.gox:21
 	this.Model__1(net)
-//line examples/fashion_mnist/main_train.gox:22:1
+//line examples/fashion_mnist/main_train.gox:22
 	fmt.Println(net)
-//line examples/fashion_mnist/main_train.gox:24:1
+//line examples/fashion_mnist/main_train.gox:24
 	for
-//line examples/fashion_mnist/main_train.gox:24:1
+//line examples/fashion_mnist/main_train.gox:24
 	epoch := 0; epoch < this.Epochs__0();
-//line examples/fashion_mnist/main_train.gox:24:1
+//line examples/fashion_mnist/main_train.gox:24
 	epoch += 1 {
+//line examples/fashion_mnist/main_train.gox:24
 		torch.GC()
-//line examples/fashion_mnist/main_train.gox:25:1
+//line examples/fashion_mnist/main_train.gox:25
 		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+//line examples/fashion_mnist/main_train.gox:25
 			torch.GC()
+//line examples/fashion_mnist/main_train.gox:25
 			var _gop_ok bool
+//line examples/fashion_mnist/main_train.gox:25
 			x, y, _gop_ok := _gop_it.Next()
+//line examples/fashion_mnist/main_train.gox:25
 			if !_gop_ok {
+//line examples/fashion_mnist/main_train.gox:25
 				break
+//line examples/fashion_mnist/main_train.gox:25
 			}
-//line examples/fashion_mnist/main_train.gox:26:1
+//line examples/fashion_mnist/main_train.gox:26
 			this.Step(this.Loss__2(net.Forward(x), y))
+//line examples/fashion_mnist/main_train.gox:25
 		}
+//line examples/fashion_mnist/main_train.gox:25
 		torch.FinishGC()
-//line examples/fashion_mnist/main_train.gox:28:1
+//line examples/fashion_mnist/main_train.gox:28
 		this.Log("epoch", epoch+1, "test", this.Evaluate__0())
-//line examples/fashion_mnist/main_train.gox:29:1
+//line examples/fashion_mnist/main_train.gox:29
 		this.Save(this.Checkpoint__0())
+//line examples/fashion_mnist/main_train.gox:24
 	}
+//line examples/fashion_mnist/main_train.gox:24
 	torch.FinishGC()
-//line examples/fashion_mnist/main_train.gox:31:1
+//line examples/fashion_mnist/main_train.gox:31
 	fmt.Println("saved the weights to", this.Checkpoint__0())
+//line examples/fashion_mnist/main_train.gox:13
 }
+
+//line examples/fashion_mnist/gop_autogen.go:83
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

@@ -18,137 +18,154 @@ type Trainer struct {
 
 //line examples/gop_tensors/main_train.gox:6
 func (this *Trainer) MainEntry() {
+//line examples/gop_tensors/main_train.gox:6
 	defer torch.FinishGC()
-//line examples/gop_tensors/main_train.gox:6:1
+//line examples/gop_tensors/main_train.gox:6
 	this.Seed__1(1)
-//line examples/gop_tensors/main_train.gox:9:1
+//line examples/gop_tensors/main_train.gox:9
 	a := gopkg.Tensor__0([]int{1, 2, 3})
-//line examples/gop_tensors/main_train.gox:10:1
+//line examples/gop_tensors/main_train.gox:10
 	b := gopkg.Tensor__0([]interface{}{[]float64{1.0, 2}, []int{3, 4}})
-//line examples/gop_tensors/main_train.gox:11:1
+//line examples/gop_tensors/main_train.gox:11
 	fmt.Println("a", a.Dtype(), a.Shape())
-//line examples/gop_tensors/main_train.gox:12:1
+//line examples/gop_tensors/main_train.gox:12
 	fmt.Println("b", b.Dtype(), b.Shape())
-//line examples/gop_tensors/main_train.gox:13:1
+//line examples/gop_tensors/main_train.gox:13
 	fmt.Println("f64", gopkg.Tensor__1([]float64{0.5}, torch.Float64).Dtype())
-//line examples/gop_tensors/main_train.gox:16:1
+//line examples/gop_tensors/main_train.gox:16
 	fmt.Println("ones", gopkg.Ones__0(2, 3).Shape(), gopkg.Ones__1(b.Shape()).Shape(), gopkg.Zeros__0(4).Shape())
-//line examples/gop_tensors/main_train.gox:17:1
+//line examples/gop_tensors/main_train.gox:17
 	fmt.Println("rand", gopkg.Rand__0(2, 2).Shape(), gopkg.Randn__0(3).Shape())
-//line examples/gop_tensors/main_train.gox:18:1
+//line examples/gop_tensors/main_train.gox:18
 	fmt.Println("arange", gopkg.Arange__0(4), gopkg.Arange__1(1, 4), gopkg.Arange__2(0, 10, 3))
-//line examples/gop_tensors/main_train.gox:19:1
+//line examples/gop_tensors/main_train.gox:19
 	fmt.Println("arangef", gopkg.Arange__5(0, 1, 0.25).Dtype(), gopkg.Arange__3(2.5).Dtype())
-//line examples/gop_tensors/main_train.gox:20:1
+//line examples/gop_tensors/main_train.gox:20
 	fmt.Println("full", gopkg.Full__0([]int64{2}, 7).Dtype(), gopkg.Full__1([]int64{2}, 0.5).Dtype())
-//line examples/gop_tensors/main_train.gox:23:1
+//line examples/gop_tensors/main_train.gox:23
 	c := torch.Temp((torch.Tensor).Gop_Add(b, torch.Temp((torch.Tensor).Gop_Mul(b, 2)))).Gop_Sub(1)
-//line examples/gop_tensors/main_train.gox:24:1
+//line examples/gop_tensors/main_train.gox:24
 	fmt.Println("c", c)
-//line examples/gop_tensors/main_train.gox:25:1
+//line examples/gop_tensors/main_train.gox:25
 	fmt.Println("int ops", (torch.Tensor).Gop_Add(a, 1).Dtype(), (torch.Tensor).Gop_Mul(a, 2).Dtype(), (torch.Tensor).Gop_Quo(a, 2).Dtype(), (torch.Tensor).Gop_Add(a, 0.5).Dtype())
-//line examples/gop_tensors/main_train.gox:26:1
+//line examples/gop_tensors/main_train.gox:26
 	fmt.Println("neg", a.Gop_Neg())
-//line examples/gop_tensors/main_train.gox:27:1
+//line examples/gop_tensors/main_train.gox:27
 	fmt.Println("rem", (torch.Tensor).Gop_Rem(a, 2))
-//line examples/gop_tensors/main_train.gox:28:1
+//line examples/gop_tensors/main_train.gox:28
 	fmt.Println("cmp", (torch.Tensor).Gop_GT(a, 1), (torch.Tensor).Gop_EQ(a, gopkg.Tensor__0([]int{1, 0, 3})), (torch.Tensor).Gop_LE(b, 2.0))
-//line examples/gop_tensors/main_train.gox:29:1
+//line examples/gop_tensors/main_train.gox:29
 	fmt.Println("mask", torch.Temp((torch.Tensor).Gop_GT(a, 1)).Gop_And(torch.Temp((torch.Tensor).Gop_LT(a, 3))))
-//line examples/gop_tensors/main_train.gox:30:1
+//line examples/gop_tensors/main_train.gox:30
 	n := 3
-//line examples/gop_tensors/main_train.gox:31:1
+//line examples/gop_tensors/main_train.gox:31
 	fmt.Println("var", (torch.Tensor).Gop_Mul(a, n))
-//line examples/gop_tensors/main_train.gox:34:1
+//line examples/gop_tensors/main_train.gox:34
 	d := gopkg.Zeros__0(2)
-//line examples/gop_tensors/main_train.gox:35:1
+//line examples/gop_tensors/main_train.gox:35
 	d.Gop_AddAssign(1)
-//line examples/gop_tensors/main_train.gox:36:1
+//line examples/gop_tensors/main_train.gox:36
 	d.Gop_MulAssign(3)
-//line examples/gop_tensors/main_train.gox:37:1
+//line examples/gop_tensors/main_train.gox:37
 	fmt.Println("inplace", d)
-//line examples/gop_tensors/main_train.gox:38:1
+//line examples/gop_tensors/main_train.gox:38
 	var total torch.Tensor
-//line examples/gop_tensors/main_train.gox:39:1
+//line examples/gop_tensors/main_train.gox:39
 	for
-//line examples/gop_tensors/main_train.gox:39:1
+//line examples/gop_tensors/main_train.gox:39
 	i := 0; i < 3;
-//line examples/gop_tensors/main_train.gox:39:1
+//line examples/gop_tensors/main_train.gox:39
 	i += 1 {
+//line examples/gop_tensors/main_train.gox:39
 		torch.GC()
-//line examples/gop_tensors/main_train.gox:40:1
+//line examples/gop_tensors/main_train.gox:40
 		total.Gop_AddAssign(float64(i))
+//line examples/gop_tensors/main_train.gox:39
 	}
+//line examples/gop_tensors/main_train.gox:39
 	torch.FinishGC()
-//line examples/gop_tensors/main_train.gox:42:1
+//line examples/gop_tensors/main_train.gox:42
 	fmt.Println("total", total)
-//line examples/gop_tensors/main_train.gox:45:1
+//line examples/gop_tensors/main_train.gox:45
 	fmt.Println("sum", gopkg.Sum__0(b), gopkg.Sum__1(b, 0), gopkg.Sum__2(b, 1, true).Shape())
-//line examples/gop_tensors/main_train.gox:46:1
+//line examples/gop_tensors/main_train.gox:46
 	fmt.Println("mean", gopkg.Mean__0(b), gopkg.Mean__1(b, 1))
-//line examples/gop_tensors/main_train.gox:47:1
+//line examples/gop_tensors/main_train.gox:47
 	fmt.Println("argmax", gopkg.Argmax__0(b), gopkg.Argmax__1(b, 1), b.Argmax(0), b.Argmax(1, true).Shape())
-//line examples/gop_tensors/main_train.gox:48:1
+//line examples/gop_tensors/main_train.gox:48
 	fmt.Println("amax", gopkg.Amax__1(b, 0))
-//line examples/gop_tensors/main_train.gox:49:1
+//line examples/gop_tensors/main_train.gox:49
 	fmt.Println("view", gopkg.View__0(b, 4).Shape(), gopkg.View__0(b, -1, 1).Shape(), gopkg.Reshape__0(a, 3, 1).Shape(), gopkg.Flatten__1(gopkg.Ones__0(2, 3, 4), 1).Shape())
-//line examples/gop_tensors/main_train.gox:50:1
+//line examples/gop_tensors/main_train.gox:50
 	fmt.Println("cat", gopkg.Cat__0([]torch.Tensor{a, a}).Shape(), gopkg.Stack__1([]torch.Tensor{a, a}, 1).Shape())
-//line examples/gop_tensors/main_train.gox:51:1
+//line examples/gop_tensors/main_train.gox:51
 	fmt.Println("matmul", b.Matmul(b), gopkg.Matmul(b, gopkg.Tensor__0([]float64{1.0, 1})))
-//line examples/gop_tensors/main_train.gox:54:1
+//line examples/gop_tensors/main_train.gox:54
 	fmt.Println("msum", b.SumAll(), b.SumAlong(0), b.SumAlong(1, true).Shape(), b.MeanAlong(1))
-//line examples/gop_tensors/main_train.gox:55:1
+//line examples/gop_tensors/main_train.gox:55
 	values, indices := b.MaxAlong(1)
-//line examples/gop_tensors/main_train.gox:56:1
+//line examples/gop_tensors/main_train.gox:56
 	fmt.Println("mmax", b.MaxAll(), values, indices, b.AminAlong(0))
-//line examples/gop_tensors/main_train.gox:57:1
+//line examples/gop_tensors/main_train.gox:57
 	fmt.Println("mview", b.ViewDims(4).Shape(), b.ViewDims(-1, 1).Shape(), a.ReshapeDims(3, 1).Shape(), gopkg.Ones__0(2, 3, 4).FlattenFrom(1).Shape())
-//line examples/gop_tensors/main_train.gox:58:1
+//line examples/gop_tensors/main_train.gox:58
 	fmt.Println("mshape", torch.Consume(gopkg.Ones__0(2, 3, 1), func(t torch.Tensor) torch.Tensor { return t.PermuteDims(2, 0, 1) }).Shape(), torch.Consume(gopkg.Ones__0(2, 1, 3), func(t torch.Tensor) torch.Tensor { return t.SqueezeAll() }).Shape(), torch.Consume(gopkg.Ones__0(2, 1, 3), func(t torch.Tensor) torch.Tensor { return t.SqueezeDim(1) }).Shape(), b.ViewShape(b.Shape()).Shape())
-//line examples/gop_tensors/main_train.gox:61:1
+//line examples/gop_tensors/main_train.gox:61
 	x := gopkg.Tensor__0([]float64{1.0, 2, 3})
-//line examples/gop_tensors/main_train.gox:62:1
+//line examples/gop_tensors/main_train.gox:62
 	w := gopkg.Ones__0(3).RequiresGrad_()
-//line examples/gop_tensors/main_train.gox:63:1
+//line examples/gop_tensors/main_train.gox:63
 	y := torch.Consume(torch.Temp((torch.Tensor).Gop_Mul(w, x)).Gop_Add(1), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
-//line examples/gop_tensors/main_train.gox:64:1
+//line examples/gop_tensors/main_train.gox:64
 	y.Backward()
-//line examples/gop_tensors/main_train.gox:65:1
+//line examples/gop_tensors/main_train.gox:65
 	fmt.Println("y", y.Item(), "grad", w.Grad())
-//line examples/gop_tensors/main_train.gox:69:1
+//line examples/gop_tensors/main_train.gox:69
 	p := gopkg.Tensor__0([]float64{5.0}).RequiresGrad_()
-//line examples/gop_tensors/main_train.gox:70:1
+//line examples/gop_tensors/main_train.gox:70
 	for
-//line examples/gop_tensors/main_train.gox:70:1
+//line examples/gop_tensors/main_train.gox:70
 	step := 0; step < 50;
-//line examples/gop_tensors/main_train.gox:70:1
+//line examples/gop_tensors/main_train.gox:70
 	step += 1 {
+//line examples/gop_tensors/main_train.gox:70
 		torch.GC()
-//line examples/gop_tensors/main_train.gox:71:1
+//line examples/gop_tensors/main_train.gox:71
 		loss := torch.Consume((torch.Tensor).Gop_Mul(p, p), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
-//line examples/gop_tensors/main_train.gox:72:1
+//line examples/gop_tensors/main_train.gox:72
 		loss.Backward()
-//line examples/gop_tensors/main_train.gox:73:1
+//line examples/gop_tensors/main_train.gox:73
 		gopkg.NoGrad(func() {
-//line examples/gop_tensors/main_train.gox:74:1
+//line examples/gop_tensors/main_train.gox:74
 			p.Gop_SubAssign(torch.Temp((torch.Tensor).Gop_Mul(p.Grad(), 0.1)))
+//line examples/gop_tensors/main_train.gox:73
 		})
-//line examples/gop_tensors/main_train.gox:76:1
+//line examples/gop_tensors/main_train.gox:76
 		p.ZeroGrad()
-//line examples/gop_tensors/main_train.gox:77:1
+//line examples/gop_tensors/main_train.gox:77
 		if step == 49 {
-//line examples/gop_tensors/main_train.gox:78:1
+//line examples/gop_tensors/main_train.gox:78
 			fmt.Println("descent", p.Item() < 0.001)
+//line examples/gop_tensors/main_train.gox:77
 		}
+//line examples/gop_tensors/main_train.gox:77
 		loss.Free()
+//line examples/gop_tensors/main_train.gox:70
 	}
+//line examples/gop_tensors/main_train.gox:70
 	torch.FinishGC()
+//line examples/gop_tensors/main_train.gox:70
 	y.Free()
+//line examples/gop_tensors/main_train.gox:70
 	total.Free()
+//line examples/gop_tensors/main_train.gox:70
 	d.Free()
+//line examples/gop_tensors/main_train.gox:70
 	c.Free()
+//line examples/gop_tensors/main_train.gox:6
 }
+
+//line examples/gop_tensors/gop_autogen.go:169
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

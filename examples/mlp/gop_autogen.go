@@ -18,49 +18,64 @@ type Trainer struct {
 
 //line examples/mlp/main_train.gox:11
 func (this *Trainer) MainEntry() {
+//line examples/mlp/main_train.gox:11
 	defer torch.FinishGC()
-//line examples/mlp/main_train.gox:11:1
+//line examples/mlp/main_train.gox:11
 	this.Epochs__1(5)
-//line examples/mlp/main_train.gox:12:1
+//line examples/mlp/main_train.gox:12
 	this.BatchSize__1(64)
-//line examples/mlp/main_train.gox:13:1
+//line examples/mlp/main_train.gox:13
 	this.Optimizer__1("adam")
-//line examples/mlp/main_train.gox:14:1
+//line examples/mlp/main_train.gox:14
 	this.Lr__1(1e-3)
-//line examples/mlp/main_train.gox:15:1
+//line examples/mlp/main_train.gox:15
 	this.Seed__1(1)
-//line examples/mlp/main_train.gox:16:1
+//line examples/mlp/main_train.gox:16
 	this.Dataset__0("fashion-mnist")
-//line examples/mlp/main_train.gox:18:1
+//line examples/mlp/main_train.gox:18
 	net := new(models.MLP)
-//line examples/mlp/main_train.gox:19:1
+//line examples/mlp/main_train.gox:19
 	this.Model__1(net)
-//line examples/mlp/main_train.gox:20:1
+//line examples/mlp/main_train.gox:20
 	fmt.Println(net)
-//line examples/mlp/main_train.gox:22:1
+//line examples/mlp/main_train.gox:22
 	for
-//line examples/mlp/main_train.gox:22:1
+//line examples/mlp/main_train.gox:22
 	epoch := 0; epoch < this.Epochs__0();
-//line examples/mlp/main_train.gox:22:1
+//line examples/mlp/main_train.gox:22
 	epoch += 1 {
+//line examples/mlp/main_train.gox:22
 		torch.GC()
-//line examples/mlp/main_train.gox:23:1
+//line examples/mlp/main_train.gox:23
 		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+//line examples/mlp/main_train.gox:23
 			torch.GC()
+//line examples/mlp/main_train.gox:23
 			var _gop_ok bool
+//line examples/mlp/main_train.gox:23
 			x, y, _gop_ok := _gop_it.Next()
+//line examples/mlp/main_train.gox:23
 			if !_gop_ok {
+//line examples/mlp/main_train.gox:23
 				break
+//line examples/mlp/main_train.gox:23
 			}
-//line examples/mlp/main_train.gox:24:1
+//line examples/mlp/main_train.gox:24
 			this.Step(this.Loss__2(net.Forward(x), y))
+//line examples/mlp/main_train.gox:23
 		}
+//line examples/mlp/main_train.gox:23
 		torch.FinishGC()
-//line examples/mlp/main_train.gox:26:1
+//line examples/mlp/main_train.gox:26
 		this.Log("epoch", epoch+1, "test", this.Evaluate__0())
+//line examples/mlp/main_train.gox:22
 	}
+//line examples/mlp/main_train.gox:22
 	torch.FinishGC()
+//line examples/mlp/main_train.gox:11
 }
+
+//line examples/mlp/gop_autogen.go:79
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

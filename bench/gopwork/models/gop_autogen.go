@@ -27,34 +27,38 @@ type MLP struct {
 
 // Forward maps a batch of images [N, 1, 28, 28] to class scores [N, 10].
 //
-//line bench/gopwork/models/CNN_model.gox:11:1
+//line bench/gopwork/models/CNN_model.gox:11
 func (this *CNN) Forward(x torch.Tensor) torch.Tensor {
-//line bench/gopwork/models/CNN_model.gox:13:1
+//line bench/gopwork/models/CNN_model.gox:13
 	return this.Classifier.Forward(this.Features.Forward(x))
+//line bench/gopwork/models/CNN_model.gox:11
 }
 
 //line bench/gopwork/models/CNN_model.gox:16
 func (this *CNN) Main() {
-//line bench/gopwork/models/CNN_model.gox:16:1
+//line bench/gopwork/models/CNN_model.gox:16
 	this.Features = nn.Sequential(nn.Conv2d(1, 32, 3, nn.WithPadding(1)), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, nn.WithPadding(1)), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2))
-//line bench/gopwork/models/CNN_model.gox:20:1
+//line bench/gopwork/models/CNN_model.gox:20
 	this.Classifier = nn.Sequential(nn.Flatten(), nn.Dropout(nn.WithP(0.25)), nn.Linear(64*7*7, 128), nn.ReLU(), nn.Dropout(nn.WithP(0.5)), nn.Linear(128, 10))
+//line bench/gopwork/models/CNN_model.gox:16
 }
 
 // Forward maps a batch [N, 784] to class scores [N, 10].
 //
-//line bench/gopwork/models/MLP_model.gox:11:1
+//line bench/gopwork/models/MLP_model.gox:11
 func (this *MLP) Forward(x torch.Tensor) torch.Tensor {
-//line bench/gopwork/models/MLP_model.gox:13:1
+//line bench/gopwork/models/MLP_model.gox:13
 	return this.FC3.Forward(gopkg.Relu(this.FC2.Forward(gopkg.Relu(this.FC1.Forward(x)))))
+//line bench/gopwork/models/MLP_model.gox:11
 }
 
 //line bench/gopwork/models/MLP_model.gox:16
 func (this *MLP) Main() {
-//line bench/gopwork/models/MLP_model.gox:16:1
+//line bench/gopwork/models/MLP_model.gox:16
 	this.FC1 = nn.Linear(784, 512)
-//line bench/gopwork/models/MLP_model.gox:17:1
+//line bench/gopwork/models/MLP_model.gox:17
 	this.FC2 = nn.Linear(512, 512)
-//line bench/gopwork/models/MLP_model.gox:18:1
+//line bench/gopwork/models/MLP_model.gox:18
 	this.FC3 = nn.Linear(512, 10)
+//line bench/gopwork/models/MLP_model.gox:16
 }

@@ -25,12 +25,13 @@ type CharRNN struct {
 // Forward maps character codes [N, T] to the scores of the next
 // character at every position, [N, T, Vocab].
 //
-//line examples/char_lstm/models/CharRNN_model.gox:18:1
+//line examples/char_lstm/models/CharRNN_model.gox:18
 func (this *CharRNN) Forward(x torch.Tensor) torch.Tensor {
-//line examples/char_lstm/models/CharRNN_model.gox:21:1
+//line examples/char_lstm/models/CharRNN_model.gox:21
 	out, _, _ := this.LSTM.Forward(this.Embed.Forward(x))
-//line examples/char_lstm/models/CharRNN_model.gox:22:1
+//line examples/char_lstm/models/CharRNN_model.gox:22
 	return this.Head.Forward(this.Drop.Forward(out))
+//line examples/char_lstm/models/CharRNN_model.gox:18
 }
 
 // Step runs the characters x [N, T] from the LSTM state h, c (undefined
@@ -38,37 +39,42 @@ func (this *CharRNN) Forward(x torch.Tensor) torch.Tensor {
 // the last one, [N, Vocab], with the new state. Sampling calls it with
 // one character at a time.
 //
-//line examples/char_lstm/models/CharRNN_model.gox:25:1
+//line examples/char_lstm/models/CharRNN_model.gox:25
 func (this *CharRNN) Step(x torch.Tensor, h torch.Tensor, c torch.Tensor) (torch.Tensor, torch.Tensor, torch.Tensor) {
-//line examples/char_lstm/models/CharRNN_model.gox:30:1
+//line examples/char_lstm/models/CharRNN_model.gox:30
 	e := this.Embed.Forward(x)
-//line examples/char_lstm/models/CharRNN_model.gox:31:1
+//line examples/char_lstm/models/CharRNN_model.gox:31
 	var out torch.Tensor
-//line examples/char_lstm/models/CharRNN_model.gox:32:1
+//line examples/char_lstm/models/CharRNN_model.gox:32
 	if h.Defined() {
-//line examples/char_lstm/models/CharRNN_model.gox:33:1
+//line examples/char_lstm/models/CharRNN_model.gox:33
 		out, h, c = this.LSTM.Forward(e, h, c)
+//line examples/char_lstm/models/CharRNN_model.gox:32
 	} else {
-//line examples/char_lstm/models/CharRNN_model.gox:35:1
+//line examples/char_lstm/models/CharRNN_model.gox:35
 		out, h, c = this.LSTM.Forward(e)
+//line examples/char_lstm/models/CharRNN_model.gox:32
 	}
-//line examples/char_lstm/models/CharRNN_model.gox:37:1
+//line examples/char_lstm/models/CharRNN_model.gox:37
 	return this.Head.Forward(this.Drop.Forward(out.Select(1, -1))), h, c
+//line examples/char_lstm/models/CharRNN_model.gox:25
 }
 
 //line examples/char_lstm/models/CharRNN_model.gox:40
 func (this *CharRNN) Main() {
-//line examples/char_lstm/models/CharRNN_model.gox:40:1
+//line examples/char_lstm/models/CharRNN_model.gox:40
 	if this.Hidden == 0 {
-//line examples/char_lstm/models/CharRNN_model.gox:41:1
+//line examples/char_lstm/models/CharRNN_model.gox:41
 		this.Hidden = 256
+//line examples/char_lstm/models/CharRNN_model.gox:40
 	}
-//line examples/char_lstm/models/CharRNN_model.gox:43:1
+//line examples/char_lstm/models/CharRNN_model.gox:43
 	this.Embed = nn.Embedding(this.Vocab, 64)
-//line examples/char_lstm/models/CharRNN_model.gox:44:1
+//line examples/char_lstm/models/CharRNN_model.gox:44
 	this.LSTM = nn.LSTM(64, this.Hidden, nn.RNNOptions{NumLayers: 2, BatchFirst: true, Dropout: 0.3})
-//line examples/char_lstm/models/CharRNN_model.gox:45:1
+//line examples/char_lstm/models/CharRNN_model.gox:45
 	this.Drop = nn.Dropout(nn.WithP(0.3))
-//line examples/char_lstm/models/CharRNN_model.gox:46:1
+//line examples/char_lstm/models/CharRNN_model.gox:46
 	this.Head = nn.Linear(this.Hidden, this.Vocab)
+//line examples/char_lstm/models/CharRNN_model.gox:40
 }

@@ -35,79 +35,96 @@ type Generator struct {
 // Forward maps images [N, 1, 28, 28] to logits [N]: the log-odds that
 // each image is real.
 //
-//line examples/dcgan/models/Discriminator_model.gox:16:1
+//line examples/dcgan/models/Discriminator_model.gox:16
 func (this *Discriminator) Forward(x torch.Tensor) torch.Tensor {
-//line examples/dcgan/models/Discriminator_model.gox:19:1
+//line examples/dcgan/models/Discriminator_model.gox:19
 	x = this.Act.Forward(this.Down1.Forward(x))
-//line examples/dcgan/models/Discriminator_model.gox:20:1
+//line examples/dcgan/models/Discriminator_model.gox:20
 	x = this.Act.Forward(this.BN2.Forward(this.Down2.Forward(x)))
-//line examples/dcgan/models/Discriminator_model.gox:21:1
+//line examples/dcgan/models/Discriminator_model.gox:21
 	return gopkg.Flatten__0(this.Score.Forward(x))
+//line examples/dcgan/models/Discriminator_model.gox:16
 }
 
 //line examples/dcgan/models/Discriminator_model.gox:24
 func (this *Discriminator) Main() {
-//line examples/dcgan/models/Discriminator_model.gox:24:1
+//line examples/dcgan/models/Discriminator_model.gox:24
 	this.Down1 = nn.Conv2d(1, 64, 4, nn.WithStride(2), nn.WithPadding(1))
-//line examples/dcgan/models/Discriminator_model.gox:25:1
+//line examples/dcgan/models/Discriminator_model.gox:25
 	this.Down2 = nn.Conv2d(64, 128, 4, nn.WithStride(2), nn.WithPadding(1), nn.WithBias(false))
-//line examples/dcgan/models/Discriminator_model.gox:26:1
+//line examples/dcgan/models/Discriminator_model.gox:26
 	this.BN2 = nn.BatchNorm2d(128)
-//line examples/dcgan/models/Discriminator_model.gox:27:1
+//line examples/dcgan/models/Discriminator_model.gox:27
 	this.Score = nn.Conv2d(128, 1, 7)
-//line examples/dcgan/models/Discriminator_model.gox:28:1
+//line examples/dcgan/models/Discriminator_model.gox:28
 	this.Act = nn.LeakyReLU(nn.WithNegativeSlope(0.2))
+//line examples/dcgan/models/Discriminator_model.gox:28
 	for
-//line examples/dcgan/models/Discriminator_model.gox:31:1
+//line examples/dcgan/models/Discriminator_model.gox:31
 	_, w := range []torch.Tensor{this.Down1.Weight, this.Down2.Weight, this.Score.Weight} {
-//line examples/dcgan/models/Discriminator_model.gox:32:1
+//line examples/dcgan/models/Discriminator_model.gox:31
+		torch.MaybeGC()
+//line examples/dcgan/models/Discriminator_model.gox:32
 		nninit.Normal_(w, nninit.WithStd(0.02))
+//line examples/dcgan/models/Discriminator_model.gox:31
 	}
-//line examples/dcgan/models/Discriminator_model.gox:34:1
+//line examples/dcgan/models/Discriminator_model.gox:34
 	nninit.Normal_(this.BN2.Weight, nninit.WithMean(1), nninit.WithStd(0.02))
+//line examples/dcgan/models/Discriminator_model.gox:24
 }
 
 // Forward maps latent vectors [N, Latent] to images [N, 1, 28, 28].
 //
-//line examples/dcgan/models/Generator_model.gox:19:1
+//line examples/dcgan/models/Generator_model.gox:19
 func (this *Generator) Forward(z torch.Tensor) torch.Tensor {
-//line examples/dcgan/models/Generator_model.gox:21:1
+//line examples/dcgan/models/Generator_model.gox:21
 	x := gopkg.View__0(z, -1, int(this.Latent), 1, 1)
-//line examples/dcgan/models/Generator_model.gox:22:1
+//line examples/dcgan/models/Generator_model.gox:22
 	x = gopkg.Relu(this.BN1.Forward(this.Up1.Forward(x)))
-//line examples/dcgan/models/Generator_model.gox:23:1
+//line examples/dcgan/models/Generator_model.gox:23
 	x = gopkg.Relu(this.BN2.Forward(this.Up2.Forward(x)))
-//line examples/dcgan/models/Generator_model.gox:24:1
+//line examples/dcgan/models/Generator_model.gox:24
 	return gopkg.Tanh(this.Up3.Forward(x))
+//line examples/dcgan/models/Generator_model.gox:19
 }
 
 //line examples/dcgan/models/Generator_model.gox:27
 func (this *Generator) Main() {
-//line examples/dcgan/models/Generator_model.gox:27:1
+//line examples/dcgan/models/Generator_model.gox:27
 	if this.Latent == 0 {
-//line examples/dcgan/models/Generator_model.gox:28:1
+//line examples/dcgan/models/Generator_model.gox:28
 		this.Latent = 64
+//line examples/dcgan/models/Generator_model.gox:27
 	}
-//line examples/dcgan/models/Generator_model.gox:30:1
+//line examples/dcgan/models/Generator_model.gox:30
 	this.Up1 = nn.ConvTranspose2d(this.Latent, 128, 7, nn.WithBias(false))
-//line examples/dcgan/models/Generator_model.gox:31:1
+//line examples/dcgan/models/Generator_model.gox:31
 	this.BN1 = nn.BatchNorm2d(128)
-//line examples/dcgan/models/Generator_model.gox:32:1
+//line examples/dcgan/models/Generator_model.gox:32
 	this.Up2 = nn.ConvTranspose2d(128, 64, 4, nn.WithStride(2), nn.WithPadding(1), nn.WithBias(false))
-//line examples/dcgan/models/Generator_model.gox:33:1
+//line examples/dcgan/models/Generator_model.gox:33
 	this.BN2 = nn.BatchNorm2d(64)
-//line examples/dcgan/models/Generator_model.gox:34:1
+//line examples/dcgan/models/Generator_model.gox:34
 	this.Up3 = nn.ConvTranspose2d(64, 1, 4, nn.WithStride(2), nn.WithPadding(1))
+//line examples/dcgan/models/Generator_model.gox:34
 	for
-//line examples/dcgan/models/Generator_model.gox:38:1
+//line examples/dcgan/models/Generator_model.gox:38
 	_, w := range []torch.Tensor{this.Up1.Weight, this.Up2.Weight, this.Up3.Weight} {
-//line examples/dcgan/models/Generator_model.gox:39:1
+//line examples/dcgan/models/Generator_model.gox:38
+		torch.MaybeGC()
+//line examples/dcgan/models/Generator_model.gox:39
 		nninit.Normal_(w, nninit.WithStd(0.02))
+//line examples/dcgan/models/Generator_model.gox:38
 	}
+//line examples/dcgan/models/Generator_model.gox:38
 	for
-//line examples/dcgan/models/Generator_model.gox:41:1
+//line examples/dcgan/models/Generator_model.gox:41
 	_, bn := range []*nn.BatchNorm2dModule{this.BN1, this.BN2} {
-//line examples/dcgan/models/Generator_model.gox:42:1
+//line examples/dcgan/models/Generator_model.gox:41
+		torch.MaybeGC()
+//line examples/dcgan/models/Generator_model.gox:42
 		nninit.Normal_(bn.Weight, nninit.WithMean(1), nninit.WithStd(0.02))
+//line examples/dcgan/models/Generator_model.gox:41
 	}
+//line examples/dcgan/models/Generator_model.gox:27
 }

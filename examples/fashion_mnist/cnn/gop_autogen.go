@@ -20,10 +20,11 @@ type Net struct {
 
 // Forward maps a batch of images [N, 1, 28, 28] to class scores [N, 10].
 //
-//line examples/fashion_mnist/cnn/Net_model.gox:12:1
+//line examples/fashion_mnist/cnn/Net_model.gox:12
 func (this *Net) Forward(x torch.Tensor) torch.Tensor {
-//line examples/fashion_mnist/cnn/Net_model.gox:14:1
+//line examples/fashion_mnist/cnn/Net_model.gox:14
 	return this.Classifier.Forward(this.Features.Forward(x))
+//line examples/fashion_mnist/cnn/Net_model.gox:12
 }
 
 // The top-level statements build the layers, once, when the model is
@@ -31,8 +32,9 @@ func (this *Net) Forward(x torch.Tensor) torch.Tensor {
 //
 //line examples/fashion_mnist/cnn/Net_model.gox:17
 func (this *Net) Main() {
-//line examples/fashion_mnist/cnn/Net_model.gox:19:1
+//line examples/fashion_mnist/cnn/Net_model.gox:19
 	this.Features = nn.Sequential(nn.Conv2d(1, 32, 3, nn.WithPadding(1)), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, nn.WithPadding(1)), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2))
-//line examples/fashion_mnist/cnn/Net_model.gox:23:1
+//line examples/fashion_mnist/cnn/Net_model.gox:23
 	this.Classifier = nn.Sequential(nn.Flatten(), nn.Dropout(nn.WithP(0.25)), nn.Linear(64*7*7, 128), nn.ReLU(), nn.Dropout(nn.WithP(0.5)), nn.Linear(128, 10))
+//line examples/fashion_mnist/cnn/Net_model.gox:17
 }

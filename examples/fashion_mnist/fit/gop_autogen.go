@@ -16,17 +16,20 @@ type Trainer struct {
 
 //line examples/fashion_mnist/fit/main_train.gox:8
 func (this *Trainer) MainEntry() {
-//line examples/fashion_mnist/fit/main_train.gox:8:1
+//line examples/fashion_mnist/fit/main_train.gox:8
 	this.Epochs__1(3)
-//line examples/fashion_mnist/fit/main_train.gox:9:1
+//line examples/fashion_mnist/fit/main_train.gox:9
 	this.Momentum__1(0.9)
-//line examples/fashion_mnist/fit/main_train.gox:10:1
+//line examples/fashion_mnist/fit/main_train.gox:10
 	this.Dataset__0("fashion-mnist")
-//line examples/fashion_mnist/fit/main_train.gox:11:1
+//line examples/fashion_mnist/fit/main_train.gox:11
 	this.Model__1(new(cnn.Net))
-//line examples/fashion_mnist/fit/main_train.gox:12:1
+//line examples/fashion_mnist/fit/main_train.gox:12
 	this.Fit()
+//line examples/fashion_mnist/fit/main_train.gox:8
 }
+
+//line examples/fashion_mnist/fit/gop_autogen.go:33
 func (this *Trainer) Main() {
 	classfile.Gopt_Trainer_Main(this)
 }

@@ -23,26 +23,28 @@ type MLP struct {
 
 // Forward maps a batch of images [N, 1, 28, 28] to class scores [N, 10].
 //
-//line examples/mlp/models/MLP_model.gox:13:1
+//line examples/mlp/models/MLP_model.gox:13
 func (this *MLP) Forward(x torch.Tensor) torch.Tensor {
-//line examples/mlp/models/MLP_model.gox:15:1
+//line examples/mlp/models/MLP_model.gox:15
 	x = gopkg.Flatten__1(x, 1)
-//line examples/mlp/models/MLP_model.gox:16:1
+//line examples/mlp/models/MLP_model.gox:16
 	x = this.Drop.Forward(gopkg.Relu(this.FC1.Forward(x)))
-//line examples/mlp/models/MLP_model.gox:17:1
+//line examples/mlp/models/MLP_model.gox:17
 	x = this.Drop.Forward(gopkg.Relu(this.FC2.Forward(x)))
-//line examples/mlp/models/MLP_model.gox:18:1
+//line examples/mlp/models/MLP_model.gox:18
 	return this.Out.Forward(x)
+//line examples/mlp/models/MLP_model.gox:13
 }
 
 //line examples/mlp/models/MLP_model.gox:21
 func (this *MLP) Main() {
-//line examples/mlp/models/MLP_model.gox:21:1
+//line examples/mlp/models/MLP_model.gox:21
 	this.FC1 = nn.Linear(28*28, 256)
-//line examples/mlp/models/MLP_model.gox:22:1
+//line examples/mlp/models/MLP_model.gox:22
 	this.FC2 = nn.Linear(256, 128)
-//line examples/mlp/models/MLP_model.gox:23:1
+//line examples/mlp/models/MLP_model.gox:23
 	this.Out = nn.Linear(128, 10)
-//line examples/mlp/models/MLP_model.gox:24:1
+//line examples/mlp/models/MLP_model.gox:24
 	this.Drop = nn.Dropout(nn.WithP(0.2))
+//line examples/mlp/models/MLP_model.gox:21
 }

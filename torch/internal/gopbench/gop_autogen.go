@@ -12,41 +12,49 @@ const _ = true
 // last sum. Nothing but s holds a sum, so gop-torch frees each one when s
 // gets the next (cmd/gop-torch/owned.go).
 //
-//line torch/internal/gopbench/ops.gop:5:1
+//line torch/internal/gopbench/ops.gop:5
 func AddLoop(x torch.Tensor, y torch.Tensor, n int) float32 {
-//line torch/internal/gopbench/ops.gop:9:1
+//line torch/internal/gopbench/ops.gop:9
 	var s torch.Tensor
-//line torch/internal/gopbench/ops.gop:10:1
+//line torch/internal/gopbench/ops.gop:10
 	for
-//line torch/internal/gopbench/ops.gop:10:1
+//line torch/internal/gopbench/ops.gop:10
 	i := 0; i < n;
-//line torch/internal/gopbench/ops.gop:10:1
+//line torch/internal/gopbench/ops.gop:10
 	i++ {
-//line torch/internal/gopbench/ops.gop:11:1
+//line torch/internal/gopbench/ops.gop:10
+		torch.MaybeGC()
+//line torch/internal/gopbench/ops.gop:11
 		s = torch.Rebind(s, (torch.Tensor).Gop_Add(x, y))
+//line torch/internal/gopbench/ops.gop:10
 	}
-//line torch/internal/gopbench/ops.gop:13:1
+//line torch/internal/gopbench/ops.gop:13
 	return s.Float32s()[0]
+//line torch/internal/gopbench/ops.gop:5
 }
 
 // ExprLoop computes s = x + y*z n times, as AddLoop does; the product is
 // an expression temporary (cmd/gop-torch/temps.go).
 //
-//line torch/internal/gopbench/ops.gop:16:1
+//line torch/internal/gopbench/ops.gop:16
 func ExprLoop(x torch.Tensor, y torch.Tensor, z torch.Tensor, n int) float32 {
-//line torch/internal/gopbench/ops.gop:19:1
+//line torch/internal/gopbench/ops.gop:19
 	var s torch.Tensor
-//line torch/internal/gopbench/ops.gop:20:1
+//line torch/internal/gopbench/ops.gop:20
 	for
-//line torch/internal/gopbench/ops.gop:20:1
+//line torch/internal/gopbench/ops.gop:20
 	i := 0; i < n;
-//line torch/internal/gopbench/ops.gop:20:1
+//line torch/internal/gopbench/ops.gop:20
 	i++ {
-//line torch/internal/gopbench/ops.gop:21:1
+//line torch/internal/gopbench/ops.gop:20
+		torch.MaybeGC()
+//line torch/internal/gopbench/ops.gop:21
 		s = torch.Rebind(s, (torch.Tensor).Gop_Add(x, torch.Temp((torch.Tensor).Gop_Mul(y, z))))
+//line torch/internal/gopbench/ops.gop:20
 	}
-//line torch/internal/gopbench/ops.gop:23:1
+//line torch/internal/gopbench/ops.gop:23
 	return s.Float32s()[0]
+//line torch/internal/gopbench/ops.gop:16
 }
 
 // OpsLoop computes h = x.MM(w) + b, then h = h.relu(), n times, and
@@ -54,41 +62,49 @@ func ExprLoop(x torch.Tensor, y torch.Tensor, z torch.Tensor, n int) float32 {
 // (MM, relu) are fresh tensors too: the product is an expression
 // temporary, and h frees each value when it gets the next.
 //
-//line torch/internal/gopbench/ops.gop:26:1
+//line torch/internal/gopbench/ops.gop:26
 func OpsLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
-//line torch/internal/gopbench/ops.gop:31:1
+//line torch/internal/gopbench/ops.gop:31
 	var h torch.Tensor
-//line torch/internal/gopbench/ops.gop:32:1
+//line torch/internal/gopbench/ops.gop:32
 	for
-//line torch/internal/gopbench/ops.gop:32:1
+//line torch/internal/gopbench/ops.gop:32
 	i := 0; i < n;
-//line torch/internal/gopbench/ops.gop:32:1
+//line torch/internal/gopbench/ops.gop:32
 	i++ {
-//line torch/internal/gopbench/ops.gop:33:1
+//line torch/internal/gopbench/ops.gop:32
+		torch.MaybeGC()
+//line torch/internal/gopbench/ops.gop:33
 		h = torch.Rebind(h, torch.Temp(x.MM(w)).Gop_Add(b))
-//line torch/internal/gopbench/ops.gop:34:1
+//line torch/internal/gopbench/ops.gop:34
 		h = torch.Rebind(h, h.Relu())
+//line torch/internal/gopbench/ops.gop:32
 	}
-//line torch/internal/gopbench/ops.gop:36:1
+//line torch/internal/gopbench/ops.gop:36
 	return h.Float32s()[0]
+//line torch/internal/gopbench/ops.gop:26
 }
 
 // ChainLoop is OpsLoop written as one expression, h = (x.MM(w) + b).relu():
 // the sum is a temporary that relu consumes (torch.Consume).
 //
-//line torch/internal/gopbench/ops.gop:39:1
+//line torch/internal/gopbench/ops.gop:39
 func ChainLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
-//line torch/internal/gopbench/ops.gop:42:1
+//line torch/internal/gopbench/ops.gop:42
 	var h torch.Tensor
-//line torch/internal/gopbench/ops.gop:43:1
+//line torch/internal/gopbench/ops.gop:43
 	for
-//line torch/internal/gopbench/ops.gop:43:1
+//line torch/internal/gopbench/ops.gop:43
 	i := 0; i < n;
-//line torch/internal/gopbench/ops.gop:43:1
+//line torch/internal/gopbench/ops.gop:43
 	i++ {
-//line torch/internal/gopbench/ops.gop:44:1
-		h = torch.Rebind(h, torch.Consume(torch.Temp(x.MM(w)).Gop_Add(b), func(t torch.Tensor) torch.Tensor { return t.Relu() }))
+//line torch/internal/gopbench/ops.gop:43
+		torch.MaybeGC()
+//line torch/internal/gopbench/ops.gop:44
+		h = torch.Rebind(h, torch.Consume(torch.Temp(x.MM(w)).Gop_Add(b), func(t torch.Tensor) torch.Tensor { return t.Relu() })) //line torch/internal/gopbench/ops.gop:43
+//line torch/internal/gopbench/ops.gop:43
 	}
-//line torch/internal/gopbench/ops.gop:46:1
+//line torch/internal/gopbench/ops.gop:46
 	return h.Float32s()[0]
+//line torch/internal/gopbench/ops.gop:39
 }
