@@ -49,14 +49,31 @@ type Options struct {
 	NoGC bool
 }
 
+// Limits on Options and datasets, far beyond any real use; past them a
+// loader would exhaust the OS's threads or memory before loading anything.
+const (
+	// MaxWorkers bounds Options.Workers: each worker runs on an OS thread
+	// of its own, and Go stops the program at 10,000 threads.
+	MaxWorkers = 1024
+	// MaxPrefetch bounds Options.Prefetch, the batches held ahead.
+	MaxPrefetch = 1 << 16
+	// MaxDatasetLen bounds a dataset's Len: an epoch's order of examples
+	// is an []int of that length (8 GiB at the bound).
+	MaxDatasetLen = 1 << 30
+)
+
 func (o Options) validate() error {
 	switch {
 	case o.BatchSize <= 0:
 		return fmt.Errorf("data: Options.BatchSize must be at least 1, got %d", o.BatchSize)
 	case o.Workers < 0:
 		return fmt.Errorf("data: Options.Workers must not be negative, got %d", o.Workers)
+	case o.Workers > MaxWorkers:
+		return fmt.Errorf("data: Options.Workers is %d, more than MaxWorkers (%d): each worker holds an OS thread", o.Workers, MaxWorkers)
 	case o.Prefetch < 0:
 		return fmt.Errorf("data: Options.Prefetch must not be negative, got %d", o.Prefetch)
+	case o.Prefetch > MaxPrefetch:
+		return fmt.Errorf("data: Options.Prefetch is %d, more than MaxPrefetch (%d)", o.Prefetch, MaxPrefetch)
 	case o.Prefetch > 0 && o.Workers == 0:
 		return fmt.Errorf("data: Options.Prefetch is %d but Workers is 0: prefetching needs workers", o.Prefetch)
 	}
@@ -172,7 +189,7 @@ func (l *Loader) ScanContext(ctx context.Context) bool {
 		l.run, l.err = r, nil
 	}
 	r := l.run
-	if !l.opts.NoGC && r.consumed < len(r.batches) {
+	if !l.opts.NoGC && r.consumed < r.nBatches {
 		torch.GC()
 	}
 	b, ok, err := r.next(ctx)
@@ -249,11 +266,12 @@ func (l *Loader) All(ctx context.Context) iter.Seq2[Batch, error] {
 
 // run is one epoch.
 type run struct {
-	l       *Loader
-	epoch   int
-	batches [][]int
-	ctx     context.Context
-	cancel  context.CancelFunc
+	l        *Loader
+	epoch    int
+	order    []int // the epoch's examples, in the order they are loaded
+	nBatches int
+	ctx      context.Context
+	cancel   context.CancelFunc
 
 	consumed   int // batches handed to the consumer
 	dispatched int // batches given to the workers (with workers)
@@ -312,6 +330,9 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("data: the dataset's Len is negative (%d)", n)
 	}
+	if n > MaxDatasetLen {
+		return nil, fmt.Errorf("data: the dataset's Len is %d, more than MaxDatasetLen (%d)", n, MaxDatasetLen)
+	}
 	epoch := l.epoch
 	l.epoch++
 	order := make([]int, n)
@@ -322,23 +343,18 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 		rng := rand.New(rand.NewPCG(splitmix64(l.opts.Seed), splitmix64(uint64(epoch)<<8|streamShuffle)))
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	bs := l.opts.BatchSize
-	var batches [][]int
-	for s := 0; s < n; s += bs {
-		e := min(s+bs, n)
-		if e-s < bs && l.opts.DropLast {
-			break
-		}
-		batches = append(batches, order[s:e:e])
+	nb := (n + l.opts.BatchSize - 1) / l.opts.BatchSize
+	if l.opts.DropLast {
+		nb = n / l.opts.BatchSize
 	}
-	r := &run{l: l, epoch: epoch, batches: batches}
+	r := &run{l: l, epoch: epoch, order: order, nBatches: nb}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	if l.opts.Workers == 0 {
 		r.w = newWorker()
 		return r, nil
 	}
-	r.jobs = make(chan job, l.opts.Prefetch)
-	for range min(l.opts.Workers, len(batches)) {
+	r.jobs = make(chan job, min(l.opts.Prefetch, r.nBatches))
+	for range min(l.opts.Workers, r.nBatches) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -358,7 +374,7 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 					if !ok {
 						return
 					}
-					j.ch <- r.load(j.k, w)
+					r.serve(j, w)
 				case <-r.ctx.Done():
 					return
 				}
@@ -371,13 +387,13 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 // topUp gives the workers batches until Prefetch of them are ahead of the
 // consumer.
 func (r *run) topUp() {
-	for r.dispatched < len(r.batches) && r.dispatched-r.consumed < r.l.opts.Prefetch {
+	for r.dispatched < r.nBatches && r.dispatched-r.consumed < r.l.opts.Prefetch {
 		ch := make(chan result, 1)
 		r.jobs <- job{k: r.dispatched, ch: ch} // never blocks: at most Prefetch jobs are queued
 		r.queue = append(r.queue, ch)
 		r.dispatched++
 	}
-	if r.dispatched == len(r.batches) && !r.closed {
+	if r.dispatched == r.nBatches && !r.closed {
 		close(r.jobs)
 		r.closed = true
 	}
@@ -389,7 +405,7 @@ func (r *run) next(ctx context.Context) (b Batch, ok bool, err error) {
 	if err := r.ctxErr(ctx); err != nil {
 		return Batch{}, false, err
 	}
-	if r.consumed == len(r.batches) {
+	if r.consumed == r.nBatches {
 		return Batch{}, false, nil
 	}
 	var res result
@@ -439,10 +455,38 @@ func (r *run) stop() {
 	r.queue = nil
 }
 
+// batch returns the indices of batch k.
+func (r *run) batch(k int) []int {
+	bs := r.l.opts.BatchSize
+	s := k * bs
+	e := min(s+bs, len(r.order))
+	return r.order[s:e:e]
+}
+
+// errGoexit is the cause of the error of a batch whose loading goroutine
+// was ended by runtime.Goexit.
+var errGoexit = errors.New("runtime.Goexit was called while loading the example " +
+	"(t.FailNow and require's assertions do that outside a test's own goroutine)")
+
+// serve loads job j and sends its result. If the dataset's code ends the
+// worker with runtime.Goexit, which recover cannot stop, the deferred send
+// still gives the consumer an error instead of leaving it waiting for ever;
+// the worker then ends.
+func (r *run) serve(j job, w *worker) {
+	sent := false
+	defer func() {
+		if !sent {
+			j.ch <- result{err: &ExampleError{Index: -1, Err: errGoexit}}
+		}
+	}()
+	j.ch <- r.load(j.k, w)
+	sent = true
+}
+
 // load loads batch k.
 func (r *run) load(k int, w *worker) (res result) {
 	l := r.l
-	idx := r.batches[k]
+	idx := r.batch(k)
 	cur := -1 // the example being loaded, for errors
 	defer func() {
 		if p := recover(); p != nil {

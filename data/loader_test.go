@@ -31,6 +31,8 @@ func TestNewLoaderRejectsInvalidOptions(t *testing.T) {
 		{"negative workers", ds, Options{BatchSize: 1, Workers: -1}, "Workers must not be negative, got -1"},
 		{"negative prefetch", ds, Options{BatchSize: 1, Workers: 2, Prefetch: -1}, "Prefetch must not be negative, got -1"},
 		{"prefetch without workers", ds, Options{BatchSize: 1, Prefetch: 2}, "Prefetch is 2 but Workers is 0"},
+		{"thread-exhausting workers", ds, Options{BatchSize: 1, Workers: 12000}, "Workers is 12000, more than MaxWorkers (1024)"},
+		{"huge prefetch", ds, Options{BatchSize: 1, Workers: 2, Prefetch: 1 << 40}, "Prefetch is 1099511627776, more than MaxPrefetch"},
 		{"nil dataset", nil, Options{BatchSize: 1}, "nil dataset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,6 +305,43 @@ func TestLoaderRecoversPanics(t *testing.T) {
 			assert.Equal(t, "data: example 12: panic: boom", l.Err().Error())
 		})
 	}
+}
+
+// A dataset whose Get ends its goroutine with runtime.Goexit, as
+// require.NoError does outside the test's goroutine, gives an error; it
+// used to leave Scan waiting for ever.
+func TestLoaderWorkerGoexit(t *testing.T) {
+	ds := &funcDataset{n: 8, get: func(i int) (Example, error) {
+		if i == 5 {
+			runtime.Goexit()
+		}
+		return Example{Input: float32(i), Target: i}, nil
+	}}
+	l, err := NewLoader(ds, Options{BatchSize: 2, Workers: 2})
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for l.Scan() {
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		require.FailNow(t, "Scan still waits a minute after the worker ended")
+	}
+	require.Error(t, l.Err())
+	assert.ErrorIs(t, l.Err(), errGoexit)
+	assert.Contains(t, l.Err().Error(), "runtime.Goexit")
+}
+
+// A dataset too long to index is an error at the start of the epoch, not a
+// fatal out-of-memory.
+func TestLoaderHugeDataset(t *testing.T) {
+	l, err := NewLoader(&funcDataset{n: 1 << 40}, Options{BatchSize: 64, Shuffle: true})
+	require.NoError(t, err)
+	assert.False(t, l.Scan())
+	assert.EqualError(t, l.Err(), "data: the dataset's Len is 1099511627776, more than MaxDatasetLen (1073741824)")
 }
 
 func TestLoaderReportsCollationErrors(t *testing.T) {
