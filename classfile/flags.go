@@ -105,7 +105,10 @@ var knobFlags = []struct {
 
 // ParseFlags sets knobs from command-line flags (-epochs=1 -lr 0.1
 // -limit-batches 20), which the script's own settings then cannot
-// change. Arguments after the flags are left to the script (os.Args). The
+// change. A flag that the script never uses is an error: setting its own
+// optimizer with -lr, -momentum, -weight-decay or -optimizer unread
+// panics, and Gopt_Trainer_Main exits with status 2 after a script that
+// left any flag unread. Arguments after the flags are left to the script (os.Args). The
 // generated main calls it with os.Args[1:].
 func (t *Trainer) ParseFlags(args []string) error {
 	name := scriptName()
