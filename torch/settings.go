@@ -19,10 +19,24 @@ func NumThreads() int { return int(C.gt_get_num_threads()) }
 
 // SetNumThreads sets the number of threads libtorch uses inside one op.
 func SetNumThreads(n int) {
-	if n < 1 {
-		panic(newError("set_num_threads", nil, "number of threads must be positive, got %d", n))
-	}
+	must(checkThreads("set_num_threads", n))
 	must(cError("set_num_threads", C.gt_set_num_threads(C.int(n))))
+}
+
+// MaxNumThreads bounds the thread counts that SetNumThreads and
+// SetThreadNumThreads accept. OpenMP starts that many threads at the next
+// parallel op: a million of them never finished starting, and a count past
+// 2^31 would wrap in C's int (1<<32+1 became 1).
+const MaxNumThreads = 4096
+
+func checkThreads(op string, n int) error {
+	if n < 1 {
+		return newError(op, nil, "number of threads must be positive, got %d", n)
+	}
+	if n > MaxNumThreads {
+		return newError(op, nil, "number of threads %d is more than MaxNumThreads (%d)", n, MaxNumThreads)
+	}
+	return nil
 }
 
 // SetThreadNumThreads sets the number of threads libtorch uses inside the
@@ -49,8 +63,8 @@ func SetThreadNumThreads(n int) { must(TrySetThreadNumThreads(n)) }
 // TrySetThreadNumThreads is SetThreadNumThreads returning its error: n
 // below 1, or a libtorch built without OpenMP.
 func TrySetThreadNumThreads(n int) error {
-	if n < 1 {
-		return newError("set_thread_num_threads", nil, "number of threads must be positive, got %d", n)
+	if err := checkThreads("set_thread_num_threads", n); err != nil {
+		return err
 	}
 	return cError("set_thread_num_threads", C.gt_set_thread_num_threads(C.int(n)))
 }

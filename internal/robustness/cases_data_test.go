@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"github.com/gotorch/gotorch/internal/fileio"
 	"hash/crc32"
 	"image"
 	"image/png"
@@ -93,8 +94,28 @@ func dataCases(t *testing.T) []badCase {
 			return firstErr(l)
 		}
 	}
+	loadText := func(path string) func() error {
+		return func() error { _, err := data.LoadCharDataset(path, 4); return err }
+	}
+	readIDX := func(path string) func() error {
+		return func() error { _, err := data.ReadIDXFile(path); return err }
+	}
+	fifo := mkfifo(t, dir, "fifo")
 	return []badCase{
+		// Special files: refused before the first read, never waited on or
+		// read without end.
+		{"DecodeImageFile a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, decodeImage(fifo)},
+		{"ReadIDXFile a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, readIDX(fifo)},
+		{"ReadIDXFile /dev/zero", "not a regular file (a character device)", "", fileio.ErrNotRegular, readIDX("/dev/zero")},
+		{"LoadCharDataset a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, loadText(fifo)},
+		{"LoadCharDataset /dev/zero", "not a regular file (a character device)", "", fileio.ErrNotRegular, loadText("/dev/zero")},
+		{"LoadCIFAR10Files /dev/zero", "not a regular file (a character device)", "", fileio.ErrNotRegular, loadCIFAR("/dev/zero")},
+		{"LoadCIFAR10Files a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, loadCIFAR(fifo)},
 		// Options.
+		{"loader 12,000 workers", "more than MaxWorkers", "", nil, newLoader(ds, data.Options{BatchSize: 1, Workers: 12000})},
+		{"loader prefetch 2^40", "more than MaxPrefetch", "", nil, newLoader(ds, data.Options{BatchSize: 1, Workers: 1, Prefetch: 1 << 40})},
+		{"loader dataset of 2^40 examples", "more than MaxDatasetLen", "", nil,
+			run(listDataset{n: 1 << 40, get: ds.get}, data.Options{BatchSize: 1})},
 		{"loader batch size 0", "Options.BatchSize must be at least 1, got 0", "", nil, newLoader(ds, data.Options{})},
 		{"loader negative batch size", "Options.BatchSize must be at least 1, got -3", "", nil, newLoader(ds, data.Options{BatchSize: -3})},
 		{"loader negative workers", "Options.Workers must not be negative", "", nil, newLoader(ds, data.Options{BatchSize: 1, Workers: -1})},

@@ -1,8 +1,11 @@
 package robustness
 
 import (
+	"syscall"
+
 	"bytes"
 	"encoding/binary"
+	"github.com/gotorch/gotorch/internal/fileio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +67,9 @@ func fileCases(t *testing.T) []badCase {
 		{"torch.Load empty file", "no data", "load", nil, load(write("empty.pt", nil))},
 		{"torch.Load garbage", "not a ZIP archive", "load", nil, load(write("garbage.pt", []byte("not a tensor file")))},
 		{"torch.Load truncated", "zip archive", "load", nil, load(write("trunc.pt", valid[:len(valid)/2]))},
-		{"torch.Load a directory", "is a directory", "", nil, load(dir)},
+		{"torch.Load a directory", "not a regular file (a directory)", "", fileio.ErrNotRegular, load(dir)},
+		{"torch.Load a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, load(mkfifo(t, dir, "fifo.pt"))},
+		{"torch.Load /dev/zero", "not a regular file (a character device)", "", fileio.ErrNotRegular, load("/dev/zero")},
 		{"torch.Load a Python list", "not a single tensor", "load", nil, load("../../torch/testdata/py_not_tensor.pt")},
 		{"torch.Decode memo index bomb", "corrupt pickle: memo index", "load", nil, decode(memoBomb)},
 		{"torch.Decode stack underflow", "corrupt pickle", "load", nil, decode(underflow)},
@@ -253,7 +258,9 @@ func checkpointCases(t *testing.T) []badCase {
 		{"nn.Load corrupt header length", "exceeds the", "", safetensors.ErrInvalid, load(write("flipped", flipped), 2)},
 		{"nn.Load bad JSON", "invalid JSON header", "", safetensors.ErrInvalid, load(write("json", badJSON), 2)},
 		{"nn.Load data past the end", "data_offsets [0 4000] out of range", "", safetensors.ErrInvalid, load(write("pastend", pastEnd), 2)},
-		{"nn.Load a directory", "not a regular file", "", nil, load(dir, 2)},
+		{"nn.Load a directory", "not a regular file", "", fileio.ErrNotRegular, load(dir, 2)},
+		{"nn.Load a FIFO", "not a regular file (a FIFO)", "", fileio.ErrNotRegular, load(mkfifo(t, dir, "fifo"), 2)},
+		{"nn.Load /dev/zero", "not a regular file (a character device)", "", fileio.ErrNotRegular, load("/dev/zero", 2)},
 		{"nn.Load wrong shapes", "fc.weight: shape [2 3] in state dict, [4 3] in module", "", nil, load(good, 4)},
 		{"nn.Load missing keys", "missing keys", "", nil,
 			func() error {
@@ -291,4 +298,12 @@ func checkpointCases(t *testing.T) []badCase {
 				return err
 			}},
 	}
+}
+
+// mkfifo makes a FIFO in dir, which a reader opening it would wait on for
+// ever until a writer came.
+func mkfifo(t *testing.T, dir, name string) string {
+	p := filepath.Join(dir, name)
+	require.NoError(t, syscall.Mkfifo(p, 0o600))
+	return p
 }

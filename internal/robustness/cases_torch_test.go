@@ -234,6 +234,12 @@ func torchCases(t *testing.T) []badCase {
 			p(func() { torch.SetThreadNumThreads(0) })},
 		{"TrySetThreadNumThreads negative", "number of threads must be positive, got -2", "set_thread_num_threads", nil,
 			func() error { return torch.TrySetThreadNumThreads(-2) }},
+		{"SetNumThreads a million", "number of threads 1000000 is more than MaxNumThreads (4096)", "set_num_threads", nil,
+			p(func() { torch.SetNumThreads(1_000_000) })},
+		{"SetNumThreads past C's int", "number of threads 4294967297 is more than MaxNumThreads", "set_num_threads", nil,
+			p(func() { torch.SetNumThreads(1<<32 + 1) })},
+		{"TrySetThreadNumThreads a million", "number of threads 1000000 is more than MaxNumThreads", "set_thread_num_threads", nil,
+			func() error { return torch.TrySetThreadNumThreads(1_000_000) }},
 		{"uniform_ empty range", "from=2 > to=1", "uniform_", nil,
 			func() error { return e1(torch.Ones(shape(2)).TryUniform_(torch.WithFrom(2.0), torch.WithTo(1.0))) }},
 		// Autograd.
