@@ -6,8 +6,33 @@ package torch
 import "C"
 
 import (
+	"sync"
+	"syscall"
 	"unsafe"
 )
+
+// hostMemory is the machine's physical memory in bytes (0 if unknown).
+var hostMemory = sync.OnceValue(func() uint64 {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+})
+
+// checkHostBytes refuses a Go allocation of n elements of size bytes that
+// the machine cannot hold: Go's runtime would end the process, beyond
+// recover's reach. An Expand to 2^40 elements is one op away.
+func checkHostBytes(op string, n, size int64) error {
+	mem := hostMemory()
+	if mem == 0 || n <= 0 {
+		return nil
+	}
+	if n > int64(mem)/size {
+		return newError(op, nil, "%d elements of %d bytes are more than this machine's memory (%d bytes)", n, size, mem)
+	}
+	return nil
+}
 
 // TryToSlice is ToSlice that returns its error.
 func TryToSlice[T Element](t Tensor) ([]T, error) {
@@ -17,12 +42,16 @@ func TryToSlice[T Element](t Tensor) ([]T, error) {
 		return nil, err
 	}
 	n := C.gt_tensor_numel(p)
+	var z T
+	if err := checkHostBytes(op, int64(n), int64(unsafe.Sizeof(z))); err != nil {
+		t.keep()
+		return nil, err
+	}
 	out := make([]T, int(n))
 	var dst unsafe.Pointer
 	if n > 0 {
 		dst = unsafe.Pointer(&out[0])
 	}
-	var z T
 	e := C.gt_tensor_copy_to(p, dst, C.int64_t(int64(n)*int64(unsafe.Sizeof(z))), C.int32_t(DTypeOf[T]()))
 	t.keep()
 	if err := cError(op, e); err != nil {

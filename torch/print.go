@@ -164,11 +164,19 @@ type printer struct {
 
 func tensorBody(t Tensor, dtype DType, shape []int64, numel int64, indent int) string {
 	p := &printer{shape: shape, summarize: numel > printThreshold}
-	p.strides = make([]int64, len(shape))
+	if p.summarize {
+		// Only the edges are printed: copy only them, as PyTorch's
+		// get_summarized_data does. A tensor expanded to 2^40 elements
+		// prints from its 6^dims corners instead of running out of memory.
+		t = summarized(t, shape)
+		defer t.Free()
+	}
+	kept := t.Shape()
+	p.strides = make([]int64, len(kept))
 	s := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
+	for i := len(kept) - 1; i >= 0; i-- {
 		p.strides[i] = s
-		s *= shape[i]
+		s *= kept[i]
 	}
 	idx := p.shownIndices()
 	switch {
@@ -207,7 +215,28 @@ func pick(v []float64, idx []int64) []float64 {
 	return out
 }
 
-// rows returns the indices along dim d that are printed; -1 marks "...".
+// summarized returns the edges of t along every dimension longer than
+// 2×printEdgeItems: its first and last printEdgeItems entries.
+func summarized(t Tensor, shape []int64) Tensor {
+	t = t.Share()
+	for d, n := range shape {
+		if n <= 2*printEdgeItems {
+			continue
+		}
+		head := t.Narrow(int64(d), 0, printEdgeItems)
+		tail := t.Narrow(int64(d), n-printEdgeItems, printEdgeItems)
+		next := Cat([]Tensor{head, tail}, WithDim(int64(d)))
+		head.Free()
+		tail.Free()
+		t.Free()
+		t = next
+	}
+	return t
+}
+
+// rows returns the positions along dim d of the values printed, in the
+// tensor the printer holds (only the edges, when summarized); -1 marks
+// "...".
 func (p *printer) rows(d int) []int64 {
 	n := p.shape[d]
 	if p.summarize && n > 2*printEdgeItems {
@@ -216,7 +245,7 @@ func (p *printer) rows(d int) []int64 {
 			r = append(r, i)
 		}
 		r = append(r, -1)
-		for i := n - printEdgeItems; i < n; i++ {
+		for i := int64(printEdgeItems); i < 2*printEdgeItems; i++ {
 			r = append(r, i)
 		}
 		return r

@@ -156,3 +156,21 @@ func TestPrintLeavesTensorAlone(t *testing.T) {
 	assert.Equal(t, "", a.GradFn())
 	assert.False(t, a.Grad().Defined())
 }
+
+// Huge tensors that cost nothing to make (an Expand of one element) print
+// from their corners, and copying them into Go is an error, not a fatal
+// out-of-memory.
+func TestHugeExpand(t *testing.T) {
+	x := torch.FromSlice([]float32{1.5}).Expand(i64s(1<<20, 1<<20))
+	assert.Equal(t, "tensor([[1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000],\n"+
+		"        [1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000],\n"+
+		"        [1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000],\n"+
+		"        ...,\n"+
+		"        [1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000],\n"+
+		"        [1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000],\n"+
+		"        [1.5000, 1.5000, 1.5000,  ..., 1.5000, 1.5000, 1.5000]])", x.String())
+	_, err := torch.TryToSlice[float32](x)
+	te := requireTorchErr(t, "to_slice", err)
+	assert.Contains(t, te.Msg, "1099511627776 elements of 4 bytes are more than this machine's memory")
+	ok(t)
+}
