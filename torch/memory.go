@@ -726,42 +726,65 @@ func (h *handle) kept() bool {
 }
 
 // collectHandles adds the handles of every Tensor reachable from v through
-// structs, pointers, interfaces, slices, arrays and maps.
+// structs (unexported fields too), pointers, interfaces, slices, arrays and
+// maps. Each pointer, map and slice is walked once, so values that contain
+// themselves end the walk instead of the stack.
 func collectHandles(v any, into map[*handle]bool) {
-	seen := map[uintptr]bool{}
+	type visit struct {
+		kind reflect.Kind
+		p    uintptr
+		n    int
+	}
+	seen := map[visit]bool{}
+	once := func(r reflect.Value, n int) bool {
+		k := visit{r.Kind(), r.Pointer(), n}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
 	var walk func(r reflect.Value)
 	walk = func(r reflect.Value) {
 		if !r.IsValid() {
 			return
 		}
 		if r.Type() == tensorType {
-			if h := r.Interface().(Tensor).handle; h != nil {
-				into[h] = true
+			// Through the field, not Interface, which refuses values read
+			// from unexported fields.
+			if h := r.Field(0); !h.IsNil() {
+				into[(*handle)(h.UnsafePointer())] = true
 			}
 			return
 		}
 		switch r.Kind() {
 		case reflect.Pointer:
-			if r.IsNil() || seen[r.Pointer()] {
-				return
+			if !r.IsNil() && once(r, 0) {
+				walk(r.Elem())
 			}
-			seen[r.Pointer()] = true
-			walk(r.Elem())
 		case reflect.Interface:
 			walk(r.Elem())
 		case reflect.Struct:
 			for i := 0; i < r.NumField(); i++ {
 				walk(r.Field(i))
 			}
-		case reflect.Slice, reflect.Array:
+		case reflect.Slice:
+			if r.Len() > 0 && once(r, r.Len()) {
+				for i := 0; i < r.Len(); i++ {
+					walk(r.Index(i))
+				}
+			}
+		case reflect.Array:
 			for i := 0; i < r.Len(); i++ {
 				walk(r.Index(i))
 			}
 		case reflect.Map:
-			it := r.MapRange()
-			for it.Next() {
-				walk(it.Key())
-				walk(it.Value())
+			if r.Len() > 0 && once(r, 0) {
+				it := r.MapRange()
+				for it.Next() {
+					walk(it.Key())
+					walk(it.Value())
+				}
 			}
 		}
 	}

@@ -180,6 +180,31 @@ func TestScopedFreesTemporaries(t *testing.T) {
 	assert.Equal(t, float32(0), p.B.Float32s()[0])
 }
 
+// Results that contain themselves, and tensors in unexported fields, are
+// walked like any other result: the walk used to overflow the stack on the
+// first and panic with a reflect message on the second.
+func TestScopedOddResults(t *testing.T) {
+	x := torch.Ones(i64s(2))
+	m := torch.Scoped(func() map[string]any {
+		m := map[string]any{"t": x.Add(x)}
+		m["self"] = m
+		return m
+	})
+	assert.Equal(t, []float32{2, 2}, m["t"].(torch.Tensor).Float32s())
+
+	s := torch.Scoped(func() []any {
+		s := []any{x.Mul(x), nil}
+		s[1] = s
+		return s
+	})
+	assert.Equal(t, []float32{1, 1}, s[0].(torch.Tensor).Float32s())
+
+	type hidden struct{ t torch.Tensor }
+	h := torch.Scoped(func() hidden { return hidden{x.Sub(x)} })
+	assert.True(t, h.t.Defined(), "a tensor in an unexported field is kept")
+	assert.Equal(t, []float32{0, 0}, h.t.Float32s())
+}
+
 func TestScopedLeavesOtherGoroutinesAlone(t *testing.T) {
 	made := make(chan torch.Tensor)
 	release := make(chan struct{})
