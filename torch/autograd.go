@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -92,7 +93,9 @@ func (t Tensor) TryBackward(opts ...BackwardOptions) error {
 	if o.CreateGraph {
 		create = 1
 	}
+	gradMu.RLock()
 	e := C.gt_tensor_backward(p, g, retain, create)
+	gradMu.RUnlock()
 	t.keep()
 	o.Grad.keep()
 	return cError(op, e)
@@ -102,19 +105,32 @@ func (t Tensor) TryBackward(opts ...BackwardOptions) error {
 // require them, accumulating into their Grad.
 func (t Tensor) Backward(opts ...BackwardOptions) { must(t.TryBackward(opts...)) }
 
+// gradMu keeps the gradients that a backward pass accumulates into from
+// being read or replaced while it runs. Backward passes share it (libtorch
+// locks each gradient's accumulation itself); Grad, ZeroGrad and SetData
+// wait for every running pass. Without it, a ZeroGrad on one goroutine
+// during a Backward on another freed the gradient that the pass was
+// writing, and corrupted the heap.
+var gradMu sync.RWMutex
+
 // Grad returns the accumulated gradient of t, or the zero Tensor if there
-// is none yet.
+// is none yet. It waits for running Backward calls.
 func (t Tensor) Grad() Tensor {
 	p := t.mustPtr("grad")
+	gradMu.Lock()
 	r := C.gt_tensor_grad(p)
+	gradMu.Unlock()
 	t.keep()
 	return must1(tensorResult("grad", r))
 }
 
 // ZeroGrad drops t's accumulated gradient (PyTorch's set_to_none=True).
+// It waits for running Backward calls.
 func (t Tensor) ZeroGrad() {
 	p := t.mustPtr("zero_grad")
+	gradMu.Lock()
 	e := C.gt_tensor_zero_grad(p)
+	gradMu.Unlock()
 	t.keep()
 	must(cError("zero_grad", e))
 }
@@ -147,7 +163,9 @@ func (t Tensor) TrySetData(src Tensor) error {
 	if err != nil {
 		return err
 	}
+	gradMu.Lock()
 	e := C.gt_tensor_set_data(p, s)
+	gradMu.Unlock()
 	t.keep()
 	src.keep()
 	return cError(op, e)

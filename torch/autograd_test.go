@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -329,4 +330,36 @@ func TestNoGradIsPerThread(t *testing.T) {
 	<-done
 	assert.True(t, enabled)
 	assert.Equal(t, "AddBackward0", fn)
+}
+
+// ZeroGrad and Grad on one goroutine while another runs Backward into the
+// same gradients: they wait for the pass instead of freeing the gradient
+// it writes (which corrupted the heap).
+func TestZeroGradDuringBackward(t *testing.T) {
+	w := torch.Rand(i64s(64, 64)).SetRequiresGrad(true)
+	x := torch.Rand(i64s(32, 64))
+	const n = 200
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for range n {
+			y := x.MM(w).Tanh().MM(w).SumAll()
+			y.Backward()
+			y.Free()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range n {
+			if g := w.Grad(); g.Defined() {
+				_ = g.Float32s()[0]
+			}
+			w.ZeroGrad()
+		}
+	}()
+	wg.Wait()
+	w.ZeroGrad()
+	x.MM(w).SumAll().Backward()
+	assert.Equal(t, []int64{64, 64}, w.Grad().Shape(), "autograd works afterwards")
 }
