@@ -230,6 +230,9 @@ func hasGopFiles(dir string) bool {
 
 // goxImports returns the import paths of the Go+ files in dir.
 func (tr *translator) goxImports(dir string) ([]string, error) {
+	if err := checkNestingDir(dir); err != nil {
+		return nil, err
+	}
 	fset := goptoken.NewFileSet()
 	pkgs, err := parser.ParseDirEx(fset, dir, parser.Config{
 		ClassKind: tr.mod.ClassKind,
