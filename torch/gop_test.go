@@ -1,6 +1,7 @@
 package torch_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +213,14 @@ func TestGopPythonicMethods(t *testing.T) {
 	w := gf32(1).RequiresGrad_()
 	assert.True(t, w.RequiresGrad())
 	assert.False(t, w.RequiresGrad_(false).RequiresGrad())
+}
+
+// Unsigned operands that fit in int64 work; past it they are an error, not
+// a negative number (x + MaxUint64 gave x - 1).
+func TestGopUnsignedOperands(t *testing.T) {
+	x := torch.FromSlice([]int64{1, 2})
+	assert.Equal(t, []int64{6, 7}, x.Gop_Add(uint64(5)).Int64s())
+	assert.Equal(t, []int64{1<<62 + 1, 1<<62 + 2}, x.Gop_Add(uint(1<<62)).Int64s())
+	err := mustPanicErr(t, "scalar", func() { x.Gop_Add(uint64(math.MaxUint64)) })
+	assert.Contains(t, err.Msg, "overflows int64")
 }

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 )
 
@@ -61,7 +62,14 @@ func scalarOfKind(v reflect.Value) Scalar {
 	case v.CanInt():
 		return Scalar{i: v.Int()}
 	case v.CanUint():
-		return Scalar{i: int64(v.Uint())}
+		u := v.Uint()
+		if u > math.MaxInt64 {
+			// As Python's "Overflow when unpacking long": libtorch's
+			// Scalar has no unsigned 64-bit kind, and the bits as an
+			// int64 would be a negative number.
+			panic(newError("scalar", nil, "%s value %d overflows int64, the widest integer a Scalar holds", v.Type(), u))
+		}
+		return Scalar{i: int64(u)}
 	case v.CanFloat():
 		return Scalar{re: v.Float(), kind: 1}
 	case v.CanComplex():
