@@ -1,7 +1,8 @@
 # GoTorch. The two commands:
 #
 #   make train   the main job: the Go+ training script examples/fashion_mnist
-#   make test    go vet and go test -race over the whole module
+#   make test    go vet and go test -race over the whole module (-timeout 40m:
+#                cmd/gop-torch builds and runs Go+ programs under the race detector)
 #
 # Both first run scripts/setup.sh, which installs the missing Debian packages
 # (as root or with passwordless sudo; otherwise it prints the apt-get command).
@@ -37,7 +38,7 @@ train: setup
 
 test: setup
 	$(GO) vet ./...
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 40m ./...
 
 # Short runs of the fuzz targets under the fuzzing engine (docs/robustness.md),
 # FUZZTIME each. make test runs their seed corpora (go test does); this is
