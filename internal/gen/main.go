@@ -1075,20 +1075,25 @@ func (f *function) cppCall() string {
 
 func (f *function) cBody() string {
 	call := f.cppCall()
+	// The checks of trustedArgs, if any, run first, inside the guard.
+	chk := f.checkCalls()
 	var b strings.Builder
 	b.WriteString(f.cSignature() + " {\n")
 	if f.singleTensor() {
 		if f.tensorOpt {
 			call = "with_grad(" + call + ", a_requires_grad)"
 		}
-		fmt.Fprintf(&b, "  return tensor_result([&] { return %s; });\n}\n", call)
+		fmt.Fprintf(&b, "  return tensor_result([&] { %sreturn %s; });\n}\n", chk, call)
 		return b.String()
 	}
 	if len(f.rets) == 0 {
-		fmt.Fprintf(&b, "  return guard([&] { %s; });\n}\n", call)
+		fmt.Fprintf(&b, "  return guard([&] { %s%s; });\n}\n", chk, call)
 		return b.String()
 	}
 	b.WriteString("  return guard([&] {\n")
+	if chk != "" {
+		b.WriteString("    " + strings.TrimSpace(chk) + "\n")
+	}
 	if len(f.rets) == 1 {
 		fmt.Fprintf(&b, "    auto res = %s;\n", call)
 	} else {
@@ -1167,7 +1172,7 @@ func (g *generator) writeC() {
 	}
 	h.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
 	writeFile(filepath.Join(*outDir, "cgotorch", "ops_gen.h"), h.Bytes())
-	stamp := headerStamp(*root, []string{"internal.h", "cgotorch.h", "ops_gen.h"},
+	stamp := headerStamp(*root, []string{"internal.h", "checks.h", "cgotorch.h", "ops_gen.h"},
 		map[string][]byte{"ops_gen.h": h.Bytes()})
 
 	// Shards: contiguous runs of functions, balanced by count.
@@ -1176,7 +1181,7 @@ func (g *generator) writeC() {
 		var b bytes.Buffer
 		b.WriteString(header)
 		b.WriteString(stamp)
-		b.WriteString("#include \"../../internal.h\"\n#include \"../../ops_gen.h\"\n\nusing namespace gotorch;\n\nextern \"C\" {\n\n")
+		b.WriteString("#include \"../../internal.h\"\n#include \"../../checks.h\"\n#include \"../../ops_gen.h\"\n\nusing namespace gotorch;\n\nextern \"C\" {\n\n")
 		for i := s * per; i < (s+1)*per && i < len(g.fns); i++ {
 			b.WriteString(g.fns[i].cBody())
 			b.WriteString("\n")
@@ -1196,6 +1201,7 @@ func (g *generator) writeC() {
 		os.Remove(filepath.Join(dir, "shard.go"))
 		writeFile(filepath.Join(dir, "glue_gen.go"), gb.Bytes())
 	}
+	checkAllUsed()
 }
 
 func writeFile(path string, data []byte) {

@@ -32,6 +32,7 @@ func allBadCases(t *testing.T) []badCase {
 		optimCases(t),
 		dataCases(t),
 		gopCases(t),
+		nativeCases(t),
 	} {
 		all = append(all, group...)
 	}
@@ -100,9 +101,9 @@ const minBadCases = 150
 
 func TestBadInputCount(t *testing.T) {
 	cases := allBadCases(t)
-	perGroup := fmt.Sprintf("torch %d, files %d, nn %d, checkpoints %d, optim %d, data %d, Go+ %d",
+	perGroup := fmt.Sprintf("torch %d, files %d, nn %d, checkpoints %d, optim %d, data %d, Go+ %d, trusted arguments %d",
 		len(torchCases(t)), len(fileCases(t)), len(nnCases(t)), len(checkpointCases(t)),
-		len(optimCases(t)), len(dataCases(t)), len(gopCases(t)))
+		len(optimCases(t)), len(dataCases(t)), len(gopCases(t)), len(nativeCases(t)))
 	t.Logf("%d bad-input cases (%s)", len(cases), perGroup)
 	require.GreaterOrEqual(t, len(cases), minBadCases)
 }

@@ -2,9 +2,11 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7e2827ce20f5085b5fd49cc7f552aec7d2d2b308433d861edf68f13f320ee638
-//   cgotorch.h sha256 f846fc1e3090542e63506a18c1a55cb744566fc254a33f447736f09b8adc9fb3
+//   checks.h sha256 8a1ddd5f89c5124bee3f8f5de3511627400f4c8f100f2ef163ca342ff19b4cd1
+//   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 0e6cce37a7c2f8a2630e1843b158a15153c89cbc40fa84166f1444cdaf48c0ee
 #include "../../internal.h"
+#include "../../checks.h"
 #include "../../ops_gen.h"
 
 using namespace gotorch;
@@ -154,6 +156,7 @@ gt_tensor_result atg_native_dropout_backward(gt_tensor a_grad_output, gt_tensor 
 
 gt_error atg__sobol_engine_draw(gt_tensor *r0, gt_tensor *r1, gt_tensor a_quasi, int64_t a_n, gt_tensor a_sobolstate, int64_t a_dimension, int64_t a_num_generated, int32_t a_dtype, int a_dtype_has) {
   return guard([&] {
+    checks::sobol_draw("_sobol_engine_draw", T(a_quasi), a_n, T(a_sobolstate), a_dimension, a_num_generated);
     auto res_tuple = at::_sobol_engine_draw(T(a_quasi), a_n, T(a_sobolstate), a_dimension, a_num_generated, optional<at::ScalarType>(scalar_type(a_dtype_has ? a_dtype : 0), a_dtype_has));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -162,6 +165,7 @@ gt_error atg__sobol_engine_draw(gt_tensor *r0, gt_tensor *r1, gt_tensor a_quasi,
 
 gt_error atg__sobol_engine_ff_(gt_tensor a_self, int64_t a_n, gt_tensor a_sobolstate, int64_t a_dimension, int64_t a_num_generated) {
   return guard([&] {
+    checks::sobol_draw("_sobol_engine_ff", TM(a_self), a_n, T(a_sobolstate), a_dimension, a_num_generated);
     auto res = at::_sobol_engine_ff_(TM(a_self), a_n, T(a_sobolstate), a_dimension, a_num_generated);
     (void)res;
   });
@@ -169,6 +173,7 @@ gt_error atg__sobol_engine_ff_(gt_tensor a_self, int64_t a_n, gt_tensor a_sobols
 
 gt_error atg__sobol_engine_scramble_(gt_tensor a_self, gt_tensor a_ltm, int64_t a_dimension) {
   return guard([&] {
+    checks::sobol_scramble("_sobol_engine_scramble", TM(a_self), T(a_ltm), a_dimension);
     auto res = at::_sobol_engine_scramble_(TM(a_self), T(a_ltm), a_dimension);
     (void)res;
   });
@@ -176,6 +181,7 @@ gt_error atg__sobol_engine_scramble_(gt_tensor a_self, gt_tensor a_ltm, int64_t 
 
 gt_error atg__sobol_engine_initialize_state_(gt_tensor a_self, int64_t a_dimension) {
   return guard([&] {
+    checks::sobol_state("_sobol_engine_initialize_state", TM(a_self), a_dimension);
     auto res = at::_sobol_engine_initialize_state_(TM(a_self), a_dimension);
     (void)res;
   });
@@ -1705,15 +1711,16 @@ gt_tensor_result atg_cumulative_trapezoid_dx(gt_tensor a_y, gt_scalar a_dx, int6
 }
 
 gt_tensor_result atg_ctc_loss_IntList(gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank, int64_t a_reduction, int a_zero_infinity) {
-  return tensor_result([&] { return at::ctc_loss(T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), a_blank, a_reduction, (a_zero_infinity != 0)); });
+  return tensor_result([&] { checks::ctc_targets("ctc_loss", T(a_log_probs), T(a_targets), IA(a_target_lengths, a_target_lengths_len)); return at::ctc_loss(T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), a_blank, a_reduction, (a_zero_infinity != 0)); });
 }
 
 gt_tensor_result atg_ctc_loss_Tensor(gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, int64_t a_blank, int64_t a_reduction, int a_zero_infinity) {
-  return tensor_result([&] { return at::ctc_loss(T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), a_blank, a_reduction, (a_zero_infinity != 0)); });
+  return tensor_result([&] { checks::ctc_targets("ctc_loss", T(a_log_probs), T(a_targets), T(a_target_lengths)); return at::ctc_loss(T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), a_blank, a_reduction, (a_zero_infinity != 0)); });
 }
 
 gt_error atg__ctc_loss(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank, int a_zero_infinity) {
   return guard([&] {
+    checks::ctc_targets("_ctc_loss", T(a_log_probs), T(a_targets), IA(a_target_lengths, a_target_lengths_len));
     auto res_tuple = at::_ctc_loss(T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), a_blank, (a_zero_infinity != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1722,6 +1729,7 @@ gt_error atg__ctc_loss(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_probs, gt_t
 
 gt_error atg__ctc_loss_Tensor(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, int64_t a_blank, int a_zero_infinity) {
   return guard([&] {
+    checks::ctc_targets("_ctc_loss", T(a_log_probs), T(a_targets), T(a_target_lengths));
     auto res_tuple = at::_ctc_loss(T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), a_blank, (a_zero_infinity != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1729,11 +1737,11 @@ gt_error atg__ctc_loss_Tensor(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_prob
 }
 
 gt_tensor_result atg__ctc_loss_backward(gt_tensor a_grad, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, gt_tensor a_neg_log_likelihood, gt_tensor a_log_alpha, int64_t a_blank, int a_zero_infinity) {
-  return tensor_result([&] { return at::_ctc_loss_backward(T(a_grad), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), T(a_neg_log_likelihood), T(a_log_alpha), a_blank, (a_zero_infinity != 0)); });
+  return tensor_result([&] { checks::ctc_backward("_ctc_loss_backward", T(a_grad), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), T(a_neg_log_likelihood), T(a_log_alpha), a_blank); return at::_ctc_loss_backward(T(a_grad), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), T(a_neg_log_likelihood), T(a_log_alpha), a_blank, (a_zero_infinity != 0)); });
 }
 
 gt_tensor_result atg__ctc_loss_backward_Tensor(gt_tensor a_grad, gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, gt_tensor a_neg_log_likelihood, gt_tensor a_log_alpha, int64_t a_blank, int a_zero_infinity) {
-  return tensor_result([&] { return at::_ctc_loss_backward(T(a_grad), T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), T(a_neg_log_likelihood), T(a_log_alpha), a_blank, (a_zero_infinity != 0)); });
+  return tensor_result([&] { checks::ctc_backward("_ctc_loss_backward", T(a_grad), T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), T(a_neg_log_likelihood), T(a_log_alpha), a_blank); return at::_ctc_loss_backward(T(a_grad), T(a_log_probs), T(a_targets), T(a_input_lengths), T(a_target_lengths), T(a_neg_log_likelihood), T(a_log_alpha), a_blank, (a_zero_infinity != 0)); });
 }
 
 gt_tensor_result atg_diag_embed(gt_tensor a_self, int64_t a_offset, int64_t a_dim1, int64_t a_dim2) {
@@ -1842,11 +1850,12 @@ gt_error atg_div_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
 }
 
 gt_tensor_result atg_div_Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
-  return tensor_result([&] { return at::div(T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
+  return tensor_result([&] { checks::int_div_mode("div", T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); return at::div(T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
 }
 
 gt_error atg_div__Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("div", TM(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = TM(a_self).div_(T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -1854,6 +1863,7 @@ gt_error atg_div__Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char *a
 
 gt_error atg_div_out_out_mode(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("div", T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = at::div_out(TM(a_out), T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -1871,11 +1881,12 @@ gt_error atg_div__Scalar(gt_tensor a_self, gt_scalar a_other) {
 }
 
 gt_tensor_result atg_div_Scalar_mode(gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
-  return tensor_result([&] { return at::div(T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
+  return tensor_result([&] { checks::int_div_mode("div", T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); return at::div(T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
 }
 
 gt_error atg_div__Scalar_mode(gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("div", TM(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = TM(a_self).div_(S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -1911,11 +1922,12 @@ gt_error atg_divide__Scalar(gt_tensor a_self, gt_scalar a_other) {
 }
 
 gt_tensor_result atg_divide_Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
-  return tensor_result([&] { return at::divide(T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
+  return tensor_result([&] { checks::int_div_mode("divide", T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); return at::divide(T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
 }
 
 gt_error atg_divide__Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("divide", TM(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = TM(a_self).divide_(T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -1923,17 +1935,19 @@ gt_error atg_divide__Tensor_mode(gt_tensor a_self, gt_tensor a_other, const char
 
 gt_error atg_divide_out_out_mode(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("divide", T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = at::divide_out(TM(a_out), T(a_self), T(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
 }
 
 gt_tensor_result atg_divide_Scalar_mode(gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
-  return tensor_result([&] { return at::divide(T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
+  return tensor_result([&] { checks::int_div_mode("divide", T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); return at::divide(T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has)); });
 }
 
 gt_error atg_divide__Scalar_mode(gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("divide", TM(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = TM(a_self).divide_(S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -1999,11 +2013,11 @@ gt_tensor_result atg_embedding(gt_tensor a_weight, gt_tensor a_indices, int64_t 
 }
 
 gt_tensor_result atg_embedding_backward(gt_tensor a_grad, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq, int a_sparse) {
-  return tensor_result([&] { return at::embedding_backward(T(a_grad), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0), (a_sparse != 0)); });
+  return tensor_result([&] { checks::embedding_indices("embedding_backward", T(a_indices), a_num_weights); return at::embedding_backward(T(a_grad), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0), (a_sparse != 0)); });
 }
 
 gt_tensor_result atg_embedding_dense_backward(gt_tensor a_grad_output, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq) {
-  return tensor_result([&] { return at::embedding_dense_backward(T(a_grad_output), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0)); });
+  return tensor_result([&] { checks::embedding_indices("embedding_dense_backward", T(a_indices), a_num_weights); return at::embedding_dense_backward(T(a_grad_output), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0)); });
 }
 
 gt_error atg_embedding_renorm_(gt_tensor a_self, gt_tensor a_indices, double a_max_norm, double a_norm_type) {
@@ -2014,7 +2028,7 @@ gt_error atg_embedding_renorm_(gt_tensor a_self, gt_tensor a_indices, double a_m
 }
 
 gt_tensor_result atg_embedding_sparse_backward(gt_tensor a_grad, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq) {
-  return tensor_result([&] { return at::embedding_sparse_backward(T(a_grad), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0)); });
+  return tensor_result([&] { checks::embedding_indices("embedding_sparse_backward", T(a_indices), a_num_weights); return at::embedding_sparse_backward(T(a_grad), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0)); });
 }
 
 gt_error atg__embedding_bag_forward_only(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int a_include_last_offset, int64_t a_padding_idx) {
@@ -2077,19 +2091,19 @@ gt_error atg__embedding_bag(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tens
 }
 
 gt_tensor_result atg__embedding_bag_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int64_t a_padding_idx) {
-  return tensor_result([&] { return at::_embedding_bag_backward(T(a_grad), T(a_indices), T(a_offsets), T(a_offset2bag), T(a_bag_size), T(a_maximum_indices), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, (a_sparse != 0), opt(a_per_sample_weights), a_padding_idx); });
+  return tensor_result([&] { checks::embedding_bag_sizes("_embedding_bag_backward", T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), a_num_weights, opt(a_per_sample_weights)); return at::_embedding_bag_backward(T(a_grad), T(a_indices), T(a_offsets), T(a_offset2bag), T(a_bag_size), T(a_maximum_indices), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, (a_sparse != 0), opt(a_per_sample_weights), a_padding_idx); });
 }
 
 gt_tensor_result atg__embedding_bag_sparse_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, gt_tensor a_bag_size, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx) {
-  return tensor_result([&] { return at::_embedding_bag_sparse_backward(T(a_grad), T(a_indices), T(a_offsets), T(a_offset2bag), T(a_bag_size), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, opt(a_per_sample_weights), a_padding_idx); });
+  return tensor_result([&] { checks::embedding_bag_sizes("_embedding_bag_sparse_backward", T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), a_num_weights, opt(a_per_sample_weights)); return at::_embedding_bag_sparse_backward(T(a_grad), T(a_indices), T(a_offsets), T(a_offset2bag), T(a_bag_size), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, opt(a_per_sample_weights), a_padding_idx); });
 }
 
 gt_tensor_result atg__embedding_bag_dense_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx) {
-  return tensor_result([&] { return at::_embedding_bag_dense_backward(T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), T(a_maximum_indices), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, opt(a_per_sample_weights), a_padding_idx); });
+  return tensor_result([&] { checks::embedding_bag_sizes("_embedding_bag_dense_backward", T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), a_num_weights, opt(a_per_sample_weights)); return at::_embedding_bag_dense_backward(T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), T(a_maximum_indices), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, opt(a_per_sample_weights), a_padding_idx); });
 }
 
 gt_tensor_result atg__embedding_bag_per_sample_weights_backward(gt_tensor a_grad, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, int64_t a_mode, int64_t a_padding_idx) {
-  return tensor_result([&] { return at::_embedding_bag_per_sample_weights_backward(T(a_grad), T(a_weight), T(a_indices), T(a_offsets), T(a_offset2bag), a_mode, a_padding_idx); });
+  return tensor_result([&] { checks::embedding_bag_weight("_embedding_bag_per_sample_weights_backward", T(a_grad), T(a_weight), T(a_indices), T(a_offset2bag)); return at::_embedding_bag_per_sample_weights_backward(T(a_grad), T(a_weight), T(a_indices), T(a_offsets), T(a_offset2bag), a_mode, a_padding_idx); });
 }
 
 gt_tensor_result atg_empty_memory_format(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has) {
@@ -2326,11 +2340,12 @@ gt_error atg_floor_out_out(gt_tensor a_out, gt_tensor a_self) {
 }
 
 gt_tensor_result atg_floor_divide(gt_tensor a_self, gt_tensor a_other) {
-  return tensor_result([&] { return at::floor_divide(T(a_self), T(a_other)); });
+  return tensor_result([&] { checks::int_div("floor_divide", T(a_self), T(a_other)); return at::floor_divide(T(a_self), T(a_other)); });
 }
 
 gt_error atg_floor_divide__Tensor(gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("floor_divide", TM(a_self), T(a_other));
     auto res = TM(a_self).floor_divide_(T(a_other));
     (void)res;
   });
@@ -2338,17 +2353,19 @@ gt_error atg_floor_divide__Tensor(gt_tensor a_self, gt_tensor a_other) {
 
 gt_error atg_floor_divide_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("floor_divide", T(a_self), T(a_other));
     auto res = at::floor_divide_out(TM(a_out), T(a_self), T(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_floor_divide_Scalar(gt_tensor a_self, gt_scalar a_other) {
-  return tensor_result([&] { return at::floor_divide(T(a_self), S(a_other)); });
+  return tensor_result([&] { checks::int_div("floor_divide", T(a_self), S(a_other)); return at::floor_divide(T(a_self), S(a_other)); });
 }
 
 gt_error atg_floor_divide__Scalar(gt_tensor a_self, gt_scalar a_other) {
   return guard([&] {
+    checks::int_div("floor_divide", TM(a_self), S(a_other));
     auto res = TM(a_self).floor_divide_(S(a_other));
     (void)res;
   });

@@ -2,9 +2,11 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7e2827ce20f5085b5fd49cc7f552aec7d2d2b308433d861edf68f13f320ee638
-//   cgotorch.h sha256 f846fc1e3090542e63506a18c1a55cb744566fc254a33f447736f09b8adc9fb3
+//   checks.h sha256 8a1ddd5f89c5124bee3f8f5de3511627400f4c8f100f2ef163ca342ff19b4cd1
+//   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 0e6cce37a7c2f8a2630e1843b158a15153c89cbc40fa84166f1444cdaf48c0ee
 #include "../../internal.h"
+#include "../../checks.h"
 #include "../../ops_gen.h"
 
 using namespace gotorch;
@@ -442,7 +444,7 @@ gt_tensor_result atg_reshape(gt_tensor a_self, const int64_t *a_shape, int64_t a
 }
 
 gt_tensor_result atg__reshape_alias(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len) {
-  return tensor_result([&] { return at::_reshape_alias(T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); });
+  return tensor_result([&] { checks::view_in_storage("_reshape_alias", T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); return at::_reshape_alias(T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); });
 }
 
 gt_tensor_result atg__mkldnn_reshape(gt_tensor a_self, const int64_t *a_shape, int64_t a_shape_len) {
@@ -1941,19 +1943,19 @@ gt_tensor_result atg_sparse_bsc_tensor_ccol_row_value(gt_tensor a_ccol_indices, 
 }
 
 gt_tensor_result atg__sparse_compressed_tensor_unsafe(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_compressed_tensor_unsafe(T(a_compressed_indices), T(a_plain_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_compressed("_sparse_compressed_tensor_unsafe", T(a_compressed_indices), T(a_plain_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)); return with_grad(at::_sparse_compressed_tensor_unsafe(T(a_compressed_indices), T(a_plain_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_tensor_result atg__sparse_csc_tensor_unsafe(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_csc_tensor_unsafe(T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_csc("_sparse_csc_tensor_unsafe", T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len)); return with_grad(at::_sparse_csc_tensor_unsafe(T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_tensor_result atg__sparse_bsr_tensor_unsafe(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_bsr_tensor_unsafe(T(a_crow_indices), T(a_col_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_bsr("_sparse_bsr_tensor_unsafe", T(a_crow_indices), T(a_col_indices), T(a_values), IA(a_size, a_size_len)); return with_grad(at::_sparse_bsr_tensor_unsafe(T(a_crow_indices), T(a_col_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_tensor_result atg__sparse_bsc_tensor_unsafe(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_bsc_tensor_unsafe(T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_bsc("_sparse_bsc_tensor_unsafe", T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len)); return with_grad(at::_sparse_bsc_tensor_unsafe(T(a_ccol_indices), T(a_row_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_tensor_result atg_sparse_coo_tensor_size(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
@@ -1969,7 +1971,7 @@ gt_tensor_result atg_sparse_coo_tensor_indices_size(gt_tensor a_indices, gt_tens
 }
 
 gt_tensor_result atg__sparse_coo_tensor_unsafe(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_coo_tensor_unsafe(T(a_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_coo("_sparse_coo_tensor_unsafe", T(a_indices), T(a_values), IA(a_size, a_size_len)); return with_grad(at::_sparse_coo_tensor_unsafe(T(a_indices), T(a_values), IA(a_size, a_size_len), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_error atg__validate_sparse_coo_tensor_args(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len) {
@@ -2001,7 +2003,7 @@ gt_tensor_result atg__sparse_coo_tensor_with_dims(int64_t a_sparse_dim, int64_t 
 }
 
 gt_tensor_result atg__sparse_coo_tensor_with_dims_and_tensors(int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad) {
-  return tensor_result([&] { return with_grad(at::_sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim, a_dense_dim, IA(a_size, a_size_len), T(a_indices), T(a_values), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
+  return tensor_result([&] { checks::sparse_coo_dims("_sparse_coo_tensor_with_dims_and_tensors", a_sparse_dim, a_dense_dim, IA(a_size, a_size_len), T(a_indices), T(a_values)); return with_grad(at::_sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim, a_dense_dim, IA(a_size, a_size_len), T(a_indices), T(a_values), options(a_dtype, a_device, a_device_index, a_layout)), a_requires_grad); });
 }
 
 gt_error atg_sparse_resize_(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int64_t a_sparse_dim, int64_t a_dense_dim) {

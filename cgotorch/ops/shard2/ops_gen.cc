@@ -2,9 +2,11 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7e2827ce20f5085b5fd49cc7f552aec7d2d2b308433d861edf68f13f320ee638
-//   cgotorch.h sha256 f846fc1e3090542e63506a18c1a55cb744566fc254a33f447736f09b8adc9fb3
+//   checks.h sha256 8a1ddd5f89c5124bee3f8f5de3511627400f4c8f100f2ef163ca342ff19b4cd1
+//   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 0e6cce37a7c2f8a2630e1843b158a15153c89cbc40fa84166f1444cdaf48c0ee
 #include "../../internal.h"
+#include "../../checks.h"
 #include "../../ops_gen.h"
 
 using namespace gotorch;
@@ -288,7 +290,7 @@ gt_tensor_result atg_gather_backward(gt_tensor a_grad, gt_tensor a_self, int64_t
 }
 
 gt_tensor_result atg__gather_sparse_backward(gt_tensor a_self, int64_t a_dim, gt_tensor a_index, gt_tensor a_grad) {
-  return tensor_result([&] { return at::_gather_sparse_backward(T(a_self), a_dim, T(a_index), T(a_grad)); });
+  return tensor_result([&] { checks::gather_sparse("_gather_sparse_backward", T(a_self), a_dim, T(a_index), T(a_grad)); return at::_gather_sparse_backward(T(a_self), a_dim, T(a_index), T(a_grad)); });
 }
 
 gt_error atg_addcmul_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_tensor1, gt_tensor a_tensor2, gt_scalar a_value) {
@@ -828,17 +830,19 @@ gt_error atg_histogramdd_TensorList_bins(gt_tensor *r0, gt_tensor * *r1, int64_t
 
 gt_error atg_fmod_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other) {
   return guard([&] {
+    checks::int_div("fmod", T(a_self), S(a_other));
     auto res = at::fmod_out(TM(a_out), T(a_self), S(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_fmod_Scalar(gt_tensor a_self, gt_scalar a_other) {
-  return tensor_result([&] { return at::fmod(T(a_self), S(a_other)); });
+  return tensor_result([&] { checks::int_div("fmod", T(a_self), S(a_other)); return at::fmod(T(a_self), S(a_other)); });
 }
 
 gt_error atg_fmod__Scalar(gt_tensor a_self, gt_scalar a_other) {
   return guard([&] {
+    checks::int_div("fmod", TM(a_self), S(a_other));
     auto res = TM(a_self).fmod_(S(a_other));
     (void)res;
   });
@@ -846,17 +850,19 @@ gt_error atg_fmod__Scalar(gt_tensor a_self, gt_scalar a_other) {
 
 gt_error atg_fmod_out_Tensor_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("fmod", T(a_self), T(a_other));
     auto res = at::fmod_out(TM(a_out), T(a_self), T(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_fmod_Tensor(gt_tensor a_self, gt_tensor a_other) {
-  return tensor_result([&] { return at::fmod(T(a_self), T(a_other)); });
+  return tensor_result([&] { checks::int_div("fmod", T(a_self), T(a_other)); return at::fmod(T(a_self), T(a_other)); });
 }
 
 gt_error atg_fmod__Tensor(gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("fmod", TM(a_self), T(a_other));
     auto res = TM(a_self).fmod_(T(a_other));
     (void)res;
   });
@@ -936,17 +942,19 @@ gt_error atg_nextafter_(gt_tensor a_self, gt_tensor a_other) {
 
 gt_error atg_remainder_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other) {
   return guard([&] {
+    checks::int_div("remainder", T(a_self), S(a_other));
     auto res = at::remainder_out(TM(a_out), T(a_self), S(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_remainder_Scalar(gt_tensor a_self, gt_scalar a_other) {
-  return tensor_result([&] { return at::remainder(T(a_self), S(a_other)); });
+  return tensor_result([&] { checks::int_div("remainder", T(a_self), S(a_other)); return at::remainder(T(a_self), S(a_other)); });
 }
 
 gt_error atg_remainder__Scalar(gt_tensor a_self, gt_scalar a_other) {
   return guard([&] {
+    checks::int_div("remainder", TM(a_self), S(a_other));
     auto res = TM(a_self).remainder_(S(a_other));
     (void)res;
   });
@@ -954,24 +962,26 @@ gt_error atg_remainder__Scalar(gt_tensor a_self, gt_scalar a_other) {
 
 gt_error atg_remainder_out_Tensor_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("remainder", T(a_self), T(a_other));
     auto res = at::remainder_out(TM(a_out), T(a_self), T(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_remainder_Tensor(gt_tensor a_self, gt_tensor a_other) {
-  return tensor_result([&] { return at::remainder(T(a_self), T(a_other)); });
+  return tensor_result([&] { checks::int_div("remainder", T(a_self), T(a_other)); return at::remainder(T(a_self), T(a_other)); });
 }
 
 gt_error atg_remainder__Tensor(gt_tensor a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("remainder", TM(a_self), T(a_other));
     auto res = TM(a_self).remainder_(T(a_other));
     (void)res;
   });
 }
 
 gt_tensor_result atg_remainder_Scalar_Tensor(gt_scalar a_self, gt_tensor a_other) {
-  return tensor_result([&] { return at::remainder(S(a_self), T(a_other)); });
+  return tensor_result([&] { checks::int_div("remainder", S(a_self), T(a_other)); return at::remainder(S(a_self), T(a_other)); });
 }
 
 gt_tensor_result atg_min(gt_tensor a_self) {
@@ -1394,7 +1404,7 @@ gt_tensor_result atg_bucketize_Scalar(gt_scalar a_self, gt_tensor a_boundaries, 
 }
 
 gt_tensor_result atg_searchsorted_Tensor(gt_tensor a_sorted_sequence, gt_tensor a_self, int a_out_int32, int a_right, const char *a_side, int a_side_has, gt_tensor a_sorter) {
-  return tensor_result([&] { return at::searchsorted(T(a_sorted_sequence), T(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter)); });
+  return tensor_result([&] { checks::sorter("searchsorted", T(a_sorted_sequence), opt(a_sorter)); return at::searchsorted(T(a_sorted_sequence), T(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter)); });
 }
 
 gt_tensor_result atg__torch_cuda_cu_linker_symbol_op(gt_tensor a_self) {
@@ -1403,32 +1413,35 @@ gt_tensor_result atg__torch_cuda_cu_linker_symbol_op(gt_tensor a_self) {
 
 gt_error atg_searchsorted_out_Tensor_out(gt_tensor a_out, gt_tensor a_sorted_sequence, gt_tensor a_self, int a_out_int32, int a_right, const char *a_side, int a_side_has, gt_tensor a_sorter) {
   return guard([&] {
+    checks::sorter("searchsorted", T(a_sorted_sequence), opt(a_sorter));
     auto res = at::searchsorted_out(TM(a_out), T(a_sorted_sequence), T(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter));
     (void)res;
   });
 }
 
 gt_tensor_result atg_searchsorted_Scalar(gt_tensor a_sorted_sequence, gt_scalar a_self, int a_out_int32, int a_right, const char *a_side, int a_side_has, gt_tensor a_sorter) {
-  return tensor_result([&] { return at::searchsorted(T(a_sorted_sequence), S(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter)); });
+  return tensor_result([&] { checks::sorter("searchsorted", T(a_sorted_sequence), opt(a_sorter)); return at::searchsorted(T(a_sorted_sequence), S(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter)); });
 }
 
 gt_tensor_result atg__convert_indices_from_coo_to_csr(gt_tensor a_self, int64_t a_size, int a_out_int32) {
-  return tensor_result([&] { return at::_convert_indices_from_coo_to_csr(T(a_self), a_size, (a_out_int32 != 0)); });
+  return tensor_result([&] { checks::coo_to_csr("_convert_indices_from_coo_to_csr", T(a_self), a_size); return at::_convert_indices_from_coo_to_csr(T(a_self), a_size, (a_out_int32 != 0)); });
 }
 
 gt_error atg__convert_indices_from_coo_to_csr_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_size, int a_out_int32) {
   return guard([&] {
+    checks::coo_to_csr("_convert_indices_from_coo_to_csr", T(a_self), a_size);
     auto res = at::_convert_indices_from_coo_to_csr_out(TM(a_out), T(a_self), a_size, (a_out_int32 != 0));
     (void)res;
   });
 }
 
 gt_tensor_result atg__convert_indices_from_csr_to_coo(gt_tensor a_crow_indices, gt_tensor a_col_indices, int a_out_int32, int a_transpose) {
-  return tensor_result([&] { return at::_convert_indices_from_csr_to_coo(T(a_crow_indices), T(a_col_indices), (a_out_int32 != 0), (a_transpose != 0)); });
+  return tensor_result([&] { checks::csr_to_coo("_convert_indices_from_csr_to_coo", T(a_crow_indices), T(a_col_indices)); return at::_convert_indices_from_csr_to_coo(T(a_crow_indices), T(a_col_indices), (a_out_int32 != 0), (a_transpose != 0)); });
 }
 
 gt_error atg__convert_indices_from_csr_to_coo_out_out(gt_tensor a_out, gt_tensor a_crow_indices, gt_tensor a_col_indices, int a_out_int32, int a_transpose) {
   return guard([&] {
+    checks::csr_to_coo("_convert_indices_from_csr_to_coo", T(a_crow_indices), T(a_col_indices));
     auto res = at::_convert_indices_from_csr_to_coo_out(TM(a_out), T(a_crow_indices), T(a_col_indices), (a_out_int32 != 0), (a_transpose != 0));
     (void)res;
   });
@@ -1553,13 +1566,14 @@ gt_error atg_nll_loss_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt
 
 gt_error atg_nll_loss_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight) {
   return guard([&] {
+    checks::nll_target("nll_loss_backward", T(a_self), T(a_target), a_ignore_index);
     auto res = at::nll_loss_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight));
     (void)res;
   });
 }
 
 gt_tensor_result atg_nll_loss_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight) {
-  return tensor_result([&] { return at::nll_loss_backward(T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight)); });
+  return tensor_result([&] { checks::nll_target("nll_loss_backward", T(a_self), T(a_target), a_ignore_index); return at::nll_loss_backward(T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight)); });
 }
 
 gt_error atg_nll_loss2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index) {
@@ -1591,13 +1605,14 @@ gt_error atg_nll_loss2d_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, 
 
 gt_error atg_nll_loss2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight) {
   return guard([&] {
+    checks::nll_target("nll_loss2d_backward", T(a_self), T(a_target), a_ignore_index);
     auto res = at::nll_loss2d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight));
     (void)res;
   });
 }
 
 gt_tensor_result atg_nll_loss2d_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight) {
-  return tensor_result([&] { return at::nll_loss2d_backward(T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight)); });
+  return tensor_result([&] { checks::nll_target("nll_loss2d_backward", T(a_self), T(a_target), a_ignore_index); return at::nll_loss2d_backward(T(a_grad_output), T(a_self), T(a_target), opt(a_weight), a_reduction, a_ignore_index, T(a_total_weight)); });
 }
 
 gt_error atg_smooth_l1_loss_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, int64_t a_reduction, double a_beta) {
@@ -2016,13 +2031,14 @@ gt_error atg_adaptive_max_pool2d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self,
 
 gt_error atg_adaptive_max_pool2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool2d_indices("adaptive_max_pool2d_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::adaptive_max_pool2d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_adaptive_max_pool2d_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_indices) {
-  return tensor_result([&] { return at::adaptive_max_pool2d_backward(T(a_grad_output), T(a_self), T(a_indices)); });
+  return tensor_result([&] { checks::pool2d_indices("adaptive_max_pool2d_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::adaptive_max_pool2d_backward(T(a_grad_output), T(a_self), T(a_indices)); });
 }
 
 gt_error atg_adaptive_max_pool3d_out_out(gt_tensor a_out, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len) {
@@ -2043,13 +2059,14 @@ gt_error atg_adaptive_max_pool3d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self,
 
 gt_error atg_adaptive_max_pool3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool3d_indices("adaptive_max_pool3d_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::adaptive_max_pool3d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_adaptive_max_pool3d_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_indices) {
-  return tensor_result([&] { return at::adaptive_max_pool3d_backward(T(a_grad_output), T(a_self), T(a_indices)); });
+  return tensor_result([&] { checks::pool3d_indices("adaptive_max_pool3d_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::adaptive_max_pool3d_backward(T(a_grad_output), T(a_self), T(a_indices)); });
 }
 
 gt_error atg_avg_pool2d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, int a_ceil_mode, int a_count_include_pad, int64_t a_divisor_override, int a_divisor_override_has) {
@@ -2114,13 +2131,14 @@ gt_error atg_fractional_max_pool2d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_sel
 
 gt_error atg_fractional_max_pool2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool2d_indices("fractional_max_pool2d_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::fractional_max_pool2d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_fractional_max_pool2d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_indices) {
-  return tensor_result([&] { return at::fractional_max_pool2d_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices)); });
+  return tensor_result([&] { checks::pool2d_indices("fractional_max_pool2d_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::fractional_max_pool2d_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices)); });
 }
 
 gt_error atg_fractional_max_pool3d_out_output(gt_tensor a_output, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_random_samples) {
@@ -2141,13 +2159,14 @@ gt_error atg_fractional_max_pool3d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_sel
 
 gt_error atg_fractional_max_pool3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool3d_indices("fractional_max_pool3d_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::fractional_max_pool3d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_fractional_max_pool3d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_indices) {
-  return tensor_result([&] { return at::fractional_max_pool3d_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices)); });
+  return tensor_result([&] { checks::pool3d_indices("fractional_max_pool3d_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::fractional_max_pool3d_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_indices)); });
 }
 
 gt_error atg_max_pool2d_with_indices_out_out(gt_tensor a_out, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode) {
@@ -2168,13 +2187,14 @@ gt_error atg_max_pool2d_with_indices(gt_tensor *r0, gt_tensor *r1, gt_tensor a_s
 
 gt_error atg_max_pool2d_with_indices_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool2d_indices("max_pool2d_with_indices_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::max_pool2d_with_indices_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_max_pool2d_with_indices_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices) {
-  return tensor_result([&] { return at::max_pool2d_with_indices_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices)); });
+  return tensor_result([&] { checks::pool2d_indices("max_pool2d_with_indices_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::max_pool2d_with_indices_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices)); });
 }
 
 gt_error atg_max_pool3d_with_indices_out_out(gt_tensor a_out, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode) {
@@ -2195,13 +2215,14 @@ gt_error atg_max_pool3d_with_indices(gt_tensor *r0, gt_tensor *r1, gt_tensor a_s
 
 gt_error atg_max_pool3d_with_indices_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices) {
   return guard([&] {
+    checks::pool3d_indices("max_pool3d_with_indices_backward", T(a_grad_output), T(a_self), T(a_indices));
     auto res = at::max_pool3d_with_indices_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices));
     (void)res;
   });
 }
 
 gt_tensor_result atg_max_pool3d_with_indices_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices) {
-  return tensor_result([&] { return at::max_pool3d_with_indices_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices)); });
+  return tensor_result([&] { checks::pool3d_indices("max_pool3d_with_indices_backward", T(a_grad_output), T(a_self), T(a_indices)); return at::max_pool3d_with_indices_backward(T(a_grad_output), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len), (a_ceil_mode != 0), T(a_indices)); });
 }
 
 gt_error atg_max_unpool2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_indices, const int64_t *a_output_size, int64_t a_output_size_len) {

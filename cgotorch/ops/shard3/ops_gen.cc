@@ -2,9 +2,11 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7e2827ce20f5085b5fd49cc7f552aec7d2d2b308433d861edf68f13f320ee638
-//   cgotorch.h sha256 f846fc1e3090542e63506a18c1a55cb744566fc254a33f447736f09b8adc9fb3
+//   checks.h sha256 8a1ddd5f89c5124bee3f8f5de3511627400f4c8f100f2ef163ca342ff19b4cd1
+//   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 0e6cce37a7c2f8a2630e1843b158a15153c89cbc40fa84166f1444cdaf48c0ee
 #include "../../internal.h"
+#include "../../checks.h"
 #include "../../ops_gen.h"
 
 using namespace gotorch;
@@ -57,11 +59,12 @@ gt_error atg_linalg_ldl_factor_out_out(gt_tensor a_LD, gt_tensor a_pivots, gt_te
 }
 
 gt_tensor_result atg_linalg_ldl_solve(gt_tensor a_LD, gt_tensor a_pivots, gt_tensor a_B, int a_hermitian) {
-  return tensor_result([&] { return at::linalg_ldl_solve(T(a_LD), T(a_pivots), T(a_B), (a_hermitian != 0)); });
+  return tensor_result([&] { checks::ldl_pivots("linalg_ldl_solve", T(a_LD), T(a_pivots)); return at::linalg_ldl_solve(T(a_LD), T(a_pivots), T(a_B), (a_hermitian != 0)); });
 }
 
 gt_error atg_linalg_ldl_solve_out_out(gt_tensor a_out, gt_tensor a_LD, gt_tensor a_pivots, gt_tensor a_B, int a_hermitian) {
   return guard([&] {
+    checks::ldl_pivots("linalg_ldl_solve", T(a_LD), T(a_pivots));
     auto res = at::linalg_ldl_solve_out(TM(a_out), T(a_LD), T(a_pivots), T(a_B), (a_hermitian != 0));
     (void)res;
   });
@@ -645,11 +648,11 @@ gt_tensor_result atg_nested_to_padded_tensor(gt_tensor a_self, double a_padding,
 }
 
 gt_tensor_result atg_segment_reduce(gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_indices, gt_tensor a_offsets, int64_t a_axis, int a_unsafe, gt_scalar a_initial, int a_initial_has) {
-  return tensor_result([&] { return at::segment_reduce(T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_indices), opt(a_offsets), a_axis, (a_unsafe != 0), optional<at::Scalar>(S(a_initial), a_initial_has)); });
+  return tensor_result([&] { checks::segment_reduce("segment_reduce", T(a_data), opt(a_lengths), opt(a_offsets), a_axis, (a_unsafe != 0)); return at::segment_reduce(T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_indices), opt(a_offsets), a_axis, (a_unsafe != 0), optional<at::Scalar>(S(a_initial), a_initial_has)); });
 }
 
 gt_tensor_result atg__segment_reduce_backward(gt_tensor a_grad, gt_tensor a_output, gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_offsets, int64_t a_axis, gt_scalar a_initial, int a_initial_has) {
-  return tensor_result([&] { return at::_segment_reduce_backward(T(a_grad), T(a_output), T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_offsets), a_axis, optional<at::Scalar>(S(a_initial), a_initial_has)); });
+  return tensor_result([&] { checks::segment_reduce_backward("_segment_reduce_backward", T(a_grad), T(a_output), T(a_data), opt(a_lengths), opt(a_offsets), a_axis); return at::_segment_reduce_backward(T(a_grad), T(a_output), T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_offsets), a_axis, optional<at::Scalar>(S(a_initial), a_initial_has)); });
 }
 
 gt_tensor_result atg_pad_sequence(gt_tensor *a_sequences, int64_t a_sequences_len, int a_batch_first, double a_padding_value) {
@@ -712,7 +715,7 @@ gt_tensor_result atg_permute_copy(gt_tensor a_self, const int64_t *a_dims, int64
 }
 
 gt_tensor_result atg__reshape_alias_copy(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len) {
-  return tensor_result([&] { return at::_reshape_alias_copy(T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); });
+  return tensor_result([&] { checks::view_in_storage("_reshape_alias_copy", T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); return at::_reshape_alias_copy(T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len)); });
 }
 
 gt_tensor_result atg_select_copy_int(gt_tensor a_self, int64_t a_dim, int64_t a_index) {
@@ -895,6 +898,7 @@ gt_error atg_permute_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64
 
 gt_error atg__reshape_alias_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len) {
   return guard([&] {
+    checks::view_in_storage("_reshape_alias_copy", T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len));
     auto res = at::_reshape_alias_copy_out(TM(a_out), T(a_self), IA(a_size, a_size_len), IA(a_stride, a_stride_len));
     (void)res;
   });
@@ -1954,6 +1958,7 @@ gt_error atg_cudnn_grid_sampler_backward_out_out(gt_tensor a_out0, gt_tensor a_o
 
 gt_error atg__ctc_loss_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank, int a_zero_infinity) {
   return guard([&] {
+    checks::ctc_targets("_ctc_loss", T(a_log_probs), T(a_targets), IA(a_target_lengths, a_target_lengths_len));
     auto res_tuple = at::_ctc_loss_out(TM(a_out0), TM(a_out1), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), a_blank, (a_zero_infinity != 0));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1962,6 +1967,7 @@ gt_error atg__ctc_loss_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_l
 
 gt_error atg__ctc_loss_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, gt_tensor a_neg_log_likelihood, gt_tensor a_log_alpha, int64_t a_blank, int a_zero_infinity) {
   return guard([&] {
+    checks::ctc_backward("_ctc_loss_backward", T(a_grad), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), T(a_neg_log_likelihood), T(a_log_alpha), a_blank);
     auto res = at::_ctc_loss_backward_out(TM(a_out), T(a_grad), T(a_log_probs), T(a_targets), IA(a_input_lengths, a_input_lengths_len), IA(a_target_lengths, a_target_lengths_len), T(a_neg_log_likelihood), T(a_log_alpha), a_blank, (a_zero_infinity != 0));
     (void)res;
   });
@@ -1990,6 +1996,7 @@ gt_error atg_div_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_o
 
 gt_error atg_div_out_Scalar_mode_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has) {
   return guard([&] {
+    checks::int_div_mode("div", T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     auto res = at::div_out(TM(a_out), T(a_self), S(a_other), optional<c10::string_view>(c10::string_view(a_rounding_mode ? a_rounding_mode : ""), a_rounding_mode_has));
     (void)res;
   });
@@ -2004,6 +2011,7 @@ gt_error atg_embedding_out_out(gt_tensor a_out, gt_tensor a_weight, gt_tensor a_
 
 gt_error atg_embedding_dense_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq) {
   return guard([&] {
+    checks::embedding_indices("embedding_dense_backward", T(a_indices), a_num_weights);
     auto res = at::embedding_dense_backward_out(TM(a_out), T(a_grad_output), T(a_indices), a_num_weights, a_padding_idx, (a_scale_grad_by_freq != 0));
     (void)res;
   });
@@ -2042,6 +2050,7 @@ gt_error atg__embedding_bag_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tenso
 
 gt_error atg__embedding_bag_dense_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx) {
   return guard([&] {
+    checks::embedding_bag_sizes("_embedding_bag_dense_backward", T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), a_num_weights, opt(a_per_sample_weights));
     auto res = at::_embedding_bag_dense_backward_out(TM(a_out), T(a_grad), T(a_indices), T(a_offset2bag), T(a_bag_size), T(a_maximum_indices), a_num_weights, (a_scale_grad_by_freq != 0), a_mode, opt(a_per_sample_weights), a_padding_idx);
     (void)res;
   });
@@ -2049,6 +2058,7 @@ gt_error atg__embedding_bag_dense_backward_out_out(gt_tensor a_out, gt_tensor a_
 
 gt_error atg__embedding_bag_per_sample_weights_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, int64_t a_mode, int64_t a_padding_idx) {
   return guard([&] {
+    checks::embedding_bag_weight("_embedding_bag_per_sample_weights_backward", T(a_grad), T(a_weight), T(a_indices), T(a_offset2bag));
     auto res = at::_embedding_bag_per_sample_weights_backward_out(TM(a_out), T(a_grad), T(a_weight), T(a_indices), T(a_offsets), T(a_offset2bag), a_mode, a_padding_idx);
     (void)res;
   });
@@ -3181,6 +3191,7 @@ gt_error atg__sparse_coo_tensor_with_dims_out_out(gt_tensor a_out, int64_t a_spa
 
 gt_error atg__sparse_coo_tensor_with_dims_and_tensors_out_out(gt_tensor a_out, int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values) {
   return guard([&] {
+    checks::sparse_coo_dims("_sparse_coo_tensor_with_dims_and_tensors", a_sparse_dim, a_dense_dim, IA(a_size, a_size_len), T(a_indices), T(a_values));
     auto res = at::_sparse_coo_tensor_with_dims_and_tensors_out(TM(a_out), a_sparse_dim, a_dense_dim, IA(a_size, a_size_len), T(a_indices), T(a_values));
     (void)res;
   });
@@ -3786,6 +3797,7 @@ gt_error atg__histogramdd_from_bin_tensors_out_out(gt_tensor a_out, gt_tensor a_
 
 gt_error atg_remainder_out_Scalar_Tensor_out(gt_tensor a_out, gt_scalar a_self, gt_tensor a_other) {
   return guard([&] {
+    checks::int_div("remainder", S(a_self), T(a_other));
     auto res = at::remainder_out(TM(a_out), S(a_self), T(a_other));
     (void)res;
   });
@@ -3855,6 +3867,7 @@ gt_error atg__torch_cuda_cu_linker_symbol_op_out_out(gt_tensor a_out, gt_tensor 
 
 gt_error atg_searchsorted_out_Scalar_out(gt_tensor a_out, gt_tensor a_sorted_sequence, gt_scalar a_self, int a_out_int32, int a_right, const char *a_side, int a_side_has, gt_tensor a_sorter) {
   return guard([&] {
+    checks::sorter("searchsorted", T(a_sorted_sequence), opt(a_sorter));
     auto res = at::searchsorted_out(TM(a_out), T(a_sorted_sequence), S(a_self), (a_out_int32 != 0), (a_right != 0), optional<c10::string_view>(c10::string_view(a_side ? a_side : ""), a_side_has), opt(a_sorter));
     (void)res;
   });
@@ -4137,6 +4150,7 @@ gt_error atg_linalg_matrix_exp_out_out(gt_tensor a_out, gt_tensor a_self) {
 
 gt_error atg_segment_reduce_out_out(gt_tensor a_out, gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_indices, gt_tensor a_offsets, int64_t a_axis, int a_unsafe, gt_scalar a_initial, int a_initial_has) {
   return guard([&] {
+    checks::segment_reduce("segment_reduce", T(a_data), opt(a_lengths), opt(a_offsets), a_axis, (a_unsafe != 0));
     auto res = at::segment_reduce_out(TM(a_out), T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_indices), opt(a_offsets), a_axis, (a_unsafe != 0), optional<at::Scalar>(S(a_initial), a_initial_has));
     (void)res;
   });
@@ -4144,6 +4158,7 @@ gt_error atg_segment_reduce_out_out(gt_tensor a_out, gt_tensor a_data, const cha
 
 gt_error atg__segment_reduce_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_output, gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_offsets, int64_t a_axis, gt_scalar a_initial, int a_initial_has) {
   return guard([&] {
+    checks::segment_reduce_backward("_segment_reduce_backward", T(a_grad), T(a_output), T(a_data), opt(a_lengths), opt(a_offsets), a_axis);
     auto res = at::_segment_reduce_backward_out(TM(a_out), T(a_grad), T(a_output), T(a_data), c10::string_view(a_reduce), opt(a_lengths), opt(a_offsets), a_axis, optional<at::Scalar>(S(a_initial), a_initial_has));
     (void)res;
   });

@@ -1,0 +1,399 @@
+// checks.h: argument checks that the generated shim runs before kernels
+// that trust their arguments (issue #27). internal/gen's trustedArgs table
+// says which op calls which check, with which of its arguments; the call is
+// emitted in the op's own shim function, inside its guard, so that a
+// failed check comes back from the same call as a *torch.Error. Each check
+// returns at once unless the call could reach the kernel's unchecked path:
+// cheap tests (device, layout, dtype, a flag) come before any scan of
+// values. docs/robustness.md explains the table. Not part of the C ABI.
+#ifndef GOTORCH_CGOTORCH_CHECKS_H_
+#define GOTORCH_CGOTORCH_CHECKS_H_
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <limits>
+
+namespace gotorch {
+namespace checks {
+
+// scannable: a tensor whose values a check can read here: defined, on the
+// CPU (meta tensors have no values, and their kernels read none), strided.
+inline bool scannable(const at::Tensor &t) {
+  return t.defined() && t.device().is_cpu() && t.layout() == at::kStrided;
+}
+
+// integral: an integer tensor whose values a check can read (a kernel
+// refuses other dtypes for an index argument itself).
+inline bool integral(const at::Tensor &t) {
+  return scannable(t) && at::isIntegralType(t.scalar_type(), /*includeBool=*/false);
+}
+
+// min_max returns the least and the greatest value of a non-empty integer
+// tensor.
+inline std::pair<int64_t, int64_t> min_max(const at::Tensor &t) {
+  at::NoGradGuard no_grad;
+  auto mm = at::aminmax(t);
+  return {std::get<0>(mm).item<int64_t>(), std::get<1>(mm).item<int64_t>()};
+}
+
+// in_range checks that every value of idx is in [lo, hi).
+inline void in_range(const char *op, const char *arg, const at::Tensor &idx, int64_t lo, int64_t hi) {
+  if (!integral(idx) || idx.numel() == 0) return;
+  auto mm = min_max(idx);
+  TORCH_CHECK_INDEX(mm.first >= lo && mm.second < hi, op, ": ", arg, " holds ",
+                    mm.first < lo ? mm.first : mm.second, ", out of range [", lo, ", ", hi,
+                    ") (GoTorch checks this argument: the kernel trusts it)");
+}
+
+// nondecreasing checks that idx does not decrease along its last dimension.
+inline void nondecreasing(const char *op, const char *arg, const at::Tensor &idx) {
+  if (!integral(idx) || idx.dim() == 0 || idx.size(-1) < 2) return;
+  at::NoGradGuard no_grad;
+  TORCH_CHECK(at::diff(idx, 1, -1).ge(0).all().item<bool>(), op, ": ", arg,
+              " must not decrease along its last dimension (GoTorch checks this argument: the kernel trusts it)");
+}
+
+// ---------------------------------------------------------------------------
+// Integer division: the minimum int32 or int64 divided by -1 overflows, and
+// x86's idiv traps (SIGFPE) instead of wrapping. Narrower integers are
+// promoted to int in C++ and wrap without a trap. The kernels compute in
+// the operands' promoted dtype (at::result_type), whatever the output's.
+
+inline at::Tensor as_tensor(const at::Tensor &t) { return t; }
+inline at::Tensor as_tensor(const at::Scalar &s) { return c10::scalar_to_tensor(s); }
+
+template <class A, class B>
+inline void int_div(const char *op, const A &a, const B &b) {
+  const at::ScalarType t = at::result_type(a, b);
+  if (t != at::kInt && t != at::kLong) return;
+  at::Tensor x = as_tensor(a), y = as_tensor(b);
+  if (!x.defined() || !y.defined() || !x.device().is_cpu() || !y.device().is_cpu()) return;
+  at::NoGradGuard no_grad;
+  if (x.layout() != at::kStrided) x = x.to_dense();
+  if (y.layout() != at::kStrided) y = y.to_dense();
+  at::Tensor minus_one = y.to(t).eq(-1);
+  if (!minus_one.any().item<bool>()) return;
+  const at::Scalar lowest = t == at::kInt ? at::Scalar(int64_t{std::numeric_limits<int32_t>::min()})
+                                          : at::Scalar(std::numeric_limits<int64_t>::min());
+  TORCH_CHECK(!at::logical_and(x.to(t).eq(lowest), minus_one).any().item<bool>(), op,
+              ": integer overflow: the minimum ", t == at::kInt ? "int32" : "int64",
+              " divided by -1 (the result does not fit in ", t == at::kInt ? "int32" : "int64", ")");
+}
+
+template <class A, class B>
+inline void int_div_mode(const char *op, const A &a, const B &b, const c10::optional<c10::string_view> &mode) {
+  // Without a rounding mode, div is true division, in floating point.
+  if (mode.has_value()) int_div(op, a, b);
+}
+
+// ---------------------------------------------------------------------------
+// Index arguments.
+
+// searchsorted's sorter is a permutation of the sorted dimension; the
+// kernel reads sorted_sequence[sorter[i]] unchecked.
+inline void sorter(const char *op, const at::Tensor &seq, const c10::optional<at::Tensor> &s) {
+  if (!s.has_value() || !s->defined() || seq.dim() == 0) return;
+  in_range(op, "sorter", *s, 0, seq.size(-1));
+}
+
+// segment_reduce with unsafe=true skips its own checks of lengths; its
+// offsets are never checked. The backward op checks neither.
+inline void segments(const char *op, const at::Tensor &data, const c10::optional<at::Tensor> &lengths,
+                     const c10::optional<at::Tensor> &offsets, int64_t axis) {
+  if (!scannable(data)) return;
+  const int64_t ax = c10::maybe_wrap_dim(axis, data.dim());
+  const int64_t n = data.size(ax);
+  if (lengths.has_value() && lengths->defined() && integral(*lengths) && lengths->numel() > 0) {
+    at::NoGradGuard no_grad;
+    auto mm = min_max(*lengths);
+    TORCH_CHECK_INDEX(mm.first >= 0, op, ": lengths holds ", mm.first, ", a negative length");
+    TORCH_CHECK_INDEX(lengths->sum(-1).eq(n).all().item<bool>(), op,
+                      ": every row of lengths must sum to the size of data along axis, ", n);
+  }
+  if (offsets.has_value() && offsets->defined()) {
+    in_range(op, "offsets", *offsets, 0, n + 1);
+    nondecreasing(op, "offsets", *offsets);
+  }
+}
+
+inline void segment_reduce(const char *op, const at::Tensor &data, const c10::optional<at::Tensor> &lengths,
+                           const c10::optional<at::Tensor> &offsets, int64_t axis, bool unsafe) {
+  TORCH_CHECK(!unsafe, op,
+              ": unsafe=true skips the checks of lengths and offsets, and the kernel then reads out of "
+              "bounds; GoTorch refuses it (leave unsafe false)");
+  segments(op, data, lengths, offsets, axis);
+}
+
+inline void segment_reduce_backward(const char *op, const at::Tensor &grad, const at::Tensor &output,
+                                    const at::Tensor &data, const c10::optional<at::Tensor> &lengths,
+                                    const c10::optional<at::Tensor> &offsets, int64_t axis) {
+  TORCH_CHECK(grad.sizes() == output.sizes(), op, ": grad has size ", grad.sizes(), ", output ",
+              output.sizes());
+  if (!scannable(data)) return;
+  const int64_t ax = c10::maybe_wrap_dim(axis, data.dim());
+  TORCH_CHECK(output.dim() == data.dim(), op, ": output has ", output.dim(), " dimensions, data ", data.dim());
+  int64_t segs = -1;
+  if (lengths.has_value() && lengths->defined() && lengths->dim() > 0) segs = lengths->size(-1);
+  if (offsets.has_value() && offsets->defined() && offsets->dim() > 0) segs = offsets->size(-1) - 1;
+  for (int64_t d = 0; d < data.dim(); d++) {
+    const int64_t want = d == ax ? segs : data.size(d);
+    TORCH_CHECK(want < 0 || output.size(d) == want, op, ": output has size ", output.sizes(),
+                ", which does not match data ", data.sizes(), " and the segments (", segs, ")");
+  }
+  segments(op, data, lengths, offsets, axis);
+}
+
+// The backward ops of max pooling scatter the gradient to input positions
+// read from indices: each must be a position in one plane of self (the
+// last `dims` dimensions), and indices must match grad_output's shape.
+inline void pool_indices(const char *op, int dims, const at::Tensor &grad_output, const at::Tensor &self,
+                         const at::Tensor &indices) {
+  TORCH_CHECK(indices.sizes() == grad_output.sizes(), op, ": indices has size ", indices.sizes(),
+              ", grad_output ", grad_output.sizes(), "; they must match");
+  if (self.dim() < dims) return;  // the kernel rejects the shape
+  int64_t plane = 1;
+  for (int d = 1; d <= dims; d++) plane *= self.size(-d);
+  in_range(op, "indices", indices, 0, plane);
+}
+inline void pool2d_indices(const char *op, const at::Tensor &g, const at::Tensor &s, const at::Tensor &i) {
+  pool_indices(op, 2, g, s, i);
+}
+inline void pool3d_indices(const char *op, const at::Tensor &g, const at::Tensor &s, const at::Tensor &i) {
+  pool_indices(op, 3, g, s, i);
+}
+
+// embedding's backward ops count and scatter by index into num_weights rows.
+inline void embedding_indices(const char *op, const at::Tensor &indices, int64_t num_weights) {
+  in_range(op, "indices", indices, 0, num_weights);
+}
+
+// embedding_bag's backward ops: indices are rows of the weight, offset2bag
+// maps each index to its bag (a row of grad), and bag_size and
+// per_sample_weights are read per bag and per index. (maximum_indices, in
+// max mode, goes through index_add, which checks it.)
+inline void embedding_bag(const char *op, const at::Tensor &grad, const at::Tensor &indices,
+                          const at::Tensor &offset2bag, int64_t num_weights,
+                          const c10::optional<at::Tensor> &per_sample_weights) {
+  in_range(op, "indices", indices, 0, num_weights);
+  // An empty offset2bag is what the forward op returns in sum mode when no
+  // gradient is needed; _embedding_bag_backward rebuilds it from offsets.
+  TORCH_CHECK(offset2bag.numel() == indices.numel() || offset2bag.numel() == 0, op, ": offset2bag has ",
+              offset2bag.numel(), " elements, indices ", indices.numel(), "; they must match");
+  if (grad.dim() > 0) in_range(op, "offset2bag", offset2bag, 0, grad.size(0));
+  if (per_sample_weights.has_value() && per_sample_weights->defined()) {
+    TORCH_CHECK(per_sample_weights->numel() == indices.numel(), op, ": per_sample_weights has ",
+                per_sample_weights->numel(), " elements, indices ", indices.numel(), "; they must match");
+  }
+}
+inline void embedding_bag_sizes(const char *op, const at::Tensor &grad, const at::Tensor &indices,
+                                const at::Tensor &offset2bag, const at::Tensor &bag_size, int64_t num_weights,
+                                const c10::optional<at::Tensor> &per_sample_weights) {
+  embedding_bag(op, grad, indices, offset2bag, num_weights, per_sample_weights);
+  if (grad.dim() > 0) {
+    TORCH_CHECK(bag_size.numel() >= grad.size(0), op, ": bag_size has ", bag_size.numel(),
+                " elements for ", grad.size(0), " bags");
+  }
+}
+inline void embedding_bag_weight(const char *op, const at::Tensor &grad, const at::Tensor &weight,
+                                 const at::Tensor &indices, const at::Tensor &offset2bag) {
+  if (weight.dim() > 0) embedding_bag(op, grad, indices, offset2bag, weight.size(0), c10::nullopt);
+}
+
+// nll_loss's backward ops read a class per target; with reduction none they
+// do not check it.
+inline void nll_target(const char *op, const at::Tensor &self, const at::Tensor &target, int64_t ignore_index) {
+  if (!integral(target) || target.numel() == 0 || self.dim() == 0) return;
+  const int64_t classes = self.dim() == 1 ? self.size(0) : self.size(1);
+  at::NoGradGuard no_grad;
+  at::Tensor t = target.masked_fill(target.eq(ignore_index), 0);
+  in_range(op, "target", t, 0, classes);
+}
+
+// _gather_sparse_backward builds a sparse tensor from index unchecked.
+inline void gather_sparse(const char *op, const at::Tensor &self, int64_t dim, const at::Tensor &index,
+                          const at::Tensor &grad) {
+  TORCH_CHECK(index.sizes() == grad.sizes(), op, ": index has size ", index.sizes(), ", grad ", grad.sizes(),
+              "; they must match");
+  const int64_t d = c10::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  in_range(op, "index", index, 0, self.dim() == 0 ? 1 : self.size(d));
+}
+
+// The "unsafe" sparse constructors skip the validation that the checked
+// ones do; their tensors are later densified or coalesced unchecked.
+inline void sparse_coo(const char *op, const at::Tensor &indices, const at::Tensor &values, at::IntArrayRef size) {
+  (void)op;
+  at::_validate_sparse_coo_tensor_args(indices, values, size);
+}
+inline void sparse_coo_dims(const char *op, int64_t sparse_dim, int64_t dense_dim, at::IntArrayRef size,
+                            const at::Tensor &indices, const at::Tensor &values) {
+  TORCH_CHECK(indices.dim() == 2 && indices.size(0) == sparse_dim, op, ": indices has size ", indices.sizes(),
+              " for sparse_dim ", sparse_dim);
+  TORCH_CHECK(values.dim() == dense_dim + 1, op, ": values has ", values.dim(), " dimensions for dense_dim ",
+              dense_dim);
+  at::_validate_sparse_coo_tensor_args(indices, values, size);
+}
+inline void sparse_csc(const char *op, const at::Tensor &ci, const at::Tensor &pi, const at::Tensor &values,
+                       at::IntArrayRef size) {
+  (void)op;
+  at::_validate_sparse_csc_tensor_args(ci, pi, values, size);
+}
+inline void sparse_bsr(const char *op, const at::Tensor &ci, const at::Tensor &pi, const at::Tensor &values,
+                       at::IntArrayRef size) {
+  (void)op;
+  at::_validate_sparse_bsr_tensor_args(ci, pi, values, size);
+}
+inline void sparse_bsc(const char *op, const at::Tensor &ci, const at::Tensor &pi, const at::Tensor &values,
+                       at::IntArrayRef size) {
+  (void)op;
+  at::_validate_sparse_bsc_tensor_args(ci, pi, values, size);
+}
+inline void sparse_compressed(const char *op, const at::Tensor &ci, const at::Tensor &pi, const at::Tensor &values,
+                              at::IntArrayRef size, const at::TensorOptions &options) {
+  TORCH_CHECK(options.has_layout(), op, ": a layout (sparse CSR, CSC, BSR or BSC) is required");
+  at::_validate_sparse_compressed_tensor_args(ci, pi, values, size, options.layout());
+}
+
+inline at::Tensor lengths_tensor(const at::Tensor &t) { return t; }
+inline at::Tensor lengths_tensor(at::IntArrayRef l) { return at::tensor(l, at::kLong); }
+
+// ctc_loss reads log_probs at each target's class unchecked.
+inline void ctc_targets(const char *op, const at::Tensor &log_probs, const at::Tensor &targets,
+                        const at::Tensor &target_lengths) {
+  if (!integral(targets) || !integral(target_lengths) || targets.numel() == 0 || log_probs.dim() == 0) return;
+  const int64_t classes = log_probs.size(-1);
+  at::NoGradGuard no_grad;
+  if (targets.dim() == 1) {
+    const int64_t n = std::min<int64_t>(target_lengths.clamp_min(0).sum().item<int64_t>(), targets.numel());
+    in_range(op, "targets", targets.narrow(0, 0, n), 0, classes);
+  } else if (targets.dim() == 2 && target_lengths.dim() == 1 && target_lengths.size(0) == targets.size(0)) {
+    // Padded targets: only the first target_lengths[b] of row b are read.
+    at::Tensor read = at::arange(targets.size(1), target_lengths.options()).unsqueeze(0).lt(target_lengths.unsqueeze(1));
+    in_range(op, "targets", targets.masked_select(read), 0, classes);
+  }
+}
+inline void ctc_targets(const char *op, const at::Tensor &log_probs, const at::Tensor &targets,
+                        at::IntArrayRef target_lengths) {
+  ctc_targets(op, log_probs, targets, lengths_tensor(target_lengths));
+}
+
+// _ctc_loss_backward also reads log_alpha and neg_log_likelihood at the
+// shapes the forward op made them, and the lengths the forward op checked.
+template <class L>
+inline void ctc_backward(const char *op, const at::Tensor &grad, const at::Tensor &log_probs,
+                         const at::Tensor &targets, const L &input_lengths_, const L &target_lengths_,
+                         const at::Tensor &neg_log_likelihood, const at::Tensor &log_alpha, int64_t blank) {
+  const at::Tensor input_lengths = lengths_tensor(input_lengths_), target_lengths = lengths_tensor(target_lengths_);
+  TORCH_CHECK(log_probs.dim() == 3, op, ": log_probs must have 3 dimensions, got ", log_probs.dim());
+  const int64_t T = log_probs.size(0), B = log_probs.size(1);
+  TORCH_CHECK(blank >= 0 && blank < log_probs.size(2), op, ": blank ", blank, " is not a class of log_probs (",
+              log_probs.size(2), ")");
+  TORCH_CHECK(input_lengths.numel() == B && target_lengths.numel() == B, op,
+              ": input_lengths and target_lengths must have one value per batch element (", B, ")");
+  TORCH_CHECK(grad.numel() == B || grad.numel() == 1, op, ": grad has ", grad.numel(), " elements for a batch of ", B);
+  TORCH_CHECK(neg_log_likelihood.numel() == B, op, ": neg_log_likelihood has ", neg_log_likelihood.numel(),
+              " elements for a batch of ", B);
+  in_range(op, "input_lengths", input_lengths, 0, T + 1);
+  in_range(op, "target_lengths", target_lengths, 0, std::numeric_limits<int64_t>::max());
+  if (!integral(target_lengths) || !integral(targets)) return;
+  const int64_t max_len = B == 0 ? 0 : target_lengths.max().item<int64_t>();
+  if (targets.dim() == 1) {
+    TORCH_CHECK(target_lengths.sum().item<int64_t>() <= targets.numel(), op, ": target_lengths sum to more than the ",
+                targets.numel(), " targets");
+  } else {
+    TORCH_CHECK(targets.dim() == 2 && targets.size(0) == B && max_len <= targets.size(1), op,
+                ": targets has size ", targets.sizes(), " for a batch of ", B, " and target lengths up to ", max_len);
+  }
+  TORCH_CHECK(log_alpha.dim() == 3 && log_alpha.size(0) == B && log_alpha.size(1) == T &&
+                  log_alpha.size(2) >= 2 * max_len + 1,
+              op, ": log_alpha has size ", log_alpha.sizes(), ", not [", B, ", ", T, ", ", 2 * max_len + 1, "]");
+  ctc_targets(op, log_probs, targets, target_lengths);
+}
+
+// _reshape_alias makes a view with the given sizes and strides without
+// checking that it stays inside the storage.
+inline void view_in_storage(const char *op, const at::Tensor &self, at::IntArrayRef size, at::IntArrayRef stride) {
+  TORCH_CHECK(size.size() == stride.size(), op, ": ", size.size(), " sizes but ", stride.size(), " strides");
+  if (!self.has_storage()) return;
+  int64_t last = 0;  // the greatest element offset the view reaches
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); i++) {
+    TORCH_CHECK(size[i] >= 0, op, ": negative size ", size[i]);
+    TORCH_CHECK(stride[i] >= 0, op, ": negative stride ", stride[i]);
+    if (size[i] == 0) empty = true;
+    int64_t reach = 0;
+    TORCH_CHECK(!__builtin_mul_overflow(size[i] == 0 ? 0 : size[i] - 1, stride[i], &reach) &&
+                    !__builtin_add_overflow(last, reach, &last),
+                op, ": the view's extent overflows");
+  }
+  if (empty) return;
+  int64_t end = 0, bytes = 0;
+  TORCH_CHECK(!__builtin_add_overflow(last + 1, self.storage_offset(), &end) &&
+                  !__builtin_mul_overflow(end, static_cast<int64_t>(self.itemsize()), &bytes) &&
+                  bytes <= static_cast<int64_t>(self.storage().nbytes()),
+              op, ": a view of size ", size, " and stride ", stride, " at offset ", self.storage_offset(),
+              " reaches past the storage of ", self.storage().nbytes(), " bytes");
+}
+
+// Index conversions between compressed (CSR) and coordinate (COO) form.
+inline void csr_to_coo(const char *op, const at::Tensor &crow, const at::Tensor &col) {
+  in_range(op, "crow_indices", crow, 0, (col.dim() == 0 ? 1 : col.size(-1)) + 1);
+  nondecreasing(op, "crow_indices", crow);
+}
+inline void coo_to_csr(const char *op, const at::Tensor &self, int64_t size) {
+  TORCH_CHECK(self.dim() <= 1, op, ": the indices must be 1-dimensional, got size ", self.sizes());
+  in_range(op, "indices", self, 0, size);
+}
+
+// linalg_ldl_solve passes pivots to LAPACK's sytrs, which swaps rows by
+// them unchecked: 1 <= |p| <= n, and a negative pivot (a 2×2 block) is
+// followed by the same one.
+inline void ldl_pivots(const char *op, const at::Tensor &LD, const at::Tensor &pivots) {
+  if (!scannable(pivots) || pivots.scalar_type() != at::kInt || LD.dim() < 2 || pivots.dim() < 1) return;
+  const int64_t n = LD.size(-1);
+  at::Tensor p = pivots.contiguous();
+  const int32_t *v = p.data_ptr<int32_t>();
+  const int64_t k = p.size(-1), rows = k == 0 ? 0 : p.numel() / k;
+  TORCH_CHECK(k == n, op, ": pivots has ", k, " values per matrix of size ", n);
+  for (int64_t r = 0; r < rows; r++) {
+    const int32_t *q = v + r * k;
+    for (int64_t i = 0; i < k; i++) {
+      TORCH_CHECK(q[i] != 0 && q[i] >= -n && q[i] <= n, op, ": pivot ", q[i], " out of range [-", n, ", ", n,
+                  "] or zero. Did you pass the result of linalg_ldl_factor?");
+      if (q[i] < 0) {
+        TORCH_CHECK(i + 1 < k && q[i + 1] == q[i], op, ": negative pivot ", q[i],
+                    " not followed by the same one (a 2x2 block)");
+        i++;
+      }
+    }
+  }
+}
+
+// The Sobol engine's ops index its state (dimension × 30 direction
+// numbers, as torch.quasirandom.SobolEngine makes it) by the dimension and
+// by the bits of the number of points drawn.
+constexpr int64_t sobol_maxbit = 30;
+inline void sobol_state(const char *op, const at::Tensor &state, int64_t dimension) {
+  TORCH_CHECK(state.dim() == 2 && state.size(1) >= sobol_maxbit && dimension >= 0 && dimension <= state.size(0), op,
+              ": the Sobol state has size ", state.sizes(), ", it must be [dimension (", dimension, "), ", sobol_maxbit,
+              "]");
+}
+inline void sobol_draw(const char *op, const at::Tensor &quasi, int64_t n, const at::Tensor &state,
+                       int64_t dimension, int64_t num_generated) {
+  sobol_state(op, state, dimension);
+  TORCH_CHECK(quasi.numel() >= dimension, op, ": quasi has ", quasi.numel(), " elements for dimension ", dimension);
+  TORCH_CHECK(n >= 0 && num_generated >= 0 && n <= (int64_t{1} << sobol_maxbit) - num_generated, op,
+              ": drawing ", n, " points after ", num_generated, " exceeds the engine's 2^", sobol_maxbit);
+}
+inline void sobol_scramble(const char *op, const at::Tensor &state, const at::Tensor &ltm, int64_t dimension) {
+  sobol_state(op, state, dimension);
+  TORCH_CHECK(ltm.dim() == 3 && ltm.size(0) >= dimension && ltm.size(1) >= sobol_maxbit &&
+                  ltm.size(2) >= sobol_maxbit,
+              op, ": ltm has size ", ltm.sizes(), ", it must be [dimension (", dimension, "), ", sobol_maxbit, ", ",
+              sobol_maxbit, "]");
+}
+
+}  // namespace checks
+}  // namespace gotorch
+
+#endif  // GOTORCH_CGOTORCH_CHECKS_H_
