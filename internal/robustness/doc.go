@@ -8,6 +8,10 @@
 //     whose message names the problem; it must never be a bare runtime
 //     error, and the next valid op must succeed. TestBadInputCount checks
 //     the number of cases.
+//   - cases_native_test.go: calls that crashed libtorch's kernels (integer
+//     division overflow, index arguments they trust) before the shim's
+//     checks (internal/gen's trustedArgs); trusted_test.go: valid calls at
+//     the edges of those checks still work.
 //   - concurrency_test.go: inference on a shared model under NoGrad from
 //     many goroutines, training beside data-loader goroutines, and GC from
 //     several goroutines, meant for go test -race.
