@@ -563,9 +563,16 @@ gt_error gt_tensor_save(gt_tensor t, char **data, int64_t *size) {
   char *buf = nullptr;
   size_t len = 0, cap = 0;
   gt_error e = guard([&] {
-    bool ok = save_to(T(t), [&](const void *p, size_t n) {
+    // The archive is the tensor's storage plus a few KiB of pickle, zip
+    // headers and alignment padding: reserve that much up front rather
+    // than doubling past it (a 2 GiB tensor would take a 4 GiB buffer).
+    const at::Tensor &x = T(t);
+    if (x.has_storage()) cap = x.storage().nbytes() + (size_t(1) << 16);
+    buf = static_cast<char *>(std::malloc(cap ? cap : 1));
+    TORCH_CHECK(buf != nullptr, "out of memory for a ", cap, "-byte archive");
+    bool ok = save_to(x, [&](const void *p, size_t n) {
       if (n > cap - len) {
-        size_t c = std::max(cap * 2, len + n);
+        size_t c = std::max(cap + cap / 2, len + n);
         char *b = static_cast<char *>(std::realloc(buf, c));
         if (b == nullptr) return false;
         buf = b;
