@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // maxNesting bounds how deeply brackets nest in a Go+ file. gop's parser
@@ -15,15 +14,7 @@ const maxNesting = 1000
 
 // checkNestingDir runs checkNesting over the Go+ files of dir.
 func checkNestingDir(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop")) {
-			continue
-		}
+	for _, n := range goplusSources(dir) {
 		path := filepath.Join(dir, n)
 		src, err := os.ReadFile(path)
 		if err != nil {
