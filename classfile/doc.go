@@ -116,9 +116,13 @@
 // # Tensor memory
 //
 // GoTorch frees the tensors of a training step at the next torch.GC(). In
-// a script compiled by gop-torch, every loop body of the script starts
-// with torch.GC() and every loop is followed by torch.FinishGC(), and the
-// script's class gets a GopTorchInstrumented method. Gopt_Trainer_Main
+// a script compiled by gop-torch, every loop body of the script, of its
+// funcs and of the closures that run on the spot (noGrad => { ... })
+// starts with torch.GC() and every such loop is followed by
+// torch.FinishGC(); loops that may run inside another loop's step (in
+// model methods, stored closures, goroutines) start with torch.MaybeGC(),
+// which collects only past a threshold. The script's class gets a
+// GopTorchInstrumented method. Gopt_Trainer_Main
 // runs the script and calls torch.FinishGC() when it ends (also after a
 // return from inside a loop). A script compiled by plain gop lacks the
 // calls and the marker: the Trainer then warns once and its loaders call

@@ -222,7 +222,7 @@ func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 			}
 			extra := ""
 			if r.Entry {
-				extra = fmt.Sprintf(", training script: %d loops call torch.GC()", r.Loops)
+				extra = fmt.Sprintf(", training script: %d loops collect tensors (torch.GC or torch.MaybeGC)", r.Loops)
 			}
 			fmt.Fprintf(stderr, "gop-torch: %s: %s %s%s\n", relPath(r.Dir), autogenFile, state, extra)
 		}
