@@ -7,6 +7,8 @@ package main
 // on every line of a model.
 
 import (
+	"github.com/gotorch/gotorch/classfile/autogen"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -133,7 +135,7 @@ func goModLines(version string) string {
 
 // hasClassFiles reports whether dir holds GoTorch classfiles.
 func hasClassFiles(dir string) bool {
-	for _, n := range goplusSources(dir) {
+	for _, n := range autogen.Sources(dir) {
 		if strings.HasSuffix(n, "_train.gox") || strings.HasSuffix(n, "_model.gox") {
 			return true
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gotorch/gotorch/classfile/autogen"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +16,7 @@ const maxNesting = 1000
 
 // checkNestingDir runs checkNesting over the Go+ files of dir.
 func checkNestingDir(dir string) error {
-	for _, n := range goplusSources(dir) {
+	for _, n := range autogen.Sources(dir) {
 		path := filepath.Join(dir, n)
 		src, err := os.ReadFile(path)
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/gotorch/gotorch/classfile/autogen"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -359,7 +361,7 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err != nil {
 		// A package that gop cannot find is ErrNotFound too: say "no Go+
 		// files" only when there are none.
-		if (errors.Is(err, tool.ErrNotFound) || tool.NotFound(err)) && len(goplusSources(dir)) == 0 {
+		if (errors.Is(err, tool.ErrNotFound) || tool.NotFound(err)) && len(autogen.Sources(dir)) == 0 {
 			return res, fmt.Errorf("%s: no Go+ files", dir)
 		}
 		return res, tr.inUserWords(compileErrors(dir, err))

@@ -3,14 +3,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gotorch/gotorch/classfile/autogen"
 )
 
 // TestGopAutogenUpToDate fails when the Go+ files of this package changed
@@ -18,44 +13,7 @@ import (
 // gop_autogen.go, not the .gox files. Run gop-torch again, for example
 // go tool gop-torch go . in this folder.
 func TestGopAutogenUpToDate(t *testing.T) {
-	gen, err := os.ReadFile("gop_autogen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ""
-	for _, l := range strings.SplitN(string(gen), "\n", 4) {
-		if h, ok := strings.CutPrefix(l, "// gop-torch sources sha256:"); ok {
-			want = strings.TrimSpace(h)
-		}
-	}
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
-			continue
-		}
-		if (strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop")) &&
-			!strings.HasSuffix(n, "_test.gox") && !strings.HasSuffix(n, "_test.gop") {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	for _, n := range names {
-		data, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write([]byte(n + "\x00" + strconv.Itoa(len(data)) + "\x00"))
-		h.Write(data)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		dir, _ := filepath.Abs(".")
-		t.Errorf("%s: gop_autogen.go is stale: the Go+ files (%s) changed since gop-torch wrote it; run: go tool gop-torch go %s",
-			dir, strings.Join(names, ", "), dir)
+	if err := autogen.Check("."); err != nil {
+		t.Error(err)
 	}
 }

@@ -1,0 +1,103 @@
+// Package autogen tells whether a gop_autogen.go is current. gop-torch
+// writes into each gop_autogen.go a hash of the Go+ files it made it from
+// (the line that starts with HashPrefix), and beside it a test,
+// gop_autogen_uptodate_test.go, that calls Check: plain Go builds the
+// committed gop_autogen.go, so go test is where a Go user learns that a
+// .gox changed and gop-torch was not run again.
+//
+// It uses only the standard library, so that a package's tests need
+// neither Go+ nor gop-torch, and gop-torch itself does not link libtorch.
+package autogen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// File is the Go that gop-torch writes from a folder's Go+ files.
+const File = "gop_autogen.go"
+
+// HashPrefix starts the line of File that holds the hash of its sources.
+const HashPrefix = "// gop-torch sources sha256:"
+
+// Sources returns the names, sorted, of the Go+ files of dir that gop-torch
+// compiles into File: not tests, and not the files that Go tools ignore
+// (_x, .x).
+func Sources(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if (strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop")) &&
+			!strings.HasSuffix(n, "_test.gox") && !strings.HasSuffix(n, "_test.gop") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Hash hashes the Go+ sources of dir: each name, its length and its bytes.
+func Hash(dir string) (string, error) {
+	h := sha256.New()
+	for _, n := range Sources(dir) {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return "", err
+		}
+		io.WriteString(h, n+"\x00"+strconv.Itoa(len(data))+"\x00")
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Stamped returns the hash that the Go of a File holds, or "".
+func Stamped(gen []byte) string {
+	for _, l := range strings.SplitN(string(gen), "\n", 4) {
+		if h, ok := strings.CutPrefix(l, HashPrefix); ok {
+			return strings.TrimSpace(h)
+		}
+	}
+	return ""
+}
+
+// Check returns an error, naming the folder and the command to run, when
+// dir's File is missing, has no hash, or was made from other Go+ files
+// than dir holds now.
+func Check(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	fix := "; run: go tool gop-torch go " + abs
+	gen, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		return fmt.Errorf("%s: no %s%s", abs, File, fix)
+	}
+	want := Stamped(gen)
+	if want == "" {
+		return fmt.Errorf("%s: %s has no hash of its sources (an older gop-torch wrote it)%s", abs, File, fix)
+	}
+	got, err := Hash(dir)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("%s: %s is stale: the Go+ files (%s) changed since gop-torch wrote it%s",
+			abs, File, strings.Join(Sources(dir), ", "), fix)
+	}
+	return nil
+}
