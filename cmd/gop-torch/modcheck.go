@@ -77,11 +77,7 @@ func isClassRequire(r *modfile.Require) bool {
 // add.
 func checkGoMod(root, dir string, w io.Writer) error {
 	gomod := filepath.Join(root, "go.mod")
-	data, err := os.ReadFile(gomod)
-	if err != nil {
-		return err
-	}
-	f, err := modfile.Parse(gomod, data, nil)
+	f, err := readModFile(gomod)
 	if err != nil {
 		return err
 	}
@@ -305,11 +301,7 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 // if it saw the imports of the .gox files. Without them, a module at go
 // 1.17 or later fails to build with "updates to go.mod needed".
 func addRequirements(gomod string, pkgs []listedPackage) error {
-	data, err := os.ReadFile(gomod)
-	if err != nil {
-		return err
-	}
-	f, err := modfile.Parse(gomod, data, nil)
+	f, err := readModFile(gomod)
 	if err != nil {
 		return err
 	}
@@ -612,4 +604,13 @@ func countLinesOf(data []byte) int {
 func countLines(file string) int {
 	data, _ := os.ReadFile(file)
 	return countLinesOf(data)
+}
+
+// readModFile reads and parses the go.mod file at path.
+func readModFile(path string) (*modfile.File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return modfile.Parse(path, data, nil)
 }
