@@ -129,8 +129,11 @@ func NewLoader(ds Dataset, opts Options) (*Loader, error) {
 func (l *Loader) Options() Options { return l.opts }
 
 // Len returns the number of batches in an epoch.
-func (l *Loader) Len() int {
-	n, b := l.ds.Len(), l.opts.BatchSize
+func (l *Loader) Len() int { return l.batches(l.ds.Len()) }
+
+// batches is the number of batches in an epoch of n examples.
+func (l *Loader) batches(n int) int {
+	b := l.opts.BatchSize
 	if n <= 0 {
 		return 0
 	}
@@ -343,11 +346,7 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 		rng := rand.New(rand.NewPCG(splitmix64(l.opts.Seed), splitmix64(uint64(epoch)<<8|streamShuffle)))
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	nb := (n + l.opts.BatchSize - 1) / l.opts.BatchSize
-	if l.opts.DropLast {
-		nb = n / l.opts.BatchSize
-	}
-	r := &run{l: l, epoch: epoch, order: order, nBatches: nb}
+	r := &run{l: l, epoch: epoch, order: order, nBatches: l.batches(n)}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	if l.opts.Workers == 0 {
 		r.w = newWorker()
