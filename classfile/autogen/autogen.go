@@ -74,30 +74,38 @@ func Stamped(gen []byte) string {
 	return ""
 }
 
-// Check returns an error, naming the folder and the command to run, when
-// dir's File is missing, has no hash, or was made from other Go+ files
-// than dir holds now.
-func Check(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	fix := "; run: go tool gop-torch go " + abs
+// Reason says why dir's File is not current (missing, without a hash, or
+// made from other Go+ files than dir holds now), or "" when it is.
+func Reason(dir string) string {
 	gen, err := os.ReadFile(filepath.Join(dir, File))
 	if err != nil {
-		return fmt.Errorf("%s: no %s%s", abs, File, fix)
+		return "no " + File
 	}
 	want := Stamped(gen)
 	if want == "" {
-		return fmt.Errorf("%s: %s has no hash of its sources (an older gop-torch wrote it)%s", abs, File, fix)
+		return File + " has no hash of its sources (an older gop-torch wrote it)"
 	}
 	got, err := Hash(dir)
 	if err != nil {
-		return err
+		return err.Error()
 	}
 	if got != want {
-		return fmt.Errorf("%s: %s is stale: the Go+ files (%s) changed since gop-torch wrote it%s",
-			abs, File, strings.Join(Sources(dir), ", "), fix)
+		return fmt.Sprintf("%s is stale: the Go+ files (%s) changed since gop-torch wrote it",
+			File, strings.Join(Sources(dir), ", "))
 	}
-	return nil
+	return ""
+}
+
+// Check returns Reason as an error that names the folder and the command
+// to run, or nil when dir's File is current.
+func Check(dir string) error {
+	r := Reason(dir)
+	if r == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return fmt.Errorf("%s: %s; run: go tool gop-torch go %s", abs, r, abs)
 }

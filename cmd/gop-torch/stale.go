@@ -129,20 +129,5 @@ func staleReason(dir string) string {
 	if !hasGopFiles(dir) {
 		return "no Go+ files (.gox, .gop)"
 	}
-	gen, err := os.ReadFile(filepath.Join(dir, autogenFile))
-	if err != nil {
-		return "no " + autogenFile
-	}
-	want := autogen.Stamped(gen)
-	if want == "" {
-		return autogenFile + " has no hash of its sources (an older gop-torch wrote it)"
-	}
-	got, err := autogen.Hash(dir)
-	if err != nil {
-		return err.Error()
-	}
-	if got != want {
-		return autogenFile + " is stale: the Go+ files changed since gop-torch wrote it"
-	}
-	return ""
+	return autogen.Reason(dir)
 }
