@@ -15,7 +15,7 @@ import (
 // RequiresGrad reports whether autograd records operations on t.
 func (t Tensor) RequiresGrad() bool {
 	v := C.gt_tensor_requires_grad(t.mustPtr("requires_grad")) != 0
-	t.keep()
+	t.unpin()
 	return v
 }
 
@@ -32,11 +32,11 @@ func (t Tensor) TrySetRequiresGrad(on bool) (Tensor, error) {
 	if !on && C.gt_tensor_is_leaf(p) == 0 {
 		// libtorch's C++ set_requires_grad(false) ignores a non-leaf;
 		// PyTorch's requires_grad_ rejects it with this message.
-		t.keep()
+		t.unpin()
 		return t, newError("requires_grad_", nil, "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 	}
 	e := C.gt_tensor_set_requires_grad(p, v)
-	t.keep()
+	t.unpin()
 	return t, cError("requires_grad_", e)
 }
 
@@ -48,7 +48,7 @@ func (t Tensor) SetRequiresGrad(on bool) Tensor { return must1(t.TrySetRequiresG
 // autograd recorded.
 func (t Tensor) IsLeaf() bool {
 	v := C.gt_tensor_is_leaf(t.mustPtr("is_leaf")) != 0
-	t.keep()
+	t.unpin()
 	return v
 }
 
@@ -56,7 +56,7 @@ func (t Tensor) IsLeaf() bool {
 // "" for a leaf.
 func (t Tensor) GradFn() string {
 	s := C.gt_tensor_grad_fn_name(t.mustPtr("grad_fn"))
-	t.keep()
+	t.unpin()
 	if s == nil {
 		return ""
 	}
@@ -84,6 +84,7 @@ func (t Tensor) TryBackward(opts ...BackwardOptions) error {
 	}
 	g, err := o.Grad.optPtr(op, "grad")
 	if err != nil {
+		t.unpin()
 		return err
 	}
 	retain, create := C.int(-1), C.int(0)
@@ -96,8 +97,8 @@ func (t Tensor) TryBackward(opts ...BackwardOptions) error {
 	gradMu.RLock()
 	e := C.gt_tensor_backward(p, g, retain, create)
 	gradMu.RUnlock()
-	t.keep()
-	o.Grad.keep()
+	t.unpin()
+	o.Grad.unpin()
 	return cError(op, e)
 }
 
@@ -120,7 +121,7 @@ func (t Tensor) Grad() Tensor {
 	gradMu.Lock()
 	r := C.gt_tensor_grad(p)
 	gradMu.Unlock()
-	t.keep()
+	t.unpin()
 	return must1(tensorResult("grad", r))
 }
 
@@ -131,7 +132,7 @@ func (t Tensor) ZeroGrad() {
 	gradMu.Lock()
 	e := C.gt_tensor_zero_grad(p)
 	gradMu.Unlock()
-	t.keep()
+	t.unpin()
 	must(cError("zero_grad", e))
 }
 
@@ -161,13 +162,14 @@ func (t Tensor) TrySetData(src Tensor) error {
 	}
 	s, err := src.ptr(op, "src")
 	if err != nil {
+		t.unpin()
 		return err
 	}
 	gradMu.Lock()
 	e := C.gt_tensor_set_data(p, s)
 	gradMu.Unlock()
-	t.keep()
-	src.keep()
+	t.unpin()
+	src.unpin()
 	return cError(op, e)
 }
 

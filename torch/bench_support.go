@@ -26,8 +26,8 @@ func benchDirect(a, b Tensor, n int, mm, defaultAlloc bool) {
 		defer C.gt_small_alloc_install(1)
 	}
 	must(cError("bench", C.gt_bench_direct(pa, pb, C.int64_t(n), C.int(b32(mm)))))
-	a.keep()
-	b.keep()
+	a.unpin()
+	b.unpin()
 }
 
 // benchBinding runs n adds (or mms) of a and b through the generated cgo
@@ -45,8 +45,8 @@ func benchBinding(a, b Tensor, n int, mm bool) {
 		must(cErrorP("bench", e))
 		C.gt_tensor_free(C.gt_tensor(t))
 	}
-	a.keep()
-	b.keep()
+	a.unpin()
+	b.unpin()
 }
 
 func smallAllocInstalled() bool { return C.gt_small_alloc_installed() != 0 }
@@ -80,6 +80,6 @@ func benchLate(a, b Tensor, n, lag int, goCollect bool) {
 		}
 	}
 	flush()
-	a.keep()
-	b.keep()
+	a.unpin()
+	b.unpin()
 }

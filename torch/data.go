@@ -44,7 +44,7 @@ func TryToSlice[T Element](t Tensor) ([]T, error) {
 	n := C.gt_tensor_numel(p)
 	var z T
 	if err := checkHostBytes(op, int64(n), int64(unsafe.Sizeof(z))); err != nil {
-		t.keep()
+		t.unpin()
 		return nil, err
 	}
 	out := make([]T, int(n))
@@ -53,7 +53,7 @@ func TryToSlice[T Element](t Tensor) ([]T, error) {
 		dst = unsafe.Pointer(&out[0])
 	}
 	e := C.gt_tensor_copy_to(p, dst, C.int64_t(int64(n)*int64(unsafe.Sizeof(z))), C.int32_t(DTypeOf[T]()))
-	t.keep()
+	t.unpin()
 	if err := cError(op, e); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (t Tensor) TryItem() (float64, error) {
 		return 0, err
 	}
 	r := C.gt_tensor_item_double(p)
-	t.keep()
+	t.unpin()
 	return float64(r.v), cError("item", r.err)
 }
 
@@ -97,7 +97,7 @@ func (t Tensor) TryItemInt() (int64, error) {
 		return 0, err
 	}
 	r := C.gt_tensor_item_int(p)
-	t.keep()
+	t.unpin()
 	return int64(r.v), cError("item", r.err)
 }
 
@@ -117,7 +117,7 @@ func (t Tensor) TryItemComplex() (complex128, error) {
 	}
 	var buf [2]float64
 	e := C.gt_tensor_item_complex(p, (*C.double)(&buf[0]))
-	t.keep()
+	t.unpin()
 	return complex(buf[0], buf[1]), cError("item", e)
 }
 
@@ -133,10 +133,6 @@ func (Device) target() {}
 // TryTo is To that returns its error.
 func (t Tensor) TryTo(targets ...Target) (Tensor, error) {
 	const op = "to"
-	p, err := t.ptr(op, "self")
-	if err != nil {
-		return Tensor{}, err
-	}
 	dt, dv, di := C.int32_t(-1), C.int32_t(-1), C.int32_t(-1)
 	for _, x := range targets {
 		switch v := x.(type) {
@@ -151,8 +147,12 @@ func (t Tensor) TryTo(targets ...Target) (Tensor, error) {
 			return Tensor{}, newError(op, nil, "unsupported target %T", x)
 		}
 	}
+	p, err := t.ptr(op, "self")
+	if err != nil {
+		return Tensor{}, err
+	}
 	r := C.gt_tensor_to(p, dt, dv, di, 0)
-	t.keep()
+	t.unpin()
 	return tensorResult(op, r)
 }
 
@@ -167,6 +167,6 @@ func (t Tensor) To(targets ...Target) Tensor { return must1(t.TryTo(targets...))
 func (t Tensor) Share() Tensor {
 	p := t.mustPtr("share")
 	s := newTensorQ(C.gt_tensor_share(p))
-	t.keep()
+	t.unpin()
 	return s
 }

@@ -37,3 +37,9 @@ func HoldSweeps() (release func()) {
 	mem.sweepMu.Lock()
 	return mem.sweepMu.Unlock
 }
+
+// Pin pins t as an op's argument is pinned for its C call.
+func Pin(t Tensor) bool { return t.handle.pin() }
+
+// Unpin ends what Pin started.
+func Unpin(t Tensor) { t.unpin() }

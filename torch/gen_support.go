@@ -66,12 +66,15 @@ func boolMask(bs []bool) int32 {
 	return m
 }
 
-// tensorPtrs returns the native handles of a tensor list.
+// tensorPtrs pins the tensors of a list, as ptr does, and returns their
+// native handles; unpinAll ends the call. On an error nothing stays
+// pinned.
 func tensorPtrs(op, arg string, ts []Tensor) ([]C.gt_tensor, error) {
 	ps := make([]C.gt_tensor, len(ts))
 	for i, t := range ts {
 		p, err := t.ptr(op, arg)
 		if err != nil {
+			unpinAll(ts[:i])
 			return nil, err
 		}
 		ps[i] = p
@@ -85,11 +88,19 @@ func optTensorPtrs(op, arg string, ts []Tensor) ([]C.gt_tensor, error) {
 	for i, t := range ts {
 		p, err := t.optPtr(op, arg)
 		if err != nil {
+			unpinAll(ts[:i])
 			return nil, err
 		}
 		ps[i] = p
 	}
 	return ps, nil
+}
+
+// unpinAll unpins the tensors that tensorPtrs or optTensorPtrs pinned.
+func unpinAll(ts []Tensor) {
+	for _, t := range ts {
+		t.unpin()
+	}
 }
 
 func tensorsPtr(ps []C.gt_tensor) unsafe.Pointer {

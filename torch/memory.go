@@ -77,12 +77,59 @@ const (
 // the background.
 const countTrigger = 8192
 
-// handle owns one native tensor. p is nil once freed.
+// handle owns one native tensor.
+//
+// state counts the calls in flight that use p (pins) and records Free
+// (handleFreed) and the release of p (handleReleased). A call pins every
+// tensor it passes to C and unpins it when C returns, so a Free on another
+// goroutine never releases a tensor that a kernel is reading: the last
+// unpin releases it instead. Pinning is one atomic add on each side of the
+// call (docs/robustness.md measures it).
 type handle struct {
-	p C.gt_tensor
-	e *entry
-	i int32 // index in e
+	p     C.gt_tensor // valid while pinned; stale once released
+	e     *entry
+	i     int32 // index in e
+	state atomic.Int32
 }
+
+const (
+	handleFreed    = 1 << 30
+	handleReleased = 1 << 29
+	handlePins     = handleReleased - 1
+)
+
+// pin marks one more call as using h's native tensor; it reports false,
+// pinning nothing, if h was freed.
+func (h *handle) pin() bool {
+	if h.state.Add(1)&handleFreed != 0 {
+		h.unpin()
+		return false
+	}
+	return true
+}
+
+// unpin ends a call that pin started. The last unpin of a freed handle
+// releases its native tensor.
+func (h *handle) unpin() {
+	if h.state.Add(-1) == handleFreed {
+		h.releaseFreed()
+	}
+}
+
+// releaseFreed releases the native tensor of a freed handle that no call
+// uses any more. Free and the unpins may race to it; the one that moves the
+// state from freed-and-unpinned to released does it, once.
+func (h *handle) releaseFreed() {
+	if !h.state.CompareAndSwap(handleFreed, handleFreed|handleReleased) {
+		return
+	}
+	mem.Lock()
+	nb := h.e.bytes[h.i]
+	releaseLocked(h.p, nb) // unlocks mem
+}
+
+// live reports whether h has not been freed.
+func (h *handle) live() bool { return h.state.Load()&handleFreed == 0 }
 
 type chunk struct {
 	handles [chunkSize]handle
@@ -330,25 +377,37 @@ func newChunkLocked() *entry {
 	return e
 }
 
-// free releases h's native tensor. It is a no-op if h is already freed.
-// A tensor of under smallBytes is released with the next handBatch-1 such
-// frees, or by the next sweep (GC(), FinishGC(), any collection), in one C
-// call; it counts as freed at once.
+// free releases h's native tensor, at once or, while calls on other
+// goroutines use it, when the last of them returns. It is a no-op if h is
+// already freed. A tensor of under smallBytes is released with the next
+// handBatch-1 such frees, or by the next sweep (GC(), FinishGC(), any
+// collection), in one C call; it counts as freed at once.
 func (h *handle) free() {
-	mem.Lock()
-	p := h.p
-	if p == nil {
-		mem.Unlock()
-		return
+	for {
+		s := h.state.Load()
+		if s&handleFreed != 0 {
+			return
+		}
+		if h.state.CompareAndSwap(s, s|handleFreed) {
+			break
+		}
 	}
-	h.p = nil
+	// Only this call got here for h: account for it now, release the
+	// native tensor below or in the last unpin.
+	mem.Lock()
 	e := h.e
 	e.ps[h.i] = nil
 	e.kept[h.i] = false
 	mem.freed++
 	mem.gcMark++
-	nb := e.bytes[h.i]
-	mem.bytes -= nb
+	mem.bytes -= e.bytes[h.i]
+	mem.Unlock()
+	h.releaseFreed()
+}
+
+// releaseLocked releases p, a native tensor of nb bytes that the registry
+// no longer holds. The caller holds mem's lock; releaseLocked unlocks it.
+func releaseLocked(p C.gt_tensor, nb int64) {
 	if nb < smallBytes {
 		// Small tensors go back handBatch at a time, in one C call.
 		mem.handFreed[mem.nHand] = p
@@ -711,7 +770,7 @@ func Scoped[T any](f func() T) T {
 func Keep(t Tensor) Tensor {
 	if t.handle != nil {
 		mem.Lock()
-		if t.handle.p != nil {
+		if t.handle.live() {
 			t.handle.e.kept[t.handle.i] = true
 		}
 		mem.Unlock()

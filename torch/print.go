@@ -23,7 +23,7 @@ func (t Tensor) String() string {
 	if t.handle == nil {
 		return "tensor(undefined)"
 	}
-	if t.handle.p == nil {
+	if !t.handle.live() {
 		return "tensor(freed)"
 	}
 	const prefix = "tensor("

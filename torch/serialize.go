@@ -25,7 +25,7 @@ func (t Tensor) TryEncode() ([]byte, error) {
 	var data *C.char
 	var size C.int64_t
 	e := C.gt_tensor_save(p, &data, &size)
-	t.keep()
+	t.unpin()
 	if err := cError(op, e); err != nil {
 		return nil, err
 	}
@@ -61,9 +61,9 @@ func Save(t Tensor, path string) error {
 	if err != nil {
 		return err
 	}
+	defer t.unpin()
 	return atomicfile.WriteFD(path, 0o644, func(f *os.File) error {
 		e := C.gt_tensor_save_fd(p, C.int(f.Fd()))
-		t.keep()
 		runtime.KeepAlive(f)
 		return cError(op, e)
 	})

@@ -5,8 +5,6 @@ package torch
 */
 import "C"
 
-import "runtime"
-
 // Tensor is a handle to a libtorch tensor.
 //
 // Copies of a Tensor value share one handle: freeing one frees them all.
@@ -27,15 +25,19 @@ func tensorResult(op string, r C.gt_tensor_result) (Tensor, error) {
 	return newTensor(r.t, int64(r.nbytes)), nil
 }
 
-// ptr returns the native handle, or an error naming op and the argument.
+// ptr pins t's native tensor for one C call and returns it, or returns an
+// error naming op and the argument, pinning nothing. Every ptr that
+// succeeds is paired with one unpin after the call: until then a Free on
+// another goroutine leaves the native tensor alone.
 func (t Tensor) ptr(op, arg string) (C.gt_tensor, error) {
-	if t.handle == nil {
+	h := t.handle
+	if h == nil {
 		return nil, newError(op, ErrUndefined, "argument %s: %v", arg, ErrUndefined)
 	}
-	if t.handle.p == nil {
+	if !h.pin() {
 		return nil, newError(op, ErrFreed, "argument %s: %v", arg, ErrFreed)
 	}
-	return t.handle.p, nil
+	return h.p, nil
 }
 
 // optPtr is ptr for optional arguments: the zero Tensor gives NULL.
@@ -46,7 +48,7 @@ func (t Tensor) optPtr(op, arg string) (C.gt_tensor, error) {
 	return t.ptr(op, arg)
 }
 
-// mustPtr is ptr that panics.
+// mustPtr is ptr that panics; it too is paired with unpin.
 func (t Tensor) mustPtr(op string) C.gt_tensor {
 	p, err := t.ptr(op, "self")
 	if err != nil {
@@ -55,13 +57,18 @@ func (t Tensor) mustPtr(op string) C.gt_tensor {
 	return p
 }
 
-// keep keeps t's handle reachable (and so its native tensor alive) until
-// this point; call it after the C call that used the pointer.
-func (t Tensor) keep() { runtime.KeepAlive(t.handle) }
+// unpin ends the C call that ptr, optPtr or mustPtr started. It also keeps
+// t's handle reachable, and so its native tensor alive, until this point.
+// On the zero Tensor, which optPtr does not pin, it does nothing.
+func (t Tensor) unpin() {
+	if t.handle != nil {
+		t.handle.unpin()
+	}
+}
 
 // Defined reports whether t holds a live tensor: false for the zero
 // Tensor{} and after Free.
-func (t Tensor) Defined() bool { return t.handle != nil && t.handle.p != nil }
+func (t Tensor) Defined() bool { return t.handle != nil && t.handle.live() }
 
 // Free releases the native tensor now instead of when Go collects t.
 // Calling it again, or on the zero Tensor, does nothing; using t afterwards
@@ -78,7 +85,7 @@ func (t Tensor) Free() {
 // Dim is the number of dimensions.
 func (t Tensor) Dim() int {
 	n := int(C.gt_tensor_dim(t.mustPtr("dim")))
-	t.keep()
+	t.unpin()
 	return n
 }
 
@@ -90,12 +97,12 @@ func (t Tensor) Shape() []int64 {
 	if n <= 8 {
 		out := make([]int64, n)
 		copy(out, buf[:n])
-		t.keep()
+		t.unpin()
 		return out
 	}
 	out := make([]int64, n)
 	C.gt_tensor_sizes(p, (*C.int64_t)(&out[0]), C.int64_t(n))
-	t.keep()
+	t.unpin()
 	return out
 }
 
@@ -115,14 +122,14 @@ func (t Tensor) Size(d int) int64 {
 // Numel is the number of elements.
 func (t Tensor) Numel() int64 {
 	n := int64(C.gt_tensor_numel(t.mustPtr("numel")))
-	t.keep()
+	t.unpin()
 	return n
 }
 
 // DType is the element type.
 func (t Tensor) DType() DType {
 	d := DType(C.gt_tensor_dtype(t.mustPtr("dtype")))
-	t.keep()
+	t.unpin()
 	return d
 }
 
@@ -130,13 +137,13 @@ func (t Tensor) DType() DType {
 func (t Tensor) Device() Device {
 	p := t.mustPtr("device")
 	d := Device{DeviceType(C.gt_tensor_device_type(p)), int(C.gt_tensor_device_index(p))}
-	t.keep()
+	t.unpin()
 	return d
 }
 
 // NBytes is the size of the tensor's storage in bytes.
 func (t Tensor) NBytes() int64 {
 	n := int64(C.gt_tensor_nbytes(t.mustPtr("nbytes")))
-	t.keep()
+	t.unpin()
 	return n
 }

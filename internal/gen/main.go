@@ -1370,8 +1370,9 @@ func (g *generator) goOptionRead(p param) string {
 }
 
 // goCArgs returns the Go expressions passed to the glue for p, and
-// statements to run before the call.
-func goCArgs(p param) (pre []string, args []string) {
+// statements to run before the call. unpin holds the statements that
+// unpin the tensors of the parameters before p, run when p's check fails.
+func goCArgs(p param, unpin string) (pre []string, args []string) {
 	x := p.goName
 	c := x + "C"
 	switch p.k.goType {
@@ -1380,14 +1381,14 @@ func goCArgs(p param) (pre []string, args []string) {
 		if p.k.nullable || p.isOption {
 			fn = "optPtr"
 		}
-		pre = append(pre, fmt.Sprintf("%s, err_ := %s.%s(op, %q)\nif err_ != nil { return }", c, x, fn, p.a.Name))
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s.%s(op, %q)\nif err_ != nil { %sreturn }", c, x, fn, p.a.Name, unpin))
 		args = append(args, "unsafe.Pointer("+c+")")
 	case "[]Tensor":
 		fn := "tensorPtrs"
 		if strings.Contains(p.a.Type, "optional") {
 			fn = "optTensorPtrs"
 		}
-		pre = append(pre, fmt.Sprintf("%s, err_ := %s(op, %q, %s)\nif err_ != nil { return }", c, fn, p.a.Name, x))
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s(op, %q, %s)\nif err_ != nil { %sreturn }", c, fn, p.a.Name, x, unpin))
 		args = append(args, "tensorsPtr("+c+")", "int64(len("+c+"))")
 	case "int64":
 		args = append(args, x)
@@ -1415,7 +1416,7 @@ func goCArgs(p param) (pre []string, args []string) {
 	case "Device":
 		args = append(args, "int32("+x+".Type)", "int32("+x+".Index)")
 	case "*Generator":
-		pre = append(pre, fmt.Sprintf("%s, err_ := %s.ptr(op)\nif err_ != nil { return }", c, x))
+		pre = append(pre, fmt.Sprintf("%s, err_ := %s.ptr(op)\nif err_ != nil { %sreturn }", c, x, unpin))
 		args = append(args, "unsafe.Pointer("+c+")")
 	case "[2]bool", "[3]bool", "[4]bool":
 		args = append(args, "boolMask("+x+"[:])")
@@ -1476,21 +1477,33 @@ func (g *generator) goImpl(f *function) string {
 		}
 		b.WriteString("default:\nerr_ = badOption(op, o)\nreturn\n}\n}\n")
 	}
+	// Tensors are pinned for the call (Tensor.ptr) and unpinned after it,
+	// or when a later argument's check fails; a generator is kept alive.
 	var cargs []string
 	var keeps []string
+	var unpin strings.Builder
 	for _, p := range f.params {
 		if p.a.Type == "at::TensorOptions" {
 			cargs = append(cargs, "to_.cDtype()", "to_.cDevice()", "to_.cDeviceIndex()", "to_.cLayout()", "b32(to_.requiresGrad)")
 			continue
 		}
-		pre, args := goCArgs(p)
+		pre, args := goCArgs(p, unpin.String())
 		for _, s := range pre {
 			b.WriteString(s + "\n")
 		}
 		cargs = append(cargs, args...)
+		var k string
 		switch p.k.goType {
-		case "Tensor", "[]Tensor", "*Generator":
-			keeps = append(keeps, p.goName)
+		case "Tensor":
+			k = p.goName + ".unpin()"
+		case "[]Tensor":
+			k = "unpinAll(" + p.goName + ")"
+		case "*Generator":
+			k = "runtime.KeepAlive(" + p.goName + ")"
+		}
+		if k != "" {
+			keeps = append(keeps, k)
+			unpin.WriteString(k + "; ")
 		}
 	}
 	call := fmt.Sprintf("shard%d.%s(%s)", f.shard, f.glueName(), strings.Join(cargs, ", "))
@@ -1520,7 +1533,7 @@ func (g *generator) goImpl(f *function) string {
 	}
 	b.WriteString(strings.Join(outs, ", ") + " := " + call + "\n")
 	for _, k := range keeps {
-		b.WriteString("runtime.KeepAlive(" + k + ")\n")
+		b.WriteString(k + "\n")
 	}
 	if f.singleTensor() {
 		b.WriteString("r0_, err_ = tensorResultP(op, t_, e_, n_)\nreturn\n}\n")
