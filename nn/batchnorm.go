@@ -25,7 +25,12 @@ type batchNormTensors struct {
 }
 
 func newBatchNorm(layer string, numFeatures int64, opts []Option) (BatchNormSettings, batchNormTensors) {
-	a := &layerArgs{eps: 1e-5, momentum: 0.1, affine: true, trackRunningStats: true}
+	return newNorm(layer, numFeatures, opts, &layerArgs{eps: 1e-5, momentum: 0.1, affine: true, trackRunningStats: true})
+}
+
+// newNorm makes the settings, parameters and buffers of BatchNorm and
+// InstanceNorm (PyTorch's _NormBase), whose defaults a has.
+func newNorm(layer string, numFeatures int64, opts []Option, a *layerArgs) (BatchNormSettings, batchNormTensors) {
 	a.parse(layer, opts, "eps", "momentum", "affine", "track_running_stats", "dtype", "device")
 	if numFeatures < 0 {
 		layerPanic(layer, "num_features must be non-negative, got %d", numFeatures)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -315,11 +316,139 @@ var layerCases = map[string]layerCase{
 	"kl_div_loss": lossCase(func() nn.Moduler {
 		return nn.KLDivLoss(nn.WithReduction("batchmean"), nn.WithLogTarget(true))
 	}),
+
+	"zeropad2d":               l(func() nn.Moduler { return nn.ZeroPad2d([]int64{1, 0, 2, 1}) }),
+	"constantpad1d":           l(func() nn.Moduler { return nn.ConstantPad1d(2, 3.5) }),
+	"constantpad2d_unbatched": l(func() nn.Moduler { return nn.ConstantPad2d([]int64{1, 2, 0, 1}, -1) }),
+	"constantpad3d":           l(func() nn.Moduler { return nn.ConstantPad3d(1, 0.5) }),
+	"reflectionpad1d":         l(func() nn.Moduler { return nn.ReflectionPad1d([]int64{2, 1}) }),
+	"reflectionpad2d":         l(func() nn.Moduler { return nn.ReflectionPad2d(1) }),
+	"reflectionpad3d":         l(func() nn.Moduler { return nn.ReflectionPad3d(1) }),
+	"replicationpad1d":        l(func() nn.Moduler { return nn.ReplicationPad1d([]int64{1, 3}) }),
+	"replicationpad2d":        l(func() nn.Moduler { return nn.ReplicationPad2d([]int64{1, 0, 2, 1}) }),
+	"replicationpad3d":        l(func() nn.Moduler { return nn.ReplicationPad3d(1) }),
+
+	"instancenorm1d":        l(func() nn.Moduler { return nn.InstanceNorm1d(3) }),
+	"instancenorm2d_affine": l(func() nn.Moduler { return nn.InstanceNorm2d(3, nn.WithAffine(true)) }),
+	"instancenorm2d_stats": l(func() nn.Moduler {
+		return nn.InstanceNorm2d(2, nn.WithMomentum(0.2), nn.WithTrackRunningStats(true))
+	}),
+	"instancenorm2d_stats_eval": l(func() nn.Moduler { return nn.InstanceNorm2d(2, nn.WithTrackRunningStats(true)) }),
+	"instancenorm3d_unbatched":  l(func() nn.Moduler { return nn.InstanceNorm3d(2, nn.WithEps(1e-3)) }),
+	"local_response_norm":       l(func() nn.Moduler { return nn.LocalResponseNorm(3) }),
+	"local_response_norm_4d": l(func() nn.Moduler {
+		return nn.LocalResponseNorm(2, nn.WithAlpha(0.01), nn.WithBeta(0.5), nn.WithK(2))
+	}),
+
+	"upsample_nearest": l(func() nn.Moduler { return nn.Upsample(nn.WithScaleFactor(2)) }),
+	"upsample_bilinear": l(func() nn.Moduler {
+		return nn.Upsample(nn.WithSize(5, 4), nn.WithMode("bilinear"), nn.WithAlignCorners(true))
+	}),
+	"upsample_linear": l(func() nn.Moduler { return nn.Upsample(nn.WithScaleFactor(1.5), nn.WithMode("linear")) }),
+	"upsample_trilinear": l(func() nn.Moduler {
+		return nn.Upsample(nn.WithScaleFactor(2, 1, 2), nn.WithMode("trilinear"))
+	}),
+	"upsample_bicubic": l(func() nn.Moduler { return nn.Upsample(nn.WithSize(5), nn.WithMode("bicubic")) }),
+	"pixel_shuffle":    l(func() nn.Moduler { return nn.PixelShuffle(2) }),
+	"pixel_unshuffle":  l(func() nn.Moduler { return nn.PixelUnshuffle(2) }),
+	"fold":             l(func() nn.Moduler { return nn.Fold([]int64{4, 5}, 2) }),
+	"fold_opts": l(func() nn.Moduler {
+		return nn.Fold(4, []int64{2, 3}, nn.WithPadding(1), nn.WithStride(2))
+	}),
+	"unfold": l(func() nn.Moduler { return nn.Unfold(2) }),
+	"unfold_opts": l(func() nn.Moduler {
+		return nn.Unfold([]int64{2, 3}, nn.WithDilation(1, 2), nn.WithPadding(1), nn.WithStride(2))
+	}),
+	"channel_shuffle": l(func() nn.Moduler { return nn.ChannelShuffle(2) }),
+
+	"embedding_bag": {build: func() nn.Moduler { return nn.EmbeddingBag(10, 3) }, call: bagCall},
+	"embedding_bag_offsets": {build: func() nn.Moduler { return nn.EmbeddingBag(10, 3, nn.WithMode("sum")) },
+		call: bagCall},
+	"embedding_bag_max_padding": {build: func() nn.Moduler {
+		return nn.EmbeddingBag(8, 3, nn.WithMode("max"), nn.WithPaddingIdx(1))
+	}, call: bagCall},
+	"embedding_bag_weighted": {build: func() nn.Moduler {
+		return nn.EmbeddingBag(10, 3, nn.WithMode("sum"), nn.WithIncludeLastOffset(true))
+	}, call: bagCall},
+	"embedding_bag_max_norm": {build: func() nn.Moduler {
+		return nn.EmbeddingBag(6, 3, nn.WithMaxNorm(1), nn.WithNormType(1.5))
+	}, call: bagCall},
+	"cosine_similarity": callN(func() nn.Moduler { return nn.CosineSimilarity() }, "a", "b"),
+	"cosine_similarity_opts": callN(func() nn.Moduler {
+		return nn.CosineSimilarity(nn.WithDim(0), nn.WithEps(1e-3))
+	}, "a", "b"),
+	"pairwise_distance": callN(func() nn.Moduler { return nn.PairwiseDistance() }, "a", "b"),
+	"pairwise_distance_opts": callN(func() nn.Moduler {
+		return nn.PairwiseDistance(nn.WithP(1), nn.WithEps(1e-3), nn.WithKeepdim(true))
+	}, "a", "b"),
+
+	"ctc_loss": callN(func() nn.Moduler { return nn.CTCLoss() }, "x", "t", "il", "tl"),
+	"ctc_loss_opts": callN(func() nn.Moduler {
+		return nn.CTCLoss(nn.WithBlank(3), nn.WithReduction("sum"), nn.WithZeroInfinity(true))
+	}, "x", "t", "il", "tl"),
+	"triplet_margin_loss": callN(func() nn.Moduler { return nn.TripletMarginLoss() }, "a", "b", "c"),
+	"triplet_margin_loss_opts": callN(func() nn.Moduler {
+		return nn.TripletMarginLoss(nn.WithMargin(0.5), nn.WithP(1), nn.WithEps(1e-3), nn.WithSwap(true),
+			nn.WithReduction("none"))
+	}, "a", "b", "c"),
+	"margin_ranking_loss": callN(func() nn.Moduler { return nn.MarginRankingLoss(nn.WithMargin(0.2)) }, "a", "b", "y"),
+	"hinge_embedding_loss": callN(func() nn.Moduler {
+		return nn.HingeEmbeddingLoss(nn.WithMargin(0.5), nn.WithReduction("sum"))
+	}, "x", "y"),
+	"multilabel_margin_loss": lossCase(func() nn.Moduler { return nn.MultiLabelMarginLoss() }),
+	"multilabel_soft_margin_loss": callN(func() nn.Moduler {
+		return nn.MultiLabelSoftMarginLoss(nn.WithWeight(torch.Ones([]int64{4})))
+	}, "x", "y"),
+	"multi_margin_loss": lossCase(func() nn.Moduler { return nn.MultiMarginLoss() }),
+	"multi_margin_loss_opts": lossCase(func() nn.Moduler {
+		return nn.MultiMarginLoss(nn.WithP(2), nn.WithMargin(0.7), nn.WithWeight(torch.Ones([]int64{5})),
+			nn.WithReduction("sum"))
+	}),
+	"poisson_nll_loss": callN(func() nn.Moduler { return nn.PoissonNLLLoss() }, "x", "y"),
+	"poisson_nll_loss_opts": callN(func() nn.Moduler {
+		return nn.PoissonNLLLoss(nn.WithLogInput(false), nn.WithFull(true), nn.WithEps(1e-4))
+	}, "x", "y"),
+	"gaussian_nll_loss": callN(func() nn.Moduler { return nn.GaussianNLLLoss() }, "a", "b", "c"),
+	"gaussian_nll_loss_homo": callN(func() nn.Moduler {
+		return nn.GaussianNLLLoss(nn.WithFull(true), nn.WithEps(0.5), nn.WithReduction("none"))
+	}, "a", "b", "c"),
+	"cosine_embedding_loss": callN(func() nn.Moduler { return nn.CosineEmbeddingLoss(nn.WithMargin(0.1)) }, "a", "b", "y"),
+	"soft_margin_loss":      callN(func() nn.Moduler { return nn.SoftMarginLoss() }, "x", "y"),
+}
+
+// callN is a case whose Forward takes the named inputs, in order, and
+// returns one tensor: (x1, x2), a loss's (input, target), CTCLoss's four.
+func callN(build func() nn.Moduler, names ...string) layerCase {
+	return layerCase{build: build, call: func(m nn.Moduler, i layIn) (layOut, error) {
+		v := reflect.ValueOf(m).MethodByName("TryForward")
+		if !v.IsValid() || v.Type().NumIn() != len(names) {
+			return nil, fmt.Errorf("%T has no TryForward of %d tensors", m, len(names))
+		}
+		args := make([]reflect.Value, len(names))
+		for k, n := range names {
+			t, ok := i[n]
+			if !ok {
+				return nil, fmt.Errorf("no input %q", n)
+			}
+			args[k] = reflect.ValueOf(t)
+		}
+		r := v.Call(args)
+		err, _ := r[1].Interface().(error)
+		return layOut{r[0].Interface().(torch.Tensor)}, err
+	}}
+}
+
+// bagCall runs EmbeddingBag on idx, with offsets and per-sample weights w
+// where the case has them.
+func bagCall(m nn.Moduler, i layIn) (layOut, error) {
+	out, err := m.(*nn.EmbeddingBagModule).TryForwardWeighted(i["idx"], i["offsets"], i["w"])
+	return layOut{out}, err
 }
 
 // lossWithGoldenBuffers are the cases whose buffers are given by the test
 // rather than drawn, so their init is not compared.
-var lossWithGoldenBuffers = map[string]bool{"cross_entropy_loss_opts": true, "bce_loss": true, "bce_with_logits_loss": true}
+var lossWithGoldenBuffers = map[string]bool{"cross_entropy_loss_opts": true, "bce_loss": true, "bce_with_logits_loss": true,
+	"multilabel_soft_margin_loss": true, "multi_margin_loss_opts": true}
 
 type stateDicter interface {
 	StateDict() map[string]torch.Tensor
@@ -360,7 +489,7 @@ func TestLayersGolden(t *testing.T) {
 			ins := layIn{}
 			for k, v := range gc.Inputs {
 				x := v.tensor(t)
-				if x.DType().IsFloatingPoint() {
+				if x.DType().IsFloatingPoint() && k != "y" { // targets named y get no gradient
 					x.SetRequiresGrad(true)
 				}
 				ins[k] = x
@@ -433,11 +562,27 @@ func TestLayersRepr(t *testing.T) {
 			nn.WithScaleGradByFreq(true), nn.WithSparse(true)),
 		"batchnorm_none": nn.BatchNorm1d(4, nn.WithMomentumNone(), nn.WithAffine(false),
 			nn.WithTrackRunningStats(false)),
-		"maxpool_tuple":      nn.MaxPool2d([]int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1, 0)),
-		"avgpool1d":          nn.AvgPool1d(4),
-		"avgpool3d":          nn.AvgPool3d([]int64{2, 1, 2}, nn.WithStride(1)),
-		"adaptive_maxpool3d": nn.AdaptiveMaxPool3d([]int64{1, 2, 3}),
-		"dropout2d":          nn.Dropout2d(nn.WithP(0.25)),
+		"maxpool_tuple":        nn.MaxPool2d([]int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1, 0)),
+		"avgpool1d":            nn.AvgPool1d(4),
+		"avgpool3d":            nn.AvgPool3d([]int64{2, 1, 2}, nn.WithStride(1)),
+		"adaptive_maxpool3d":   nn.AdaptiveMaxPool3d([]int64{1, 2, 3}),
+		"dropout2d":            nn.Dropout2d(nn.WithP(0.25)),
+		"upsample_scale_tuple": nn.Upsample(nn.WithScaleFactor(2, 3), nn.WithMode("bilinear")),
+		"upsample_none":        nn.Upsample(),
+		"fold_all":             nn.Fold([]int64{4, 5}, []int64{2, 3}, nn.WithDilation(2), nn.WithPadding(1, 0), nn.WithStride(1)),
+		"embedding_bag_all": nn.EmbeddingBag(5, 2, nn.WithMaxNorm(2), nn.WithNormType(1), nn.WithScaleGradByFreq(true),
+			nn.WithMode("sum"), nn.WithSparse(true), nn.WithIncludeLastOffset(true), nn.WithPaddingIdx(-1)),
+		"instancenorm3d_all": nn.InstanceNorm3d(4, nn.WithEps(1e-3), nn.WithMomentum(0.5), nn.WithAffine(true),
+			nn.WithTrackRunningStats(true)),
+		"pads": nn.Sequential(nn.ZeroPad2d(2), nn.ConstantPad3d([]int64{1, 2, 3, 4, 5, 6}, 0.25), nn.ReflectionPad1d(3),
+			nn.ReplicationPad3d([]int64{1, 0, 1, 0, 1, 0})),
+		"misc": nn.Sequential(nn.LocalResponseNorm(4, nn.WithAlpha(0.5), nn.WithBeta(1), nn.WithK(3)), nn.PixelShuffle(3),
+			nn.PixelUnshuffle(2), nn.ChannelShuffle(4), nn.CosineSimilarity(nn.WithDim(2)),
+			nn.PairwiseDistance(nn.WithP(3)), nn.Unfold(3, nn.WithStride(2))),
+		"losses": nn.Sequential(nn.CTCLoss(nn.WithBlank(2)), nn.TripletMarginLoss(nn.WithMargin(2)), nn.MarginRankingLoss(),
+			nn.HingeEmbeddingLoss(), nn.MultiLabelMarginLoss(), nn.MultiLabelSoftMarginLoss(),
+			nn.MultiMarginLoss(nn.WithP(2)), nn.PoissonNLLLoss(nn.WithFull(true)), nn.GaussianNLLLoss(),
+			nn.CosineEmbeddingLoss(), nn.SoftMarginLoss()),
 	}
 	require.Len(t, g.Reprs, len(reprs))
 	for name, want := range g.Reprs {

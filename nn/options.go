@@ -37,6 +37,7 @@ type Option struct {
 	name   string
 	ints   []int64
 	f      float64
+	fs     []float64
 	b      bool
 	s      string
 	t      torch.Tensor
@@ -73,7 +74,8 @@ func WithGroups(n int64) Option { return Option{name: "groups", ints: []int64{n}
 // "reflect", "replicate" or "circular".
 func WithPaddingMode(s string) Option { return Option{name: "padding_mode", s: s} }
 
-// WithEps is the epsilon that normalization layers add to the variance.
+// WithEps is the epsilon that normalization layers add to the variance,
+// and the one of the distances and of PoissonNLLLoss and GaussianNLLLoss.
 func WithEps(eps float64) Option { return Option{name: "eps", f: eps} }
 
 // WithMomentum is the weight of the newest batch in BatchNorm's running
@@ -119,13 +121,16 @@ func WithCountIncludePad(on bool) Option { return Option{name: "count_include_pa
 // WithDivisorOverride is AvgPool's divisor_override (default None).
 func WithDivisorOverride(n int64) Option { return Option{name: "divisor_override", ints: []int64{n}} }
 
-// WithP is the probability of the dropout layers (default 0.5).
+// WithP is the probability of the dropout layers (default 0.5), and the
+// norm degree of PairwiseDistance (2), TripletMarginLoss (2) and
+// MultiMarginLoss (1).
 func WithP(p float64) Option { return Option{name: "p", f: p} }
 
 // WithNegativeSlope is LeakyReLU's negative_slope (default 0.01).
 func WithNegativeSlope(v float64) Option { return Option{name: "negative_slope", f: v} }
 
-// WithAlpha is the alpha of ELU and CELU (default 1.0).
+// WithAlpha is the alpha of ELU and CELU (default 1.0) and of
+// LocalResponseNorm (1e-4).
 func WithAlpha(v float64) Option { return Option{name: "alpha", f: v} }
 
 // WithApproximate is GELU's approximate: "none" (the default) or "tanh".
@@ -137,13 +142,14 @@ func WithMinVal(v float64) Option { return Option{name: "min_val", f: v} }
 // WithMaxVal is Hardtanh's max_val (default 1).
 func WithMaxVal(v float64) Option { return Option{name: "max_val", f: v} }
 
-// WithBeta is Softplus's beta (default 1) and SmoothL1Loss's beta (1.0).
+// WithBeta is Softplus's beta (default 1), SmoothL1Loss's (1.0) and
+// LocalResponseNorm's (0.75).
 func WithBeta(v float64) Option { return Option{name: "beta", f: v} }
 
 // WithThreshold is Softplus's threshold (default 20).
 func WithThreshold(v float64) Option { return Option{name: "threshold", f: v} }
 
-// WithDim is GLU's dim (default -1).
+// WithDim is GLU's dim (default -1) and CosineSimilarity's (1).
 func WithDim(d int64) Option { return Option{name: "dim", ints: []int64{d}} }
 
 // WithStartDim is Flatten's start_dim (default 1).
@@ -182,6 +188,59 @@ func WithDelta(v float64) Option { return Option{name: "delta", f: v} }
 // WithLogTarget is KLDivLoss's log_target (default false).
 func WithLogTarget(on bool) Option { return Option{name: "log_target", b: on} }
 
+// WithValue is ConstantPad's fill value (default 0 for ZeroPad2d).
+func WithValue(v float64) Option { return Option{name: "value", f: v} }
+
+// WithSize is Upsample's output size (default None): one number for every
+// spatial dimension, or one each.
+func WithSize(v ...int64) Option { return Option{name: "size", ints: v} }
+
+// WithScaleFactor is Upsample's scale_factor (default None): one factor
+// for every spatial dimension, or one each.
+func WithScaleFactor(v ...float64) Option { return Option{name: "scale_factor", fs: v} }
+
+// WithMode is Upsample's mode ("nearest"; or "linear", "bilinear",
+// "bicubic", "trilinear") and EmbeddingBag's ("mean"; or "sum", "max").
+func WithMode(s string) Option { return Option{name: "mode", s: s} }
+
+// WithAlignCorners is Upsample's align_corners (default None: false, and
+// only the interpolating modes take it).
+func WithAlignCorners(on bool) Option { return Option{name: "align_corners", b: on} }
+
+// WithRecomputeScaleFactor is Upsample's recompute_scale_factor (default
+// None).
+func WithRecomputeScaleFactor(on bool) Option { return Option{name: "recompute_scale_factor", b: on} }
+
+// WithK is LocalResponseNorm's additive constant k (default 1).
+func WithK(v float64) Option { return Option{name: "k", f: v} }
+
+// WithKeepdim is PairwiseDistance's keepdim (default false).
+func WithKeepdim(on bool) Option { return Option{name: "keepdim", b: on} }
+
+// WithIncludeLastOffset is EmbeddingBag's include_last_offset (default
+// false).
+func WithIncludeLastOffset(on bool) Option { return Option{name: "include_last_offset", b: on} }
+
+// WithMargin is the margin of the margin losses (default 1, or 0 for
+// MarginRankingLoss and CosineEmbeddingLoss).
+func WithMargin(v float64) Option { return Option{name: "margin", f: v} }
+
+// WithSwap is TripletMarginLoss's swap (default false).
+func WithSwap(on bool) Option { return Option{name: "swap", b: on} }
+
+// WithBlank is CTCLoss's blank label (default 0).
+func WithBlank(i int64) Option { return Option{name: "blank", ints: []int64{i}} }
+
+// WithZeroInfinity is CTCLoss's zero_infinity (default false).
+func WithZeroInfinity(on bool) Option { return Option{name: "zero_infinity", b: on} }
+
+// WithLogInput is PoissonNLLLoss's log_input (default true).
+func WithLogInput(on bool) Option { return Option{name: "log_input", b: on} }
+
+// WithFull is the full of PoissonNLLLoss and GaussianNLLLoss (default
+// false).
+func WithFull(on bool) Option { return Option{name: "full", b: on} }
+
 // WithDtype is the dtype of a layer's parameters and floating-point
 // buffers (default torch's default, Float32).
 func WithDtype(d torch.DType) Option { return Option{name: "dtype", dtype: d} }
@@ -194,7 +253,8 @@ func WithDevice(d torch.Device) Option { return Option{name: "device", device: d
 // PyTorch's defaults first, then parse.
 type layerArgs struct {
 	layer string
-	set   map[string]bool
+	set   map[string]bool   // the keywords given
+	opts  map[string]Option // the options given, by keyword; read with float, int, ...
 
 	stride, padding, dilation, outputPadding []int64
 	paddingString, paddingMode, approximate  string
@@ -232,8 +292,10 @@ func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
 		}
 		if a.set == nil {
 			a.set = map[string]bool{}
+			a.opts = map[string]Option{}
 		}
 		a.set[o.name] = true
+		a.opts[o.name] = o
 		a.apply(o)
 	}
 }
@@ -333,6 +395,53 @@ func (a *layerArgs) apply(o Option) {
 
 func (a *layerArgs) has(name string) bool { return a.set[name] }
 
+// float, int, bool, str, ints, floats and tensor are the value of the
+// option named name, or def where it was not given. Layers read their
+// newer options with them, so that a keyword needs no field here.
+func (a *layerArgs) float(name string, def float64) float64 {
+	if o, ok := a.opts[name]; ok {
+		return o.f
+	}
+	return def
+}
+
+func (a *layerArgs) int(name string, def int64) int64 {
+	if o, ok := a.opts[name]; ok {
+		return o.ints[0]
+	}
+	return def
+}
+
+func (a *layerArgs) bool(name string, def bool) bool {
+	if o, ok := a.opts[name]; ok {
+		return o.b
+	}
+	return def
+}
+
+func (a *layerArgs) str(name, def string) string {
+	if o, ok := a.opts[name]; ok {
+		return o.s
+	}
+	return def
+}
+
+func (a *layerArgs) ints(name string, def []int64) []int64 {
+	if o, ok := a.opts[name]; ok {
+		return o.ints
+	}
+	return def
+}
+
+func (a *layerArgs) floats(name string, def []float64) []float64 {
+	if o, ok := a.opts[name]; ok {
+		return o.fs
+	}
+	return def
+}
+
+func (a *layerArgs) tensor(name string) torch.Tensor { return a.opts[name].t }
+
 // factory returns the dtype and device options for a new parameter.
 func (a *layerArgs) factory() []torch.Option {
 	var o []torch.Option
@@ -429,12 +538,4 @@ func pyIntOrTuple(v []int64) string {
 		return strconv.FormatInt(v[0], 10)
 	}
 	return pyTuple(v)
-}
-
-// nilLayer is the error of a layer method called on a nil pointer, most
-// often a field of a model that its constructor never set. Without the
-// check it would be a bare nil-pointer dereference that names nothing.
-func nilLayer(m any) error {
-	name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", m), "*nn."), "Module")
-	return &torch.Error{Op: "nn." + name, Msg: fmt.Sprintf("called on a nil %T (a layer that was never constructed?)", m), Err: ErrUninitialized}
 }

@@ -223,6 +223,107 @@ def build_cases():
     case("kl_div_loss", lambda: nn.KLDivLoss(reduction="batchmean", log_target=True),
          {"x": torch.log_softmax(rnd((3, 4), 119), 1), "t": torch.log_softmax(rnd((3, 4), 120), 1)}, call=two)
 
+    # Issue 25: padding, normalization, vision, embeddings and distances,
+    # and the remaining losses.
+    case("zeropad2d", lambda: nn.ZeroPad2d((1, 0, 2, 1)), x_((1, 2, 3, 3), 130))
+    case("constantpad1d", lambda: nn.ConstantPad1d(2, 3.5), x_((2, 3, 4), 131))
+    case("constantpad2d_unbatched", lambda: nn.ConstantPad2d((1, 2, 0, 1), -1.0), x_((2, 3, 3), 132))
+    case("constantpad3d", lambda: nn.ConstantPad3d(1, 0.5), x_((1, 1, 2, 2, 2), 133))
+    case("reflectionpad1d", lambda: nn.ReflectionPad1d((2, 1)), x_((2, 3, 5), 134))
+    case("reflectionpad2d", lambda: nn.ReflectionPad2d(1), x_((1, 2, 3, 4), 135))
+    case("reflectionpad3d", lambda: nn.ReflectionPad3d(1), x_((1, 1, 3, 3, 3), 136))
+    case("replicationpad1d", lambda: nn.ReplicationPad1d((1, 3)), x_((2, 2, 4), 137))
+    case("replicationpad2d", lambda: nn.ReplicationPad2d((1, 0, 2, 1)), x_((1, 2, 3, 3), 138))
+    case("replicationpad3d", lambda: nn.ReplicationPad3d(1), x_((1, 1, 2, 3, 2), 139))
+
+    case("instancenorm1d", lambda: nn.InstanceNorm1d(3), x_((2, 3, 5), 140, 2.0))
+    case("instancenorm2d_affine", lambda: nn.InstanceNorm2d(3, affine=True), x_((2, 3, 3, 4), 141),
+         prep=set_params(1410, weight=1.0, bias=1.0))
+    case("instancenorm2d_stats", lambda: nn.InstanceNorm2d(2, momentum=0.2, track_running_stats=True),
+         x_((2, 2, 3, 3), 142, 2.0))
+    case("instancenorm2d_stats_eval", lambda: nn.InstanceNorm2d(2, track_running_stats=True), x_((2, 2, 3, 3), 143),
+         train=False, prep=set_params(1430, running_mean=1.0, running_var=1.0))
+    case("instancenorm3d_unbatched", lambda: nn.InstanceNorm3d(2, eps=1e-3), x_((2, 2, 3, 3), 144))
+    case("local_response_norm", lambda: nn.LocalResponseNorm(3), x_((2, 5, 4), 145, 3.0))
+    case("local_response_norm_4d", lambda: nn.LocalResponseNorm(2, alpha=0.01, beta=0.5, k=2.0),
+         x_((2, 4, 3, 3), 146, 3.0))
+
+    case("upsample_nearest", lambda: nn.Upsample(scale_factor=2), x_((1, 2, 3, 3), 150))
+    case("upsample_bilinear", lambda: nn.Upsample(size=(5, 4), mode="bilinear", align_corners=True),
+         x_((1, 2, 3, 3), 151))
+    case("upsample_linear", lambda: nn.Upsample(scale_factor=1.5, mode="linear"), x_((2, 2, 4), 152))
+    case("upsample_trilinear", lambda: nn.Upsample(scale_factor=(2, 1, 2), mode="trilinear"),
+         x_((1, 1, 2, 2, 2), 153))
+    case("upsample_bicubic", lambda: nn.Upsample(size=5, mode="bicubic"), x_((1, 1, 3, 3), 154))
+    case("pixel_shuffle", lambda: nn.PixelShuffle(2), x_((1, 8, 2, 3), 155))
+    case("pixel_unshuffle", lambda: nn.PixelUnshuffle(2), x_((1, 2, 4, 6), 156))
+    case("fold", lambda: nn.Fold((4, 5), 2), x_((1, 12, 12), 157))
+    case("fold_opts", lambda: nn.Fold(4, (2, 3), padding=1, stride=2), x_((6, 6), 158))
+    case("unfold", lambda: nn.Unfold(2), x_((1, 2, 3, 4), 159))
+    case("unfold_opts", lambda: nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=2), x_((2, 1, 5, 6), 160))
+    # channel_shuffle has no derivative in 1.13: an integer input.
+    case("channel_shuffle", lambda: nn.ChannelShuffle(2), {"x": torch.arange(24).reshape(1, 6, 2, 2)})
+
+    bag = {"idx": torch.tensor([[0, 2, 4, 2], [1, 9, 5, 0]])}
+    flat = torch.tensor([3, 1, 4, 1, 5, 9, 2])
+    case("embedding_bag", lambda: nn.EmbeddingBag(10, 3), bag)
+    case("embedding_bag_offsets", lambda: nn.EmbeddingBag(10, 3, mode="sum"),
+         {"idx": flat, "offsets": torch.tensor([0, 2, 5])}, call=lambda m, i: m(i["idx"], i["offsets"]))
+    case("embedding_bag_max_padding", lambda: nn.EmbeddingBag(8, 3, mode="max", padding_idx=1),
+         {"idx": torch.tensor([[0, 1, 4], [1, 7, 2]])})
+    case("embedding_bag_weighted", lambda: nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True),
+         {"idx": flat, "offsets": torch.tensor([0, 2, 5, 7]), "w": rnd((7,), 162)},
+         call=lambda m, i: m(i["idx"], i["offsets"], per_sample_weights=i["w"]))
+    case("embedding_bag_max_norm", lambda: nn.EmbeddingBag(6, 3, max_norm=1.0, norm_type=1.5), {"idx": torch.tensor([[0, 2], [5, 2]])})
+    pair = lambda m, i: m(i["a"], i["b"])  # noqa: E731
+    case("cosine_similarity", lambda: nn.CosineSimilarity(), {"a": rnd((3, 4), 163), "b": rnd((3, 4), 164)}, call=pair)
+    case("cosine_similarity_opts", lambda: nn.CosineSimilarity(dim=0, eps=1e-3),
+         {"a": rnd((3, 4), 165), "b": rnd((1, 4), 166)}, call=pair)
+    case("pairwise_distance", lambda: nn.PairwiseDistance(), {"a": rnd((3, 4), 167), "b": rnd((3, 4), 168)}, call=pair)
+    case("pairwise_distance_opts", lambda: nn.PairwiseDistance(p=1.0, eps=1e-3, keepdim=True),
+         {"a": rnd((3, 4), 169), "b": rnd((3, 4), 170)}, call=pair)
+
+    # Targets named y get no gradient (soft_margin_loss has none for its
+    # target, and Poisson's Stirling term none at 0).
+    triple = lambda m, i: m(i["a"], i["b"], i["c"])  # noqa: E731
+    ranked = lambda m, i: m(i["a"], i["b"], i["y"])  # noqa: E731
+    xy = lambda m, i: m(i["x"], i["y"])  # noqa: E731
+    sign = lambda shape, seed: torch.where(rnd(shape, seed) > 0, 1.0, -1.0)  # noqa: E731
+    lp = torch.log_softmax(rnd((6, 2, 4), 171), 2)
+    ctc = lambda m, i: m(i["x"], i["t"], i["il"], i["tl"])  # noqa: E731
+    case("ctc_loss", lambda: nn.CTCLoss(), {"x": lp, "t": torch.tensor([[1, 2, 2], [3, 1, 0]]),
+                                            "il": torch.tensor([6, 5]), "tl": torch.tensor([3, 2])}, call=ctc)
+    case("ctc_loss_opts", lambda: nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True),
+         {"x": lp, "t": torch.tensor([1, 1, 1, 1, 0, 2]), "il": torch.tensor([3, 6]), "tl": torch.tensor([4, 2])}, call=ctc)
+    tri = {"a": rnd((4, 5), 172), "b": rnd((4, 5), 173), "c": rnd((4, 5), 174)}
+    case("triplet_margin_loss", lambda: nn.TripletMarginLoss(), tri, call=triple)
+    case("triplet_margin_loss_opts", lambda: nn.TripletMarginLoss(margin=0.5, p=1, eps=1e-3, swap=True,
+                                                                  reduction="none"), tri, call=triple)
+    case("margin_ranking_loss", lambda: nn.MarginRankingLoss(margin=0.2),
+         {"a": rnd((5,), 175), "b": rnd((5,), 176), "y": sign((5,), 177)}, call=ranked)
+    case("hinge_embedding_loss", lambda: nn.HingeEmbeddingLoss(margin=0.5, reduction="sum"),
+         {"x": rnd((3, 4), 178).abs(), "y": sign((3, 4), 179)}, call=xy)
+    case("multilabel_margin_loss", lambda: nn.MultiLabelMarginLoss(),
+         {"x": rnd((2, 4), 180), "t": torch.tensor([[3, 0, -1, 1], [1, 2, 3, -1]])}, call=two)
+    case("multilabel_soft_margin_loss", lambda: nn.MultiLabelSoftMarginLoss(weight=uni((4,), 181, 0.5, 2.0)),
+         {"x": rnd((3, 4), 182), "y": (rnd((3, 4), 183) > 0).float()}, call=xy)
+    case("multi_margin_loss", lambda: nn.MultiMarginLoss(), {"x": rnd((3, 5), 184), "t": torch.tensor([1, 0, 4])},
+         call=two)
+    case("multi_margin_loss_opts", lambda: nn.MultiMarginLoss(p=2, margin=0.7, weight=uni((5,), 185, 0.5, 2.0),
+                                                              reduction="sum"),
+         {"x": rnd((3, 5), 186), "t": torch.tensor([2, 2, 3])}, call=two)
+    case("poisson_nll_loss", lambda: nn.PoissonNLLLoss(),
+         {"x": rnd((3, 4), 187), "y": torch.floor(uni((3, 4), 188, 0.0, 4.0))}, call=xy)
+    case("poisson_nll_loss_opts", lambda: nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-4),
+         {"x": uni((3, 4), 189, 0.5, 3.0), "y": torch.floor(uni((3, 4), 190, 0.0, 4.0))}, call=xy)
+    case("gaussian_nll_loss", lambda: nn.GaussianNLLLoss(),
+         {"a": rnd((3, 4), 191), "b": rnd((3, 4), 192), "c": uni((3, 4), 193, 0.2, 2.0)}, call=triple)
+    case("gaussian_nll_loss_homo", lambda: nn.GaussianNLLLoss(full=True, eps=0.5, reduction="none"),
+         {"a": rnd((3, 4), 194), "b": rnd((3, 4), 195), "c": uni((3,), 196, 0.2, 2.0)}, call=triple)
+    case("cosine_embedding_loss", lambda: nn.CosineEmbeddingLoss(margin=0.1),
+         {"a": rnd((4, 5), 197), "b": rnd((4, 5), 198), "y": sign((4,), 199)}, call=ranked)
+    case("soft_margin_loss", lambda: nn.SoftMarginLoss(), {"x": rnd((3, 4), 200), "y": sign((3, 4), 201)}, call=xy)
+
 
 def repr_cases():
     """Layers whose print is checked but not run."""
@@ -241,6 +342,21 @@ def repr_cases():
         "avgpool3d": nn.AvgPool3d((2, 1, 2), stride=1),
         "adaptive_maxpool3d": nn.AdaptiveMaxPool3d((1, 2, 3)),
         "dropout2d": nn.Dropout2d(0.25),
+        "upsample_scale_tuple": nn.Upsample(scale_factor=(2, 3), mode="bilinear"),
+        "upsample_none": nn.Upsample(),
+        "fold_all": nn.Fold((4, 5), (2, 3), dilation=2, padding=(1, 0), stride=1),
+        "embedding_bag_all": nn.EmbeddingBag(5, 2, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True, mode="sum",
+                                             sparse=True, include_last_offset=True, padding_idx=-1),
+        "instancenorm3d_all": nn.InstanceNorm3d(4, eps=1e-3, momentum=0.5, affine=True, track_running_stats=True),
+        "pads": nn.Sequential(nn.ZeroPad2d(2), nn.ConstantPad3d((1, 2, 3, 4, 5, 6), 0.25), nn.ReflectionPad1d(3),
+                              nn.ReplicationPad3d((1, 0, 1, 0, 1, 0))),
+        "misc": nn.Sequential(nn.LocalResponseNorm(4, alpha=0.5, beta=1.0, k=3.0), nn.PixelShuffle(3),
+                              nn.PixelUnshuffle(2), nn.ChannelShuffle(4), nn.CosineSimilarity(dim=2),
+                              nn.PairwiseDistance(p=3.0), nn.Unfold(3, stride=2)),
+        "losses": nn.Sequential(nn.CTCLoss(blank=2), nn.TripletMarginLoss(margin=2.0), nn.MarginRankingLoss(),
+                                nn.HingeEmbeddingLoss(), nn.MultiLabelMarginLoss(), nn.MultiLabelSoftMarginLoss(),
+                                nn.MultiMarginLoss(p=2), nn.PoissonNLLLoss(full=True), nn.GaussianNLLLoss(),
+                                nn.CosineEmbeddingLoss(), nn.SoftMarginLoss()),
     }
 
 
@@ -255,7 +371,7 @@ def main():
             c["prep"](m)
         state = enc_sd(m.state_dict())
         m.train(c["train"])
-        ins = {k: (v.clone().requires_grad_(True) if v.dtype.is_floating_point else v.clone())
+        ins = {k: (v.clone().requires_grad_(True) if v.dtype.is_floating_point and k != "y" else v.clone())
                for k, v in c["inputs"].items()}
         enc_in = {k: enc(v) for k, v in ins.items()}
         res = c["call"](m, ins) if c["call"] else m(ins["x"] if "x" in ins else ins["idx"])

@@ -1,0 +1,161 @@
+package nn
+
+import (
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/torch"
+)
+
+// InstanceNormModule normalizes each channel of each sample over its D
+// spatial dimensions (torch.nn.InstanceNorm1d, 2d and 3d). Unlike
+// BatchNorm, it has no weight and bias unless WithAffine(true), and keeps
+// no running statistics unless WithTrackRunningStats(true).
+type InstanceNormModule[D Dim] struct {
+	Module
+	Weight            torch.Tensor // (num_features), ones; undefined unless WithAffine(true)
+	Bias              torch.Tensor // (num_features), zeros; undefined unless WithAffine(true)
+	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros; with WithTrackRunningStats(true)
+	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
+	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar, which PyTorch keeps but does not count
+	BatchNormSettings
+}
+
+type (
+	InstanceNorm1dModule = InstanceNormModule[D1] // (N, C, L) or (C, L)
+	InstanceNorm2dModule = InstanceNormModule[D2] // (N, C, H, W) or (C, H, W)
+	InstanceNorm3dModule = InstanceNormModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+)
+
+func newInstanceNorm[D Dim](numFeatures int64, opts []Option) *InstanceNormModule[D] {
+	layer := familyName[D]("InstanceNorm")
+	s, t := newNorm(layer, numFeatures, opts, &layerArgs{eps: 1e-5, momentum: 0.1})
+	if s.MomentumNone {
+		layerPanic(layer, "momentum must be a number")
+	}
+	m := &InstanceNormModule[D]{Weight: t.weight, Bias: t.bias, RunningMean: t.runningMean, RunningVar: t.runningVar,
+		NumBatchesTracked: t.numBatchesTracked, BatchNormSettings: s}
+	m.Init(m)
+	return m
+}
+
+// InstanceNorm1d returns an InstanceNorm1dModule over numFeatures
+// channels.
+//
+// Options: WithEps (1e-5), WithMomentum (0.1), WithAffine (false),
+// WithTrackRunningStats (false), WithDtype, WithDevice.
+func InstanceNorm1d(numFeatures int64, opts ...Option) *InstanceNorm1dModule {
+	return newInstanceNorm[D1](numFeatures, opts)
+}
+
+// InstanceNorm2d returns an InstanceNorm2dModule; see InstanceNorm1d.
+func InstanceNorm2d(numFeatures int64, opts ...Option) *InstanceNorm2dModule {
+	return newInstanceNorm[D2](numFeatures, opts)
+}
+
+// InstanceNorm3d returns an InstanceNorm3dModule; see InstanceNorm1d.
+func InstanceNorm3d(numFeatures int64, opts ...Option) *InstanceNorm3dModule {
+	return newInstanceNorm[D3](numFeatures, opts)
+}
+
+func (m *InstanceNormModule[D]) reprName() string { return familyName[D]("InstanceNorm") }
+
+// Forward normalizes x.
+func (m *InstanceNormModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *InstanceNormModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	layer := m.reprName()
+	shape, err := tensorShape(x)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	noBatch := rankOf[D]() + 1
+	if len(shape) != noBatch && len(shape) != noBatch+1 {
+		return torch.Tensor{}, layerError(layer, "expected %dD or %dD input (got %dD input)", noBatch, noBatch+1, len(shape))
+	}
+	featureDim := len(shape) - noBatch
+	if m.Affine && shape[featureDim] != m.NumFeatures {
+		return torch.Tensor{}, layerError(layer, "expected input's size at dim=%d to match num_features (%d), but got: %d.",
+			featureDim, m.NumFeatures, shape[featureDim])
+	}
+	return catch(func() torch.Tensor {
+		in := x
+		if len(shape) == noBatch {
+			in = x.Unsqueeze(0)
+		}
+		out := F.InstanceNorm(in, F.WithRunningMean(m.RunningMean), F.WithRunningVar(m.RunningVar),
+			F.WithWeight(m.Weight), F.WithBias(m.Bias), F.WithUseInputStats(m.IsTraining() || !m.TrackRunningStats),
+			F.WithMomentum(m.Momentum), F.WithEps(m.Eps))
+		if len(shape) == noBatch {
+			out = out.SqueezeDim(0)
+		}
+		return out
+	})
+}
+
+// LocalResponseNormModule normalizes each element by the energy of Size
+// neighbouring channels (torch.nn.LocalResponseNorm):
+// x / (K + Alpha/Size · Σ x²)^Beta.
+type LocalResponseNormModule struct {
+	Module
+	Size           int64
+	Alpha, Beta, K float64
+}
+
+// LocalResponseNorm returns a LocalResponseNormModule over size channels.
+//
+// Options: WithAlpha (1e-4), WithBeta (0.75), WithK (1).
+func LocalResponseNorm(size int64, opts ...Option) *LocalResponseNormModule {
+	var a layerArgs
+	a.parse("LocalResponseNorm", opts, "alpha", "beta", "k")
+	if size < 1 {
+		layerPanic("LocalResponseNorm", "size must be positive, got %d", size)
+	}
+	m := &LocalResponseNormModule{Size: size, Alpha: a.float("alpha", 1e-4), Beta: a.float("beta", 0.75), K: a.float("k", 1)}
+	m.Init(m)
+	return m
+}
+
+// Forward normalizes x, (N, C, ...) with at least one dimension after C.
+func (m *LocalResponseNormModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *LocalResponseNormModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	shape, err := tensorShape(x)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	if len(shape) < 3 {
+		return torch.Tensor{}, layerError("LocalResponseNorm", "Expected 3D or higher dimensionality input (got %d dimensions)", len(shape))
+	}
+	if x.Numel() == 0 {
+		return x, nil
+	}
+	before, after := m.Size/2, (m.Size-1)/2
+	return catch(func() torch.Tensor {
+		// The mean of x² over a window of Size channels, zero-padded at
+		// both ends, by average pooling.
+		sq := x.Mul(x).Unsqueeze(1)
+		var div torch.Tensor
+		if len(shape) == 3 {
+			sq = F.Pad(sq, []int64{0, 0, before, after})
+			div = F.AvgPool2d(sq, []int64{m.Size, 1}, F.WithStride(1)).SqueezeDim(1)
+		} else {
+			sq = sq.View([]int64{shape[0], 1, shape[1], shape[2], -1})
+			sq = F.Pad(sq, []int64{0, 0, 0, 0, before, after})
+			div = F.AvgPool3d(sq, []int64{m.Size, 1, 1}, F.WithStride(1)).SqueezeDim(1).View(shape)
+		}
+		div = div.MulScalar(torch.S(m.Alpha)).AddScalar(torch.S(m.K)).PowTensorScalar(torch.S(m.Beta))
+		return x.Div(div)
+	})
+}
+
+// ExtraRepr is "2, alpha=0.0001, beta=0.75, k=1.0".
+func (m *LocalResponseNormModule) ExtraRepr() string {
+	return itoa(m.Size) + ", alpha=" + pyFloat(m.Alpha) + ", beta=" + pyFloat(m.Beta) + ", k=" + pyFloat(m.K)
+}
