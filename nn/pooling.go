@@ -120,11 +120,34 @@ func (s *AvgPoolSettings) ExtraRepr() string {
 	return fmt.Sprintf("kernel_size=%s, stride=%s, padding=%s", f(s.KernelSize), f(s.Stride), f(s.Padding))
 }
 
-// MaxPool1dModule takes the maximum over windows of (N, C, L) or (C, L) input
-// (torch.nn.MaxPool1d).
-type MaxPool1dModule struct {
+// pick is the one of f1, f2 and f3 for D's dimension.
+func pick[D Dim, T any](f1, f2, f3 T) T {
+	switch rankOf[D]() {
+	case 1:
+		return f1
+	case 2:
+		return f2
+	}
+	return f3
+}
+
+// MaxPoolModule takes the maximum over windows of its D spatial
+// dimensions (torch.nn.MaxPool1d, 2d and 3d).
+type MaxPoolModule[D Dim] struct {
 	Module
 	MaxPoolSettings
+}
+
+type (
+	MaxPool1dModule = MaxPoolModule[D1] // (N, C, L) or (C, L)
+	MaxPool2dModule = MaxPoolModule[D2] // (N, C, H, W) or (C, H, W)
+	MaxPool3dModule = MaxPoolModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+)
+
+func newMaxPoolModule[D Dim](kernelSize []int64, opts []Option) *MaxPoolModule[D] {
+	m := &MaxPoolModule[D]{MaxPoolSettings: newMaxPool(familyName[D]("MaxPool"), rankOf[D](), kernelSize, opts)}
+	m.Init(m)
+	return m
 }
 
 // MaxPool1d returns a MaxPool1dModule with windows of kernelSize.
@@ -132,16 +155,26 @@ type MaxPool1dModule struct {
 // Options: WithStride (kernelSize), WithPadding (0), WithDilation (1),
 // WithCeilMode (false).
 func MaxPool1d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool1dModule {
-	m := &MaxPool1dModule{MaxPoolSettings: newMaxPool("MaxPool1d", 1, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
+	return newMaxPoolModule[D1](F.Ints(kernelSize), opts)
 }
 
+// MaxPool2d returns a MaxPool2dModule; see MaxPool1d.
+func MaxPool2d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool2dModule {
+	return newMaxPoolModule[D2](F.Ints(kernelSize), opts)
+}
+
+// MaxPool3d returns a MaxPool3dModule; see MaxPool1d.
+func MaxPool3d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool3dModule {
+	return newMaxPoolModule[D3](F.Ints(kernelSize), opts)
+}
+
+func (m *MaxPoolModule[D]) reprName() string { return familyName[D]("MaxPool") }
+
 // Forward pools x.
-func (m *MaxPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *MaxPoolModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *MaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *MaxPoolModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
@@ -150,7 +183,7 @@ func (m *MaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ForwardWithIndices pools x and returns the indices of the maxima too
 // (PyTorch's return_indices=True).
-func (m *MaxPool1dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
+func (m *MaxPoolModule[D]) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
 	out, indices, err := m.TryForwardWithIndices(x)
 	if err != nil {
 		panic(err)
@@ -159,7 +192,7 @@ func (m *MaxPool1dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch
 }
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *MaxPool1dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+func (m *MaxPoolModule[D]) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
 	if m == nil {
 		err = nilLayer(m)
 		return
@@ -167,11 +200,23 @@ func (m *MaxPool1dModule) TryForwardWithIndices(x torch.Tensor) (out, indices to
 	return m.forwardWithIndices(x)
 }
 
-// AvgPool1dModule averages over windows of (N, C, L) or (C, L) input
-// (torch.nn.AvgPool1d).
-type AvgPool1dModule struct {
+// AvgPoolModule averages over windows of its D spatial dimensions
+// (torch.nn.AvgPool1d, 2d and 3d).
+type AvgPoolModule[D Dim] struct {
 	Module
 	AvgPoolSettings
+}
+
+type (
+	AvgPool1dModule = AvgPoolModule[D1] // (N, C, L) or (C, L)
+	AvgPool2dModule = AvgPoolModule[D2] // (N, C, H, W) or (C, H, W)
+	AvgPool3dModule = AvgPoolModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+)
+
+func newAvgPoolModule[D Dim](kernelSize []int64, opts []Option) *AvgPoolModule[D] {
+	m := &AvgPoolModule[D]{AvgPoolSettings: newAvgPool(familyName[D]("AvgPool"), rankOf[D](), kernelSize, opts)}
+	m.Init(m)
+	return m
 }
 
 // AvgPool1d returns an AvgPool1dModule with windows of kernelSize.
@@ -179,153 +224,7 @@ type AvgPool1dModule struct {
 // Options: WithStride (kernelSize), WithPadding (0), WithCeilMode (false),
 // WithCountIncludePad (true).
 func AvgPool1d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool1dModule {
-	m := &AvgPool1dModule{AvgPoolSettings: newAvgPool("AvgPool1d", 1, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AvgPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AvgPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x)
-}
-
-// AdaptiveAvgPool1dModule averages (N, C, L) or (C, L) input over windows chosen to
-// give OutputSize (torch.nn.AdaptiveAvgPool1d).
-type AdaptiveAvgPool1dModule struct {
-	Module
-	OutputSize []int64 // as given: one number stands for every dimension
-}
-
-// AdaptiveAvgPool1d returns an AdaptiveAvgPool1dModule.
-func AdaptiveAvgPool1d[K IntOrTuple](outputSize K) *AdaptiveAvgPool1dModule {
-	m := &AdaptiveAvgPool1dModule{OutputSize: F.Ints(outputSize)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AdaptiveAvgPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AdaptiveAvgPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryAdaptiveAvgPool1d(x, m.OutputSize)
-}
-
-// ExtraRepr is "output_size=1".
-func (m *AdaptiveAvgPool1dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
-
-// AdaptiveMaxPool1dModule takes the maximum of (N, C, L) or (C, L) input over
-// windows chosen to give OutputSize (torch.nn.AdaptiveMaxPool1d).
-type AdaptiveMaxPool1dModule struct {
-	Module
-	OutputSize []int64 // as given: one number stands for every dimension
-}
-
-// AdaptiveMaxPool1d returns an AdaptiveMaxPool1dModule.
-func AdaptiveMaxPool1d[K IntOrTuple](outputSize K) *AdaptiveMaxPool1dModule {
-	m := &AdaptiveMaxPool1dModule{OutputSize: F.Ints(outputSize)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AdaptiveMaxPool1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AdaptiveMaxPool1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryAdaptiveMaxPool1d(x, m.OutputSize)
-}
-
-// ForwardWithIndices pools x and returns the indices of the maxima too
-// (PyTorch's return_indices=True).
-func (m *AdaptiveMaxPool1dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
-	out, indices, err := m.TryForwardWithIndices(x)
-	if err != nil {
-		panic(err)
-	}
-	return out, indices
-}
-
-// TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *AdaptiveMaxPool1dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
-	if m == nil {
-		err = nilLayer(m)
-		return
-	}
-	return F.TryAdaptiveMaxPool1dWithIndices(x, m.OutputSize)
-}
-
-// ExtraRepr is "output_size=1".
-func (m *AdaptiveMaxPool1dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
-
-// MaxPool2dModule takes the maximum over windows of (N, C, H, W) or (C, H, W) input
-// (torch.nn.MaxPool2d).
-type MaxPool2dModule struct {
-	Module
-	MaxPoolSettings
-}
-
-// MaxPool2d returns a MaxPool2dModule with windows of kernelSize.
-//
-// Options: WithStride (kernelSize), WithPadding (0), WithDilation (1),
-// WithCeilMode (false).
-func MaxPool2d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool2dModule {
-	m := &MaxPool2dModule{MaxPoolSettings: newMaxPool("MaxPool2d", 2, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *MaxPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *MaxPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x)
-}
-
-// ForwardWithIndices pools x and returns the indices of the maxima too
-// (PyTorch's return_indices=True).
-func (m *MaxPool2dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
-	out, indices, err := m.TryForwardWithIndices(x)
-	if err != nil {
-		panic(err)
-	}
-	return out, indices
-}
-
-// TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *MaxPool2dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
-	if m == nil {
-		err = nilLayer(m)
-		return
-	}
-	return m.forwardWithIndices(x)
-}
-
-// AvgPool2dModule averages over windows of (N, C, H, W) or (C, H, W) input
-// (torch.nn.AvgPool2d).
-type AvgPool2dModule struct {
-	Module
-	AvgPoolSettings
+	return newAvgPoolModule[D1](F.Ints(kernelSize), opts)
 }
 
 // AvgPool2d returns an AvgPool2dModule with windows of kernelSize.
@@ -333,234 +232,130 @@ type AvgPool2dModule struct {
 // Options: WithStride (kernelSize), WithPadding (0), WithCeilMode (false),
 // WithCountIncludePad (true), WithDivisorOverride (None).
 func AvgPool2d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool2dModule {
-	m := &AvgPool2dModule{AvgPoolSettings: newAvgPool("AvgPool2d", 2, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
+	return newAvgPoolModule[D2](F.Ints(kernelSize), opts)
 }
 
+// AvgPool3d returns an AvgPool3dModule; see AvgPool2d.
+func AvgPool3d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool3dModule {
+	return newAvgPoolModule[D3](F.Ints(kernelSize), opts)
+}
+
+func (m *AvgPoolModule[D]) reprName() string { return familyName[D]("AvgPool") }
+
 // Forward pools x.
-func (m *AvgPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *AvgPoolModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AvgPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *AvgPoolModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
 	return m.forward(x)
 }
 
-// AdaptiveAvgPool2dModule averages (N, C, H, W) or (C, H, W) input over windows chosen to
-// give OutputSize (torch.nn.AdaptiveAvgPool2d).
-type AdaptiveAvgPool2dModule struct {
+// AdaptiveAvgPoolModule averages its D spatial dimensions over windows
+// chosen to give OutputSize (torch.nn.AdaptiveAvgPool1d, 2d and 3d).
+type AdaptiveAvgPoolModule[D Dim] struct {
 	Module
 	OutputSize []int64 // as given: one number stands for every dimension
+}
+
+type (
+	AdaptiveAvgPool1dModule = AdaptiveAvgPoolModule[D1] // (N, C, L) or (C, L)
+	AdaptiveAvgPool2dModule = AdaptiveAvgPoolModule[D2] // (N, C, H, W) or (C, H, W)
+	AdaptiveAvgPool3dModule = AdaptiveAvgPoolModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+)
+
+func newAdaptiveAvgPool[D Dim](outputSize []int64) *AdaptiveAvgPoolModule[D] {
+	m := &AdaptiveAvgPoolModule[D]{OutputSize: outputSize}
+	m.Init(m)
+	return m
+}
+
+// AdaptiveAvgPool1d returns an AdaptiveAvgPool1dModule.
+func AdaptiveAvgPool1d[K IntOrTuple](outputSize K) *AdaptiveAvgPool1dModule {
+	return newAdaptiveAvgPool[D1](F.Ints(outputSize))
 }
 
 // AdaptiveAvgPool2d returns an AdaptiveAvgPool2dModule.
 func AdaptiveAvgPool2d[K IntOrTuple](outputSize K) *AdaptiveAvgPool2dModule {
-	m := &AdaptiveAvgPool2dModule{OutputSize: F.Ints(outputSize)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AdaptiveAvgPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AdaptiveAvgPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryAdaptiveAvgPool2d(x, m.OutputSize)
-}
-
-// ExtraRepr is "output_size=1".
-func (m *AdaptiveAvgPool2dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
-
-// AdaptiveMaxPool2dModule takes the maximum of (N, C, H, W) or (C, H, W) input over
-// windows chosen to give OutputSize (torch.nn.AdaptiveMaxPool2d).
-type AdaptiveMaxPool2dModule struct {
-	Module
-	OutputSize []int64 // as given: one number stands for every dimension
-}
-
-// AdaptiveMaxPool2d returns an AdaptiveMaxPool2dModule.
-func AdaptiveMaxPool2d[K IntOrTuple](outputSize K) *AdaptiveMaxPool2dModule {
-	m := &AdaptiveMaxPool2dModule{OutputSize: F.Ints(outputSize)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AdaptiveMaxPool2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AdaptiveMaxPool2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryAdaptiveMaxPool2d(x, m.OutputSize)
-}
-
-// ForwardWithIndices pools x and returns the indices of the maxima too
-// (PyTorch's return_indices=True).
-func (m *AdaptiveMaxPool2dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
-	out, indices, err := m.TryForwardWithIndices(x)
-	if err != nil {
-		panic(err)
-	}
-	return out, indices
-}
-
-// TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *AdaptiveMaxPool2dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
-	if m == nil {
-		err = nilLayer(m)
-		return
-	}
-	return F.TryAdaptiveMaxPool2dWithIndices(x, m.OutputSize)
-}
-
-// ExtraRepr is "output_size=1".
-func (m *AdaptiveMaxPool2dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
-
-// MaxPool3dModule takes the maximum over windows of (N, C, D, H, W) or (C, D, H, W) input
-// (torch.nn.MaxPool3d).
-type MaxPool3dModule struct {
-	Module
-	MaxPoolSettings
-}
-
-// MaxPool3d returns a MaxPool3dModule with windows of kernelSize.
-//
-// Options: WithStride (kernelSize), WithPadding (0), WithDilation (1),
-// WithCeilMode (false).
-func MaxPool3d[K IntOrTuple](kernelSize K, opts ...Option) *MaxPool3dModule {
-	m := &MaxPool3dModule{MaxPoolSettings: newMaxPool("MaxPool3d", 3, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *MaxPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *MaxPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x)
-}
-
-// ForwardWithIndices pools x and returns the indices of the maxima too
-// (PyTorch's return_indices=True).
-func (m *MaxPool3dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
-	out, indices, err := m.TryForwardWithIndices(x)
-	if err != nil {
-		panic(err)
-	}
-	return out, indices
-}
-
-// TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *MaxPool3dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
-	if m == nil {
-		err = nilLayer(m)
-		return
-	}
-	return m.forwardWithIndices(x)
-}
-
-// AvgPool3dModule averages over windows of (N, C, D, H, W) or (C, D, H, W) input
-// (torch.nn.AvgPool3d).
-type AvgPool3dModule struct {
-	Module
-	AvgPoolSettings
-}
-
-// AvgPool3d returns an AvgPool3dModule with windows of kernelSize.
-//
-// Options: WithStride (kernelSize), WithPadding (0), WithCeilMode (false),
-// WithCountIncludePad (true), WithDivisorOverride (None).
-func AvgPool3d[K IntOrTuple](kernelSize K, opts ...Option) *AvgPool3dModule {
-	m := &AvgPool3dModule{AvgPoolSettings: newAvgPool("AvgPool3d", 3, F.Ints(kernelSize), opts)}
-	m.Init(m)
-	return m
-}
-
-// Forward pools x.
-func (m *AvgPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *AvgPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x)
-}
-
-// AdaptiveAvgPool3dModule averages (N, C, D, H, W) or (C, D, H, W) input over windows chosen to
-// give OutputSize (torch.nn.AdaptiveAvgPool3d).
-type AdaptiveAvgPool3dModule struct {
-	Module
-	OutputSize []int64 // as given: one number stands for every dimension
+	return newAdaptiveAvgPool[D2](F.Ints(outputSize))
 }
 
 // AdaptiveAvgPool3d returns an AdaptiveAvgPool3dModule.
 func AdaptiveAvgPool3d[K IntOrTuple](outputSize K) *AdaptiveAvgPool3dModule {
-	m := &AdaptiveAvgPool3dModule{OutputSize: F.Ints(outputSize)}
-	m.Init(m)
-	return m
+	return newAdaptiveAvgPool[D3](F.Ints(outputSize))
 }
 
+func (m *AdaptiveAvgPoolModule[D]) reprName() string { return familyName[D]("AdaptiveAvgPool") }
+
 // Forward pools x.
-func (m *AdaptiveAvgPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *AdaptiveAvgPoolModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AdaptiveAvgPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *AdaptiveAvgPoolModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return F.TryAdaptiveAvgPool3d(x, m.OutputSize)
+	f := pick[D](F.TryAdaptiveAvgPool1d[[]int64], F.TryAdaptiveAvgPool2d[[]int64], F.TryAdaptiveAvgPool3d[[]int64])
+	return f(x, m.OutputSize)
 }
 
 // ExtraRepr is "output_size=1".
-func (m *AdaptiveAvgPool3dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
+func (m *AdaptiveAvgPoolModule[D]) ExtraRepr() string { return "output_size=" + pyIntOrTuple(m.OutputSize) }
 
-// AdaptiveMaxPool3dModule takes the maximum of (N, C, D, H, W) or (C, D, H, W) input over
-// windows chosen to give OutputSize (torch.nn.AdaptiveMaxPool3d).
-type AdaptiveMaxPool3dModule struct {
+// AdaptiveMaxPoolModule takes the maximum of its D spatial dimensions
+// over windows chosen to give OutputSize (torch.nn.AdaptiveMaxPool1d, 2d
+// and 3d).
+type AdaptiveMaxPoolModule[D Dim] struct {
 	Module
 	OutputSize []int64 // as given: one number stands for every dimension
 }
 
-// AdaptiveMaxPool3d returns an AdaptiveMaxPool3dModule.
-func AdaptiveMaxPool3d[K IntOrTuple](outputSize K) *AdaptiveMaxPool3dModule {
-	m := &AdaptiveMaxPool3dModule{OutputSize: F.Ints(outputSize)}
+type (
+	AdaptiveMaxPool1dModule = AdaptiveMaxPoolModule[D1] // (N, C, L) or (C, L)
+	AdaptiveMaxPool2dModule = AdaptiveMaxPoolModule[D2] // (N, C, H, W) or (C, H, W)
+	AdaptiveMaxPool3dModule = AdaptiveMaxPoolModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+)
+
+func newAdaptiveMaxPool[D Dim](outputSize []int64) *AdaptiveMaxPoolModule[D] {
+	m := &AdaptiveMaxPoolModule[D]{OutputSize: outputSize}
 	m.Init(m)
 	return m
 }
 
+// AdaptiveMaxPool1d returns an AdaptiveMaxPool1dModule.
+func AdaptiveMaxPool1d[K IntOrTuple](outputSize K) *AdaptiveMaxPool1dModule {
+	return newAdaptiveMaxPool[D1](F.Ints(outputSize))
+}
+
+// AdaptiveMaxPool2d returns an AdaptiveMaxPool2dModule.
+func AdaptiveMaxPool2d[K IntOrTuple](outputSize K) *AdaptiveMaxPool2dModule {
+	return newAdaptiveMaxPool[D2](F.Ints(outputSize))
+}
+
+// AdaptiveMaxPool3d returns an AdaptiveMaxPool3dModule.
+func AdaptiveMaxPool3d[K IntOrTuple](outputSize K) *AdaptiveMaxPool3dModule {
+	return newAdaptiveMaxPool[D3](F.Ints(outputSize))
+}
+
+func (m *AdaptiveMaxPoolModule[D]) reprName() string { return familyName[D]("AdaptiveMaxPool") }
+
 // Forward pools x.
-func (m *AdaptiveMaxPool3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *AdaptiveMaxPoolModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *AdaptiveMaxPool3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *AdaptiveMaxPoolModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return F.TryAdaptiveMaxPool3d(x, m.OutputSize)
+	f := pick[D](F.TryAdaptiveMaxPool1d[[]int64], F.TryAdaptiveMaxPool2d[[]int64], F.TryAdaptiveMaxPool3d[[]int64])
+	return f(x, m.OutputSize)
 }
 
 // ForwardWithIndices pools x and returns the indices of the maxima too
 // (PyTorch's return_indices=True).
-func (m *AdaptiveMaxPool3dModule) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
+func (m *AdaptiveMaxPoolModule[D]) ForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor) {
 	out, indices, err := m.TryForwardWithIndices(x)
 	if err != nil {
 		panic(err)
@@ -569,15 +364,15 @@ func (m *AdaptiveMaxPool3dModule) ForwardWithIndices(x torch.Tensor) (out, indic
 }
 
 // TryForwardWithIndices is ForwardWithIndices that returns its error.
-func (m *AdaptiveMaxPool3dModule) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
+func (m *AdaptiveMaxPoolModule[D]) TryForwardWithIndices(x torch.Tensor) (out, indices torch.Tensor, err error) {
 	if m == nil {
 		err = nilLayer(m)
 		return
 	}
-	return F.TryAdaptiveMaxPool3dWithIndices(x, m.OutputSize)
+	f := pick[D](F.TryAdaptiveMaxPool1dWithIndices[[]int64], F.TryAdaptiveMaxPool2dWithIndices[[]int64],
+		F.TryAdaptiveMaxPool3dWithIndices[[]int64])
+	return f(x, m.OutputSize)
 }
 
 // ExtraRepr is "output_size=1".
-func (m *AdaptiveMaxPool3dModule) ExtraRepr() string {
-	return "output_size=" + pyIntOrTuple(m.OutputSize)
-}
+func (m *AdaptiveMaxPoolModule[D]) ExtraRepr() string { return "output_size=" + pyIntOrTuple(m.OutputSize) }

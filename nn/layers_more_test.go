@@ -1,0 +1,154 @@
+package nn_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/nn"
+	"github.com/gotorch/gotorch/torch"
+)
+
+func ones(s ...int64) torch.Tensor { return torch.Ones(s) }
+
+// TestNewLayersBadInput checks that the layers of issue 25 answer wrong
+// input with a *torch.Error from TryForward (and a panic with it from
+// Forward), not a crash.
+func TestNewLayersBadInput(t *testing.T) {
+	cases := []struct {
+		name     string
+		m        tryForwarder
+		x        torch.Tensor
+		op, want string
+	}{
+		{"reflection pad too wide", nn.ReflectionPad1d(5), ones(1, 2, 3), "", "Padding size should be less than the corresponding input dimension"},
+		{"replication pad rank", nn.ReplicationPad2d(1), ones(3), "", ""},
+		{"constant pad undefined", nn.ConstantPad2d(1, 0), torch.Tensor{}, "", "undefined tensor"},
+		{"instancenorm rank", nn.InstanceNorm2d(3), ones(2, 3), "nn.InstanceNorm2d", "expected 3D or 4D input (got 2D input)"},
+		{"instancenorm channels", nn.InstanceNorm1d(3, nn.WithAffine(true)), ones(2, 4, 5), "nn.InstanceNorm1d",
+			"expected input's size at dim=1 to match num_features (3), but got: 4."},
+		{"instancenorm one element", nn.InstanceNorm1d(2), ones(2, 2, 1), "", "Expected more than 1 spatial element when training"},
+		{"lrn rank", nn.LocalResponseNorm(2), ones(2, 3), "nn.LocalResponseNorm", "Expected 3D or higher dimensionality input (got 2 dimensions)"},
+		{"upsample no size", nn.Upsample(), ones(1, 1, 2, 2), "nn.functional.interpolate", "either size or scale_factor should be defined"},
+		{"upsample mode rank", nn.Upsample(nn.WithScaleFactor(2), nn.WithMode("bilinear")), ones(1, 1, 2), "", ""},
+		{"pixel shuffle channels", nn.PixelShuffle(2), ones(1, 3, 2, 2), "", "to be divisible by the square of upscale_factor"},
+		{"pixel unshuffle size", nn.PixelUnshuffle(2), ones(1, 1, 3, 4), "", "divisible by downscale_factor"},
+		{"unfold rank", nn.Unfold(2), ones(2, 2), "", ""},
+		{"fold blocks", nn.Fold(4, 2), ones(1, 4, 5), "", ""},
+		{"channel shuffle groups", nn.ChannelShuffle(3), ones(1, 4, 2, 2), "", "Number of channels must be divisible by groups"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.m.TryForward(c.x)
+			layTorchErr(t, err, c.op, c.want)
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				c.m.(interface {
+					Forward(torch.Tensor) torch.Tensor
+				}).Forward(c.x)
+				return nil
+			}()
+			e, ok := r.(error)
+			require.True(t, ok, "Forward panics with an error, got %v", r)
+			layTorchErr(t, e, c.op, c.want)
+		})
+	}
+
+	bag := nn.EmbeddingBag(5, 2)
+	_, err := bag.TryForward(torch.FromSlice([]int64{1, 2, 3, 4}, 1, 2, 2), torch.Tensor{})
+	layTorchErr(t, err, "nn.EmbeddingBag", "input has to be 1D or 2D Tensor, but got Tensor of dimension 3")
+	_, err = bag.TryForward(torch.FromSlice([]int64{1, 2}), torch.Tensor{})
+	layTorchErr(t, err, "nn.EmbeddingBag", "offsets has to be a 1D Tensor but got None")
+	_, err = bag.TryForward(torch.FromSlice([]int64{1, 2}, 1, 2), torch.FromSlice([]int64{0}))
+	layTorchErr(t, err, "nn.EmbeddingBag", "if input is 2D, then offsets has to be None")
+	_, err = bag.TryForwardWeighted(torch.FromSlice([]int64{1, 2}), torch.FromSlice([]int64{0}), ones(2))
+	layTorchErr(t, err, "nn.EmbeddingBag", "per_sample_weights is only supported for mode='sum'")
+	_, err = bag.TryForward(torch.FromSlice([]int64{1, 7}), torch.FromSlice([]int64{0}))
+	layTorchErr(t, err, "", "")
+
+	_, err = nn.GaussianNLLLoss().TryForward(ones(2, 3), ones(2, 3), ones(3))
+	layTorchErr(t, err, "nn.GaussianNLLLoss", "var is of incorrect size")
+	_, err = nn.GaussianNLLLoss().TryForward(ones(2, 3), ones(2, 3), ones(2, 3).Neg())
+	layTorchErr(t, err, "nn.GaussianNLLLoss", "var has negative entry/entries")
+	_, err = nn.MarginRankingLoss().TryForward(ones(3), ones(3), ones(1, 3))
+	layTorchErr(t, err, "nn.MarginRankingLoss", "All input tensors should have same dimension")
+	_, err = nn.SoftMarginLoss(nn.WithReduction("avg")).TryForward(ones(3), ones(3))
+	layTorchErr(t, err, "nn.SoftMarginLoss", "avg is not a valid value for reduction")
+	_, err = nn.MultiLabelSoftMarginLoss().TryForward(ones(), ones())
+	layTorchErr(t, err, "nn.MultiLabelSoftMarginLoss", "class dimension")
+	_, err = nn.CTCLoss().TryForward(ones(5, 2, 3), torch.FromSlice([]int64{1, 2}, 2, 1), torch.FromSlice([]int64{5}),
+		torch.FromSlice([]int64{1, 1}))
+	layTorchErr(t, err, "", "")
+	_, err = nn.CosineSimilarity().TryForward(ones(2, 3), ones(4, 3))
+	layTorchErr(t, err, "", "")
+	_, err = nn.TripletMarginLoss().TryForward(ones(2, 3), ones(2, 3), torch.Tensor{})
+	layTorchErr(t, err, "", "undefined tensor")
+}
+
+// TestNilFamilyLayers checks that a nil member of a generic layer family
+// names itself by PyTorch's name, not by its Go type's.
+func TestNilFamilyLayers(t *testing.T) {
+	var mp *nn.MaxPool2dModule
+	_, err := mp.TryForward(ones(1, 1, 2, 2))
+	layTorchErr(t, err, "nn.MaxPool2d", "called on a nil *nn.MaxPool2dModule (a layer that was never constructed?)")
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	var pad *nn.ReflectionPad3dModule
+	_, err = pad.TryForward(ones(1, 1, 2, 2, 2))
+	layTorchErr(t, err, "nn.ReflectionPad3d", "called on a nil *nn.ReflectionPad3dModule")
+	var in *nn.InstanceNorm1dModule
+	assert.PanicsWithError(t, "torch.nn.InstanceNorm1d: called on a nil *nn.InstanceNorm1dModule (a layer that was never constructed?)",
+		func() { in.Forward(ones(2, 3)) })
+	var am *nn.AdaptiveMaxPool3dModule
+	_, _, err = am.TryForwardWithIndices(ones(1, 1, 2, 2, 2))
+	layTorchErr(t, err, "nn.AdaptiveMaxPool3d", "called on a nil *nn.AdaptiveMaxPool3dModule")
+	var bag *nn.EmbeddingBagModule
+	_, err = bag.TryForward(ones(2), ones(1))
+	layTorchErr(t, err, "nn.EmbeddingBag", "called on a nil *nn.EmbeddingBagModule")
+	var ctc *nn.CTCLossModule
+	_, err = ctc.TryForward(ones(1), ones(1), ones(1), ones(1))
+	layTorchErr(t, err, "nn.CTCLoss", "called on a nil *nn.CTCLossModule")
+	// A member of a family is its alias: the same type, the same methods.
+	var m nn.Moduler = nn.AvgPool1d(2)
+	_, ok := m.(*nn.AvgPoolModule[nn.D1])
+	assert.True(t, ok)
+	assert.Equal(t, "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))", nn.AvgPool1d(2).String())
+}
+
+// TestNewLayerConstructorErrors checks the constructor checks of the
+// layers of issue 25, which panic with a *torch.Error as PyTorch raises.
+func TestNewLayerConstructorErrors(t *testing.T) {
+	cases := []struct {
+		name, want string
+		f          func()
+	}{
+		{"instancenorm option", "torch.nn.InstanceNorm2d: unexpected option p", func() { nn.InstanceNorm2d(2, nn.WithP(0.1)) }},
+		{"instancenorm momentum none", "momentum must be a number", func() { nn.InstanceNorm1d(2, nn.WithMomentumNone()) }},
+		{"lrn size", "size must be positive, got 0", func() { nn.LocalResponseNorm(0) }},
+		{"upsample mode", `unsupported mode "area"`, func() { nn.Upsample(nn.WithMode("area")) }},
+		{"upsample align nearest", "align_corners option can only be set with the interpolating modes",
+			func() { nn.Upsample(nn.WithAlignCorners(false)) }},
+		{"unfold padding string", "padding must be a number or a tuple", func() { nn.Unfold(2, nn.WithPaddingString("same")) }},
+		{"bag mode", "mode has to be one of sum, mean or max", func() { nn.EmbeddingBag(3, 2, nn.WithMode("min")) }},
+		{"bag max sparse", "max mode does not support sparse weights",
+			func() { nn.EmbeddingBag(3, 2, nn.WithMode("max"), nn.WithSparse(true)) }},
+		{"bag padding", "padding_idx must be within num_embeddings", func() { nn.EmbeddingBag(3, 2, nn.WithPaddingIdx(3)) }},
+		{"bag max norm", "max_norm must be positive", func() { nn.EmbeddingBag(3, 2, nn.WithMaxNorm(0)) }},
+		{"multi margin p", "only p == 1 and p == 2 supported", func() { nn.MultiMarginLoss(nn.WithP(3)) }},
+		{"multi margin weight", "weight must be one-dimensional",
+			func() { nn.MultiMarginLoss(nn.WithWeight(ones(2, 2))) }},
+		{"loss option", "torch.nn.CTCLoss: unexpected option margin", func() { nn.CTCLoss(nn.WithMargin(1)) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				c.f()
+				return nil
+			}()
+			e, ok := r.(*torch.Error)
+			require.True(t, ok, "expected a panic with a *torch.Error, got %v", r)
+			assert.Contains(t, e.Error(), c.want)
+		})
+	}
+}
