@@ -302,7 +302,9 @@ func (m *AdaptiveAvgPoolModule[D]) TryForward(x torch.Tensor) (torch.Tensor, err
 }
 
 // ExtraRepr is "output_size=1".
-func (m *AdaptiveAvgPoolModule[D]) ExtraRepr() string { return "output_size=" + pyIntOrTuple(m.OutputSize) }
+func (m *AdaptiveAvgPoolModule[D]) ExtraRepr() string {
+	return "output_size=" + pyIntOrTuple(m.OutputSize)
+}
 
 // AdaptiveMaxPoolModule takes the maximum of its D spatial dimensions
 // over windows chosen to give OutputSize (torch.nn.AdaptiveMaxPool1d, 2d
@@ -375,4 +377,6 @@ func (m *AdaptiveMaxPoolModule[D]) TryForwardWithIndices(x torch.Tensor) (out, i
 }
 
 // ExtraRepr is "output_size=1".
-func (m *AdaptiveMaxPoolModule[D]) ExtraRepr() string { return "output_size=" + pyIntOrTuple(m.OutputSize) }
+func (m *AdaptiveMaxPoolModule[D]) ExtraRepr() string {
+	return "output_size=" + pyIntOrTuple(m.OutputSize)
+}
