@@ -7,8 +7,8 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"flag"
+	"fmt"
 	"go/format"
 	"os"
 	"path/filepath"
