@@ -23,9 +23,9 @@ type LeakyReLUModule struct {
 //
 // Options: WithNegativeSlope (0.01).
 func LeakyReLU(opts ...Option) *LeakyReLUModule {
-	a := layerArgs{negativeSlope: 0.01}
+	var a layerArgs
 	a.parse("LeakyReLU", opts, "negative_slope")
-	m := &LeakyReLUModule{NegativeSlope: a.negativeSlope}
+	m := &LeakyReLUModule{NegativeSlope: a.float("negative_slope", 0.01)}
 	m.Init(m)
 	return m
 }
@@ -55,9 +55,9 @@ type GELUModule struct {
 //
 // Options: WithApproximate ("none"; or "tanh").
 func GELU(opts ...Option) *GELUModule {
-	a := layerArgs{approximate: "none"}
+	var a layerArgs
 	a.parse("GELU", opts, "approximate")
-	m := &GELUModule{Approximate: a.approximate}
+	m := &GELUModule{Approximate: a.str("approximate", "none")}
 	m.Init(m)
 	return m
 }
@@ -87,9 +87,9 @@ type ELUModule struct {
 //
 // Options: WithAlpha (1.0).
 func ELU(opts ...Option) *ELUModule {
-	a := layerArgs{alpha: 1}
+	var a layerArgs
 	a.parse("ELU", opts, "alpha")
-	m := &ELUModule{Alpha: a.alpha}
+	m := &ELUModule{Alpha: a.float("alpha", 1)}
 	m.Init(m)
 	return m
 }
@@ -119,9 +119,9 @@ type CELUModule struct {
 //
 // Options: WithAlpha (1.0).
 func CELU(opts ...Option) *CELUModule {
-	a := layerArgs{alpha: 1}
+	var a layerArgs
 	a.parse("CELU", opts, "alpha")
-	m := &CELUModule{Alpha: a.alpha}
+	m := &CELUModule{Alpha: a.float("alpha", 1)}
 	m.Init(m)
 	return m
 }
@@ -150,12 +150,13 @@ type HardtanhModule struct {
 //
 // Options: WithMinVal (-1), WithMaxVal (1).
 func Hardtanh(opts ...Option) *HardtanhModule {
-	a := layerArgs{minVal: -1, maxVal: 1}
+	var a layerArgs
 	a.parse("Hardtanh", opts, "min_val", "max_val")
-	if a.maxVal <= a.minVal {
+	minVal, maxVal := a.float("min_val", -1), a.float("max_val", 1)
+	if maxVal <= minVal {
 		layerPanic("Hardtanh", "max_val must be greater than min_val")
 	}
-	m := &HardtanhModule{MinVal: a.minVal, MaxVal: a.maxVal}
+	m := &HardtanhModule{MinVal: minVal, MaxVal: maxVal}
 	m.Init(m)
 	return m
 }
@@ -187,9 +188,9 @@ type SoftplusModule struct {
 //
 // Options: WithBeta (1), WithThreshold (20).
 func Softplus(opts ...Option) *SoftplusModule {
-	a := layerArgs{beta: 1, threshold: 20}
+	var a layerArgs
 	a.parse("Softplus", opts, "beta", "threshold")
-	m := &SoftplusModule{Beta: a.beta, Threshold: a.threshold}
+	m := &SoftplusModule{Beta: a.float("beta", 1), Threshold: a.float("threshold", 20)}
 	m.Init(m)
 	return m
 }
@@ -260,9 +261,9 @@ type GLUModule struct {
 //
 // Options: WithDim (-1).
 func GLU(opts ...Option) *GLUModule {
-	a := layerArgs{dim: -1}
+	var a layerArgs
 	a.parse("GLU", opts, "dim")
-	m := &GLUModule{Dim: a.dim}
+	m := &GLUModule{Dim: a.int("dim", -1)}
 	m.Init(m)
 	return m
 }
@@ -293,10 +294,11 @@ type PReLUModule struct {
 //
 // Options: WithNumParameters (1), WithInit (0.25), WithDtype, WithDevice.
 func PReLU(opts ...Option) *PReLUModule {
-	a := layerArgs{numParameters: 1, init: 0.25}
+	var a layerArgs
 	a.parse("PReLU", opts, "num_parameters", "init", "dtype", "device")
-	m := &PReLUModule{NumParameters: a.numParameters, Weight: a.param(a.numParameters)}
-	torch.NoGrad(func() { m.Weight.FillScalar_(torch.S(a.init)) })
+	n := a.int("num_parameters", 1)
+	m := &PReLUModule{NumParameters: n, Weight: a.param(n)}
+	torch.NoGrad(func() { m.Weight.FillScalar_(torch.S(a.float("init", 0.25))) })
 	m.Init(m)
 	return m
 }

@@ -25,18 +25,20 @@ type batchNormTensors struct {
 }
 
 func newBatchNorm(layer string, numFeatures int64, opts []Option) (BatchNormSettings, batchNormTensors) {
-	return newNorm(layer, numFeatures, opts, &layerArgs{eps: 1e-5, momentum: 0.1, affine: true, trackRunningStats: true})
+	return newNorm(layer, numFeatures, opts, true, true)
 }
 
 // newNorm makes the settings, parameters and buffers of BatchNorm and
 // InstanceNorm (PyTorch's _NormBase), whose defaults a has.
-func newNorm(layer string, numFeatures int64, opts []Option, a *layerArgs) (BatchNormSettings, batchNormTensors) {
+func newNorm(layer string, numFeatures int64, opts []Option, affine, trackRunningStats bool) (BatchNormSettings, batchNormTensors) {
+	a := &layerArgs{}
 	a.parse(layer, opts, "eps", "momentum", "affine", "track_running_stats", "dtype", "device")
 	if numFeatures < 0 {
 		layerPanic(layer, "num_features must be non-negative, got %d", numFeatures)
 	}
-	s := BatchNormSettings{NumFeatures: numFeatures, Eps: a.eps, Momentum: a.momentum, MomentumNone: a.momentumNone,
-		Affine: a.affine, TrackRunningStats: a.trackRunningStats}
+	s := BatchNormSettings{NumFeatures: numFeatures, Eps: a.float("eps", 1e-5), Momentum: a.float("momentum", 0.1),
+		MomentumNone: a.bool("momentum", false), Affine: a.bool("affine", affine),
+		TrackRunningStats: a.bool("track_running_stats", trackRunningStats)}
 	var t batchNormTensors
 	if s.Affine {
 		t.weight, t.bias = a.param(numFeatures), a.param(numFeatures)
@@ -46,7 +48,7 @@ func newNorm(layer string, numFeatures int64, opts []Option, a *layerArgs) (Batc
 		t.runningVar = torch.Ones([]int64{numFeatures}, a.factory()...)
 		long := []torch.Option{torch.WithDtype(torch.Int64)}
 		if a.has("device") {
-			long = append(long, torch.WithDevice(a.device))
+			long = append(long, torch.WithDevice(a.opts["device"].device))
 		}
 		t.numBatchesTracked = torch.Zeros([]int64{}, long...)
 	}

@@ -28,9 +28,9 @@ type ConvSettings struct {
 // newConvSettings checks and normalizes a convolution's arguments, as
 // PyTorch's _ConvNd does.
 func newConvSettings(layer string, n int, in, out int64, kernel []int64, a *layerArgs) ConvSettings {
-	s := ConvSettings{InChannels: in, OutChannels: out, KernelSize: dims(kernel, n), Stride: dims(a.stride, n),
-		Padding: dims(a.padding, n), PaddingString: a.paddingString, Dilation: dims(a.dilation, n),
-		Groups: a.groups, PaddingMode: a.paddingMode, dims: n}
+	s := ConvSettings{InChannels: in, OutChannels: out, KernelSize: dims(kernel, n), Stride: dims(a.ints("stride", one), n),
+		Padding: dims(a.ints("padding", zero), n), PaddingString: a.paddingString(), Dilation: dims(a.ints("dilation", one), n),
+		Groups: a.int("groups", 1), PaddingMode: a.str("padding_mode", "zeros"), dims: n}
 	switch {
 	case s.Groups <= 0:
 		layerPanic(layer, "groups must be a positive integer")
@@ -41,7 +41,7 @@ func newConvSettings(layer string, n int, in, out int64, kernel []int64, a *laye
 	}
 	for _, v := range [][]int64{s.KernelSize, s.Stride, s.Dilation} {
 		if len(v) != n {
-			layerPanic(layer, "expected %d sizes per argument, got kernel_size=%v, stride=%v, dilation=%v", n, kernel, a.stride, a.dilation)
+			layerPanic(layer, "expected %d sizes per argument, got kernel_size=%v, stride=%v, dilation=%v", n, kernel, a.ints("stride", one), a.ints("dilation", one))
 		}
 	}
 	if s.PaddingString != "" {
@@ -55,7 +55,7 @@ func newConvSettings(layer string, n int, in, out int64, kernel []int64, a *laye
 		}
 		s.Padding = nil
 	} else if len(s.Padding) != n {
-		layerPanic(layer, "expected %d sizes per argument, got padding=%v", n, a.padding)
+		layerPanic(layer, "expected %d sizes per argument, got padding=%v", n, a.ints("padding", zero))
 	}
 	switch s.PaddingMode {
 	case "zeros", "reflect", "replicate", "circular":
@@ -66,7 +66,7 @@ func newConvSettings(layer string, n int, in, out int64, kernel []int64, a *laye
 }
 
 func convArgs(layer string, opts []Option) *layerArgs {
-	a := &layerArgs{stride: []int64{1}, padding: []int64{0}, dilation: []int64{1}, groups: 1, bias: true, paddingMode: "zeros"}
+	a := &layerArgs{}
 	a.parse(layer, opts, "stride", "padding", "dilation", "groups", "bias", "padding_mode", "dtype", "device")
 	return a
 }
@@ -75,7 +75,7 @@ func convArgs(layer string, opts []Option) *layerArgs {
 // PyTorch's _ConvNd.reset_parameters does.
 func convParams(a *layerArgs, weightShape []int64, out int64) (w, b torch.Tensor) {
 	w = a.param(weightShape...)
-	if a.bias {
+	if a.bool("bias", true) {
 		b = a.param(out)
 	}
 	resetConv(w, b)

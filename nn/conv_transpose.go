@@ -19,18 +19,17 @@ type ConvTransposeSettings struct {
 }
 
 func newConvTranspose(layer string, n int, in, out int64, kernel []int64, opts []Option) (ConvTransposeSettings, torch.Tensor, torch.Tensor) {
-	a := &layerArgs{stride: []int64{1}, padding: []int64{0}, outputPadding: []int64{0}, dilation: []int64{1}, groups: 1,
-		bias: true, paddingMode: "zeros"}
+	a := &layerArgs{}
 	a.parse(layer, opts, "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode", "dtype", "device")
-	if a.paddingMode != "zeros" {
+	if a.str("padding_mode", "zeros") != "zeros" {
 		layerPanic(layer, "Only \"zeros\" padding mode is supported for %s", layer)
 	}
-	if a.paddingString != "" {
-		layerPanic(layer, "padding must be a number or a tuple for %s, got '%s'", layer, a.paddingString)
+	if s := a.paddingString(); s != "" {
+		layerPanic(layer, "padding must be a number or a tuple for %s, got '%s'", layer, s)
 	}
-	s := ConvTransposeSettings{InChannels: in, OutChannels: out, KernelSize: dims(kernel, n), Stride: dims(a.stride, n),
-		Padding: dims(a.padding, n), OutputPadding: dims(a.outputPadding, n), Groups: a.groups,
-		Dilation: dims(a.dilation, n), dims: n}
+	s := ConvTransposeSettings{InChannels: in, OutChannels: out, KernelSize: dims(kernel, n), Stride: dims(a.ints("stride", one), n),
+		Padding: dims(a.ints("padding", zero), n), OutputPadding: dims(a.ints("output_padding", zero), n), Groups: a.int("groups", 1),
+		Dilation: dims(a.ints("dilation", one), n), dims: n}
 	switch {
 	case s.Groups <= 0:
 		layerPanic(layer, "groups must be a positive integer")

@@ -4,12 +4,13 @@ package nn
 // internal/genlayers; these are their shared parts.
 
 func dropoutP(layer string, opts []Option) float64 {
-	a := layerArgs{p: 0.5}
+	var a layerArgs
 	a.parse(layer, opts, "p")
-	if a.p < 0 || a.p > 1 {
-		layerPanic(layer, "dropout probability has to be between 0 and 1, but got %s", pyFloat(a.p))
+	p := a.float("p", 0.5)
+	if p < 0 || p > 1 {
+		layerPanic(layer, "dropout probability has to be between 0 and 1, but got %s", pyFloat(p))
 	}
-	return a.p
+	return p
 }
 
 func dropoutRepr(p float64) string { return "p=" + pyFloat(p) + ", inplace=False" }

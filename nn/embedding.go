@@ -28,12 +28,12 @@ type EmbeddingModule struct {
 // WithScaleGradByFreq (false), WithSparse (false), WithDtype, WithDevice.
 func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModule {
 	const layer = "Embedding"
-	a := layerArgs{normType: 2}
+	var a layerArgs
 	a.parse(layer, opts, "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "dtype", "device")
-	m := &EmbeddingModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, PaddingIdx: -1, NormType: a.normType,
-		ScaleGradByFreq: a.scaleGradByFreq, Sparse: a.sparse}
+	m := &EmbeddingModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, PaddingIdx: -1, NormType: a.float("norm_type", 2),
+		ScaleGradByFreq: a.bool("scale_grad_by_freq", false), Sparse: a.bool("sparse", false)}
 	if a.has("padding_idx") {
-		p := a.paddingIdx
+		p := a.int("padding_idx", -1)
 		if p >= numEmbeddings || p < -numEmbeddings {
 			layerPanic(layer, "Padding_idx must be within num_embeddings")
 		}
@@ -43,10 +43,9 @@ func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModu
 		m.PaddingIdx = p
 	}
 	if a.has("max_norm") {
-		if a.maxNorm <= 0 {
-			layerPanic(layer, "max_norm must be positive, got %s", pyFloat(a.maxNorm))
+		if m.MaxNorm = a.float("max_norm", 0); m.MaxNorm <= 0 {
+			layerPanic(layer, "max_norm must be positive, got %s", pyFloat(m.MaxNorm))
 		}
-		m.MaxNorm = a.maxNorm
 	}
 	m.Weight = a.param(numEmbeddings, embeddingDim)
 	m.ResetParameters()

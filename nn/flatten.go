@@ -17,9 +17,9 @@ type FlattenModule struct {
 //
 // Options: WithStartDim (1), WithEndDim (-1).
 func Flatten(opts ...Option) *FlattenModule {
-	a := layerArgs{startDim: 1, endDim: -1}
+	var a layerArgs
 	a.parse("Flatten", opts, "start_dim", "end_dim")
-	m := &FlattenModule{StartDim: a.startDim, EndDim: a.endDim}
+	m := &FlattenModule{StartDim: a.int("start_dim", 1), EndDim: a.int("end_dim", -1)}
 	m.Init(m)
 	return m
 }

@@ -24,12 +24,12 @@ type GroupNormModule struct {
 //
 // Options: WithEps (1e-5), WithAffine (true), WithDtype, WithDevice.
 func GroupNorm(numGroups, numChannels int64, opts ...Option) *GroupNormModule {
-	a := layerArgs{eps: 1e-5, affine: true}
+	var a layerArgs
 	a.parse("GroupNorm", opts, "eps", "affine", "dtype", "device")
 	if numGroups <= 0 || numChannels%numGroups != 0 {
 		layerPanic("GroupNorm", "num_channels must be divisible by num_groups")
 	}
-	m := &GroupNormModule{NumGroups: numGroups, NumChannels: numChannels, Eps: a.eps, Affine: a.affine}
+	m := &GroupNormModule{NumGroups: numGroups, NumChannels: numChannels, Eps: a.float("eps", 1e-5), Affine: a.bool("affine", true)}
 	if m.Affine {
 		m.Weight, m.Bias = a.param(numChannels), a.param(numChannels)
 	}

@@ -27,7 +27,7 @@ type (
 
 func newInstanceNorm[D Dim](numFeatures int64, opts []Option) *InstanceNormModule[D] {
 	layer := familyName[D]("InstanceNorm")
-	s, t := newNorm(layer, numFeatures, opts, &layerArgs{eps: 1e-5, momentum: 0.1})
+	s, t := newNorm(layer, numFeatures, opts, false, false)
 	if s.MomentumNone {
 		layerPanic(layer, "momentum must be a number")
 	}

@@ -25,9 +25,9 @@ type LayerNormModule struct {
 // Options: WithEps (1e-5), WithElementwiseAffine (true), WithDtype,
 // WithDevice.
 func LayerNorm[K IntOrTuple](normalizedShape K, opts ...Option) *LayerNormModule {
-	a := layerArgs{eps: 1e-5, elementwiseAffine: true}
+	var a layerArgs
 	a.parse("LayerNorm", opts, "eps", "elementwise_affine", "dtype", "device")
-	m := &LayerNormModule{NormalizedShape: F.Ints(normalizedShape), Eps: a.eps, ElementwiseAffine: a.elementwiseAffine}
+	m := &LayerNormModule{NormalizedShape: F.Ints(normalizedShape), Eps: a.float("eps", 1e-5), ElementwiseAffine: a.bool("elementwise_affine", true)}
 	for _, n := range m.NormalizedShape {
 		if n < 0 {
 			layerPanic("LayerNorm", "normalized_shape must be non-negative, got %v", m.NormalizedShape)

@@ -23,13 +23,13 @@ type LinearModule struct {
 //
 // Options: WithBias (true), WithDtype, WithDevice.
 func Linear(inFeatures, outFeatures int64, opts ...Option) *LinearModule {
-	a := layerArgs{bias: true}
+	var a layerArgs
 	a.parse("Linear", opts, "bias", "dtype", "device")
 	if inFeatures < 0 || outFeatures < 0 {
 		layerPanic("Linear", "in_features and out_features must be non-negative, got %d and %d", inFeatures, outFeatures)
 	}
 	l := &LinearModule{InFeatures: inFeatures, OutFeatures: outFeatures, Weight: a.param(outFeatures, inFeatures)}
-	if a.bias {
+	if a.bool("bias", true) {
 		l.Bias = a.param(outFeatures)
 	}
 	l.ResetParameters()
@@ -79,11 +79,11 @@ type BilinearModule struct {
 //
 // Options: WithBias (true), WithDtype, WithDevice.
 func Bilinear(in1Features, in2Features, outFeatures int64, opts ...Option) *BilinearModule {
-	a := layerArgs{bias: true}
+	var a layerArgs
 	a.parse("Bilinear", opts, "bias", "dtype", "device")
 	l := &BilinearModule{In1Features: in1Features, In2Features: in2Features, OutFeatures: outFeatures,
 		Weight: a.param(outFeatures, in1Features, in2Features)}
-	if a.bias {
+	if a.bool("bias", true) {
 		l.Bias = a.param(outFeatures)
 	}
 	l.ResetParameters()

@@ -7,7 +7,7 @@ import (
 
 // lossArgs parses a loss's options with PyTorch's defaults.
 func lossArgs(layer string, opts []Option, allowed ...string) layerArgs {
-	a := layerArgs{reduction: "mean", ignoreIndex: -100, beta: 1, delta: 1}
+	var a layerArgs
 	a.parse(layer, opts, append(allowed, "reduction")...)
 	return a
 }
@@ -26,7 +26,7 @@ type CrossEntropyLossModule struct {
 // Options: WithWeight (None), WithIgnoreIndex (-100), WithLabelSmoothing (0), WithReduction ("mean").
 func CrossEntropyLoss(opts ...Option) *CrossEntropyLossModule {
 	a := lossArgs("CrossEntropyLoss", opts, "weight", "ignore_index", "label_smoothing")
-	m := &CrossEntropyLossModule{Reduction: a.reduction, Weight: a.weight, IgnoreIndex: a.ignoreIndex, LabelSmoothing: a.labelSmoothing}
+	m := &CrossEntropyLossModule{Reduction: a.str("reduction", "mean"), Weight: a.tensor("weight"), IgnoreIndex: a.int("ignore_index", -100), LabelSmoothing: a.float("label_smoothing", 0)}
 	m.Init(m)
 	return m
 }
@@ -57,7 +57,7 @@ type NLLLossModule struct {
 // Options: WithWeight (None), WithIgnoreIndex (-100), WithReduction ("mean").
 func NLLLoss(opts ...Option) *NLLLossModule {
 	a := lossArgs("NLLLoss", opts, "weight", "ignore_index")
-	m := &NLLLossModule{Reduction: a.reduction, Weight: a.weight, IgnoreIndex: a.ignoreIndex}
+	m := &NLLLossModule{Reduction: a.str("reduction", "mean"), Weight: a.tensor("weight"), IgnoreIndex: a.int("ignore_index", -100)}
 	m.Init(m)
 	return m
 }
@@ -87,7 +87,7 @@ type MSELossModule struct {
 // Options: WithReduction ("mean").
 func MSELoss(opts ...Option) *MSELossModule {
 	a := lossArgs("MSELoss", opts)
-	m := &MSELossModule{Reduction: a.reduction}
+	m := &MSELossModule{Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -117,7 +117,7 @@ type L1LossModule struct {
 // Options: WithReduction ("mean").
 func L1Loss(opts ...Option) *L1LossModule {
 	a := lossArgs("L1Loss", opts)
-	m := &L1LossModule{Reduction: a.reduction}
+	m := &L1LossModule{Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -147,7 +147,7 @@ type SmoothL1LossModule struct {
 // Options: WithBeta (1.0), WithReduction ("mean").
 func SmoothL1Loss(opts ...Option) *SmoothL1LossModule {
 	a := lossArgs("SmoothL1Loss", opts, "beta")
-	m := &SmoothL1LossModule{Reduction: a.reduction, Beta: a.beta}
+	m := &SmoothL1LossModule{Reduction: a.str("reduction", "mean"), Beta: a.float("beta", 1)}
 	m.Init(m)
 	return m
 }
@@ -177,7 +177,7 @@ type HuberLossModule struct {
 // Options: WithDelta (1.0), WithReduction ("mean").
 func HuberLoss(opts ...Option) *HuberLossModule {
 	a := lossArgs("HuberLoss", opts, "delta")
-	m := &HuberLossModule{Reduction: a.reduction, Delta: a.delta}
+	m := &HuberLossModule{Reduction: a.str("reduction", "mean"), Delta: a.float("delta", 1)}
 	m.Init(m)
 	return m
 }
@@ -207,7 +207,7 @@ type BCELossModule struct {
 // Options: WithWeight (None), WithReduction ("mean").
 func BCELoss(opts ...Option) *BCELossModule {
 	a := lossArgs("BCELoss", opts, "weight")
-	m := &BCELossModule{Reduction: a.reduction, Weight: a.weight}
+	m := &BCELossModule{Reduction: a.str("reduction", "mean"), Weight: a.tensor("weight")}
 	m.Init(m)
 	return m
 }
@@ -238,7 +238,7 @@ type BCEWithLogitsLossModule struct {
 // Options: WithWeight (None), WithPosWeight (None), WithReduction ("mean").
 func BCEWithLogitsLoss(opts ...Option) *BCEWithLogitsLossModule {
 	a := lossArgs("BCEWithLogitsLoss", opts, "weight", "pos_weight")
-	m := &BCEWithLogitsLossModule{Reduction: a.reduction, Weight: a.weight, PosWeight: a.posWeight}
+	m := &BCEWithLogitsLossModule{Reduction: a.str("reduction", "mean"), Weight: a.tensor("weight"), PosWeight: a.tensor("pos_weight")}
 	m.Init(m)
 	return m
 }
@@ -268,7 +268,7 @@ type KLDivLossModule struct {
 // Options: WithLogTarget (false), WithReduction ("mean"; "batchmean" is the mathematical definition).
 func KLDivLoss(opts ...Option) *KLDivLossModule {
 	a := lossArgs("KLDivLoss", opts, "log_target")
-	m := &KLDivLossModule{Reduction: a.reduction, LogTarget: a.logTarget}
+	m := &KLDivLossModule{Reduction: a.str("reduction", "mean"), LogTarget: a.bool("log_target", false)}
 	m.Init(m)
 	return m
 }

@@ -49,7 +49,7 @@ type MarginRankingLossModule struct {
 // Options: WithMargin (0), WithReduction ("mean").
 func MarginRankingLoss(opts ...Option) *MarginRankingLossModule {
 	a := lossArgs("MarginRankingLoss", opts, "margin")
-	m := &MarginRankingLossModule{Margin: a.float("margin", 0), Reduction: a.reduction}
+	m := &MarginRankingLossModule{Margin: a.float("margin", 0), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -92,7 +92,7 @@ type HingeEmbeddingLossModule struct {
 // Options: WithMargin (1), WithReduction ("mean").
 func HingeEmbeddingLoss(opts ...Option) *HingeEmbeddingLossModule {
 	a := lossArgs("HingeEmbeddingLoss", opts, "margin")
-	m := &HingeEmbeddingLossModule{Margin: a.float("margin", 1), Reduction: a.reduction}
+	m := &HingeEmbeddingLossModule{Margin: a.float("margin", 1), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -127,7 +127,7 @@ type CosineEmbeddingLossModule struct {
 // Options: WithMargin (0), WithReduction ("mean").
 func CosineEmbeddingLoss(opts ...Option) *CosineEmbeddingLossModule {
 	a := lossArgs("CosineEmbeddingLoss", opts, "margin")
-	m := &CosineEmbeddingLossModule{Margin: a.float("margin", 0), Reduction: a.reduction}
+	m := &CosineEmbeddingLossModule{Margin: a.float("margin", 0), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -162,7 +162,7 @@ type SoftMarginLossModule struct {
 // Options: WithReduction ("mean").
 func SoftMarginLoss(opts ...Option) *SoftMarginLossModule {
 	a := lossArgs("SoftMarginLoss", opts)
-	m := &SoftMarginLossModule{Reduction: a.reduction}
+	m := &SoftMarginLossModule{Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -197,7 +197,7 @@ type MultiLabelMarginLossModule struct {
 // Options: WithReduction ("mean").
 func MultiLabelMarginLoss(opts ...Option) *MultiLabelMarginLossModule {
 	a := lossArgs("MultiLabelMarginLoss", opts)
-	m := &MultiLabelMarginLossModule{Reduction: a.reduction}
+	m := &MultiLabelMarginLossModule{Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -234,7 +234,7 @@ type MultiLabelSoftMarginLossModule struct {
 // Options: WithWeight (None), WithReduction ("mean").
 func MultiLabelSoftMarginLoss(opts ...Option) *MultiLabelSoftMarginLossModule {
 	a := lossArgs("MultiLabelSoftMarginLoss", opts, "weight")
-	m := &MultiLabelSoftMarginLossModule{Weight: a.weight, Reduction: a.reduction}
+	m := &MultiLabelSoftMarginLossModule{Weight: a.tensor("weight"), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -295,10 +295,10 @@ func MultiMarginLoss(opts ...Option) *MultiMarginLossModule {
 	if p != 1 && p != 2 {
 		layerPanic(layer, "only p == 1 and p == 2 supported")
 	}
-	if a.weight.Defined() && a.weight.Dim() != 1 {
+	if w := a.tensor("weight"); w.Defined() && w.Dim() != 1 {
 		layerPanic(layer, "weight must be one-dimensional")
 	}
-	m := &MultiMarginLossModule{P: int64(p), Margin: a.float("margin", 1), Weight: a.weight, Reduction: a.reduction}
+	m := &MultiMarginLossModule{P: int64(p), Margin: a.float("margin", 1), Weight: a.tensor("weight"), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -340,7 +340,7 @@ type TripletMarginLossModule struct {
 func TripletMarginLoss(opts ...Option) *TripletMarginLossModule {
 	a := lossArgs("TripletMarginLoss", opts, "margin", "p", "eps", "swap")
 	m := &TripletMarginLossModule{Margin: a.float("margin", 1), P: a.float("p", 2), Eps: a.float("eps", 1e-6),
-		Swap: a.bool("swap", false), Reduction: a.reduction}
+		Swap: a.bool("swap", false), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -381,7 +381,7 @@ type PoissonNLLLossModule struct {
 func PoissonNLLLoss(opts ...Option) *PoissonNLLLossModule {
 	a := lossArgs("PoissonNLLLoss", opts, "log_input", "full", "eps")
 	m := &PoissonNLLLossModule{LogInput: a.bool("log_input", true), Full: a.bool("full", false), Eps: a.float("eps", 1e-8),
-		Reduction: a.reduction}
+		Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -417,7 +417,7 @@ type GaussianNLLLossModule struct {
 // Options: WithFull (false), WithEps (1e-6), WithReduction ("mean").
 func GaussianNLLLoss(opts ...Option) *GaussianNLLLossModule {
 	a := lossArgs("GaussianNLLLoss", opts, "full", "eps")
-	m := &GaussianNLLLossModule{Full: a.bool("full", false), Eps: a.float("eps", 1e-6), Reduction: a.reduction}
+	m := &GaussianNLLLossModule{Full: a.bool("full", false), Eps: a.float("eps", 1e-6), Reduction: a.str("reduction", "mean")}
 	m.Init(m)
 	return m
 }
@@ -502,7 +502,7 @@ type CTCLossModule struct {
 // Options: WithBlank (0), WithReduction ("mean"), WithZeroInfinity (false).
 func CTCLoss(opts ...Option) *CTCLossModule {
 	a := lossArgs("CTCLoss", opts, "blank", "zero_infinity")
-	m := &CTCLossModule{Blank: a.int("blank", 0), Reduction: a.reduction, ZeroInfinity: a.bool("zero_infinity", false)}
+	m := &CTCLossModule{Blank: a.int("blank", 0), Reduction: a.str("reduction", "mean"), ZeroInfinity: a.bool("zero_infinity", false)}
 	m.Init(m)
 	return m
 }

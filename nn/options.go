@@ -249,29 +249,15 @@ func WithDtype(d torch.DType) Option { return Option{name: "dtype", dtype: d} }
 // the CPU).
 func WithDevice(d torch.Device) Option { return Option{name: "device", device: d} }
 
-// layerArgs holds a constructor's parsed options. Constructors set
-// PyTorch's defaults first, then parse.
+// layerArgs holds a constructor's options by keyword. It is the one place
+// where nn reads options: parse checks the keywords against the ones the
+// layer takes, has says whether one was given, and float, int, bool, str,
+// ints, floats and tensor read its value, or the layer's default (PyTorch's)
+// where it was not given. A new keyword needs only its With function.
 type layerArgs struct {
 	layer string
 	set   map[string]bool   // the keywords given
-	opts  map[string]Option // the options given, by keyword; read with float, int, ...
-
-	stride, padding, dilation, outputPadding []int64
-	paddingString, paddingMode, approximate  string
-	reduction                                string
-	groups, paddingIdx, divisorOverride      int64
-	dim, startDim, endDim, numParameters     int64
-	ignoreIndex                              int64
-
-	eps, momentum, maxNorm, normType, p, negativeSlope, alpha, minVal, maxVal,
-	beta, threshold, init, labelSmoothing, delta float64
-
-	bias, momentumNone, affine, trackRunningStats, elementwiseAffine, scaleGradByFreq,
-	sparse, ceilMode, countIncludePad, logTarget bool
-
-	weight, posWeight torch.Tensor
-	dtype             torch.DType
-	device            torch.Device
+	opts  map[string]Option // the options given, by keyword; the last of a keyword wins
 }
 
 // parse applies opts, allowing only the keywords in allowed, and panics
@@ -296,100 +282,6 @@ func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
 		}
 		a.set[o.name] = true
 		a.opts[o.name] = o
-		a.apply(o)
-	}
-}
-
-func (a *layerArgs) apply(o Option) {
-	switch o.name {
-	case "bias":
-		a.bias = o.b
-	case "stride":
-		a.stride = o.ints
-	case "padding":
-		if o.b {
-			a.paddingString, a.padding = o.s, nil
-		} else {
-			a.padding, a.paddingString = o.ints, ""
-		}
-	case "dilation":
-		a.dilation = o.ints
-	case "output_padding":
-		a.outputPadding = o.ints
-	case "groups":
-		a.groups = o.ints[0]
-	case "padding_mode":
-		a.paddingMode = o.s
-	case "eps":
-		a.eps = o.f
-	case "momentum":
-		a.momentum, a.momentumNone = o.f, o.b
-	case "affine":
-		a.affine = o.b
-	case "track_running_stats":
-		a.trackRunningStats = o.b
-	case "elementwise_affine":
-		a.elementwiseAffine = o.b
-	case "padding_idx":
-		a.paddingIdx = o.ints[0]
-	case "max_norm":
-		a.maxNorm = o.f
-	case "norm_type":
-		a.normType = o.f
-	case "scale_grad_by_freq":
-		a.scaleGradByFreq = o.b
-	case "sparse":
-		a.sparse = o.b
-	case "ceil_mode":
-		a.ceilMode = o.b
-	case "count_include_pad":
-		a.countIncludePad = o.b
-	case "divisor_override":
-		a.divisorOverride = o.ints[0]
-	case "p":
-		a.p = o.f
-	case "negative_slope":
-		a.negativeSlope = o.f
-	case "alpha":
-		a.alpha = o.f
-	case "approximate":
-		a.approximate = o.s
-	case "min_val":
-		a.minVal = o.f
-	case "max_val":
-		a.maxVal = o.f
-	case "beta":
-		a.beta = o.f
-	case "threshold":
-		a.threshold = o.f
-	case "dim":
-		a.dim = o.ints[0]
-	case "start_dim":
-		a.startDim = o.ints[0]
-	case "end_dim":
-		a.endDim = o.ints[0]
-	case "num_parameters":
-		a.numParameters = o.ints[0]
-	case "init":
-		a.init = o.f
-	case "weight":
-		a.weight = o.t
-	case "pos_weight":
-		a.posWeight = o.t
-	case "reduction":
-		a.reduction = o.s
-	case "ignore_index":
-		a.ignoreIndex = o.ints[0]
-	case "label_smoothing":
-		a.labelSmoothing = o.f
-	case "delta":
-		a.delta = o.f
-	case "log_target":
-		a.logTarget = o.b
-	case "dtype":
-		a.dtype = o.dtype
-	case "device":
-		a.device = o.device
 	}
 }
 
@@ -426,11 +318,15 @@ func (a *layerArgs) str(name, def string) string {
 	return def
 }
 
+// ints returns a copy, which the layer may keep.
 func (a *layerArgs) ints(name string, def []int64) []int64 {
 	if o, ok := a.opts[name]; ok {
-		return o.ints
+		def = o.ints
 	}
-	return def
+	if def == nil {
+		return nil
+	}
+	return append([]int64(nil), def...)
 }
 
 func (a *layerArgs) floats(name string, def []float64) []float64 {
@@ -442,14 +338,29 @@ func (a *layerArgs) floats(name string, def []float64) []float64 {
 
 func (a *layerArgs) tensor(name string) torch.Tensor { return a.opts[name].t }
 
+// paddingString is the padding given as a string (WithPaddingString), or
+// "" where it was given as sizes or not at all.
+func (a *layerArgs) paddingString() string {
+	if o, ok := a.opts["padding"]; ok && o.b {
+		return o.s
+	}
+	return ""
+}
+
+// zero and one are the defaults of sizes: padding, and stride or dilation.
+var (
+	zero = []int64{0}
+	one  = []int64{1}
+)
+
 // factory returns the dtype and device options for a new parameter.
 func (a *layerArgs) factory() []torch.Option {
 	var o []torch.Option
 	if a.has("dtype") {
-		o = append(o, torch.WithDtype(a.dtype))
+		o = append(o, torch.WithDtype(a.opts["dtype"].dtype))
 	}
 	if a.has("device") {
-		o = append(o, torch.WithDevice(a.device))
+		o = append(o, torch.WithDevice(a.opts["device"].device))
 	}
 	return o
 }

@@ -19,14 +19,15 @@ type MaxPoolSettings struct {
 }
 
 func newMaxPool(layer string, n int, kernel []int64, opts []Option) MaxPoolSettings {
-	a := layerArgs{padding: []int64{0}, dilation: []int64{1}}
+	var a layerArgs
 	a.parse(layer, opts, "stride", "padding", "dilation", "ceil_mode")
-	if a.paddingString != "" {
-		layerPanic(layer, "padding must be a number or a tuple, got '%s'", a.paddingString)
+	if s := a.paddingString(); s != "" {
+		layerPanic(layer, "padding must be a number or a tuple, got '%s'", s)
 	}
-	s := MaxPoolSettings{KernelSize: kernel, Stride: kernel, Padding: a.padding, Dilation: a.dilation, CeilMode: a.ceilMode, dims: n}
+	s := MaxPoolSettings{KernelSize: kernel, Stride: kernel, Padding: a.ints("padding", zero), Dilation: a.ints("dilation", one),
+		CeilMode: a.bool("ceil_mode", false), dims: n}
 	if a.has("stride") {
-		s.Stride = a.stride
+		s.Stride = a.ints("stride", nil)
 	}
 	return s
 }
@@ -76,21 +77,21 @@ type AvgPoolSettings struct {
 }
 
 func newAvgPool(layer string, n int, kernel []int64, opts []Option) AvgPoolSettings {
-	a := layerArgs{padding: []int64{0}, countIncludePad: true}
+	var a layerArgs
 	allowed := []string{"stride", "padding", "ceil_mode", "count_include_pad"}
 	if n > 1 {
 		allowed = append(allowed, "divisor_override")
 	}
 	a.parse(layer, opts, allowed...)
-	if a.paddingString != "" {
-		layerPanic(layer, "padding must be a number or a tuple, got '%s'", a.paddingString)
+	if s := a.paddingString(); s != "" {
+		layerPanic(layer, "padding must be a number or a tuple, got '%s'", s)
 	}
-	s := AvgPoolSettings{KernelSize: kernel, Stride: kernel, Padding: a.padding, CeilMode: a.ceilMode,
-		CountIncludePad: a.countIncludePad, DivisorOverride: a.divisorOverride, dims: n}
+	s := AvgPoolSettings{KernelSize: kernel, Stride: kernel, Padding: a.ints("padding", zero), CeilMode: a.bool("ceil_mode", false),
+		CountIncludePad: a.bool("count_include_pad", true), DivisorOverride: a.int("divisor_override", 0), dims: n}
 	if a.has("stride") {
-		s.Stride = a.stride
+		s.Stride = a.ints("stride", nil)
 	}
-	if a.has("divisor_override") && a.divisorOverride == 0 {
+	if a.has("divisor_override") && s.DivisorOverride == 0 {
 		layerPanic(layer, "divisor must be not zero")
 	}
 	return s

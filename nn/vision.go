@@ -183,11 +183,11 @@ type BlockSettings struct {
 func newBlockSettings(layer string, kernel []int64, opts []Option) BlockSettings {
 	var a layerArgs
 	a.parse(layer, opts, "dilation", "padding", "stride")
-	if a.paddingString != "" {
-		layerPanic(layer, "padding must be a number or a tuple, got '%s'", a.paddingString)
+	if s := a.paddingString(); s != "" {
+		layerPanic(layer, "padding must be a number or a tuple, got '%s'", s)
 	}
-	return BlockSettings{KernelSize: kernel, Dilation: a.ints("dilation", []int64{1}), Padding: a.ints("padding", []int64{0}),
-		Stride: a.ints("stride", []int64{1})}
+	return BlockSettings{KernelSize: kernel, Dilation: a.ints("dilation", one), Padding: a.ints("padding", zero),
+		Stride: a.ints("stride", one)}
 }
 
 func (s *BlockSettings) pairs() (k, d, p, st []int64) {
