@@ -18,7 +18,9 @@ stores:
   - after: the state dict after the forward pass (running statistics,
     num_batches_tracked, Embedding's max_norm renormalization).
 The forward pass follows construction with no other draws in between, so
-dropout in training draws the same masks in Go.
+dropout in training draws the same masks in Go. Float inputs get
+gradients, except those named y (targets that PyTorch cannot
+differentiate, such as soft_margin_loss's).
 
 The Go side (layers_test.go) has a table with the same case names.
 """
