@@ -130,10 +130,11 @@ func tensorShape(t torch.Tensor) (s []int64, err error) {
 	return t.Shape(), nil
 }
 
-// BatchNorm1dModule normalizes (N, C) or (N, C, L) input over the batch
-// (torch.nn.BatchNorm1d). In training it uses the batch's statistics and
-// updates the running ones; in evaluation it uses the running ones.
-type BatchNorm1dModule struct {
+// BatchNormModule normalizes its input over the batch and the D spatial
+// dimensions (torch.nn.BatchNorm1d, 2d and 3d; BatchNorm1d also takes
+// (N, C) input). In training it uses the batch's statistics and updates the
+// running ones; in evaluation it uses the running ones.
+type BatchNormModule[D Dim] struct {
 	Module
 	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
 	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
@@ -141,6 +142,21 @@ type BatchNorm1dModule struct {
 	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
 	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
 	BatchNormSettings
+}
+
+type (
+	BatchNorm1dModule = BatchNormModule[D1] // (N, C) or (N, C, L)
+	BatchNorm2dModule = BatchNormModule[D2] // (N, C, H, W)
+	BatchNorm3dModule = BatchNormModule[D3] // (N, C, D, H, W)
+)
+
+func newBatchNormModule[D Dim](numFeatures int64, opts []Option) *BatchNormModule[D] {
+	m := &BatchNormModule[D]{}
+	var t batchNormTensors
+	m.BatchNormSettings, t = newBatchNorm(familyName[D]("BatchNorm"), numFeatures, opts)
+	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
+	m.Init(m)
+	return m
 }
 
 // BatchNorm1d returns a BatchNorm1dModule over numFeatures channels.
@@ -148,119 +164,41 @@ type BatchNorm1dModule struct {
 // Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
 // WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
 func BatchNorm1d(numFeatures int64, opts ...Option) *BatchNorm1dModule {
-	m := &BatchNorm1dModule{}
-	var t batchNormTensors
-	m.BatchNormSettings, t = newBatchNorm("BatchNorm1d", numFeatures, opts)
-	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
-	m.Init(m)
-	return m
+	return newBatchNormModule[D1](numFeatures, opts)
 }
 
-func (m *BatchNorm1dModule) tensors() batchNormTensors {
-	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
-}
-
-// ResetParameters resets the running statistics, the weight to ones and the
-// bias to zeros.
-func (m *BatchNorm1dModule) ResetParameters() { m.tensors().reset() }
-
-// Forward normalizes x.
-func (m *BatchNorm1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *BatchNorm1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("BatchNorm1d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 2 || d == 3 }, "2D or 3D")
-}
-
-// BatchNorm2dModule normalizes (N, C, H, W) input over the batch and the
-// spatial dimensions (torch.nn.BatchNorm2d). In training it uses the
-// batch's statistics and updates the running ones; in evaluation it uses
-// the running ones.
-type BatchNorm2dModule struct {
-	Module
-	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
-	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
-	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros
-	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
-	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
-	BatchNormSettings
-}
-
-// BatchNorm2d returns a BatchNorm2dModule over numFeatures channels.
-//
-// Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
-// WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
+// BatchNorm2d returns a BatchNorm2dModule; see BatchNorm1d.
 func BatchNorm2d(numFeatures int64, opts ...Option) *BatchNorm2dModule {
-	m := &BatchNorm2dModule{}
-	var t batchNormTensors
-	m.BatchNormSettings, t = newBatchNorm("BatchNorm2d", numFeatures, opts)
-	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
-	m.Init(m)
-	return m
+	return newBatchNormModule[D2](numFeatures, opts)
 }
 
-func (m *BatchNorm2dModule) tensors() batchNormTensors {
-	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
-}
-
-// ResetParameters resets the running statistics, the weight to ones and the
-// bias to zeros.
-func (m *BatchNorm2dModule) ResetParameters() { m.tensors().reset() }
-
-// Forward normalizes x.
-func (m *BatchNorm2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *BatchNorm2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("BatchNorm2d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 4 }, "4D")
-}
-
-// BatchNorm3dModule normalizes (N, C, D, H, W) input over the batch and the
-// spatial dimensions (torch.nn.BatchNorm3d).
-type BatchNorm3dModule struct {
-	Module
-	Weight            torch.Tensor // (num_features), ones; undefined with WithAffine(false)
-	Bias              torch.Tensor // (num_features), zeros; undefined with WithAffine(false)
-	RunningMean       torch.Tensor `gotorch:"buffer"` // (num_features), zeros
-	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
-	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
-	BatchNormSettings
-}
-
-// BatchNorm3d returns a BatchNorm3dModule over numFeatures channels.
-//
-// Options: WithEps (1e-5), WithMomentum (0.1) or WithMomentumNone,
-// WithAffine (true), WithTrackRunningStats (true), WithDtype, WithDevice.
+// BatchNorm3d returns a BatchNorm3dModule; see BatchNorm1d.
 func BatchNorm3d(numFeatures int64, opts ...Option) *BatchNorm3dModule {
-	m := &BatchNorm3dModule{}
-	var t batchNormTensors
-	m.BatchNormSettings, t = newBatchNorm("BatchNorm3d", numFeatures, opts)
-	m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked = t.weight, t.bias, t.runningMean, t.runningVar, t.numBatchesTracked
-	m.Init(m)
-	return m
+	return newBatchNormModule[D3](numFeatures, opts)
 }
 
-func (m *BatchNorm3dModule) tensors() batchNormTensors {
+func (m *BatchNormModule[D]) reprName() string { return familyName[D]("BatchNorm") }
+
+func (m *BatchNormModule[D]) tensors() batchNormTensors {
 	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
 }
 
 // ResetParameters resets the running statistics, the weight to ones and the
 // bias to zeros.
-func (m *BatchNorm3dModule) ResetParameters() { m.tensors().reset() }
+func (m *BatchNormModule[D]) ResetParameters() { m.tensors().reset() }
 
 // Forward normalizes x.
-func (m *BatchNorm3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *BatchNormModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *BatchNorm3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *BatchNormModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return m.forward("BatchNorm3d", m.IsTraining(), x, m.tensors(), func(d int) bool { return d == 5 }, "5D")
+	n := rankOf[D]() + 2
+	want := fmt.Sprintf("%dD", n)
+	if n == 3 {
+		want = "2D or 3D"
+	}
+	return m.forward(m.reprName(), m.IsTraining(), x, m.tensors(), func(d int) bool { return d == n || n == 3 && d == 2 }, want)
 }

@@ -190,13 +190,26 @@ func newConv(layer string, n int, in, out int64, kernel []int64, opts []Option) 
 	return s, w, b
 }
 
-// Conv1dModule is a 1-D convolution over (N, C_in, L) or (C_in, L)
-// (torch.nn.Conv1d).
-type Conv1dModule struct {
+// ConvModule is a convolution over D spatial dimensions, of (N, C_in,
+// ...) or (C_in, ...) input (torch.nn.Conv1d, 2d and 3d).
+type ConvModule[D Dim] struct {
 	Module
-	Weight torch.Tensor // (out_channels, in_channels/groups, kW)
+	Weight torch.Tensor // (out_channels, in_channels/groups, kernel...)
 	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
 	ConvSettings
+}
+
+type (
+	Conv1dModule = ConvModule[D1] // (N, C_in, L) or (C_in, L)
+	Conv2dModule = ConvModule[D2] // (N, C_in, H, W) or (C_in, H, W)
+	Conv3dModule = ConvModule[D3] // (N, C_in, D, H, W) or (C_in, D, H, W)
+)
+
+func newConvModule[D Dim](in, out int64, kernel []int64, opts []Option) *ConvModule[D] {
+	m := &ConvModule[D]{}
+	m.ConvSettings, m.Weight, m.Bias = newConv(familyName[D]("Conv"), rankOf[D](), in, out, kernel, opts)
+	m.Init(m)
+	return m
 }
 
 // Conv1d returns a 1-D convolution, initialized as PyTorch does: the weight
@@ -206,20 +219,33 @@ type Conv1dModule struct {
 // "valid"), WithDilation (1), WithGroups (1), WithBias (true),
 // WithPaddingMode ("zeros"), WithDtype, WithDevice.
 func Conv1d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *Conv1dModule {
-	m := &Conv1dModule{}
-	m.ConvSettings, m.Weight, m.Bias = newConv("Conv1d", 1, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
+	return newConvModule[D1](inChannels, outChannels, F.Ints(kernelSize), opts)
 }
 
+// Conv2d returns a 2-D convolution, initialized and taking options as
+// Conv1d does:
+//
+//	nn.Conv2d(1, 32, 3, nn.WithStride(2), nn.WithPadding(1))
+//	nn.Conv2d(1, 32, []int64{3, 5}, nn.WithPaddingString("same"))
+func Conv2d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *Conv2dModule {
+	return newConvModule[D2](inChannels, outChannels, F.Ints(kernelSize), opts)
+}
+
+// Conv3d returns a 3-D convolution; see Conv1d.
+func Conv3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *Conv3dModule {
+	return newConvModule[D3](inChannels, outChannels, F.Ints(kernelSize), opts)
+}
+
+func (m *ConvModule[D]) reprName() string { return familyName[D]("Conv") }
+
 // ResetParameters draws the weight and bias again.
-func (m *Conv1dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
+func (m *ConvModule[D]) ResetParameters() { resetConv(m.Weight, m.Bias) }
 
 // Forward applies the convolution to x.
-func (m *Conv1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *ConvModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *Conv1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *ConvModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
@@ -228,87 +254,4 @@ func (m *Conv1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "1, 8, kernel_size=(3,), stride=(1,)" and the settings
 // that are not PyTorch's defaults.
-func (m *Conv1dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
-
-// Conv2dModule is a 2-D convolution over (N, C_in, H, W) or (C_in, H, W)
-// (torch.nn.Conv2d).
-type Conv2dModule struct {
-	Module
-	Weight torch.Tensor // (out_channels, in_channels/groups, kH, kW)
-	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
-	ConvSettings
-}
-
-// Conv2d returns a 2-D convolution, initialized as PyTorch does: the weight
-// from kaiming_uniform_ with a=√5, the bias from U(-1/√fan_in, 1/√fan_in).
-//
-//	nn.Conv2d(1, 32, 3, nn.WithStride(2), nn.WithPadding(1))
-//	nn.Conv2d(1, 32, []int64{3, 5}, nn.WithPaddingString("same"))
-//
-// Options: WithStride (1), WithPadding (0) or WithPaddingString ("same",
-// "valid"), WithDilation (1), WithGroups (1), WithBias (true),
-// WithPaddingMode ("zeros"), WithDtype, WithDevice.
-func Conv2d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *Conv2dModule {
-	m := &Conv2dModule{}
-	m.ConvSettings, m.Weight, m.Bias = newConv("Conv2d", 2, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
-}
-
-// ResetParameters draws the weight and bias again.
-func (m *Conv2dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
-
-// Forward applies the convolution to x.
-func (m *Conv2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *Conv2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x, m.Weight, m.Bias)
-}
-
-// ExtraRepr is "1, 32, kernel_size=(3, 3), stride=(1, 1)" and the settings
-// that are not PyTorch's defaults.
-func (m *Conv2dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
-
-// Conv3dModule is a 3-D convolution over (N, C_in, D, H, W) or (C_in, D,
-// H, W) (torch.nn.Conv3d).
-type Conv3dModule struct {
-	Module
-	Weight torch.Tensor // (out_channels, in_channels/groups, kD, kH, kW)
-	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
-	ConvSettings
-}
-
-// Conv3d returns a 3-D convolution, initialized as PyTorch does: the weight
-// from kaiming_uniform_ with a=√5, the bias from U(-1/√fan_in, 1/√fan_in).
-//
-// Options: WithStride (1), WithPadding (0) or WithPaddingString ("same",
-// "valid"), WithDilation (1), WithGroups (1), WithBias (true),
-// WithPaddingMode ("zeros"), WithDtype, WithDevice.
-func Conv3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *Conv3dModule {
-	m := &Conv3dModule{}
-	m.ConvSettings, m.Weight, m.Bias = newConv("Conv3d", 3, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
-}
-
-// ResetParameters draws the weight and bias again.
-func (m *Conv3dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
-
-// Forward applies the convolution to x.
-func (m *Conv3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *Conv3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward(x, m.Weight, m.Bias)
-}
-
-// ExtraRepr is "1, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1)" and the
-// settings that are not PyTorch's defaults.
-func (m *Conv3dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
+func (m *ConvModule[D]) ExtraRepr() string { return m.repr(m.Bias.Defined()) }

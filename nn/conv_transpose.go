@@ -110,13 +110,26 @@ func (s *ConvTransposeSettings) repr(bias bool) string {
 		s.Groups, bias, "zeros")
 }
 
-// ConvTranspose1dModule is a 1-D transposed convolution
-// (torch.nn.ConvTranspose1d).
-type ConvTranspose1dModule struct {
+// ConvTransposeModule is a transposed convolution over D spatial
+// dimensions (torch.nn.ConvTranspose1d, 2d and 3d).
+type ConvTransposeModule[D Dim] struct {
 	Module
-	Weight torch.Tensor // (in_channels, out_channels/groups, kW)
+	Weight torch.Tensor // (in_channels, out_channels/groups, kernel...)
 	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
 	ConvTransposeSettings
+}
+
+type (
+	ConvTranspose1dModule = ConvTransposeModule[D1] // (N, C_in, L) or (C_in, L)
+	ConvTranspose2dModule = ConvTransposeModule[D2] // (N, C_in, H, W) or (C_in, H, W)
+	ConvTranspose3dModule = ConvTransposeModule[D3] // (N, C_in, D, H, W) or (C_in, D, H, W)
+)
+
+func newConvTransposeModule[D Dim](in, out int64, kernel []int64, opts []Option) *ConvTransposeModule[D] {
+	m := &ConvTransposeModule[D]{}
+	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose(familyName[D]("ConvTranspose"), rankOf[D](), in, out, kernel, opts)
+	m.Init(m)
+	return m
 }
 
 // ConvTranspose1d returns a 1-D transposed convolution, initialized as
@@ -126,145 +139,47 @@ type ConvTranspose1dModule struct {
 // WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
 // ("zeros", the only one supported), WithDtype, WithDevice.
 func ConvTranspose1d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose1dModule {
-	m := &ConvTranspose1dModule{}
-	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose1d", 1, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
+	return newConvTransposeModule[D1](inChannels, outChannels, F.Ints(kernelSize), opts)
 }
 
+// ConvTranspose2d returns a 2-D transposed convolution; see
+// ConvTranspose1d.
+func ConvTranspose2d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose2dModule {
+	return newConvTransposeModule[D2](inChannels, outChannels, F.Ints(kernelSize), opts)
+}
+
+// ConvTranspose3d returns a 3-D transposed convolution; see
+// ConvTranspose1d.
+func ConvTranspose3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose3dModule {
+	return newConvTransposeModule[D3](inChannels, outChannels, F.Ints(kernelSize), opts)
+}
+
+func (m *ConvTransposeModule[D]) reprName() string { return familyName[D]("ConvTranspose") }
+
 // ResetParameters draws the weight and bias again.
-func (m *ConvTranspose1dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
+func (m *ConvTransposeModule[D]) ResetParameters() { resetConv(m.Weight, m.Bias) }
 
 // Forward applies the transposed convolution to x.
-func (m *ConvTranspose1dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *ConvTransposeModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *ConvTranspose1dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, nil)
+func (m *ConvTransposeModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	return m.TryForwardWithOutputSize(x, nil)
 }
 
 // ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
 // output padding is chosen to give that size.
-func (m *ConvTranspose1dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
+func (m *ConvTransposeModule[D]) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
 	return must(m.TryForwardWithOutputSize(x, outputSize))
 }
 
 // TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
-func (m *ConvTranspose1dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
+func (m *ConvTransposeModule[D]) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return m.forward("ConvTranspose1d", x, m.Weight, m.Bias, outputSize)
+	return m.forward(m.reprName(), x, m.Weight, m.Bias, outputSize)
 }
 
 // ExtraRepr is as Conv1d's.
-func (m *ConvTranspose1dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
-
-// ConvTranspose2dModule is a 2-D transposed convolution
-// (torch.nn.ConvTranspose2d).
-type ConvTranspose2dModule struct {
-	Module
-	Weight torch.Tensor // (in_channels, out_channels/groups, kH, kW)
-	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
-	ConvTransposeSettings
-}
-
-// ConvTranspose2d returns a 2-D transposed convolution, initialized as
-// PyTorch does (as Conv2d, with the fan in of the transposed weight).
-//
-// Options: WithStride (1), WithPadding (0), WithOutputPadding (0),
-// WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
-// ("zeros", the only one supported), WithDtype, WithDevice.
-func ConvTranspose2d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose2dModule {
-	m := &ConvTranspose2dModule{}
-	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose2d", 2, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
-}
-
-// ResetParameters draws the weight and bias again.
-func (m *ConvTranspose2dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
-
-// Forward applies the transposed convolution to x.
-func (m *ConvTranspose2dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *ConvTranspose2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, nil)
-}
-
-// ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
-// output padding is chosen to give that size.
-func (m *ConvTranspose2dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
-	return must(m.TryForwardWithOutputSize(x, outputSize))
-}
-
-// TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
-func (m *ConvTranspose2dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("ConvTranspose2d", x, m.Weight, m.Bias, outputSize)
-}
-
-// ExtraRepr is as Conv2d's.
-func (m *ConvTranspose2dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
-
-// ConvTranspose3dModule is a 3-D transposed convolution
-// (torch.nn.ConvTranspose3d).
-type ConvTranspose3dModule struct {
-	Module
-	Weight torch.Tensor // (in_channels, out_channels/groups, kD, kH, kW)
-	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
-	ConvTransposeSettings
-}
-
-// ConvTranspose3d returns a 3-D transposed convolution, initialized as
-// PyTorch does (as Conv3d, with the fan in of the transposed weight).
-//
-// Options: WithStride (1), WithPadding (0), WithOutputPadding (0),
-// WithGroups (1), WithBias (true), WithDilation (1), WithPaddingMode
-// ("zeros", the only one supported), WithDtype, WithDevice.
-func ConvTranspose3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...Option) *ConvTranspose3dModule {
-	m := &ConvTranspose3dModule{}
-	m.ConvTransposeSettings, m.Weight, m.Bias = newConvTranspose("ConvTranspose3d", 3, inChannels, outChannels, F.Ints(kernelSize), opts)
-	m.Init(m)
-	return m
-}
-
-// ResetParameters draws the weight and bias again.
-func (m *ConvTranspose3dModule) ResetParameters() { resetConv(m.Weight, m.Bias) }
-
-// Forward applies the transposed convolution to x.
-func (m *ConvTranspose3dModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *ConvTranspose3dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, nil)
-}
-
-// ForwardWithOutputSize is Forward with PyTorch's output_size argument: the
-// output padding is chosen to give that size.
-func (m *ConvTranspose3dModule) ForwardWithOutputSize(x torch.Tensor, outputSize []int64) torch.Tensor {
-	return must(m.TryForwardWithOutputSize(x, outputSize))
-}
-
-// TryForwardWithOutputSize is ForwardWithOutputSize that returns its error.
-func (m *ConvTranspose3dModule) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return m.forward("ConvTranspose3d", x, m.Weight, m.Bias, outputSize)
-}
-
-// ExtraRepr is as Conv3d's.
-func (m *ConvTranspose3dModule) ExtraRepr() string { return m.repr(m.Bias.Defined()) }
+func (m *ConvTransposeModule[D]) ExtraRepr() string { return m.repr(m.Bias.Defined()) }

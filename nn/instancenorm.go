@@ -58,6 +58,12 @@ func InstanceNorm3d(numFeatures int64, opts ...Option) *InstanceNorm3dModule {
 
 func (m *InstanceNormModule[D]) reprName() string { return familyName[D]("InstanceNorm") }
 
+// ResetParameters resets the running statistics, the weight to ones and the
+// bias to zeros.
+func (m *InstanceNormModule[D]) ResetParameters() {
+	batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}.reset()
+}
+
 // Forward normalizes x.
 func (m *InstanceNormModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
