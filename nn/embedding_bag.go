@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	nninit "github.com/gotorch/gotorch/nn/init"
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -119,16 +120,17 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 			return torch.Tensor{}, layerError(layer, "per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='%s')", m.Mode)
 		}
 	}
-	return catch(func() torch.Tensor {
+	return catch([]torch.Tensor{input, offsets, perSampleWeights}, func(tmp *temps.List) torch.Tensor {
 		switch len(shape) {
 		case 2:
 			if offsets.Defined() {
 				panic(layerError(layer, "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences"))
 			}
-			offsets = torch.ArangeStartStep(torch.S(0), torch.S(shape[0]*shape[1]), torch.WithStep(shape[1]), torch.WithDtype(input.DType()))
-			input = input.Reshape([]int64{-1})
+			offsets = tmp.Add(torch.ArangeStartStep(torch.S(0), torch.S(shape[0]*shape[1]), torch.WithStep(shape[1]),
+				torch.WithDtype(input.DType())))
+			input = tmp.Add(input.Reshape([]int64{-1}))
 			if perSampleWeights.Defined() {
-				perSampleWeights = perSampleWeights.Reshape([]int64{-1})
+				perSampleWeights = tmp.Add(perSampleWeights.Reshape([]int64{-1}))
 			}
 		case 1:
 			if !offsets.Defined() {
@@ -148,8 +150,11 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 		if m.PaddingIdx >= 0 {
 			opts = append(opts, torch.WithPaddingIdx(m.PaddingIdx))
 		}
-		out, _, _, _ := torch.EmbeddingBagPaddingIdx(m.Weight, input, offsets, m.ScaleGradByFreq, mode, m.Sparse,
-			perSampleWeights, m.IncludeLastOffset, opts...)
+		out, offset2bag, bagSize, maxIndices := torch.EmbeddingBagPaddingIdx(m.Weight, input, offsets, m.ScaleGradByFreq, mode,
+			m.Sparse, perSampleWeights, m.IncludeLastOffset, opts...)
+		tmp.Add(offset2bag)
+		tmp.Add(bagSize)
+		tmp.Add(maxIndices)
 		return out
 	})
 }

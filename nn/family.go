@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -61,8 +62,12 @@ func nilLayer(m any) error {
 
 // catch runs f, which calls the panicking forms of torch's ops, and
 // returns the *torch.Error that one of them panicked with. Layers made of
-// several ops use it to return errors without checking each op.
-func catch(f func() torch.Tensor) (t torch.Tensor, err error) {
+// several ops use it to return errors without checking each op. f records
+// the tensors it makes for its own use in tmp; catch frees them, but for
+// f's result and the tensors in keep (the layer's arguments), as package
+// temps says.
+func catch(keep []torch.Tensor, f func(tmp *temps.List) torch.Tensor) (t torch.Tensor, err error) {
+	var tmp temps.List
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(*torch.Error)
@@ -71,8 +76,9 @@ func catch(f func() torch.Tensor) (t torch.Tensor, err error) {
 			}
 			t, err = torch.Tensor{}, e
 		}
+		tmp.Free(append(keep, t)...)
 	}()
-	return f(), nil
+	return f(&tmp), nil
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -86,16 +87,16 @@ func (m *InstanceNormModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error)
 		return torch.Tensor{}, layerError(layer, "expected input's size at dim=%d to match num_features (%d), but got: %d.",
 			featureDim, m.NumFeatures, shape[featureDim])
 	}
-	return catch(func() torch.Tensor {
+	return catch([]torch.Tensor{x}, func(tmp *temps.List) torch.Tensor {
 		in := x
 		if len(shape) == noBatch {
-			in = x.Unsqueeze(0)
+			in = tmp.Add(x.Unsqueeze(0))
 		}
 		out := F.InstanceNorm(in, F.WithRunningMean(m.RunningMean), F.WithRunningVar(m.RunningVar),
 			F.WithWeight(m.Weight), F.WithBias(m.Bias), F.WithUseInputStats(m.IsTraining() || !m.TrackRunningStats),
 			F.WithMomentum(m.Momentum), F.WithEps(m.Eps))
 		if len(shape) == noBatch {
-			out = out.SqueezeDim(0)
+			out = tmp.Add(out).SqueezeDim(0)
 		}
 		return out
 	})
@@ -143,20 +144,21 @@ func (m *LocalResponseNormModule) TryForward(x torch.Tensor) (torch.Tensor, erro
 		return x, nil
 	}
 	before, after := m.Size/2, (m.Size-1)/2
-	return catch(func() torch.Tensor {
+	return catch([]torch.Tensor{x}, func(tmp *temps.List) torch.Tensor {
 		// The mean of x² over a window of Size channels, zero-padded at
 		// both ends, by average pooling.
-		sq := x.Mul(x).Unsqueeze(1)
+		sq := tmp.Add(tmp.Add(x.Mul(x)).Unsqueeze(1))
 		var div torch.Tensor
 		if len(shape) == 3 {
-			sq = F.Pad(sq, []int64{0, 0, before, after})
-			div = F.AvgPool2d(sq, []int64{m.Size, 1}, F.WithStride(1)).SqueezeDim(1)
+			sq = tmp.Add(F.Pad(sq, []int64{0, 0, before, after}))
+			div = tmp.Add(tmp.Add(F.AvgPool2d(sq, []int64{m.Size, 1}, F.WithStride(1))).SqueezeDim(1))
 		} else {
-			sq = sq.View([]int64{shape[0], 1, shape[1], shape[2], -1})
-			sq = F.Pad(sq, []int64{0, 0, 0, 0, before, after})
-			div = F.AvgPool3d(sq, []int64{m.Size, 1, 1}, F.WithStride(1)).SqueezeDim(1).View(shape)
+			sq = tmp.Add(sq.View([]int64{shape[0], 1, shape[1], shape[2], -1}))
+			sq = tmp.Add(F.Pad(sq, []int64{0, 0, 0, 0, before, after}))
+			div = tmp.Add(F.AvgPool3d(sq, []int64{m.Size, 1, 1}, F.WithStride(1)))
+			div = tmp.Add(tmp.Add(div.SqueezeDim(1)).View(shape))
 		}
-		div = div.MulScalar(torch.S(m.Alpha)).AddScalar(torch.S(m.K)).PowTensorScalar(torch.S(m.Beta))
+		div = tmp.Add(tmp.Add(tmp.Add(div.MulScalar(torch.S(m.Alpha))).AddScalar(torch.S(m.K))).PowTensorScalar(torch.S(m.Beta)))
 		return x.Div(div)
 	})
 }

@@ -152,3 +152,48 @@ func TestNewLayerConstructorErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNewModulesFreeTheirTemporaries checks that the layers of issue 25
+// that are made of several ops leave only their result alive, and their
+// arguments usable.
+func TestNewModulesFreeTheirTemporaries(t *testing.T) {
+	rn := func(s ...int64) torch.Tensor { return torch.RandN(s) }
+	idx := func(v ...int64) torch.Tensor { return torch.FromSlice(v) }
+	lrn3, lrn2, in2 := nn.LocalResponseNorm(3), nn.LocalResponseNorm(2), nn.InstanceNorm2d(2)
+	bagNorm, bagSum := nn.EmbeddingBag(4, 3, nn.WithMaxNorm(1)), nn.EmbeddingBag(4, 3, nn.WithMode("sum"))
+	mlsm := nn.MultiLabelSoftMarginLoss(nn.WithWeight(torch.Ones([]int64{4})))
+	gnll := nn.GaussianNLLLoss(nn.WithFull(true), nn.WithReduction("none"))
+	cases := []struct {
+		name string
+		args []torch.Tensor
+		f    func(a []torch.Tensor) torch.Tensor
+	}{
+		{"LocalResponseNorm 3D", []torch.Tensor{rn(2, 5, 4)}, func(a []torch.Tensor) torch.Tensor { return lrn3.Forward(a[0]) }},
+		{"LocalResponseNorm 4D", []torch.Tensor{rn(2, 4, 3, 3)}, func(a []torch.Tensor) torch.Tensor { return lrn2.Forward(a[0]) }},
+		{"InstanceNorm unbatched", []torch.Tensor{rn(2, 3, 3)}, func(a []torch.Tensor) torch.Tensor { return in2.Forward(a[0]) }},
+		{"EmbeddingBag 2D max_norm", []torch.Tensor{torch.FromSlice([]int64{0, 1, 2, 3}, 2, 2)}, func(a []torch.Tensor) torch.Tensor {
+			return bagNorm.Forward(a[0], torch.Tensor{})
+		}},
+		{"EmbeddingBag weighted", []torch.Tensor{idx(0, 1, 2), idx(0, 1), rn(3)}, func(a []torch.Tensor) torch.Tensor {
+			return bagSum.ForwardWeighted(a[0], a[1], a[2])
+		}},
+		{"MultiLabelSoftMarginLoss", []torch.Tensor{rn(3, 4), torch.Rand([]int64{3, 4})}, func(a []torch.Tensor) torch.Tensor {
+			return mlsm.Forward(a[0], a[1])
+		}},
+		{"GaussianNLLLoss", []torch.Tensor{rn(3, 4), rn(3, 4), torch.Rand([]int64{3})}, func(a []torch.Tensor) torch.Tensor {
+			return gnll.Forward(a[0], a[1], a[2])
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out torch.Tensor
+			n := newLive(func() { out = c.f(c.args) })
+			require.True(t, out.Defined())
+			assert.Equal(t, int64(1), n, "tensors left alive besides the result")
+			for i, a := range c.args {
+				assert.True(t, a.Defined(), "argument %d was freed", i)
+				a.Sum()
+			}
+		})
+	}
+}

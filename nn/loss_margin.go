@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 
+	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -261,15 +262,16 @@ func (m *MultiLabelSoftMarginLossModule) TryForward(input, target torch.Tensor) 
 		return torch.Tensor{}, layerError(layer, "input must have a class dimension, got a scalar")
 	}
 	classDim := int64(len(shape) - 1)
-	return catch(func() torch.Tensor {
+	return catch([]torch.Tensor{input, target, m.Weight}, func(tmp *temps.List) torch.Tensor {
 		// -(y·log σ(x) + (1 - y)·log σ(-x)), summed over the classes.
-		pos := target.Mul(torch.LogSigmoid(input))
-		neg := target.Neg().AddScalar(torch.S(1)).Mul(torch.LogSigmoid(input.Neg()))
-		l := pos.Add(neg).Neg()
+		t := tmp.Add
+		pos := t(target.Mul(t(torch.LogSigmoid(input))))
+		neg := t(t(t(target.Neg()).AddScalar(torch.S(1))).Mul(t(torch.LogSigmoid(t(input.Neg())))))
+		l := t(t(pos.Add(neg)).Neg())
 		if m.Weight.Defined() {
-			l = l.Mul(m.Weight)
+			l = t(l.Mul(m.Weight))
 		}
-		l = l.SumDimIntList([]int64{classDim}).DivScalar(torch.S(shape[classDim]))
+		l = t(t(l.SumDimIntList([]int64{classDim})).DivScalar(torch.S(shape[classDim])))
 		return reduce(l, m.Reduction)
 	})
 }
@@ -456,20 +458,21 @@ func (m *GaussianNLLLossModule) TryForward(input, target, variance torch.Tensor)
 	if _, err := reduction(layer, m.Reduction); err != nil {
 		return torch.Tensor{}, err
 	}
-	return catch(func() torch.Tensor {
+	return catch([]torch.Tensor{input, target, variance}, func(tmp *temps.List) torch.Tensor {
+		t := tmp.Add
 		v := variance
 		if unsqueeze {
-			v = v.Unsqueeze(-1)
+			v = t(v.Unsqueeze(-1))
 		}
-		if v.LtScalar(torch.S(0)).Any().Item() != 0 {
+		if t(t(v.LtScalar(torch.S(0))).Any()).Item() != 0 {
 			panic(layerError(layer, "var has negative entry/entries"))
 		}
-		v = v.Clone()
+		v = t(v.Clone())
 		torch.NoGrad(func() { v.ClampMin_(torch.S(m.Eps)) })
-		d := input.Sub(target)
-		l := v.Log().Add(d.Mul(d).Div(v)).MulScalar(torch.S(0.5))
+		d := t(input.Sub(target))
+		l := t(t(t(v.Log()).Add(t(t(d.Mul(d)).Div(v)))).MulScalar(torch.S(0.5)))
 		if m.Full {
-			l = l.AddScalar(torch.S(0.5 * math.Log(2*math.Pi)))
+			l = t(l.AddScalar(torch.S(0.5 * math.Log(2*math.Pi))))
 		}
 		return reduce(l, m.Reduction)
 	})
