@@ -30,23 +30,9 @@ func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModu
 	const layer = "Embedding"
 	var a layerArgs
 	a.parse(layer, opts, "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse", "dtype", "device")
-	m := &EmbeddingModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, PaddingIdx: -1, NormType: a.float("norm_type", 2),
+	m := &EmbeddingModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, NormType: a.float("norm_type", 2),
 		ScaleGradByFreq: a.bool("scale_grad_by_freq", false), Sparse: a.bool("sparse", false)}
-	if a.has("padding_idx") {
-		p := a.int("padding_idx", -1)
-		if p >= numEmbeddings || p < -numEmbeddings {
-			layerPanic(layer, "Padding_idx must be within num_embeddings")
-		}
-		if p < 0 {
-			p += numEmbeddings
-		}
-		m.PaddingIdx = p
-	}
-	if a.has("max_norm") {
-		if m.MaxNorm = a.float("max_norm", 0); m.MaxNorm <= 0 {
-			layerPanic(layer, "max_norm must be positive, got %s", pyFloat(m.MaxNorm))
-		}
-	}
+	m.PaddingIdx, m.MaxNorm = lookupArgs(&a, numEmbeddings, "Padding_idx must be within num_embeddings")
 	m.Weight = a.param(numEmbeddings, embeddingDim)
 	m.ResetParameters()
 	m.Init(m)
@@ -55,10 +41,38 @@ func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModu
 
 // ResetParameters draws the weight from N(0, 1) again and zeroes the
 // padding row.
-func (m *EmbeddingModule) ResetParameters() {
-	nninit.Normal_(m.Weight)
-	if m.PaddingIdx >= 0 {
-		torch.NoGrad(func() { m.Weight.Select(0, m.PaddingIdx).FillScalar_(torch.S(0)) })
+func (m *EmbeddingModule) ResetParameters() { resetLookup(m.Weight, m.PaddingIdx) }
+
+// lookupArgs reads the padding_idx and max_norm of Embedding and
+// EmbeddingBag: the padding row counted from the start (-1 for none, as
+// no row is negative) and the norm (0 for none, as PyTorch takes only
+// positive ones).
+func lookupArgs(a *layerArgs, num int64, outOfRange string) (paddingIdx int64, maxNorm float64) {
+	paddingIdx = -1
+	if a.has("padding_idx") {
+		p := a.int("padding_idx", -1)
+		if p >= num || p < -num {
+			layerPanic(a.layer, "%s", outOfRange)
+		}
+		if p < 0 {
+			p += num
+		}
+		paddingIdx = p
+	}
+	if a.has("max_norm") {
+		if maxNorm = a.float("max_norm", 0); maxNorm <= 0 {
+			layerPanic(a.layer, "max_norm must be positive, got %s", pyFloat(maxNorm))
+		}
+	}
+	return paddingIdx, maxNorm
+}
+
+// resetLookup draws a lookup table from N(0, 1) and zeroes its padding
+// row.
+func resetLookup(w torch.Tensor, paddingIdx int64) {
+	nninit.Normal_(w)
+	if paddingIdx >= 0 {
+		torch.NoGrad(func() { w.Select(0, paddingIdx).FillScalar_(torch.S(0)) })
 	}
 }
 

@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 
-	nninit "github.com/gotorch/gotorch/nn/init"
 	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -36,7 +35,7 @@ func EmbeddingBag(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingB
 		"padding_idx", "dtype", "device")
 	m := &EmbeddingBagModule{NumEmbeddings: numEmbeddings, EmbeddingDim: embeddingDim, NormType: a.float("norm_type", 2),
 		ScaleGradByFreq: a.bool("scale_grad_by_freq", false), Mode: a.str("mode", "mean"), Sparse: a.bool("sparse", false),
-		IncludeLastOffset: a.bool("include_last_offset", false), PaddingIdx: -1}
+		IncludeLastOffset: a.bool("include_last_offset", false)}
 	switch m.Mode {
 	case "sum", "mean":
 	case "max":
@@ -49,21 +48,7 @@ func EmbeddingBag(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingB
 	default:
 		layerPanic(layer, "mode has to be one of sum, mean or max")
 	}
-	if a.has("padding_idx") {
-		p := a.int("padding_idx", 0)
-		if p >= numEmbeddings || p < -numEmbeddings {
-			layerPanic(layer, "padding_idx must be within num_embeddings")
-		}
-		if p < 0 {
-			p += numEmbeddings
-		}
-		m.PaddingIdx = p
-	}
-	if a.has("max_norm") {
-		if m.MaxNorm = a.float("max_norm", 0); m.MaxNorm <= 0 {
-			layerPanic(layer, "max_norm must be positive, got %s", pyFloat(m.MaxNorm))
-		}
-	}
+	m.PaddingIdx, m.MaxNorm = lookupArgs(&a, numEmbeddings, "padding_idx must be within num_embeddings")
 	m.Weight = a.param(numEmbeddings, embeddingDim)
 	m.ResetParameters()
 	m.Init(m)
@@ -72,12 +57,7 @@ func EmbeddingBag(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingB
 
 // ResetParameters draws the weight from N(0, 1) again and zeroes the
 // padding row.
-func (m *EmbeddingBagModule) ResetParameters() {
-	nninit.Normal_(m.Weight)
-	if m.PaddingIdx >= 0 {
-		torch.NoGrad(func() { m.Weight.Select(0, m.PaddingIdx).FillScalar_(torch.S(0)) })
-	}
-}
+func (m *EmbeddingBagModule) ResetParameters() { resetLookup(m.Weight, m.PaddingIdx) }
 
 // Forward reduces the bags of input: a (B, N) tensor of B bags of N
 // indices, with offsets undefined, or a 1-D tensor of indices with
@@ -112,7 +92,7 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if fmt.Sprint(ws) != fmt.Sprint(shape) {
+		if !equalShape(ws, shape) {
 			return torch.Tensor{}, layerError(layer, "If per_sample_weights (%s) is not None, then it must have the same shape as the input (%s)",
 				torchSize(ws), torchSize(shape))
 		}

@@ -446,11 +446,11 @@ func (m *GaussianNLLLossModule) TryForward(input, target, variance torch.Tensor)
 		return torch.Tensor{}, err
 	}
 	unsqueeze := false
-	if !sameShape(vs, is) {
+	if !equalShape(vs, is) {
 		switch {
-		case len(is) > 0 && sameShape(is[:len(is)-1], vs):
+		case len(is) > 0 && equalShape(is[:len(is)-1], vs):
 			unsqueeze = true
-		case len(is) > 0 && len(vs) == len(is) && sameShape(is[:len(is)-1], vs[:len(vs)-1]) && vs[len(vs)-1] == 1:
+		case len(is) > 0 && len(vs) == len(is) && equalShape(is[:len(is)-1], vs[:len(vs)-1]) && vs[len(vs)-1] == 1:
 		default:
 			return torch.Tensor{}, layerError(layer, "var is of incorrect size")
 		}
@@ -476,18 +476,6 @@ func (m *GaussianNLLLossModule) TryForward(input, target, variance torch.Tensor)
 		}
 		return reduce(l, m.Reduction)
 	})
-}
-
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // CTCLossModule is the connectionist temporal classification loss of
