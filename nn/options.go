@@ -188,9 +188,6 @@ func WithDelta(v float64) Option { return Option{name: "delta", f: v} }
 // WithLogTarget is KLDivLoss's log_target (default false).
 func WithLogTarget(on bool) Option { return Option{name: "log_target", b: on} }
 
-// WithValue is ConstantPad's fill value (default 0 for ZeroPad2d).
-func WithValue(v float64) Option { return Option{name: "value", f: v} }
-
 // WithSize is Upsample's output size (default None): one number for every
 // spatial dimension, or one each.
 func WithSize(v ...int64) Option { return Option{name: "size", ints: v} }
@@ -256,7 +253,6 @@ func WithDevice(d torch.Device) Option { return Option{name: "device", device: d
 // where it was not given. A new keyword needs only its With function.
 type layerArgs struct {
 	layer string
-	set   map[string]bool   // the keywords given
 	opts  map[string]Option // the options given, by keyword; the last of a keyword wins
 }
 
@@ -276,16 +272,17 @@ func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
 			}
 			layerPanic(layer, "unexpected option %s (this layer takes %s)", name, strings.Join(allowed, ", "))
 		}
-		if a.set == nil {
-			a.set = map[string]bool{}
+		if a.opts == nil {
 			a.opts = map[string]Option{}
 		}
-		a.set[o.name] = true
 		a.opts[o.name] = o
 	}
 }
 
-func (a *layerArgs) has(name string) bool { return a.set[name] }
+func (a *layerArgs) has(name string) bool {
+	_, ok := a.opts[name]
+	return ok
+}
 
 // float, int, bool, str, ints, floats and tensor are the value of the
 // option named name, or def where it was not given. Layers read their
