@@ -40,11 +40,11 @@
 // A layer that PyTorch has in 1, 2 and 3 dimensions is one generic type,
 // a family, whose members keep PyTorch's names as aliases: nn.MaxPool2d(2)
 // returns a *MaxPool2dModule, which is a *MaxPoolModule[D2], and prints and
-// names its errors as MaxPool2d. The families are MaxPool, AvgPool,
-// AdaptiveAvgPool, AdaptiveMaxPool, ConstantPad, ReflectionPad,
-// ReplicationPad and InstanceNorm. The activations without settings and the
-// dropout layers are written from a table by internal/genlayers (go
-// generate ./nn).
+// names its errors as MaxPool2d. The families are Conv, ConvTranspose,
+// BatchNorm, InstanceNorm, MaxPool, AvgPool, AdaptiveAvgPool,
+// AdaptiveMaxPool, ConstantPad, ReflectionPad and ReplicationPad. The
+// activations without settings and the dropout layers are written from a
+// table by internal/genlayers (go generate ./nn).
 //
 // The layers mirror torch.nn's classes, one file each: nn.Linear(784, 128)
 // returns a *LinearModule, initialized, named and printed as PyTorch's
