@@ -16,7 +16,7 @@ func TestMultiheadAttentionGolden(t *testing.T) {
 	t.Run("cross attention, bool key_padding_mask and attn_mask", func(t *testing.T) {
 		m := nn.MultiheadAttention(8, 2)
 		raRun(t, "mha_cross_masks", m, func(in map[string]torch.Tensor) []torch.Tensor {
-			out, w := m.Forward(in["query"], in["kv"], in["kv"], 
+			out, w := m.Forward(in["query"], in["kv"], in["kv"],
 				nn.WithKeyPaddingMask(in["key_padding_mask"]), nn.WithAttnMask(in["attn_mask"]))
 			return []torch.Tensor{out, w}
 		})
@@ -25,7 +25,7 @@ func TestMultiheadAttentionGolden(t *testing.T) {
 		m := nn.MultiheadAttention(8, 2, nn.WithBatchFirst(true))
 		raRun(t, "mha_self_bf_float_mask", m, func(in map[string]torch.Tensor) []torch.Tensor {
 			x := in["x"]
-			out, w := m.Forward(x, x, x, 
+			out, w := m.Forward(x, x, x,
 				nn.WithKeyPaddingMask(in["key_padding_mask"]), nn.WithAttnMask(in["attn_mask"]), nn.WithAverageAttnWeights(false))
 			return []torch.Tensor{out, w}
 		})

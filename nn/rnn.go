@@ -244,7 +244,9 @@ func rnnExtraRepr(inputSize, hiddenSize int64, o RNNSettings) string {
 }
 
 // ExtraRepr prints the settings as PyTorch does: "10, 20, num_layers=2".
-func (m *LSTMModule) ExtraRepr() string { return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings) }
+func (m *LSTMModule) ExtraRepr() string {
+	return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings)
+}
 
 // ExtraRepr prints the settings as PyTorch does: "10, 20, num_layers=2".
 func (m *GRUModule) ExtraRepr() string { return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings) }
