@@ -524,6 +524,10 @@ func WithNorm(n *LayerNormModule) Option { return Option{name: "norm", v: n} }
 // (default true). GoTorch has no nested tensors; it is kept for the repr.
 func WithEnableNestedTensor(on bool) Option { return Option{name: "enable_nested_tensor", b: on} }
 
+// WithMaskCheck is TransformerEncoder's mask_check (default true), which
+// PyTorch uses only on its nested-tensor path; it is kept for the record.
+func WithMaskCheck(on bool) Option { return Option{name: "mask_check", b: on} }
+
 // WithKeyPaddingMask is MultiheadAttention.Forward's key_padding_mask,
 // (batch, S) or (S) unbatched: true (bool) marks a key to ignore; a float
 // mask is added to the scores.

@@ -4,6 +4,7 @@ package nn_test
 // stacks against nn/testdata/seq.json (nn/testdata/seq.py, PyTorch 1.13.1).
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -263,4 +264,63 @@ func TestSeqErrors(t *testing.T) {
 	var nilTf *nn.TransformerModule
 	_, err = nilTf.TryForward(torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{4, 2, 8}))
 	require.ErrorIs(t, err, nn.ErrUninitialized)
+}
+
+// The sequence modules free the tensors they make for their own use: each
+// call leaves exactly its results alive, and its arguments usable.
+func TestSeqModulesFreeTheirTemporaries(t *testing.T) {
+	rn := func(s ...int64) torch.Tensor { return torch.RandN(s) }
+	rnn := nn.RNN(3, 4, nn.WithNumLayers(2), nn.WithNonlinearity("relu"))
+	lstm := nn.LSTM(3, 4, nn.WithBidirectional(true))
+	rcell, lcell, gcell := nn.RNNCell(3, 4), nn.LSTMCell(3, 4), nn.GRUCell(3, 4)
+	dec := nn.TransformerDecoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithNormFirst(true))
+	encStack := nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16)), 2, nn.WithNorm(nn.LayerNorm(8)))
+	tf := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumEncoderLayers(2), nn.WithNumDecoderLayers(2),
+		nn.WithDimFeedforward(16), nn.WithBatchFirst(true))
+	for _, m := range []interface{ Eval() }{dec, encStack, tf} {
+		m.Eval()
+	}
+	cases := []struct {
+		name string
+		args []torch.Tensor
+		call func(a []torch.Tensor) []torch.Tensor
+	}{
+		{"RNN unbatched", ts(rn(5, 3)), func(a []torch.Tensor) []torch.Tensor { return ts(rnn.Forward(a[0])) }},
+		{"RNN with state", ts(rn(5, 2, 3), rn(2, 2, 4)), func(a []torch.Tensor) []torch.Tensor { return ts(rnn.Forward(a[0], a[1])) }},
+		{"RNNCell unbatched", ts(rn(3)), func(a []torch.Tensor) []torch.Tensor { return ts(rcell.Forward(a[0])) }},
+		{"LSTMCell unbatched state", ts(rn(3), rn(4), rn(4)), func(a []torch.Tensor) []torch.Tensor { return ts(lcell.Forward(a[0], a[1], a[2])) }},
+		{"GRUCell", ts(rn(2, 3), rn(2, 4)), func(a []torch.Tensor) []torch.Tensor { return ts(gcell.Forward(a[0], a[1])) }},
+		{"packed LSTM unsorted", ts(rn(4, 3, 3), rn(2, 3, 4), rn(2, 3, 4)), func(a []torch.Tensor) []torch.Tensor {
+			p := nn.PackPaddedSequence(a[0], []int64{2, 4, 3}, nn.WithEnforceSorted(false))
+			out, h, c := lstm.ForwardPacked(p, a[1], a[2])
+			y, _ := nn.PadPackedSequence(out)
+			return ts(p.Data, p.BatchSizes, p.SortedIndices, p.UnsortedIndices, out.Data, h, c, y)
+		}},
+		{"decoder layer", ts(rn(4, 2, 8), rn(5, 2, 8), nn.GenerateSquareSubsequentMask(4)), func(a []torch.Tensor) []torch.Tensor {
+			return ts(dec.Forward(a[0], a[1], nn.WithTgtMask(a[2])))
+		}},
+		{"encoder stack", ts(rn(5, 2, 8)), func(a []torch.Tensor) []torch.Tensor { return ts(encStack.Forward(a[0])) }},
+		{"transformer", ts(rn(2, 5, 8), rn(2, 4, 8)), func(a []torch.Tensor) []torch.Tensor { return ts(tf.Forward(a[0], a[1])) }},
+	}
+	for _, c := range cases {
+		for _, grad := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/grad=%v", c.name, grad), func(t *testing.T) {
+				var res []torch.Tensor
+				var n int64
+				run := func() { n = newLive(func() { res = c.call(c.args) }) }
+				if grad {
+					run()
+				} else {
+					torch.NoGrad(run)
+				}
+				for i, r := range res {
+					assert.True(t, r.Defined(), "result %d", i)
+				}
+				assert.Equal(t, int64(len(res)), n, "tensors left alive besides the results")
+				for i, a := range c.args {
+					assert.True(t, a.Defined(), "argument %d was freed", i)
+				}
+			})
+		}
+	}
 }

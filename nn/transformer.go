@@ -360,22 +360,23 @@ type TransformerEncoderModule struct {
 	Layers    *ModuleListModule // of *TransformerEncoderLayerModule
 	Norm      *LayerNormModule  // nil without WithNorm
 	NumLayers int64
-	// EnableNestedTensor is PyTorch's enable_nested_tensor; GoTorch has no
-	// nested tensors and ignores it.
-	EnableNestedTensor bool
+	// EnableNestedTensor and MaskCheck are PyTorch's enable_nested_tensor
+	// and mask_check; GoTorch has no nested tensors and ignores them.
+	EnableNestedTensor, MaskCheck bool
 }
 
 // TransformerEncoder returns a stack of numLayers copies of encoderLayer,
 // each with encoderLayer's parameter values, as PyTorch's deep copies.
 // It panics on invalid settings.
 //
-// Options: WithNorm (none), WithEnableNestedTensor (true).
+// Options: WithNorm (none), WithEnableNestedTensor (true), WithMaskCheck
+// (true).
 //
 //	enc := nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8), 6, nn.WithNorm(nn.LayerNorm(512)))
 //	y := enc.Forward(x, nn.WithMask(mask))
 func TransformerEncoder(encoderLayer *TransformerEncoderLayerModule, numLayers int64, opts ...Option) *TransformerEncoderModule {
 	const op = "TransformerEncoder"
-	a := mustParseSeq(op, opts, "norm", "enable_nested_tensor")
+	a := mustParseSeq(op, opts, "norm", "enable_nested_tensor", "mask_check")
 	if encoderLayer == nil {
 		panic(seqErr(op, "encoder_layer is a nil *TransformerEncoderLayerModule"))
 	}
@@ -388,7 +389,8 @@ func TransformerEncoder(encoderLayer *TransformerEncoderLayerModule, numLayers i
 	for i := range layers {
 		layers[i] = cloneLayer(encoderLayer, TransformerEncoderLayer(s.DModel, s.Nhead, s.options()...))
 	}
-	e := &TransformerEncoderModule{Layers: ModuleList(layers...), NumLayers: numLayers, EnableNestedTensor: a.bool("enable_nested_tensor", true)}
+	e := &TransformerEncoderModule{Layers: ModuleList(layers...), NumLayers: numLayers,
+		EnableNestedTensor: a.bool("enable_nested_tensor", true), MaskCheck: a.bool("mask_check", true)}
 	e.Norm, _ = a.value("norm").(*LayerNormModule)
 	e.Init(e)
 	return e
