@@ -108,12 +108,13 @@ func mhaLinear(x, w, b torch.Tensor) torch.Tensor {
 //
 // Options: WithDropout (0), WithBias (true), WithAddBiasKV (false),
 // WithAddZeroAttn (false), WithKdim (embedDim), WithVdim (embedDim),
-// WithBatchFirst (false).
+// WithBatchFirst (false), WithDtype, WithDevice.
 //
 //	mha := nn.MultiheadAttention(512, 8, nn.WithBatchFirst(true))
 //	out, weights := mha.Forward(q, k, v, nn.WithKeyPaddingMask(pad))
 func MultiheadAttention(embedDim, numHeads int64, opts ...Option) *MultiheadAttentionModule {
-	a := mustParseSeq("MultiheadAttention", opts, "dropout", "bias", "add_bias_kv", "add_zero_attn", "kdim", "vdim", "batch_first")
+	a := mustParseSeq("MultiheadAttention", opts, "dropout", "bias", "add_bias_kv", "add_zero_attn", "kdim", "vdim", "batch_first", "dtype", "device")
+	f := a.factory()
 	o := MultiheadAttentionSettings{
 		Dropout:     a.float("dropout", 0),
 		Bias:        a.bool("bias", true),
@@ -135,25 +136,25 @@ func MultiheadAttention(embedDim, numHeads int64, opts ...Option) *MultiheadAtte
 	m := &MultiheadAttentionModule{EmbedDim: embedDim, NumHeads: numHeads, HeadDim: embedDim / numHeads, MultiheadAttentionSettings: o}
 	param := func(t torch.Tensor) torch.Tensor { return t.SetRequiresGrad(true) }
 	if m.sameEmbedDim() {
-		m.InProjWeight = param(mhaXavierUniform(3*embedDim, embedDim))
+		m.InProjWeight = param(mhaXavierUniform(f, 3*embedDim, embedDim))
 	} else {
-		m.QProjWeight = param(mhaXavierUniform(embedDim, embedDim))
-		m.KProjWeight = param(mhaXavierUniform(embedDim, o.KDim))
-		m.VProjWeight = param(mhaXavierUniform(embedDim, o.VDim))
+		m.QProjWeight = param(mhaXavierUniform(f, embedDim, embedDim))
+		m.KProjWeight = param(mhaXavierUniform(f, embedDim, o.KDim))
+		m.VProjWeight = param(mhaXavierUniform(f, embedDim, o.VDim))
 	}
 	m.OutProj = &NonDynamicallyQuantizableLinear{InFeatures: embedDim, OutFeatures: embedDim}
 	bound := 1 / math.Sqrt(float64(embedDim))
-	m.OutProj.Weight = param(mhaUniform(bound, embedDim, embedDim))
+	m.OutProj.Weight = param(mhaUniform(f, bound, embedDim, embedDim))
 	if o.Bias {
-		m.InProjBias = param(torch.Zeros([]int64{3 * embedDim}))
-		m.OutProj.Bias = param(torch.Zeros([]int64{embedDim}))
+		m.InProjBias = param(torch.Zeros([]int64{3 * embedDim}, f...))
+		m.OutProj.Bias = param(torch.Zeros([]int64{embedDim}, f...))
 	}
 	m.OutProj.Init(m.OutProj)
 	if o.AddBiasKV {
 		// xavier_normal_ of a (1, 1, E) tensor: fan_in = fan_out = E.
 		std := math.Sqrt(2 / float64(2*embedDim))
-		m.BiasK = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
-		m.BiasV = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
+		m.BiasK = param(torch.Empty([]int64{1, 1, embedDim}, f...).Normal_(torch.WithStd(std)))
+		m.BiasV = param(torch.Empty([]int64{1, 1, embedDim}, f...).Normal_(torch.WithStd(std)))
 	}
 	m.Init(m)
 	return m
@@ -164,14 +165,14 @@ func (m *MultiheadAttentionModule) sameEmbedDim() bool {
 }
 
 // mhaUniform is a tensor of shape drawn from U(-bound, bound).
-func mhaUniform(bound float64, shape ...int64) torch.Tensor {
-	return torch.Empty(shape).Uniform_(torch.WithFrom(-bound), torch.WithTo(bound))
+func mhaUniform(factory []torch.Option, bound float64, shape ...int64) torch.Tensor {
+	return torch.Empty(shape, factory...).Uniform_(torch.WithFrom(-bound), torch.WithTo(bound))
 }
 
 // mhaXavierUniform is a (fanOut, fanIn) tensor initialized as PyTorch's
 // xavier_uniform_ (gain 1).
-func mhaXavierUniform(fanOut, fanIn int64) torch.Tensor {
-	return mhaUniform(math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
+func mhaXavierUniform(factory []torch.Option, fanOut, fanIn int64) torch.Tensor {
+	return mhaUniform(factory, math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
 }
 
 // AttentionOptions are the old optional arguments of MultiheadAttention's

@@ -324,3 +324,23 @@ func TestSeqModulesFreeTheirTemporaries(t *testing.T) {
 		}
 	}
 }
+
+// WithDtype reaches every parameter, the copies of a stack included.
+func TestSeqDtype(t *testing.T) {
+	f64 := nn.WithDtype(torch.Float64)
+	layer := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), f64)
+	for _, m := range []interface{ NamedParameters() []nn.Named }{
+		layer, nn.TransformerEncoder(layer, 2), nn.MultiheadAttention(8, 2, nn.WithKdim(4), nn.WithAddBiasKV(true), f64),
+		nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumEncoderLayers(1), nn.WithNumDecoderLayers(1),
+			nn.WithDimFeedforward(16), f64),
+		nn.RNN(3, 4, f64), nn.LSTMCell(3, 4, f64),
+	} {
+		for _, p := range m.NamedParameters() {
+			assert.Equal(t, torch.Float64, p.Tensor.DType(), p.Name)
+		}
+	}
+	enc := nn.TransformerEncoder(layer, 2)
+	enc.Eval()
+	y := enc.Forward(torch.RandN([]int64{5, 2, 8}, torch.WithDtype(torch.Float64)))
+	assert.Equal(t, torch.Float64, y.DType())
+}

@@ -55,11 +55,12 @@ func (o TransformerEncoderLayerOptions) Options() []Option {
 	return opts
 }
 
-var transformerLayerKeywords = []string{"dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first", "norm_first"}
+var transformerLayerKeywords = []string{"dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first", "norm_first",
+	"dtype", "device"}
 
 // transformerLayerSetup parses and checks a layer's settings, panicking
 // as PyTorch raises.
-func transformerLayerSetup(op string, dModel, nhead int64, opts []Option) TransformerLayerSettings {
+func transformerLayerSetup(op string, dModel, nhead int64, opts []Option) (TransformerLayerSettings, []Option) {
 	a := mustParseSeq(op, opts, transformerLayerKeywords...)
 	s := TransformerLayerSettings{
 		DModel: dModel, Nhead: nhead,
@@ -81,7 +82,7 @@ func transformerLayerSetup(op string, dModel, nhead int64, opts []Option) Transf
 	if !(s.Dropout >= 0 && s.Dropout <= 1) {
 		panic(seqErr(op, "dropout probability has to be between 0 and 1, but got %v", s.Dropout))
 	}
-	return s
+	return s, a.pick("dtype", "device")
 }
 
 // options returns the With options that build a layer of settings s.
@@ -118,19 +119,19 @@ type TransformerEncoderLayerModule struct {
 //
 // Options: WithDimFeedforward (2048), WithDropout (0.1), WithActivation
 // ("relu") or WithActivationFn, WithLayerNormEps (1e-5), WithBatchFirst
-// (false), WithNormFirst (false).
+// (false), WithNormFirst (false), WithDtype, WithDevice.
 //
 //	layer := nn.TransformerEncoderLayer(512, 8, nn.WithBatchFirst(true), nn.WithNormFirst(true))
 //	y := layer.Forward(x, nn.WithSrcKeyPaddingMask(pad))
 func TransformerEncoderLayer(dModel, nhead int64, opts ...Option) *TransformerEncoderLayerModule {
-	s := transformerLayerSetup("TransformerEncoderLayer", dModel, nhead, opts)
+	s, f := transformerLayerSetup("TransformerEncoderLayer", dModel, nhead, opts)
 	l := &TransformerEncoderLayerModule{
-		SelfAttn:                 MultiheadAttention(dModel, nhead, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst)),
-		Linear1:                  Linear(dModel, s.DimFeedforward),
+		SelfAttn:                 MultiheadAttention(dModel, nhead, joinOpts(f, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst))...),
+		Linear1:                  Linear(dModel, s.DimFeedforward, f...),
 		Dropout:                  Dropout(WithP(s.Dropout)),
-		Linear2:                  Linear(s.DimFeedforward, dModel),
-		Norm1:                    LayerNorm(dModel, WithEps(s.LayerNormEps)),
-		Norm2:                    LayerNorm(dModel, WithEps(s.LayerNormEps)),
+		Linear2:                  Linear(s.DimFeedforward, dModel, f...),
+		Norm1:                    LayerNorm(dModel, joinOpts(f, WithEps(s.LayerNormEps))...),
+		Norm2:                    LayerNorm(dModel, joinOpts(f, WithEps(s.LayerNormEps))...),
 		Dropout1:                 Dropout(WithP(s.Dropout)),
 		Dropout2:                 Dropout(WithP(s.Dropout)),
 		TransformerLayerSettings: s,
@@ -268,21 +269,21 @@ type TransformerDecoderLayerModule struct {
 //
 // Options: WithDimFeedforward (2048), WithDropout (0.1), WithActivation
 // ("relu") or WithActivationFn, WithLayerNormEps (1e-5), WithBatchFirst
-// (false), WithNormFirst (false).
+// (false), WithNormFirst (false), WithDtype, WithDevice.
 //
 //	layer := nn.TransformerDecoderLayer(512, 8)
 //	y := layer.Forward(tgt, memory, nn.WithTgtMask(nn.GenerateSquareSubsequentMask(tgtLen)))
 func TransformerDecoderLayer(dModel, nhead int64, opts ...Option) *TransformerDecoderLayerModule {
-	s := transformerLayerSetup("TransformerDecoderLayer", dModel, nhead, opts)
+	s, f := transformerLayerSetup("TransformerDecoderLayer", dModel, nhead, opts)
 	l := &TransformerDecoderLayerModule{
-		SelfAttn:                 MultiheadAttention(dModel, nhead, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst)),
-		MultiheadAttn:            MultiheadAttention(dModel, nhead, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst)),
-		Linear1:                  Linear(dModel, s.DimFeedforward),
+		SelfAttn:                 MultiheadAttention(dModel, nhead, joinOpts(f, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst))...),
+		MultiheadAttn:            MultiheadAttention(dModel, nhead, joinOpts(f, WithDropout(s.Dropout), WithBatchFirst(s.BatchFirst))...),
+		Linear1:                  Linear(dModel, s.DimFeedforward, f...),
 		Dropout:                  Dropout(WithP(s.Dropout)),
-		Linear2:                  Linear(s.DimFeedforward, dModel),
-		Norm1:                    LayerNorm(dModel, WithEps(s.LayerNormEps)),
-		Norm2:                    LayerNorm(dModel, WithEps(s.LayerNormEps)),
-		Norm3:                    LayerNorm(dModel, WithEps(s.LayerNormEps)),
+		Linear2:                  Linear(s.DimFeedforward, dModel, f...),
+		Norm1:                    LayerNorm(dModel, joinOpts(f, WithEps(s.LayerNormEps))...),
+		Norm2:                    LayerNorm(dModel, joinOpts(f, WithEps(s.LayerNormEps))...),
+		Norm3:                    LayerNorm(dModel, joinOpts(f, WithEps(s.LayerNormEps))...),
 		Dropout1:                 Dropout(WithP(s.Dropout)),
 		Dropout2:                 Dropout(WithP(s.Dropout)),
 		Dropout3:                 Dropout(WithP(s.Dropout)),
@@ -339,6 +340,20 @@ func (l *TransformerDecoderLayerModule) TryForward(tgt, memory torch.Tensor, opt
 	return
 }
 
+// joinOpts is a new slice of the options a and then b.
+func joinOpts(a []Option, b ...Option) []Option {
+	return append(append([]Option(nil), a...), b...)
+}
+
+// factoryOf returns the dtype and device options of m's parameters.
+func factoryOf(m interface{ Parameters() []torch.Tensor }) []Option {
+	ps := m.Parameters()
+	if len(ps) == 0 {
+		return nil
+	}
+	return []Option{WithDtype(ps[0].DType()), WithDevice(ps[0].Device())}
+}
+
 // clone is a new layer with the settings and parameter values of l, as
 // PyTorch's copy.deepcopy makes the layers of a stack.
 func cloneLayer[M interface {
@@ -387,7 +402,7 @@ func TransformerEncoder(encoderLayer *TransformerEncoderLayerModule, numLayers i
 	layers := make([]Moduler, numLayers)
 	s := encoderLayer.TransformerLayerSettings
 	for i := range layers {
-		layers[i] = cloneLayer(encoderLayer, TransformerEncoderLayer(s.DModel, s.Nhead, s.options()...))
+		layers[i] = cloneLayer(encoderLayer, TransformerEncoderLayer(s.DModel, s.Nhead, joinOpts(s.options(), factoryOf(encoderLayer)...)...))
 	}
 	e := &TransformerEncoderModule{Layers: ModuleList(layers...), NumLayers: numLayers,
 		EnableNestedTensor: a.bool("enable_nested_tensor", true), MaskCheck: a.bool("mask_check", true)}
@@ -479,7 +494,7 @@ func TransformerDecoder(decoderLayer *TransformerDecoderLayerModule, numLayers i
 	layers := make([]Moduler, numLayers)
 	s := decoderLayer.TransformerLayerSettings
 	for i := range layers {
-		layers[i] = cloneLayer(decoderLayer, TransformerDecoderLayer(s.DModel, s.Nhead, s.options()...))
+		layers[i] = cloneLayer(decoderLayer, TransformerDecoderLayer(s.DModel, s.Nhead, joinOpts(s.options(), factoryOf(decoderLayer)...)...))
 	}
 	d := &TransformerDecoderModule{Layers: ModuleList(layers...), NumLayers: numLayers}
 	d.Norm, _ = a.value("norm").(*LayerNormModule)
@@ -541,7 +556,7 @@ type TransformerModule struct {
 // Options: WithDModel (512), WithNhead (8), WithNumEncoderLayers (6),
 // WithNumDecoderLayers (6), WithDimFeedforward (2048), WithDropout (0.1),
 // WithActivation ("relu") or WithActivationFn, WithLayerNormEps (1e-5),
-// WithBatchFirst (false), WithNormFirst (false).
+// WithBatchFirst (false), WithNormFirst (false), WithDtype, WithDevice.
 //
 //	t := nn.Transformer(nn.WithDModel(64), nn.WithNhead(4), nn.WithBatchFirst(true))
 //	y := t.Forward(src, tgt, nn.WithTgtMask(nn.GenerateSquareSubsequentMask(tgt.Size(1))))
@@ -553,9 +568,9 @@ func Transformer(opts ...Option) *TransformerModule {
 	eps := a.float("layer_norm_eps", 1e-5)
 	t := &TransformerModule{
 		Encoder: TransformerEncoder(TransformerEncoderLayer(dModel, nhead, layerOpts...), a.int("num_encoder_layers", 6),
-			WithNorm(LayerNorm(dModel, WithEps(eps)))),
+			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...))),
 		Decoder: TransformerDecoder(TransformerDecoderLayer(dModel, nhead, layerOpts...), a.int("num_decoder_layers", 6),
-			WithNorm(LayerNorm(dModel, WithEps(eps)))),
+			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...))),
 		DModel: dModel, Nhead: nhead, BatchFirst: a.bool("batch_first", false),
 	}
 	t.Init(t)
@@ -621,8 +636,14 @@ func (t *TransformerModule) TryForward(src, tgt torch.Tensor, opts ...Option) (o
 // sz (torch.nn.Transformer.generate_square_subsequent_mask): an (sz, sz)
 // float mask, -inf above the diagonal and 0 elsewhere, so that position i
 // attends to positions up to i only.
-func GenerateSquareSubsequentMask(sz int64) torch.Tensor {
-	full := torch.Full([]int64{sz, sz}, torch.S(math.Inf(-1)))
+//
+// Options: WithDevice (the CPU).
+func GenerateSquareSubsequentMask(sz int64, opts ...Option) torch.Tensor {
+	a := mustParseSeq("GenerateSquareSubsequentMask", opts, "device")
+	if sz < 0 {
+		panic(seqErr("GenerateSquareSubsequentMask", "sz must be non-negative, got %d", sz))
+	}
+	full := torch.Full([]int64{sz, sz}, torch.S(math.Inf(-1)), a.factory()...)
 	m := torch.Triu(full, torch.WithDiagonal(1))
 	full.Free()
 	return m
