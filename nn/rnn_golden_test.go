@@ -1,8 +1,11 @@
 package nn_test
 
-// Golden-data harness for the LSTM, GRU, MultiheadAttention and
-// TransformerEncoderLayer tests: nn/testdata/rnn_attention.json, written by
-// /usr/bin/python3 nn/testdata/rnn_attention.py with PyTorch 1.13.
+// Golden-data harness for the sequence models' tests:
+// nn/testdata/rnn_attention.json (LSTM, GRU, MultiheadAttention,
+// TransformerEncoderLayer), written by /usr/bin/python3
+// nn/testdata/rnn_attention.py with PyTorch 1.13, and nn/testdata/seq.json
+// (RNN, the cells, packed sequences, the transformer stacks), written by
+// nn/testdata/seq.py.
 
 import (
 	"encoding/json"
