@@ -61,7 +61,7 @@ type MultiheadAttentionModule struct {
 	QProjWeight  torch.Tensor // (embed_dim, embed_dim), only when KDim or VDim differ from EmbedDim
 	KProjWeight  torch.Tensor // (embed_dim, kdim), only when KDim or VDim differ from EmbedDim
 	VProjWeight  torch.Tensor // (embed_dim, vdim), only when KDim or VDim differ from EmbedDim
-	InProjBias   torch.Tensor // (3*embed_dim), unless NoBias
+	InProjBias   torch.Tensor // (3*embed_dim); undefined with WithBias(false)
 	BiasK, BiasV torch.Tensor // (1, 1, embed_dim), only with AddBiasKV
 	OutProj      *NonDynamicallyQuantizableLinear
 

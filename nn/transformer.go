@@ -99,6 +99,9 @@ func (s TransformerLayerSettings) options() []Option {
 // network, each with a residual connection and LayerNorm
 // (torch.nn.TransformerEncoderLayer). Its sub-modules and parameters are
 // named as PyTorch's: self_attn.*, linear1.*, linear2.*, norm1.*, norm2.*.
+//
+// As in PyTorch, l.Dropout is the feed-forward block's Dropout layer; the
+// dropout probability is l.TransformerLayerSettings.Dropout.
 type TransformerEncoderLayerModule struct {
 	Module
 	SelfAttn *MultiheadAttentionModule
