@@ -84,6 +84,13 @@ func TryPackPaddedSequence(input torch.Tensor, lengths []int64, opts ...Option) 
 			sorted, idx := lens.Sort(torch.WithDescending(true))
 			lens.Free()
 			lens = sorted
+			// The indices live on the input's device, as PyTorch's; the
+			// lengths and batch sizes stay on the CPU.
+			if dev := input.Device(); dev != torch.CPU {
+				onDev := idx.To(dev)
+				idx.Free()
+				idx = onDev
+			}
 			p.SortedIndices = idx
 			p.UnsortedIndices = invertPermutation(idx)
 			x = torch.IndexSelect(input, batchDim, idx)
@@ -101,7 +108,7 @@ func TryPackPaddedSequence(input torch.Tensor, lengths []int64, opts ...Option) 
 // invertPermutation is PyTorch's rnn.invert_permutation.
 func invertPermutation(perm torch.Tensor) torch.Tensor {
 	out := torch.EmptyLike(perm)
-	ar := torch.Arange(torch.S(perm.Numel()), torch.WithDtype(torch.Int64))
+	ar := torch.Arange(torch.S(perm.Numel()), torch.WithDtype(torch.Int64), torch.WithDevice(perm.Device()))
 	r := torch.Scatter(out, 0, perm, ar)
 	out.Free()
 	ar.Free()
@@ -154,9 +161,11 @@ func TryPadPackedSequence(p *PackedSequence, opts ...Option) (out torch.Tensor, 
 			padded.Free()
 			sorted := lengths
 			lengths = make([]int64, len(sorted))
-			for i, j := range p.UnsortedIndices.Int64s() {
+			idx := p.UnsortedIndices.To(torch.CPU)
+			for i, j := range idx.Int64s() {
 				lengths[i] = sorted[j]
 			}
+			temps.Free(idx, p.UnsortedIndices)
 		}
 	})
 	return out, lengths, err
