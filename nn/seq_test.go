@@ -344,3 +344,38 @@ func TestSeqDtype(t *testing.T) {
 	y := enc.Forward(torch.RandN([]int64{5, 2, 8}, torch.WithDtype(torch.Float64)))
 	assert.Equal(t, torch.Float64, y.DType())
 }
+
+// The deprecated option structs convert to the With options they stand for.
+func TestDeprecatedOptionStructs(t *testing.T) {
+	m := nn.MultiheadAttention(6, 2, nn.MultiheadAttentionOptions{NoBias: true, KDim: 3, BatchFirst: true}.Options()...)
+	assert.False(t, m.Bias)
+	assert.Equal(t, int64(3), m.KDim)
+	assert.Equal(t, int64(6), m.VDim)
+	assert.True(t, m.BatchFirst)
+
+	l := nn.TransformerEncoderLayer(8, 2, nn.TransformerEncoderLayerOptions{Activation: "gelu", NormFirst: true}.Options()...)
+	assert.Equal(t, "gelu", l.Activation)
+	assert.True(t, l.NormFirst)
+	assert.Equal(t, 1e-5, l.LayerNormEps)
+	assert.Equal(t, int64(2048), l.DimFeedforward)
+
+	a := nn.MultiheadAttention(4, 2)
+	x := torch.RandN([]int64{3, 2, 4})
+	_, w := a.Forward(x, x, x, nn.AttentionOptions{PerHeadWeights: true}.Options()...)
+	assert.Equal(t, []int64{2, 2, 3, 3}, w.Shape())
+	_, w = a.Forward(x, x, x, nn.AttentionOptions{NoWeights: true}.Options()...)
+	assert.False(t, w.Defined())
+}
+
+// Transformer takes unbatched src and tgt, as PyTorch's.
+func TestTransformerUnbatched(t *testing.T) {
+	tf := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumEncoderLayers(1), nn.WithNumDecoderLayers(1),
+		nn.WithDimFeedforward(16), nn.WithDropout(0))
+	tf.Eval()
+	src, tgt := torch.RandN([]int64{5, 8}), torch.RandN([]int64{3, 8})
+	y := tf.Forward(src, tgt)
+	assert.Equal(t, []int64{3, 8}, y.Shape())
+	// The same as a batch of one.
+	yb := tf.Forward(src.Unsqueeze(1), tgt.Unsqueeze(1))
+	assert.True(t, yb.SqueezeDim(1).AllClose(y), "unbatched and a batch of one")
+}
