@@ -8,9 +8,24 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// MultiheadAttentionOptions are the optional settings of
-// MultiheadAttention, as in PyTorch's constructor. The zero value is
-// PyTorch's defaults.
+// MultiheadAttentionSettings are the settings of MultiheadAttention,
+// named after PyTorch's constructor keywords and set by the With options;
+// their defaults are PyTorch's.
+type MultiheadAttentionSettings struct {
+	Dropout     float64 // dropout on the attention weights, in training (WithDropout, default 0)
+	Bias        bool    // in_proj_bias and out_proj.bias (WithBias, default true)
+	AddBiasKV   bool    // add_bias_kv: learned bias_k and bias_v appended to the keys and values (WithAddBiasKV)
+	AddZeroAttn bool    // add_zero_attn: a zero key and value appended (WithAddZeroAttn)
+	KDim, VDim  int64   // kdim and vdim, the features of the keys and values (WithKdim, WithVdim; default embed_dim)
+	BatchFirst  bool    // batched input and output are (batch, seq, feature) (WithBatchFirst)
+}
+
+// MultiheadAttentionOptions are the old optional settings of
+// MultiheadAttention.
+//
+// Deprecated: pass With options (WithDropout, WithBias, WithAddBiasKV,
+// WithAddZeroAttn, WithKdim, WithVdim, WithBatchFirst) instead; Options
+// converts a MultiheadAttentionOptions to them.
 type MultiheadAttentionOptions struct {
 	Dropout     float64 // dropout on the attention weights, in training
 	NoBias      bool    // bias=False: no in_proj_bias and no out_proj.bias
@@ -18,6 +33,19 @@ type MultiheadAttentionOptions struct {
 	AddZeroAttn bool    // add_zero_attn: a zero key and value appended
 	KDim, VDim  int64   // features of the keys and values; 0 means embed_dim
 	BatchFirst  bool    // batched input and output are (batch, seq, feature)
+}
+
+// Options returns the With options that o stands for.
+func (o MultiheadAttentionOptions) Options() []Option {
+	opts := []Option{WithDropout(o.Dropout), WithBias(!o.NoBias), WithAddBiasKV(o.AddBiasKV),
+		WithAddZeroAttn(o.AddZeroAttn), WithBatchFirst(o.BatchFirst)}
+	if o.KDim != 0 {
+		opts = append(opts, WithKdim(o.KDim))
+	}
+	if o.VDim != 0 {
+		opts = append(opts, WithVdim(o.VDim))
+	}
+	return opts
 }
 
 // MultiheadAttentionModule is multi-head attention
@@ -33,12 +61,12 @@ type MultiheadAttentionModule struct {
 	QProjWeight  torch.Tensor // (embed_dim, embed_dim), only when KDim or VDim differ from EmbedDim
 	KProjWeight  torch.Tensor // (embed_dim, kdim), only when KDim or VDim differ from EmbedDim
 	VProjWeight  torch.Tensor // (embed_dim, vdim), only when KDim or VDim differ from EmbedDim
-	InProjBias   torch.Tensor // (3*embed_dim), unless NoBias
+	InProjBias   torch.Tensor // (3*embed_dim); undefined with WithBias(false)
 	BiasK, BiasV torch.Tensor // (1, 1, embed_dim), only with AddBiasKV
 	OutProj      *NonDynamicallyQuantizableLinear
 
 	EmbedDim, NumHeads, HeadDim int64
-	MultiheadAttentionOptions
+	MultiheadAttentionSettings
 }
 
 // NonDynamicallyQuantizableLinear is MultiheadAttention's output
@@ -78,22 +106,23 @@ func mhaLinear(x, w, b torch.Tensor) torch.Tensor {
 // (kaiming_uniform_ with a=√5, i.e. U(-1/√embedDim, 1/√embedDim)), and
 // xavier_normal_ bias_k and bias_v. It panics on invalid settings.
 //
-//	mha := nn.MultiheadAttention(512, 8, nn.MultiheadAttentionOptions{BatchFirst: true})
-//	out, weights := mha.Forward(q, k, v, nn.AttentionOptions{KeyPaddingMask: pad})
-func MultiheadAttention(embedDim, numHeads int64, opts ...MultiheadAttentionOptions) *MultiheadAttentionModule {
-	var o MultiheadAttentionOptions
-	switch len(opts) {
-	case 0:
-	case 1:
-		o = opts[0]
-	default:
-		panic(fmt.Errorf("nn.MultiheadAttention: takes at most one MultiheadAttentionOptions, got %d", len(opts)))
-	}
-	if o.KDim == 0 {
-		o.KDim = embedDim
-	}
-	if o.VDim == 0 {
-		o.VDim = embedDim
+// Options: WithDropout (0), WithBias (true), WithAddBiasKV (false),
+// WithAddZeroAttn (false), WithKdim (embedDim), WithVdim (embedDim),
+// WithBatchFirst (false), WithDtype, WithDevice.
+//
+//	mha := nn.MultiheadAttention(512, 8, nn.WithBatchFirst(true))
+//	out, weights := mha.Forward(q, k, v, nn.WithKeyPaddingMask(pad))
+func MultiheadAttention(embedDim, numHeads int64, opts ...Option) *MultiheadAttentionModule {
+	a := mustParseArgs("MultiheadAttention", opts, "dropout", "bias", "add_bias_kv", "add_zero_attn", "kdim", "vdim", "batch_first", "dtype", "device")
+	f := a.factory()
+	o := MultiheadAttentionSettings{
+		Dropout:     a.float("dropout", 0),
+		Bias:        a.bool("bias", true),
+		AddBiasKV:   a.bool("add_bias_kv", false),
+		AddZeroAttn: a.bool("add_zero_attn", false),
+		KDim:        a.int("kdim", embedDim),
+		VDim:        a.int("vdim", embedDim),
+		BatchFirst:  a.bool("batch_first", false),
 	}
 	switch {
 	case embedDim <= 0 || numHeads <= 0 || o.KDim < 0 || o.VDim < 0:
@@ -104,28 +133,28 @@ func MultiheadAttention(embedDim, numHeads int64, opts ...MultiheadAttentionOpti
 	case !(o.Dropout >= 0 && o.Dropout <= 1):
 		panic(fmt.Errorf("nn.MultiheadAttention: dropout probability has to be between 0 and 1, but got %v", o.Dropout))
 	}
-	m := &MultiheadAttentionModule{EmbedDim: embedDim, NumHeads: numHeads, HeadDim: embedDim / numHeads, MultiheadAttentionOptions: o}
+	m := &MultiheadAttentionModule{EmbedDim: embedDim, NumHeads: numHeads, HeadDim: embedDim / numHeads, MultiheadAttentionSettings: o}
 	param := func(t torch.Tensor) torch.Tensor { return t.SetRequiresGrad(true) }
 	if m.sameEmbedDim() {
-		m.InProjWeight = param(mhaXavierUniform(3*embedDim, embedDim))
+		m.InProjWeight = param(mhaXavierUniform(f, 3*embedDim, embedDim))
 	} else {
-		m.QProjWeight = param(mhaXavierUniform(embedDim, embedDim))
-		m.KProjWeight = param(mhaXavierUniform(embedDim, o.KDim))
-		m.VProjWeight = param(mhaXavierUniform(embedDim, o.VDim))
+		m.QProjWeight = param(mhaXavierUniform(f, embedDim, embedDim))
+		m.KProjWeight = param(mhaXavierUniform(f, embedDim, o.KDim))
+		m.VProjWeight = param(mhaXavierUniform(f, embedDim, o.VDim))
 	}
 	m.OutProj = &NonDynamicallyQuantizableLinear{InFeatures: embedDim, OutFeatures: embedDim}
 	bound := 1 / math.Sqrt(float64(embedDim))
-	m.OutProj.Weight = param(mhaUniform(bound, embedDim, embedDim))
-	if !o.NoBias {
-		m.InProjBias = param(torch.Zeros([]int64{3 * embedDim}))
-		m.OutProj.Bias = param(torch.Zeros([]int64{embedDim}))
+	m.OutProj.Weight = param(mhaUniform(f, bound, embedDim, embedDim))
+	if o.Bias {
+		m.InProjBias = param(torch.Zeros([]int64{3 * embedDim}, f...))
+		m.OutProj.Bias = param(torch.Zeros([]int64{embedDim}, f...))
 	}
 	m.OutProj.Init(m.OutProj)
 	if o.AddBiasKV {
 		// xavier_normal_ of a (1, 1, E) tensor: fan_in = fan_out = E.
 		std := math.Sqrt(2 / float64(2*embedDim))
-		m.BiasK = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
-		m.BiasV = param(torch.Empty([]int64{1, 1, embedDim}).Normal_(torch.WithStd(std)))
+		m.BiasK = param(torch.Empty([]int64{1, 1, embedDim}, f...).Normal_(torch.WithStd(std)))
+		m.BiasV = param(torch.Empty([]int64{1, 1, embedDim}, f...).Normal_(torch.WithStd(std)))
 	}
 	m.Init(m)
 	return m
@@ -136,33 +165,45 @@ func (m *MultiheadAttentionModule) sameEmbedDim() bool {
 }
 
 // mhaUniform is a tensor of shape drawn from U(-bound, bound).
-func mhaUniform(bound float64, shape ...int64) torch.Tensor {
-	return torch.Empty(shape).Uniform_(torch.WithFrom(-bound), torch.WithTo(bound))
+func mhaUniform(factory []torch.Option, bound float64, shape ...int64) torch.Tensor {
+	return torch.Empty(shape, factory...).Uniform_(torch.WithFrom(-bound), torch.WithTo(bound))
 }
 
 // mhaXavierUniform is a (fanOut, fanIn) tensor initialized as PyTorch's
 // xavier_uniform_ (gain 1).
-func mhaXavierUniform(fanOut, fanIn int64) torch.Tensor {
-	return mhaUniform(math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
+func mhaXavierUniform(factory []torch.Option, fanOut, fanIn int64) torch.Tensor {
+	return mhaUniform(factory, math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
 }
 
-// AttentionOptions are the optional arguments of MultiheadAttention's
-// Forward (and, for the masks, TransformerEncoderLayer's). The zero value
-// is PyTorch's defaults: no masks, weights returned averaged over heads.
+// AttentionOptions are the old optional arguments of MultiheadAttention's
+// Forward.
+//
+// Deprecated: pass With options (WithKeyPaddingMask, WithAttnMask,
+// WithNeedWeights, WithAverageAttnWeights) instead; Options converts an
+// AttentionOptions to them.
 type AttentionOptions struct {
-	// KeyPaddingMask, (batch, S) or (S) unbatched, marks keys to ignore:
-	// true where a bool mask is; a float mask is added to the scores.
 	KeyPaddingMask torch.Tensor
-	// AttnMask, (L, S) or (batch*num_heads, L, S), stops attention where a
-	// bool (or uint8) mask is true; a float mask is added to the scores.
-	AttnMask torch.Tensor
-	// NoWeights skips the attention weights (need_weights=False): the
-	// second result is an undefined tensor.
-	NoWeights bool
-	// PerHeadWeights returns the weights of every head,
-	// (batch, num_heads, L, S), instead of their average, (batch, L, S)
-	// (average_attn_weights=False).
-	PerHeadWeights bool
+	AttnMask       torch.Tensor
+	NoWeights      bool // need_weights=False
+	PerHeadWeights bool // average_attn_weights=False
+}
+
+// Options returns the With options that o stands for.
+func (o AttentionOptions) Options() []Option {
+	opts := []Option{WithNeedWeights(!o.NoWeights), WithAverageAttnWeights(!o.PerHeadWeights)}
+	if o.KeyPaddingMask.Defined() {
+		opts = append(opts, WithKeyPaddingMask(o.KeyPaddingMask))
+	}
+	if o.AttnMask.Defined() {
+		opts = append(opts, WithAttnMask(o.AttnMask))
+	}
+	return opts
+}
+
+// attnArgs are the parsed arguments of MultiheadAttention's Forward.
+type attnArgs struct {
+	keyPaddingMask, attnMask torch.Tensor
+	needWeights, average     bool
 }
 
 // Forward attends from query, (L, batch, embed_dim), to key,
@@ -170,22 +211,21 @@ type AttentionOptions struct {
 // BatchFirst, or without the batch dimension for unbatched input — and
 // returns the attention output, shaped as query, and the attention
 // weights: (batch, L, S) averaged over heads, (batch, num_heads, L, S)
-// with PerHeadWeights, undefined with NoWeights. Dropout applies in
-// training. It panics with an error on bad input; TryForward returns it.
+// with WithAverageAttnWeights(false), undefined with
+// WithNeedWeights(false). Dropout applies in training. It panics with an
+// error on bad input; TryForward returns it.
+//
+// Options: WithKeyPaddingMask, WithAttnMask, WithNeedWeights (true),
+// WithAverageAttnWeights (true).
 //
 // Unlike PyTorch, it never takes the fused inference fast path
 // (at::_native_multi_head_attention); the results agree within float
 // rounding.
-func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts ...AttentionOptions) (out, weights torch.Tensor) {
+func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts ...Option) (out, weights torch.Tensor) {
 	mustModule(m)
-	var o AttentionOptions
-	switch len(opts) {
-	case 0:
-	case 1:
-		o = opts[0]
-	default:
-		panic(fmt.Errorf("nn.MultiheadAttention: Forward takes at most one AttentionOptions, got %d", len(opts)))
-	}
+	a := mustParseArgs("MultiheadAttention", opts, "key_padding_mask", "attn_mask", "need_weights", "average_attn_weights")
+	o := attnArgs{keyPaddingMask: a.tensor("key_padding_mask"), attnMask: a.tensor("attn_mask"),
+		needWeights: a.bool("need_weights", true), average: a.bool("average_attn_weights", true)}
 	for _, a := range []struct {
 		name string
 		t    torch.Tensor
@@ -194,7 +234,7 @@ func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts 
 			panic(fmt.Errorf("nn.MultiheadAttention: %s is an undefined tensor", a.name))
 		}
 	}
-	if kpm := o.KeyPaddingMask; kpm.Defined() && kpm.DType() != torch.Bool && !kpm.DType().IsFloatingPoint() {
+	if kpm := o.keyPaddingMask; kpm.Defined() && kpm.DType() != torch.Bool && !kpm.DType().IsFloatingPoint() {
 		panic(fmt.Errorf("nn.MultiheadAttention: only bool and floating types of key_padding_mask are supported, got %v", kpm.DType()))
 	}
 	batched := query.Dim() == 3
@@ -220,7 +260,7 @@ func (m *MultiheadAttentionModule) Forward(query, key, value torch.Tensor, opts 
 
 // TryForward is Forward that returns its error: a *torch.Error from
 // libtorch, or an error naming the bad shape or argument.
-func (m *MultiheadAttentionModule) TryForward(query, key, value torch.Tensor, opts ...AttentionOptions) (out, weights torch.Tensor, err error) {
+func (m *MultiheadAttentionModule) TryForward(query, key, value torch.Tensor, opts ...Option) (out, weights torch.Tensor, err error) {
 	err = rnnCatchError(func() { out, weights = m.Forward(query, key, value, opts...) })
 	return
 }
@@ -230,8 +270,8 @@ func mhaErr(format string, args ...any) error {
 }
 
 // attend is F.multi_head_attention_forward for sequence-first input.
-func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o AttentionOptions) (torch.Tensor, torch.Tensor) {
-	kpm, attnMask := o.KeyPaddingMask, o.AttnMask
+func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o attnArgs) (torch.Tensor, torch.Tensor) {
+	kpm, attnMask := o.keyPaddingMask, o.attnMask
 	H := m.NumHeads
 
 	// _mha_shape_check
@@ -410,12 +450,12 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o Atte
 	if !batched {
 		out = tmp.Add(out).SqueezeDim(1)
 	}
-	if o.NoWeights {
+	if !o.needWeights {
 		tmp.Free(out)
 		return out, torch.Tensor{}
 	}
 	w = tmp.Add(w.View([]int64{bsz, H, tgtLen, srcLen}))
-	if !o.PerHeadWeights {
+	if o.average {
 		w = tmp.Add(w.SumDimIntList([]int64{1})).DivScalar(torch.S(float64(H)))
 	}
 	if !batched {

@@ -55,9 +55,8 @@
 //	nn.Conv2d(1, 32, 3, nn.WithStride(2), nn.WithPadding(1))
 //	nn.BatchNorm2d(32, nn.WithMomentum(0.01))
 //
-// (LSTM, GRU, MultiheadAttention and TransformerEncoderLayer take an
-// options struct instead.) Every layer has Forward, which panics on error,
-// and TryForward, which returns the error, a *torch.Error.
+// Every layer has Forward, which panics on error, and TryForward, which
+// returns the error, a *torch.Error.
 package nn
 
 import (

@@ -43,6 +43,7 @@ type Option struct {
 	t      torch.Tensor
 	dtype  torch.DType
 	device torch.Device
+	v      any // a function or module (WithActivationFn, WithNorm)
 }
 
 // IntOrTuple is a size given as one number for every dimension or as one
@@ -246,11 +247,160 @@ func WithDtype(d torch.DType) Option { return Option{name: "dtype", dtype: d} }
 // the CPU).
 func WithDevice(d torch.Device) Option { return Option{name: "device", device: d} }
 
-// layerArgs holds a constructor's options by keyword. It is the one place
-// where nn reads options: parse checks the keywords against the ones the
-// layer takes, has says whether one was given, and float, int, bool, str,
-// ints, floats and tensor read its value, or the layer's default (PyTorch's)
-// where it was not given. A new keyword needs only its With function.
+// Sequence models (transformer, recurrent).
+
+// WithNumLayers is num_layers: the recurrent layers stacked in RNN, LSTM
+// and GRU (default 1).
+func WithNumLayers(n int64) Option { return Option{name: "num_layers", ints: []int64{n}} }
+
+// WithNonlinearity is RNN's nonlinearity: "tanh" (the default) or "relu".
+func WithNonlinearity(s string) Option { return Option{name: "nonlinearity", s: s} }
+
+// WithBatchFirst is batch_first: batched input and output are (batch,
+// seq, feature) instead of (seq, batch, feature) (default false).
+func WithBatchFirst(on bool) Option { return Option{name: "batch_first", b: on} }
+
+// WithDropout is the dropout keyword of the recurrent layers, attention
+// and transformers (defaults: 0 for RNN, LSTM, GRU and MultiheadAttention,
+// 0.1 for the transformers).
+func WithDropout(p float64) Option { return Option{name: "dropout", f: p} }
+
+// WithBidirectional is bidirectional: RNN, LSTM and GRU run a second,
+// reversed direction per layer (default false).
+func WithBidirectional(on bool) Option { return Option{name: "bidirectional", b: on} }
+
+// WithProjSize is LSTM's proj_size: the size h is projected to (default
+// 0, no projection).
+func WithProjSize(n int64) Option { return Option{name: "proj_size", ints: []int64{n}} }
+
+// WithAddBiasKV is MultiheadAttention's add_bias_kv (default false).
+func WithAddBiasKV(on bool) Option { return Option{name: "add_bias_kv", b: on} }
+
+// WithAddZeroAttn is MultiheadAttention's add_zero_attn (default false).
+func WithAddZeroAttn(on bool) Option { return Option{name: "add_zero_attn", b: on} }
+
+// WithKdim is MultiheadAttention's kdim, the features of the keys
+// (default embed_dim).
+func WithKdim(n int64) Option { return Option{name: "kdim", ints: []int64{n}} }
+
+// WithVdim is MultiheadAttention's vdim, the features of the values
+// (default embed_dim).
+func WithVdim(n int64) Option { return Option{name: "vdim", ints: []int64{n}} }
+
+// WithDModel is Transformer's d_model (default 512).
+func WithDModel(n int64) Option { return Option{name: "d_model", ints: []int64{n}} }
+
+// WithNhead is Transformer's nhead (default 8).
+func WithNhead(n int64) Option { return Option{name: "nhead", ints: []int64{n}} }
+
+// WithNumEncoderLayers is Transformer's num_encoder_layers (default 6).
+func WithNumEncoderLayers(n int64) Option {
+	return Option{name: "num_encoder_layers", ints: []int64{n}}
+}
+
+// WithNumDecoderLayers is Transformer's num_decoder_layers (default 6).
+func WithNumDecoderLayers(n int64) Option {
+	return Option{name: "num_decoder_layers", ints: []int64{n}}
+}
+
+// WithDimFeedforward is the transformers' dim_feedforward (default 2048).
+func WithDimFeedforward(n int64) Option { return Option{name: "dim_feedforward", ints: []int64{n}} }
+
+// WithActivation is the transformers' activation, "relu" (the default) or
+// "gelu".
+func WithActivation(s string) Option { return Option{name: "activation", s: s} }
+
+// WithActivationFn is the transformers' activation given as a function
+// (PyTorch's callable activation).
+func WithActivationFn(f func(torch.Tensor) torch.Tensor) Option {
+	return Option{name: "activation", v: f}
+}
+
+// WithLayerNormEps is the transformers' layer_norm_eps (default 1e-5).
+func WithLayerNormEps(eps float64) Option { return Option{name: "layer_norm_eps", f: eps} }
+
+// WithNormFirst is the transformers' norm_first: LayerNorm before the
+// attention and feed-forward blocks (default false).
+func WithNormFirst(on bool) Option { return Option{name: "norm_first", b: on} }
+
+// WithNorm is TransformerEncoder's and TransformerDecoder's norm, applied
+// to the output of the last layer (default None).
+func WithNorm(n *LayerNormModule) Option { return Option{name: "norm", v: n} }
+
+// WithEnableNestedTensor is TransformerEncoder's enable_nested_tensor
+// (default true). GoTorch has no nested tensors; it is kept for the repr.
+func WithEnableNestedTensor(on bool) Option { return Option{name: "enable_nested_tensor", b: on} }
+
+// WithMaskCheck is TransformerEncoder's mask_check (default true), which
+// PyTorch uses only on its nested-tensor path; it is kept for the record.
+func WithMaskCheck(on bool) Option { return Option{name: "mask_check", b: on} }
+
+// WithKeyPaddingMask is MultiheadAttention.Forward's key_padding_mask,
+// (batch, S) or (S) unbatched: true (bool) marks a key to ignore; a float
+// mask is added to the scores.
+func WithKeyPaddingMask(t torch.Tensor) Option { return Option{name: "key_padding_mask", t: t} }
+
+// WithAttnMask is MultiheadAttention.Forward's attn_mask, (L, S) or
+// (batch*num_heads, L, S): true (bool or uint8) stops attention; a float
+// mask is added to the scores.
+func WithAttnMask(t torch.Tensor) Option { return Option{name: "attn_mask", t: t} }
+
+// WithNeedWeights is MultiheadAttention.Forward's need_weights (default
+// true); false returns an undefined tensor for the weights.
+func WithNeedWeights(on bool) Option { return Option{name: "need_weights", b: on} }
+
+// WithAverageAttnWeights is MultiheadAttention.Forward's
+// average_attn_weights (default true); false returns every head's weights.
+func WithAverageAttnWeights(on bool) Option { return Option{name: "average_attn_weights", b: on} }
+
+// WithMask is TransformerEncoder.Forward's mask, the attention mask of
+// every layer.
+func WithMask(t torch.Tensor) Option { return Option{name: "mask", t: t} }
+
+// WithSrcMask is the src_mask of TransformerEncoderLayer and Transformer.
+func WithSrcMask(t torch.Tensor) Option { return Option{name: "src_mask", t: t} }
+
+// WithTgtMask is the transformer decoders' tgt_mask, often
+// GenerateSquareSubsequentMask(tgt_len).
+func WithTgtMask(t torch.Tensor) Option { return Option{name: "tgt_mask", t: t} }
+
+// WithMemoryMask is the transformer decoders' memory_mask.
+func WithMemoryMask(t torch.Tensor) Option { return Option{name: "memory_mask", t: t} }
+
+// WithSrcKeyPaddingMask is the transformer encoders' src_key_padding_mask.
+func WithSrcKeyPaddingMask(t torch.Tensor) Option {
+	return Option{name: "src_key_padding_mask", t: t}
+}
+
+// WithTgtKeyPaddingMask is the transformer decoders' tgt_key_padding_mask.
+func WithTgtKeyPaddingMask(t torch.Tensor) Option {
+	return Option{name: "tgt_key_padding_mask", t: t}
+}
+
+// WithMemoryKeyPaddingMask is the transformer decoders'
+// memory_key_padding_mask.
+func WithMemoryKeyPaddingMask(t torch.Tensor) Option {
+	return Option{name: "memory_key_padding_mask", t: t}
+}
+
+// WithEnforceSorted is PackPaddedSequence's enforce_sorted (default
+// true): the lengths must be in decreasing order.
+func WithEnforceSorted(on bool) Option { return Option{name: "enforce_sorted", b: on} }
+
+// WithPaddingValue is PadPackedSequence's padding_value (default 0).
+func WithPaddingValue(v float64) Option { return Option{name: "padding_value", f: v} }
+
+// WithTotalLength is PadPackedSequence's total_length: pad to this length
+// (default the longest sequence).
+func WithTotalLength(n int64) Option { return Option{name: "total_length", ints: []int64{n}} }
+
+// layerArgs holds the options of a constructor, a Forward or a function
+// (PackPaddedSequence) by keyword. It is the one place where nn reads
+// options: parse (or parseArgs, which returns the error instead of
+// panicking) checks the keywords against the ones the caller takes, has
+// says whether one was given, and float, int, bool, str, ints, floats,
+// tensor and value read its value, or the default (PyTorch's) where it was
+// not given. A new keyword needs only its With function.
 type layerArgs struct {
 	layer string
 	opts  map[string]Option // the options given, by keyword; the last of a keyword wins
@@ -259,7 +409,16 @@ type layerArgs struct {
 // parse applies opts, allowing only the keywords in allowed, and panics
 // with a *torch.Error on any other.
 func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
-	a.layer = layer
+	var err error
+	if *a, err = parseArgs(layer, opts, allowed...); err != nil {
+		panic(err)
+	}
+}
+
+// parseArgs is parse that returns the *torch.Error of an option not in
+// allowed, for the functions that return errors.
+func parseArgs(layer string, opts []Option, allowed ...string) (layerArgs, error) {
+	a := layerArgs{layer: layer}
 	for _, o := range opts {
 		ok := false
 		for _, n := range allowed {
@@ -270,13 +429,21 @@ func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
 			if name == "" {
 				name = "(zero Option)"
 			}
-			layerPanic(layer, "unexpected option %s (this layer takes %s)", name, strings.Join(allowed, ", "))
+			return a, layerError(layer, "unexpected option %s (this layer takes %s)", name, strings.Join(allowed, ", "))
 		}
 		if a.opts == nil {
 			a.opts = map[string]Option{}
 		}
 		a.opts[o.name] = o
 	}
+	return a, nil
+}
+
+// mustParseArgs is parse as an expression: a := mustParseArgs(...).
+func mustParseArgs(layer string, opts []Option, allowed ...string) layerArgs {
+	var a layerArgs
+	a.parse(layer, opts, allowed...)
+	return a
 }
 
 func (a *layerArgs) has(name string) bool {
@@ -334,6 +501,22 @@ func (a *layerArgs) floats(name string, def []float64) []float64 {
 }
 
 func (a *layerArgs) tensor(name string) torch.Tensor { return a.opts[name].t }
+
+// value is an option given as a function or module (WithActivationFn,
+// WithNorm), or nil.
+func (a *layerArgs) value(name string) any { return a.opts[name].v }
+
+// pick returns the options among names that were given, in the order of
+// names, for a module to pass on to its parts.
+func (a *layerArgs) pick(names ...string) []Option {
+	var out []Option
+	for _, n := range names {
+		if o, ok := a.opts[n]; ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
 
 // paddingString is the padding given as a string (WithPaddingString), or
 // "" where it was given as sizes or not at all.

@@ -10,8 +10,23 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// RNNOptions are the optional settings of LSTM and GRU, as in PyTorch's
-// constructors. The zero value is PyTorch's defaults.
+// RNNSettings are the settings of RNN, LSTM and GRU, named after
+// PyTorch's constructor keywords and set by the With options; their
+// defaults are PyTorch's.
+type RNNSettings struct {
+	NumLayers     int64   // num_layers (WithNumLayers, default 1)
+	Bias          bool    // bias: bias_ih_l*/bias_hh_l* weights (WithBias, default true)
+	BatchFirst    bool    // batch_first: input and output are (batch, seq, feature) (WithBatchFirst)
+	Dropout       float64 // dropout on the outputs of every layer but the last, in training (WithDropout, default 0)
+	Bidirectional bool    // bidirectional: a second, reversed direction per layer (WithBidirectional)
+	ProjSize      int64   // LSTM's proj_size: project h to this size; 0 is off (WithProjSize)
+}
+
+// RNNOptions are the old optional settings of LSTM and GRU.
+//
+// Deprecated: pass With options (WithNumLayers, WithBias, WithBatchFirst,
+// WithDropout, WithBidirectional, WithProjSize) instead; Options converts
+// an RNNOptions to them: nn.LSTM(10, 20, nn.RNNOptions{NumLayers: 2}.Options()...).
 type RNNOptions struct {
 	NumLayers     int64   // stacked recurrent layers (num_layers); 0 means 1
 	NoBias        bool    // bias=False: no bias_ih_l*/bias_hh_l* weights
@@ -19,6 +34,19 @@ type RNNOptions struct {
 	Dropout       float64 // dropout on the outputs of every layer but the last, in training; in [0, 1]
 	Bidirectional bool    // a second, reversed direction per layer
 	ProjSize      int64   // LSTM only: project h to this size (proj_size); 0 is off
+}
+
+// Options returns the With options that o stands for.
+func (o RNNOptions) Options() []Option {
+	opts := []Option{WithBias(!o.NoBias), WithBatchFirst(o.BatchFirst), WithDropout(o.Dropout),
+		WithBidirectional(o.Bidirectional)}
+	if o.NumLayers != 0 {
+		opts = append(opts, WithNumLayers(o.NumLayers))
+	}
+	if o.ProjSize != 0 {
+		opts = append(opts, WithProjSize(o.ProjSize))
+	}
+	return opts
 }
 
 // LSTMModule is a multi-layer long short-term memory RNN (torch.nn.LSTM),
@@ -31,7 +59,7 @@ type RNNOptions struct {
 type LSTMModule struct {
 	Module
 	InputSize, HiddenSize int64
-	RNNOptions
+	RNNSettings
 	// FlatWeights are the weights in PyTorch's order (_flat_weights); they
 	// are the module's parameters, and Forward passes them to at::lstm.
 	FlatWeights []Named `gotorch:"name="`
@@ -42,7 +70,19 @@ type LSTMModule struct {
 type GRUModule struct {
 	Module
 	InputSize, HiddenSize int64
-	RNNOptions
+	RNNSettings
+	// FlatWeights are the weights in PyTorch's order (_flat_weights).
+	FlatWeights []Named `gotorch:"name="`
+}
+
+// RNNModule is a multi-layer Elman RNN with tanh or ReLU (torch.nn.RNN),
+// running libtorch's fused at::rnn_tanh or at::rnn_relu. Its weights are
+// named as LSTM's.
+type RNNModule struct {
+	Module
+	InputSize, HiddenSize int64
+	RNNSettings
+	Nonlinearity string // "tanh" or "relu" (WithNonlinearity, default "tanh")
 	// FlatWeights are the weights in PyTorch's order (_flat_weights).
 	FlatWeights []Named `gotorch:"name="`
 }
@@ -51,67 +91,97 @@ type GRUModule struct {
 // hiddenSize, its weights drawn from U(-1/√hiddenSize, 1/√hiddenSize) as
 // PyTorch does. It panics on invalid settings, as PyTorch raises.
 //
-//	lstm := nn.LSTM(10, 20, nn.RNNOptions{NumLayers: 2, BatchFirst: true})
+// Options: WithNumLayers (1), WithBias (true), WithBatchFirst (false),
+// WithDropout (0), WithBidirectional (false), WithProjSize (0), WithDtype,
+// WithDevice.
+//
+//	lstm := nn.LSTM(10, 20, nn.WithNumLayers(2), nn.WithBatchFirst(true))
 //	out, hn, cn := lstm.Forward(x)          // zero initial state
 //	out, hn, cn = lstm.Forward(x, h0, c0)   // given initial state
-func LSTM(inputSize, hiddenSize int64, opts ...RNNOptions) *LSTMModule {
-	o := rnnSetup("LSTM", inputSize, hiddenSize, opts)
-	m := &LSTMModule{InputSize: inputSize, HiddenSize: hiddenSize, RNNOptions: o}
-	m.FlatWeights = rnnWeights(4, inputSize, hiddenSize, o)
+func LSTM(inputSize, hiddenSize int64, opts ...Option) *LSTMModule {
+	o, a := rnnSetup("LSTM", inputSize, hiddenSize, opts)
+	m := &LSTMModule{InputSize: inputSize, HiddenSize: hiddenSize, RNNSettings: o}
+	m.FlatWeights = rnnWeights(4, inputSize, hiddenSize, o, a)
 	m.Init(m)
 	return m
 }
 
 // GRU returns a GRU with input_size inputSize and hidden_size hiddenSize,
 // its weights drawn from U(-1/√hiddenSize, 1/√hiddenSize) as PyTorch does.
-// ProjSize must be 0. It panics on invalid settings.
+// It panics on invalid settings.
+//
+// Options: WithNumLayers (1), WithBias (true), WithBatchFirst (false),
+// WithDropout (0), WithBidirectional (false), WithDtype, WithDevice.
 //
 //	gru := nn.GRU(10, 20)
 //	out, hn := gru.Forward(x)      // zero initial state
 //	out, hn = gru.Forward(x, h0)   // given initial state
-func GRU(inputSize, hiddenSize int64, opts ...RNNOptions) *GRUModule {
-	o := rnnSetup("GRU", inputSize, hiddenSize, opts)
-	m := &GRUModule{InputSize: inputSize, HiddenSize: hiddenSize, RNNOptions: o}
-	m.FlatWeights = rnnWeights(3, inputSize, hiddenSize, o)
+func GRU(inputSize, hiddenSize int64, opts ...Option) *GRUModule {
+	o, a := rnnSetup("GRU", inputSize, hiddenSize, opts)
+	m := &GRUModule{InputSize: inputSize, HiddenSize: hiddenSize, RNNSettings: o}
+	m.FlatWeights = rnnWeights(3, inputSize, hiddenSize, o, a)
 	m.Init(m)
 	return m
 }
 
-// rnnSetup checks and normalizes the settings, panicking as PyTorch raises.
-func rnnSetup(mode string, inputSize, hiddenSize int64, opts []RNNOptions) RNNOptions {
-	var o RNNOptions
-	switch len(opts) {
-	case 0:
-	case 1:
-		o = opts[0]
-	default:
-		panic(fmt.Errorf("nn.%s: takes at most one RNNOptions, got %d", mode, len(opts)))
+// RNN returns an Elman RNN with input_size inputSize and hidden_size
+// hiddenSize, its weights drawn from U(-1/√hiddenSize, 1/√hiddenSize) as
+// PyTorch does. It panics on invalid settings.
+//
+// Options: WithNonlinearity ("tanh"), WithNumLayers (1), WithBias (true),
+// WithBatchFirst (false), WithDropout (0), WithBidirectional (false),
+// WithDtype, WithDevice.
+//
+//	rnn := nn.RNN(10, 20, nn.WithNonlinearity("relu"))
+//	out, hn := rnn.Forward(x)
+func RNN(inputSize, hiddenSize int64, opts ...Option) *RNNModule {
+	o, a := rnnSetup("RNN", inputSize, hiddenSize, opts)
+	m := &RNNModule{InputSize: inputSize, HiddenSize: hiddenSize, RNNSettings: o, Nonlinearity: a.str("nonlinearity", "tanh")}
+	if m.Nonlinearity != "tanh" && m.Nonlinearity != "relu" {
+		panic(layerError("RNN", "Unknown nonlinearity '%s'. Select from 'tanh' or 'relu'.", m.Nonlinearity))
 	}
-	if o.NumLayers == 0 {
-		o.NumLayers = 1
+	m.FlatWeights = rnnWeights(1, inputSize, hiddenSize, o, a)
+	m.Init(m)
+	return m
+}
+
+// rnnSetup parses and checks the settings, panicking as PyTorch raises.
+func rnnSetup(mode string, inputSize, hiddenSize int64, opts []Option) (RNNSettings, layerArgs) {
+	allowed := []string{"num_layers", "bias", "batch_first", "dropout", "bidirectional", "proj_size", "dtype", "device"}
+	if mode == "RNN" {
+		allowed = append(allowed, "nonlinearity")
+	}
+	a := mustParseArgs(mode, opts, allowed...)
+	o := RNNSettings{
+		NumLayers:     a.int("num_layers", 1),
+		Bias:          a.bool("bias", true),
+		BatchFirst:    a.bool("batch_first", false),
+		Dropout:       a.float("dropout", 0),
+		Bidirectional: a.bool("bidirectional", false),
+		ProjSize:      a.int("proj_size", 0),
 	}
 	switch {
 	case inputSize < 0:
-		panic(fmt.Errorf("nn.%s: input_size must be non-negative, got %d", mode, inputSize))
+		panic(layerError(mode, "input_size must be non-negative, got %d", inputSize))
 	case hiddenSize <= 0:
-		panic(fmt.Errorf("nn.%s: hidden_size must be positive, got %d", mode, hiddenSize))
-	case o.NumLayers < 0:
-		panic(fmt.Errorf("nn.%s: num_layers must be positive, got %d", mode, o.NumLayers))
+		panic(layerError(mode, "hidden_size must be greater than zero, got %d", hiddenSize))
+	case o.NumLayers <= 0:
+		panic(layerError(mode, "num_layers must be greater than zero, got %d", o.NumLayers))
 	case !(o.Dropout >= 0 && o.Dropout <= 1):
-		panic(fmt.Errorf("nn.%s: dropout should be a number in range [0, 1] representing the probability of an element being zeroed, got %v", mode, o.Dropout))
+		panic(layerError(mode, "dropout should be a number in range [0, 1] representing the probability of an element being zeroed, got %v", o.Dropout))
 	case o.ProjSize < 0:
-		panic(fmt.Errorf("nn.%s: proj_size should be a positive integer or zero to disable projections", mode))
+		panic(layerError(mode, "proj_size should be a positive integer or zero to disable projections"))
 	case o.ProjSize > 0 && mode != "LSTM":
-		panic(fmt.Errorf("nn.%s: proj_size argument is only supported for LSTM, not RNN or GRU", mode))
+		panic(layerError(mode, "proj_size argument is only supported for LSTM, not RNN or GRU"))
 	case o.ProjSize >= hiddenSize:
-		panic(fmt.Errorf("nn.%s: proj_size has to be smaller than hidden_size", mode))
+		panic(layerError(mode, "proj_size has to be smaller than hidden_size"))
 	}
-	return o
+	return o, a
 }
 
 // rnnWeights creates the flat weights of an RNN with gates*hiddenSize
 // gate rows, initialized from U(-1/√hiddenSize, 1/√hiddenSize).
-func rnnWeights(gates, inputSize, hiddenSize int64, o RNNOptions) []Named {
+func rnnWeights(gates, inputSize, hiddenSize int64, o RNNSettings, a layerArgs) []Named {
 	dirs := int64(1)
 	if o.Bidirectional {
 		dirs = 2
@@ -121,8 +191,9 @@ func rnnWeights(gates, inputSize, hiddenSize int64, o RNNOptions) []Named {
 		realHidden = o.ProjSize
 	}
 	stdv := 1 / math.Sqrt(float64(hiddenSize))
+	factory := a.factory()
 	param := func(shape ...int64) torch.Tensor {
-		return torch.Empty(shape).Uniform_(torch.WithFrom(-stdv), torch.WithTo(stdv)).SetRequiresGrad(true)
+		return torch.Empty(shape, factory...).Uniform_(torch.WithFrom(-stdv), torch.WithTo(stdv)).SetRequiresGrad(true)
 	}
 	gate := gates * hiddenSize
 	var ws []Named
@@ -137,7 +208,7 @@ func rnnWeights(gates, inputSize, hiddenSize int64, o RNNOptions) []Named {
 				sfx += "_reverse"
 			}
 			ws = append(ws, Named{"weight_ih_l" + sfx, param(gate, in)}, Named{"weight_hh_l" + sfx, param(gate, realHidden)})
-			if !o.NoBias {
+			if o.Bias {
 				ws = append(ws, Named{"bias_ih_l" + sfx, param(gate)}, Named{"bias_hh_l" + sfx, param(gate)})
 			}
 			if o.ProjSize > 0 {
@@ -149,7 +220,7 @@ func rnnWeights(gates, inputSize, hiddenSize int64, o RNNOptions) []Named {
 }
 
 // rnnExtraRepr prints the settings as PyTorch's RNNBase.extra_repr.
-func rnnExtraRepr(inputSize, hiddenSize int64, o RNNOptions) string {
+func rnnExtraRepr(inputSize, hiddenSize int64, o RNNSettings) string {
 	s := fmt.Sprintf("%d, %d", inputSize, hiddenSize)
 	if o.ProjSize != 0 {
 		s += fmt.Sprintf(", proj_size=%d", o.ProjSize)
@@ -157,7 +228,7 @@ func rnnExtraRepr(inputSize, hiddenSize int64, o RNNOptions) string {
 	if o.NumLayers != 1 {
 		s += fmt.Sprintf(", num_layers=%d", o.NumLayers)
 	}
-	if o.NoBias {
+	if !o.Bias {
 		s += ", bias=False"
 	}
 	if o.BatchFirst {
@@ -169,14 +240,26 @@ func rnnExtraRepr(inputSize, hiddenSize int64, o RNNOptions) string {
 	if o.Bidirectional {
 		s += ", bidirectional=True"
 	}
-	return s
+	return s // PyTorch's RNN does not print its nonlinearity
 }
 
 // ExtraRepr prints the settings as PyTorch does: "10, 20, num_layers=2".
-func (m *LSTMModule) ExtraRepr() string { return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNOptions) }
+func (m *LSTMModule) ExtraRepr() string {
+	return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings)
+}
 
 // ExtraRepr prints the settings as PyTorch does: "10, 20, num_layers=2".
-func (m *GRUModule) ExtraRepr() string { return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNOptions) }
+func (m *GRUModule) ExtraRepr() string { return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings) }
+
+// ExtraRepr prints the settings as PyTorch does: "10, 20, num_layers=2"
+// (PyTorch prints no nonlinearity).
+func (m *RNNModule) ExtraRepr() string {
+	return rnnExtraRepr(m.InputSize, m.HiddenSize, m.RNNSettings)
+}
+
+// Param returns the weight named name (weight_ih_l0, bias_hh_l1_reverse,
+// …), or an undefined tensor if there is none.
+func (m *RNNModule) Param(name string) torch.Tensor { return rnnFindNamed(m.FlatWeights, name) }
 
 // Param returns the weight named name (weight_ih_l0, bias_hh_l1_reverse,
 // …), or an undefined tensor if there is none.
@@ -212,8 +295,8 @@ func (m *LSTMModule) Forward(x torch.Tensor, hx ...torch.Tensor) (out, hn, cn to
 	if m.ProjSize > 0 {
 		realHidden = m.ProjSize
 	}
-	r := rnnPrepare("LSTM", x, hx, m.InputSize, []int64{realHidden, m.HiddenSize}, m.RNNOptions, []string{"hx", "cx"})
-	out, hn, cn = torch.Lstm(r.x, r.hx, rnnFlat("LSTM", m.FlatWeights), !m.NoBias, m.NumLayers, m.Dropout,
+	r := rnnPrepare("LSTM", x, hx, m.InputSize, []int64{realHidden, m.HiddenSize}, m.RNNSettings, []string{"hx", "cx"})
+	out, hn, cn = torch.Lstm(r.x, r.hx, rnnFlat("LSTM", m.FlatWeights), m.Bias, m.NumLayers, m.Dropout,
 		m.IsTraining(), m.Bidirectional, m.BatchFirst)
 	if !r.batched {
 		o, h, c := out, hn, cn
@@ -245,8 +328,8 @@ func (m *GRUModule) Forward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.T
 	if len(h0) > 1 {
 		panic(fmt.Errorf("nn.GRU: Forward takes the input and optionally h0, got %d state tensors", len(h0)))
 	}
-	r := rnnPrepare("GRU", x, h0, m.InputSize, []int64{m.HiddenSize}, m.RNNOptions, []string{"hx"})
-	out, hn = torch.Gru(r.x, r.hx[0], rnnFlat("GRU", m.FlatWeights), !m.NoBias, m.NumLayers, m.Dropout,
+	r := rnnPrepare("GRU", x, h0, m.InputSize, []int64{m.HiddenSize}, m.RNNSettings, []string{"hx"})
+	out, hn = torch.Gru(r.x, r.hx[0], rnnFlat("GRU", m.FlatWeights), m.Bias, m.NumLayers, m.Dropout,
 		m.IsTraining(), m.Bidirectional, m.BatchFirst)
 	if !r.batched {
 		o, h := out, hn
@@ -261,6 +344,42 @@ func (m *GRUModule) Forward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.T
 // TryForward is Forward that returns its error: a *torch.Error from
 // libtorch, or an error naming the bad shape or argument.
 func (m *GRUModule) TryForward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.Tensor, err error) {
+	err = rnnCatchError(func() { out, hn = m.Forward(x, h0...) })
+	return
+}
+
+// Forward runs the RNN over x, of shape (seq, batch, input_size), or
+// (batch, seq, input_size) with BatchFirst, or (seq, input_size)
+// unbatched. h0 is absent (zero initial state) or of shape
+// (num_layers*directions, batch, hidden_size), without the batch dimension
+// for unbatched input. It returns the output of the last layer for every
+// step and the final hidden state h_n. It panics with an error on bad
+// input; TryForward returns it.
+func (m *RNNModule) Forward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.Tensor) {
+	mustModule(m)
+	if len(h0) > 1 {
+		panic(fmt.Errorf("nn.RNN: Forward takes the input and optionally h0, got %d state tensors", len(h0)))
+	}
+	r := rnnPrepare("RNN", x, h0, m.InputSize, []int64{m.HiddenSize}, m.RNNSettings, []string{"hx"})
+	run := torch.RnnTanh
+	if m.Nonlinearity == "relu" {
+		run = torch.RnnRelu
+	}
+	out, hn = run(r.x, r.hx[0], rnnFlat("RNN", m.FlatWeights), m.Bias, m.NumLayers, m.Dropout,
+		m.IsTraining(), m.Bidirectional, m.BatchFirst)
+	if !r.batched {
+		o, h := out, hn
+		out, hn = o.SqueezeDim(r.batchDim), h.SqueezeDim(1)
+		o.Free()
+		h.Free()
+	}
+	r.free(x, h0)
+	return out, hn
+}
+
+// TryForward is Forward that returns its error: a *torch.Error from
+// libtorch, or an error naming the bad shape or argument.
+func (m *RNNModule) TryForward(x torch.Tensor, h0 ...torch.Tensor) (out, hn torch.Tensor, err error) {
 	err = rnnCatchError(func() { out, hn = m.Forward(x, h0...) })
 	return
 }
@@ -287,7 +406,7 @@ func (r rnnInput) free(x torch.Tensor, hx []torch.Tensor) {
 // RNNBase.forward does, adds the batch dimension to unbatched input, and
 // makes zero states when none are given. sizes are the last dimensions of
 // the states.
-func rnnPrepare(mode string, x torch.Tensor, hx []torch.Tensor, inputSize int64, sizes []int64, o RNNOptions, names []string) rnnInput {
+func rnnPrepare(mode string, x torch.Tensor, hx []torch.Tensor, inputSize int64, sizes []int64, o RNNSettings, names []string) rnnInput {
 	if !x.Defined() {
 		panic(fmt.Errorf("nn.%s: input is an undefined tensor", mode))
 	}

@@ -1,8 +1,11 @@
 package nn_test
 
-// Golden-data harness for the LSTM, GRU, MultiheadAttention and
-// TransformerEncoderLayer tests: nn/testdata/rnn_attention.json, written by
-// /usr/bin/python3 nn/testdata/rnn_attention.py with PyTorch 1.13.
+// Golden-data harness for the sequence models' tests:
+// nn/testdata/rnn_attention.json (LSTM, GRU, MultiheadAttention,
+// TransformerEncoderLayer), written by /usr/bin/python3
+// nn/testdata/rnn_attention.py with PyTorch 1.13, and nn/testdata/seq.json
+// (RNN, the cells, packed sequences, the transformer stacks), written by
+// nn/testdata/seq.py.
 
 import (
 	"encoding/json"
@@ -86,9 +89,10 @@ type raCase struct {
 }
 
 type raGolden struct {
-	TorchVersion string            `json:"torch_version"`
-	Cases        map[string]raCase `json:"cases"`
-	Repr         map[string]string `json:"repr"`
+	TorchVersion string              `json:"torch_version"`
+	Cases        map[string]raCase   `json:"cases"`
+	Repr         map[string]string   `json:"repr"`
+	Tensors      map[string]raTensor `json:"tensors"`
 }
 
 var (
@@ -100,14 +104,35 @@ var (
 func raLoad(t *testing.T) *raGolden {
 	t.Helper()
 	raOnce.Do(func() {
-		b, err := os.ReadFile(filepath.Join("testdata", "rnn_attention.json"))
-		if err != nil {
-			raErr = err
-			return
+		// rnn_attention.json, then seq.json (nn/testdata/seq.py: RNN, the
+		// cells, packed sequences and the transformer stacks); their case
+		// names differ.
+		for _, name := range []string{"rnn_attention.json", "seq.json"} {
+			b, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				raErr = err
+				return
+			}
+			var g raGolden
+			if err := json.Unmarshal(b, &g); err != nil {
+				raErr = fmt.Errorf("%s: %w", name, err)
+				return
+			}
+			if raData.Cases == nil {
+				raData = raGolden{TorchVersion: g.TorchVersion, Cases: map[string]raCase{}, Repr: map[string]string{}, Tensors: map[string]raTensor{}}
+			}
+			for k, v := range g.Cases {
+				raData.Cases[k] = v
+			}
+			for k, v := range g.Repr {
+				raData.Repr[k] = v
+			}
+			for k, v := range g.Tensors {
+				raData.Tensors[k] = v
+			}
 		}
-		raErr = json.Unmarshal(b, &raData)
 	})
-	require.NoError(t, raErr, "rnn_attention.json (regenerate with /usr/bin/python3 nn/testdata/rnn_attention.py)")
+	require.NoError(t, raErr, "golden data (regenerate with /usr/bin/python3 nn/testdata/rnn_attention.py and nn/testdata/seq.py)")
 	return &raData
 }
 

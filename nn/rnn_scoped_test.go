@@ -17,7 +17,7 @@ func TestLSTMAttentionTransformerSurviveScoped(t *testing.T) {
 		T *nn.TransformerEncoderLayerModule
 	}
 	m := torch.Scoped(func() mods {
-		return mods{nn.LSTM(3, 4), nn.TransformerEncoderLayer(8, 2, 16, 0)}
+		return mods{nn.LSTM(3, 4), nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0))}
 	})
 	out, _, _ := m.L.Forward(torch.RandN([]int64{2, 1, 3}))
 	assert.Equal(t, []int64{2, 1, 4}, out.Shape())

@@ -16,7 +16,7 @@ func lstmResults(out, hn, cn torch.Tensor) []torch.Tensor { return []torch.Tenso
 
 func TestLSTMGolden(t *testing.T) {
 	t.Run("2 layers bidirectional batch_first", func(t *testing.T) {
-		m := nn.LSTM(4, 5, nn.RNNOptions{NumLayers: 2, Bidirectional: true, BatchFirst: true})
+		m := nn.LSTM(4, 5, nn.WithNumLayers(2), nn.WithBidirectional(true), nn.WithBatchFirst(true))
 		raRun(t, "lstm_2l_bi_bf", m, func(in map[string]torch.Tensor) []torch.Tensor {
 			return lstmResults(m.Forward(in["x"]))
 		})
@@ -28,7 +28,7 @@ func TestLSTMGolden(t *testing.T) {
 		})
 	})
 	t.Run("no bias, projections, unbatched, eval", func(t *testing.T) {
-		m := nn.LSTM(3, 5, nn.RNNOptions{NumLayers: 2, NoBias: true, ProjSize: 2, Dropout: 0.5})
+		m := nn.LSTM(3, 5, nn.WithNumLayers(2), nn.WithBias(false), nn.WithProjSize(2), nn.WithDropout(0.5))
 		raRun(t, "lstm_proj_nobias_unbatched", m, func(in map[string]torch.Tensor) []torch.Tensor {
 			return lstmResults(m.Forward(in["x"], in["h0"], in["c0"]))
 		})
@@ -44,7 +44,7 @@ func TestGRUGolden(t *testing.T) {
 		})
 	})
 	t.Run("2 layers bidirectional no bias given h0", func(t *testing.T) {
-		m := nn.GRU(3, 4, nn.RNNOptions{NumLayers: 2, Bidirectional: true, NoBias: true, BatchFirst: true})
+		m := nn.GRU(3, 4, nn.WithNumLayers(2), nn.WithBidirectional(true), nn.WithBias(false), nn.WithBatchFirst(true))
 		raRun(t, "gru_2l_bi_h0", m, func(in map[string]torch.Tensor) []torch.Tensor {
 			out, hn := m.Forward(in["x"], in["h0"])
 			return []torch.Tensor{out, hn}
@@ -53,15 +53,15 @@ func TestGRUGolden(t *testing.T) {
 }
 
 func TestLSTMGRURepr(t *testing.T) {
-	assert.Equal(t, raRepr(t, "lstm_full"), nn.LSTM(3, 4, nn.RNNOptions{
-		NumLayers: 2, NoBias: true, BatchFirst: true, Dropout: 0.25, Bidirectional: true, ProjSize: 2,
-	}).String())
+	assert.Equal(t, raRepr(t, "lstm_full"), nn.LSTM(3, 4,
+		nn.WithNumLayers(2), nn.WithBias(false), nn.WithBatchFirst(true), nn.WithDropout(0.25), nn.WithBidirectional(true), nn.WithProjSize(2),
+	).String())
 	assert.Equal(t, raRepr(t, "lstm_plain"), nn.LSTM(10, 20).String())
-	assert.Equal(t, raRepr(t, "gru_dropout1"), nn.GRU(3, 4, nn.RNNOptions{NumLayers: 3, Dropout: 1}).String())
+	assert.Equal(t, raRepr(t, "gru_dropout1"), nn.GRU(3, 4, nn.WithNumLayers(3), nn.WithDropout(1)).String())
 }
 
 func TestLSTMParamsAndInit(t *testing.T) {
-	m := nn.LSTM(3, 16, nn.RNNOptions{NumLayers: 2, Bidirectional: true})
+	m := nn.LSTM(3, 16, nn.WithNumLayers(2), nn.WithBidirectional(true))
 	ps := m.NamedParameters()
 	require.Len(t, ps, 16)
 	assert.Equal(t, "weight_ih_l0", ps[0].Name)
@@ -93,7 +93,7 @@ func TestLSTMParamsAndInit(t *testing.T) {
 }
 
 func TestLSTMDropoutOnlyInTraining(t *testing.T) {
-	m := nn.LSTM(3, 8, nn.RNNOptions{NumLayers: 2, Dropout: 0.5})
+	m := nn.LSTM(3, 8, nn.WithNumLayers(2), nn.WithDropout(0.5))
 	x := torch.RandN([]int64{6, 2, 3})
 	m.Eval()
 	e1, _, _ := m.Forward(x)
@@ -107,7 +107,7 @@ func TestLSTMDropoutOnlyInTraining(t *testing.T) {
 }
 
 func TestLSTMErrors(t *testing.T) {
-	m := nn.LSTM(3, 4, nn.RNNOptions{NumLayers: 2})
+	m := nn.LSTM(3, 4, nn.WithNumLayers(2))
 	x := torch.RandN([]int64{5, 2, 3})
 
 	_, _, _, err := m.TryForward(torch.RandN([]int64{5, 2, 7}))
@@ -154,7 +154,7 @@ func TestLSTMErrors(t *testing.T) {
 }
 
 func TestGRUErrors(t *testing.T) {
-	m := nn.GRU(3, 4, nn.RNNOptions{BatchFirst: true, Bidirectional: true})
+	m := nn.GRU(3, 4, nn.WithBatchFirst(true), nn.WithBidirectional(true))
 	_, _, err := m.TryForward(torch.RandN([]int64{2, 5, 3}), torch.Zeros([]int64{1, 2, 4}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nn.GRU: expected hx of size [2 2 4], got [1 2 4]")
@@ -167,9 +167,11 @@ func TestGRUErrors(t *testing.T) {
 }
 
 func TestLSTMGRUConstructorPanics(t *testing.T) {
-	raPanicErr(t, "proj_size argument is only supported for LSTM", func() { nn.GRU(3, 4, nn.RNNOptions{ProjSize: 2}) })
-	raPanicErr(t, "proj_size has to be smaller than hidden_size", func() { nn.LSTM(3, 4, nn.RNNOptions{ProjSize: 4}) })
-	raPanicErr(t, "dropout should be a number in range [0, 1]", func() { nn.LSTM(3, 4, nn.RNNOptions{Dropout: 1.5}) })
-	raPanicErr(t, "hidden_size must be positive", func() { nn.LSTM(3, 0) })
-	raPanicErr(t, "at most one RNNOptions", func() { nn.LSTM(3, 4, nn.RNNOptions{}, nn.RNNOptions{}) })
+	raPanicErr(t, "proj_size argument is only supported for LSTM", func() { nn.GRU(3, 4, nn.WithProjSize(2)) })
+	raPanicErr(t, "proj_size has to be smaller than hidden_size", func() { nn.LSTM(3, 4, nn.WithProjSize(4)) })
+	raPanicErr(t, "dropout should be a number in range [0, 1]", func() { nn.LSTM(3, 4, nn.WithDropout(1.5)) })
+	raPanicErr(t, "hidden_size must be greater than zero", func() { nn.LSTM(3, 0) })
+	raPanicErr(t, "unexpected option kdim", func() { nn.LSTM(3, 4, nn.WithKdim(2)) })
+	assert.Equal(t, nn.LSTM(3, 4, nn.WithNumLayers(2), nn.WithBias(false)).String(),
+		nn.LSTM(3, 4, nn.RNNOptions{NumLayers: 2, NoBias: true}.Options()...).String(), "deprecated RNNOptions")
 }

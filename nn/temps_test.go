@@ -35,13 +35,13 @@ func TestModulesFreeTheirTemporaries(t *testing.T) {
 	ts := func(ts ...torch.Tensor) []torch.Tensor { return ts }
 	type call = func() []torch.Tensor
 	lstm := nn.LSTM(3, 4)
-	lstm2 := nn.LSTM(3, 4, nn.RNNOptions{NumLayers: 2, BatchFirst: true, Bidirectional: true, Dropout: 0.5})
+	lstm2 := nn.LSTM(3, 4, nn.WithNumLayers(2), nn.WithBatchFirst(true), nn.WithBidirectional(true), nn.WithDropout(0.5))
 	gru := nn.GRU(3, 4)
 	mha := nn.MultiheadAttention(8, 2)
-	mhaBF := nn.MultiheadAttention(8, 2, nn.MultiheadAttentionOptions{BatchFirst: true, AddBiasKV: true, AddZeroAttn: true})
-	mhaKV := nn.MultiheadAttention(8, 2, nn.MultiheadAttentionOptions{KDim: 6, VDim: 5, Dropout: 0.5})
-	enc := nn.TransformerEncoderLayer(8, 2, 16, 0.1)
-	encPre := nn.TransformerEncoderLayer(8, 2, 16, 0, nn.TransformerEncoderLayerOptions{NormFirst: true, Activation: "gelu", BatchFirst: true})
+	mhaBF := nn.MultiheadAttention(8, 2, nn.WithBatchFirst(true), nn.WithAddBiasKV(true), nn.WithAddZeroAttn(true))
+	mhaKV := nn.MultiheadAttention(8, 2, nn.WithKdim(6), nn.WithVdim(5), nn.WithDropout(0.5))
+	enc := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16))
+	encPre := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0), nn.WithNormFirst(true), nn.WithActivation("gelu"), nn.WithBatchFirst(true))
 	cases := []struct {
 		name  string
 		train bool
@@ -91,25 +91,25 @@ func TestModulesFreeTheirTemporaries(t *testing.T) {
 		}},
 		{"attention masks", false, func() call {
 			q, kv := rn(5, 2, 8), rn(7, 2, 8)
-			o := nn.AttentionOptions{
-				KeyPaddingMask: arg(torch.Zeros([]int64{2, 7}, torch.WithDtype(torch.Bool))),
-				AttnMask:       arg(torch.Zeros([]int64{5, 7}, torch.WithDtype(torch.Uint8))),
+			o := []nn.Option{
+				nn.WithKeyPaddingMask(arg(torch.Zeros([]int64{2, 7}, torch.WithDtype(torch.Bool)))),
+				nn.WithAttnMask(arg(torch.Zeros([]int64{5, 7}, torch.WithDtype(torch.Uint8)))),
 			}
-			return func() []torch.Tensor { return ts(mha.Forward(q, kv, kv, o)) }
+			return func() []torch.Tensor { return ts(mha.Forward(q, kv, kv, o...)) }
 		}},
 		{"attention no weights", false, func() call {
 			q, k, v := rn(5, 2, 8), rn(7, 2, 8), rn(7, 2, 8)
-			o := nn.AttentionOptions{NoWeights: true, AttnMask: rn(5, 7)}
+			o := []nn.Option{nn.WithNeedWeights(false), nn.WithAttnMask(rn(5, 7))}
 			return func() []torch.Tensor {
-				out, w := mha.Forward(q, k, v, o)
+				out, w := mha.Forward(q, k, v, o...)
 				assert.False(t, w.Defined())
 				return ts(out)
 			}
 		}},
 		{"attention batch first", false, func() call {
 			q, kv := rn(2, 5, 8), rn(2, 7, 8)
-			o := nn.AttentionOptions{KeyPaddingMask: rn(2, 7), PerHeadWeights: true}
-			return func() []torch.Tensor { return ts(mhaBF.Forward(q, kv, kv, o)) }
+			o := []nn.Option{nn.WithKeyPaddingMask(rn(2, 7)), nn.WithAverageAttnWeights(false)}
+			return func() []torch.Tensor { return ts(mhaBF.Forward(q, kv, kv, o...)) }
 		}},
 		{"attention kdim vdim training", true, func() call {
 			q, k, v := rn(5, 2, 8), rn(7, 2, 6), rn(7, 2, 5)
@@ -121,7 +121,7 @@ func TestModulesFreeTheirTemporaries(t *testing.T) {
 		}},
 		{"transformer training", true, func() call {
 			x := rn(5, 2, 8)
-			o := nn.AttentionOptions{KeyPaddingMask: arg(torch.Zeros([]int64{2, 5}, torch.WithDtype(torch.Bool)))}
+			o := nn.WithSrcKeyPaddingMask(arg(torch.Zeros([]int64{2, 5}, torch.WithDtype(torch.Bool))))
 			return func() []torch.Tensor { return ts(enc.Forward(x, o)) }
 		}},
 		{"transformer pre-norm", true, func() call {
@@ -224,7 +224,7 @@ func TestTransformerKeepsActivationFnTensors(t *testing.T) {
 	}
 	for _, normFirst := range []bool{false, true} {
 		in, out = nil, nil
-		l := nn.TransformerEncoderLayer(8, 2, 16, 0, nn.TransformerEncoderLayerOptions{ActivationFn: act, NormFirst: normFirst})
+		l := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0), nn.WithActivationFn(act), nn.WithNormFirst(normFirst))
 		x := torch.RandN([]int64{5, 2, 8})
 		y := l.Forward(x)
 		require.Len(t, in, 1)

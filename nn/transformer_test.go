@@ -12,27 +12,26 @@ import (
 
 func TestTransformerEncoderLayerGolden(t *testing.T) {
 	t.Run("post-norm relu, src_key_padding_mask, eval", func(t *testing.T) {
-		m := nn.TransformerEncoderLayer(8, 2, 16, 0.1)
+		m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0.1))
 		raRun(t, "tel_post_relu", m, func(in map[string]torch.Tensor) []torch.Tensor {
-			return []torch.Tensor{m.Forward(in["src"], nn.AttentionOptions{KeyPaddingMask: in["src_key_padding_mask"]})}
+			return []torch.Tensor{m.Forward(in["src"], nn.WithSrcKeyPaddingMask(in["src_key_padding_mask"]))}
 		})
 	})
 	t.Run("pre-norm gelu batch_first, causal src_mask", func(t *testing.T) {
-		m := nn.TransformerEncoderLayer(8, 4, 12, 0, nn.TransformerEncoderLayerOptions{
-			Activation: "gelu", LayerNormEps: 1e-6, BatchFirst: true, NormFirst: true,
-		})
+		m := nn.TransformerEncoderLayer(8, 4, nn.WithDimFeedforward(12), nn.WithDropout(0),
+			nn.WithActivation("gelu"), nn.WithLayerNormEps(1e-6), nn.WithBatchFirst(true), nn.WithNormFirst(true))
 		raRun(t, "tel_pre_gelu_bf", m, func(in map[string]torch.Tensor) []torch.Tensor {
-			return []torch.Tensor{m.Forward(in["src"], nn.AttentionOptions{AttnMask: in["src_mask"]})}
+			return []torch.Tensor{m.Forward(in["src"], nn.WithSrcMask(in["src_mask"]))}
 		})
 	})
 }
 
 func TestTransformerEncoderLayerRepr(t *testing.T) {
-	assert.Equal(t, raRepr(t, "tel_default"), nn.TransformerEncoderLayer(16, 4, 2048, 0.1).String())
+	assert.Equal(t, raRepr(t, "tel_default"), nn.TransformerEncoderLayer(16, 4, nn.WithDimFeedforward(2048), nn.WithDropout(0.1)).String())
 }
 
 func TestTransformerEncoderLayerInit(t *testing.T) {
-	m := nn.TransformerEncoderLayer(8, 2, 32, 0.1)
+	m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(32), nn.WithDropout(0.1))
 	sd := m.StateDict()
 	assert.Len(t, sd, 12)
 	assert.Equal(t, []float32{1, 1, 1, 1, 1, 1, 1, 1}, sd["norm1.weight"].Float32s())
@@ -48,7 +47,7 @@ func TestTransformerEncoderLayerInit(t *testing.T) {
 }
 
 func TestTransformerEncoderLayerDropoutAndActivation(t *testing.T) {
-	m := nn.TransformerEncoderLayer(8, 2, 16, 0.5)
+	m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0.5))
 	x := torch.RandN([]int64{4, 2, 8})
 	assert.False(t, m.Forward(x).Equal(m.Forward(x)), "dropout in training")
 	m.Eval()
@@ -57,7 +56,7 @@ func TestTransformerEncoderLayerDropoutAndActivation(t *testing.T) {
 	assert.Equal(t, []int64{4, 2, 8}, y.Shape())
 
 	// A custom activation: relu given as a function matches the default.
-	f := nn.TransformerEncoderLayer(8, 2, 16, 0.5, nn.TransformerEncoderLayerOptions{ActivationFn: torch.Relu})
+	f := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0.5), nn.WithActivationFn(torch.Relu))
 	require.NoError(t, f.LoadStateDict(m.StateDict(), true))
 	f.Eval()
 	assert.True(t, f.Forward(x).Equal(y))
@@ -69,20 +68,20 @@ func TestTransformerEncoderLayerDropoutAndActivation(t *testing.T) {
 }
 
 func TestTransformerEncoderLayerErrors(t *testing.T) {
-	m := nn.TransformerEncoderLayer(8, 2, 16, 0)
+	m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0))
 	_, err := m.TryForward(torch.RandN([]int64{4, 2, 6}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "was expecting embedding dimension of 8, but got 6")
-	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.AttentionOptions{KeyPaddingMask: torch.Zeros([]int64{2, 4}, torch.WithDtype(torch.Int64))})
+	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.WithSrcKeyPaddingMask(torch.Zeros([]int64{2, 4}, torch.WithDtype(torch.Int64))))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "only bool and floating types of key_padding_mask are supported")
-	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.AttentionOptions{AttnMask: torch.Zeros([]int64{4, 3})})
+	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.WithSrcMask(torch.Zeros([]int64{4, 3})))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the shape of the 2D attn_mask is [4 3], but should be [4 4]")
 	_, err = m.TryForward(torch.Tensor{})
 	require.Error(t, err)
 	raPanicErr(t, "activation should be relu/gelu, not tanh", func() {
-		nn.TransformerEncoderLayer(8, 2, 16, 0, nn.TransformerEncoderLayerOptions{Activation: "tanh"})
+		nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0), nn.WithActivation("tanh"))
 	})
-	raPanicErr(t, "embed_dim must be divisible by num_heads", func() { nn.TransformerEncoderLayer(8, 3, 16, 0) })
+	raPanicErr(t, "embed_dim must be divisible by num_heads", func() { nn.TransformerEncoderLayer(8, 3, nn.WithDimFeedforward(16), nn.WithDropout(0)) })
 }

@@ -50,6 +50,7 @@ GENERATORS = [
     (["torch/safetensors/testdata/safetensors_py.py", "make"], ["dtypes.json"], "torch/safetensors/testdata"),
     (["nn/testdata/modules.py"], ["modules.json"], "nn/testdata"),
     (["nn/testdata/rnn_attention.py"], ["rnn_attention.json"], "nn/testdata"),
+    (["nn/testdata/seq.py"], ["seq.json"], "nn/testdata"),
     (["nn/testdata/checkpoint_model.py", "make"], ["checkpoint_model.json"], "nn/testdata"),
     (["nn/functional/testdata/functional.py"], ["functional.json"], "nn/functional/testdata"),
     (["nn/init/testdata/init.py"], ["init.json"], "nn/init/testdata"),
