@@ -17,6 +17,15 @@ SETUP ?= scripts/setup.sh
 # The main job.
 TRAIN ?= $(GO) run ./cmd/gop-torch run ./examples/fashion_mnist
 
+# LIBTORCH_USE_PYTORCH=1: take the libtorch of the PyTorch that python3
+# imports (a pip wheel), as tch-rs's variable of that name does.
+ifeq ($(LIBTORCH_USE_PYTORCH),1)
+LIBTORCH := $(shell $(or $(PYTHON),python3) -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
+ifeq ($(LIBTORCH),)
+$(error LIBTORCH_USE_PYTORCH=1, but $(or $(PYTHON),python3) cannot import torch)
+endif
+endif
+
 ifdef LIBTORCH
 override LIBTORCH := $(abspath $(LIBTORCH))
 export LIBTORCH
@@ -31,7 +40,21 @@ export CGO_CXXFLAGS := -g -O2 -D_GLIBCXX_USE_CXX11_ABI=$(CXX11_ABI)
 endif
 endif
 
-.PHONY: train test setup check-libtorch env
+# The libtorch version the headers say, as one number (2.6.0 is 20600),
+# passed to the C++ as GOTORCH_LIBTORCH: Go's build cache does not hash the
+# system headers, but it does hash CGO_CPPFLAGS, so a libtorch-dev upgrade
+# changes the flags and rebuilds the bindings instead of linking objects
+# compiled against the old headers; cgotorch/internal.h stops a build whose
+# flag and headers disagree. Plain go commands get it from make env.
+TORCH_VERSION_H := $(firstword $(wildcard $(if $(LIBTORCH),$(LIBTORCH)/include/torch/csrc/api/include/torch/version.h) \
+	/usr/include/torch/csrc/api/include/torch/version.h))
+GOTORCH_LIBTORCH := $(shell sed -n 's/^\#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(TORCH_VERSION_H) 2>/dev/null | \
+	awk 'NR==1{v=$$1*10000} NR==2{v+=$$1*100} NR==3{v+=$$1} END{if (NR==3) print v}')
+ifneq ($(GOTORCH_LIBTORCH),)
+export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -DGOTORCH_LIBTORCH=$(GOTORCH_LIBTORCH))
+endif
+
+.PHONY: train test setup check-libtorch env test-debian13
 
 train: setup
 	$(TRAIN)
@@ -47,7 +70,7 @@ test: setup
 # CI (.ci/run) runs it with FUZZTIME=3s. Longer runs: make fuzz-short
 # FUZZTIME=10m.
 FUZZTIME ?= 5s
-FUZZ_TARGETS = ./internal/robustness:FuzzOps ./torch:FuzzDecode \
+FUZZ_TARGETS = ./internal/robustness:FuzzOps ./internal/robustness:FuzzHostileArgs ./torch:FuzzDecode \
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
 	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10
 .PHONY: fuzz-short
@@ -79,14 +102,18 @@ check-libtorch:
 env:
 ifdef LIBTORCH
 	@echo "export LIBTORCH='$(LIBTORCH)'"
-	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
 	@echo "export CGO_LDFLAGS='$(CGO_LDFLAGS)'"
 ifneq ($(CXX11_ABI),)
 	@echo "export CGO_CXXFLAGS='$(CGO_CXXFLAGS)'"
 endif
-else
-	@echo "# LIBTORCH is not set: plain go build uses Debian's libtorch-dev; nothing to export."
 endif
+	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
+
+# The whole suite against Debian 13's libtorch 2.6, in a Debian 13 root kept
+# in /var/cache/gotorch/debian13 (scripts/debian13.sh builds it the first
+# time, in a few minutes, and whenever its package list changes). Needs root.
+test-debian13:
+	scripts/debian13.sh run make test
 
 # Benchmarks beside C++ libtorch and Python PyTorch (bench/): builds the
 # workers, runs them interleaved and writes docs/benchmarks.md and its

@@ -24,6 +24,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 #include <malloc.h>
 
 #include <atomic>
@@ -103,11 +104,21 @@ void release(void *p) {
   tc->count[c]++;
 }
 
+// libtorch 2.3 made Allocator::allocate non-const and added the pure
+// virtual copy_data (pytorch#120969, #121080).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define GT_ALLOCATE_CONST
+#define GT_ALLOCATOR_COPY_DATA 1
+#else
+#define GT_ALLOCATE_CONST const
+#define GT_ALLOCATOR_COPY_DATA 0
+#endif
+
 class SmallCPUAllocator final : public c10::Allocator {
  public:
   explicit SmallCPUAllocator(c10::Allocator *fallback) : fallback_(fallback) {}
 
-  c10::DataPtr allocate(size_t n) const override {
+  c10::DataPtr allocate(size_t n) GT_ALLOCATE_CONST override {
     if (n == 0 || n > kMaxSmall) return fallback_->allocate(n);
     size_t c = (n + kAlign - 1) / kAlign;
     ThreadCache *tc = live_cache();
@@ -125,6 +136,12 @@ class SmallCPUAllocator final : public c10::Allocator {
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+#if GT_ALLOCATOR_COPY_DATA
+  void copy_data(void *dest, const void *src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#endif
 
  private:
   c10::Allocator *fallback_;

@@ -10,9 +10,11 @@
 #define GOTORCH_CGOTORCH_CHECKS_H_
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace gotorch {
 namespace checks {
@@ -391,6 +393,64 @@ inline void sobol_scramble(const char *op, const at::Tensor &state, const at::Te
                   ltm.size(2) >= sobol_maxbit,
               op, ": ltm has size ", ltm.sizes(), ", it must be [dimension (", dimension, "), ", sobol_maxbit, ", ",
               sobol_maxbit, "]");
+}
+
+// ---------------------------------------------------------------------------
+// Backward ops that PyTorch's Python layer only ever calls with the shapes
+// of their forward pass: given others, their kernels read and write past
+// their tensors or return nonsense.
+
+// unfold_backward: grad_in must have the shape that unfold(dim, size, step)
+// gives a tensor of input_sizes.
+inline void unfold_grad(const char *op, const at::Tensor &grad_in, at::IntArrayRef input_sizes, int64_t dim,
+                        int64_t size, int64_t step) {
+  TORCH_CHECK(step > 0, op, ": step is ", step, ", it must be positive");
+  TORCH_CHECK(size >= 0, op, ": size is ", size, ", it must not be negative");
+  for (int64_t s : input_sizes) TORCH_CHECK(s >= 0, op, ": input_sizes ", input_sizes, " has a negative size");
+  std::vector<int64_t> want;
+  if (input_sizes.empty()) {
+    TORCH_CHECK(dim == 0 || dim == -1, op, ": dim ", dim, " is out of range for a 0-dimensional input");
+    TORCH_CHECK(size <= 1, op, ": size ", size, " is larger than the 1 element of a 0-dimensional input");
+    want = {size};
+  } else {
+    const int64_t n = static_cast<int64_t>(input_sizes.size());
+    TORCH_CHECK_INDEX(dim >= -n && dim < n, op, ": dim ", dim, " is out of range for ", n, " input dimensions");
+    const int64_t d = dim < 0 ? dim + n : dim;
+    TORCH_CHECK(size <= input_sizes[d], op, ": size ", size, " is larger than dimension ", d, " of input_sizes ",
+                input_sizes);
+    want.assign(input_sizes.begin(), input_sizes.end());
+    want[d] = (input_sizes[d] - size) / step + 1;
+    want.push_back(size);
+  }
+  TORCH_CHECK(grad_in.sizes().equals(want), op, ": grad_in has size ", grad_in.sizes(), ", but unfold(", dim, ", ",
+              size, ", ", step, ") of a tensor of size ", input_sizes, " has size ", at::IntArrayRef(want));
+}
+
+// _cdist_backward: x1 [..., r1, m] and x2 [..., r2, m] give cdist and grad
+// of [batch..., r1, r2].
+inline void cdist_grad(const char *op, const at::Tensor &grad, const at::Tensor &x1, const at::Tensor &x2,
+                       const at::Tensor &cdist) {
+  TORCH_CHECK(x1.dim() >= 2 && x2.dim() >= 2, op, ": x1 and x2 must have at least 2 dimensions, not ", x1.dim(),
+              " and ", x2.dim());
+  TORCH_CHECK(x1.size(-1) == x2.size(-1), op, ": x1 has ", x1.size(-1), " columns and x2 ", x2.size(-1));
+  std::vector<int64_t> want =
+      at::infer_size(x1.sizes().slice(0, x1.dim() - 2), x2.sizes().slice(0, x2.dim() - 2));
+  want.push_back(x1.size(-2));
+  want.push_back(x2.size(-2));
+  TORCH_CHECK(cdist.sizes().equals(want), op, ": cdist has size ", cdist.sizes(), ", but the distances of x1 ",
+              x1.sizes(), " and x2 ", x2.sizes(), " have size ", at::IntArrayRef(want));
+  TORCH_CHECK(grad.sizes().equals(want), op, ": grad has size ", grad.sizes(), ", not cdist's ", cdist.sizes());
+}
+
+// _pdist_backward: self [n, m] gives pdist and grad of [n(n-1)/2].
+inline void pdist_grad(const char *op, const at::Tensor &grad, const at::Tensor &self, const at::Tensor &pdist) {
+  TORCH_CHECK(self.dim() == 2, op, ": self must have 2 dimensions, not ", self.dim());
+  const int64_t n = self.size(0);
+  const int64_t pairs = n < 2 ? 0 : n * (n - 1) / 2;
+  TORCH_CHECK(pdist.dim() == 1 && pdist.size(0) == pairs, op, ": pdist has size ", pdist.sizes(), ", but the ", n,
+              " rows of self have ", pairs, " pairs");
+  TORCH_CHECK(grad.sizes().equals(pdist.sizes()), op, ": grad has size ", grad.sizes(), ", not pdist's ",
+              pdist.sizes());
 }
 
 }  // namespace checks

@@ -8,11 +8,14 @@
 #endif
 
 #include <ATen/ATen.h>
+#include <torch/version.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
+#include <string>
 #include <array>
 #include <utility>
 #include <vector>
@@ -31,6 +34,24 @@ inline gt_error make_error(const char *msg) {
   return p;
 }
 
+// GT_LIBTORCH is the version of the libtorch headers being compiled
+// against, as one number (2.6.0 is 20600); the generated shim guards the
+// functions that not every version has with it (internal/gen/versions.go).
+#define GT_LIBTORCH (TORCH_VERSION_MAJOR * 10000 + TORCH_VERSION_MINOR * 100 + TORCH_VERSION_PATCH)
+
+// A build that says which libtorch it meant (make passes
+// -DGOTORCH_LIBTORCH=<GT_LIBTORCH of the headers it found>, see the
+// Makefile) must compile against that one: Go's build cache does not hash
+// system headers, and without the flag in the cache key an upgraded
+// libtorch-dev would link objects compiled against the old headers.
+#if defined(GOTORCH_LIBTORCH) && GOTORCH_LIBTORCH != GT_LIBTORCH
+#error "gotorch: the build was configured for another libtorch than the headers found (GOTORCH_LIBTORCH differs from torch/version.h): rerun make, or eval \"$(make -s env)\""
+#endif
+
+// unsupported_prefix starts the message of a function that the linked
+// libtorch lacks; package torch turns it into ErrUnsupported.
+#define GT_UNSUPPORTED_PREFIX "gotorch-unsupported: "
+
 // guard runs f and turns any C++ exception into a gt_error.
 template <class F>
 inline gt_error guard(F &&f) noexcept {
@@ -46,6 +67,13 @@ inline gt_error guard(F &&f) noexcept {
   } catch (...) {
     return make_error("unknown C++ exception");
   }
+}
+
+// unsupported is the error of op, which this libtorch lacks for the
+// reason why.
+inline gt_error unsupported(const char *op, const char *why) {
+  std::string msg = std::string(GT_UNSUPPORTED_PREFIX) + op + " is not in this libtorch (" TORCH_VERSION "): " + why;
+  return make_error(msg.c_str());
 }
 
 // A gt_tensor is a TensorImpl* that owns one reference, the pointer an
@@ -122,6 +150,37 @@ inline gt_tensor_result tensor_result(F &&f) noexcept {
   return r;
 }
 
+// unsupported_argument refuses an argument of op that the linked
+// libtorch's declaration of op does not have, given a value other than its
+// default (internal/gen/versions.go, adapt).
+[[noreturn]] inline void unsupported_argument(const char *op, const char *arg) {
+  throw std::runtime_error(std::string(GT_UNSUPPORTED_PREFIX) + op + ": argument " + arg +
+                           " is not in this libtorch's (" TORCH_VERSION ") declaration of " + op +
+                           "; leave it at its default");
+}
+
+// scalar_to_int converts a Scalar argument for a libtorch that declares
+// it an integer, refusing what would change in the conversion.
+inline int64_t scalar_to_int(const at::Scalar &s, const char *arg) {
+  if (!s.isIntegral(/*includeBool=*/false)) {
+    if (s.isFloatingPoint() && s.toDouble() == static_cast<double>(static_cast<int64_t>(s.toDouble()))) {
+      return static_cast<int64_t>(s.toDouble());
+    }
+    throw std::runtime_error(std::string(GT_UNSUPPORTED_PREFIX) + "argument " + arg +
+                             " must be an integer in this libtorch (" TORCH_VERSION ")");
+  }
+  return s.toLong();
+}
+inline c10::optional<int64_t> scalar_to_int_opt(const c10::optional<at::Scalar> &s, const char *arg) {
+  if (!s.has_value()) return c10::nullopt;
+  return scalar_to_int(*s, arg);
+}
+
+// unsupported_tensor is unsupported for a function with a tensor result.
+inline gt_tensor_result unsupported_tensor(const char *op, const char *why) {
+  return gt_tensor_result{nullptr, unsupported(op, why), 0};
+}
+
 inline at::Scalar S(gt_scalar s) {
   switch (s.kind) {
     case 0: return at::Scalar(s.i);
@@ -144,10 +203,17 @@ inline at::Tensor with_grad(at::Tensor t, int requires_grad) {
 
 // Checked conversions of enum values coming from Go: libtorch aborts the
 // process on some out-of-range values instead of throwing.
+// gt_max_dtype is the first dtype number GoTorch knows that this libtorch
+// does not (torch/dtype.go lists them: 18-22 bits, 23-26 float8, 27-29
+// unsigned integers); 30 and up are invalid everywhere.
+constexpr int32_t gt_known_dtypes = 30;
 inline at::ScalarType scalar_type(int32_t v) {
-  TORCH_CHECK(v >= 0 && v < static_cast<int32_t>(at::ScalarType::NumOptions) &&
-                  v != static_cast<int32_t>(at::ScalarType::Undefined),
-              "invalid dtype ", v);
+  const int32_t n = static_cast<int32_t>(at::ScalarType::NumOptions);
+  if (v >= n && v < gt_known_dtypes) {
+    throw std::runtime_error(std::string(GT_UNSUPPORTED_PREFIX) + "dtype " + std::to_string(v) +
+                             " is not in this libtorch (" TORCH_VERSION ")");
+  }
+  TORCH_CHECK(v >= 0 && v < n && v != static_cast<int32_t>(at::ScalarType::Undefined), "invalid dtype ", v);
   return static_cast<at::ScalarType>(v);
 }
 inline at::Layout layout(int32_t v) {

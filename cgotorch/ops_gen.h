@@ -44,8 +44,8 @@ gt_tensor_result atg_align_as(gt_tensor a_self, gt_tensor a_other);
 gt_error atg_align_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::_assert_async(Tensor self) -> () */
 gt_error atg__assert_async(gt_tensor a_self);
-/* aten::_assert_tensor_metadata(Tensor a, int[]? size=None, int[]? stride=None, ScalarType? dtype=None) -> () */
-gt_error atg__assert_tensor_metadata(gt_tensor a_a, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len, int32_t a_dtype, int a_dtype_has);
+/* aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> () */
+gt_error atg__assert_tensor_metadata(gt_tensor a_a, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len, int32_t a_dtype, int a_dtype_has, int32_t a_device, int32_t a_device_index, int a_device_has, int32_t a_layout, int a_layout_has);
 /* aten::_use_cudnn_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank) -> bool */
 gt_error atg__use_cudnn_ctc_loss(int *r0, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank);
 /* aten::_use_cudnn_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank) -> bool */
@@ -190,9 +190,9 @@ gt_tensor_result atg_addr(gt_tensor a_self, gt_tensor a_vec1, gt_tensor a_vec2, 
 gt_error atg_addr_(gt_tensor a_self, gt_tensor a_vec1, gt_tensor a_vec2, gt_scalar a_beta, gt_scalar a_alpha);
 /* aten::addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_addr_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_vec1, gt_tensor a_vec2, gt_scalar a_beta, gt_scalar a_alpha);
-/* aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor */
+/* aten::affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor */
 gt_tensor_result atg_affine_grid_generator(gt_tensor a_theta, const int64_t *a_size, int64_t a_size_len, int a_align_corners);
-/* aten::affine_grid_generator_backward(Tensor grad, int[] size, bool align_corners) -> Tensor */
+/* aten::affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor */
 gt_tensor_result atg_affine_grid_generator_backward(gt_tensor a_grad, const int64_t *a_size, int64_t a_size_len, int a_align_corners);
 /* aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor */
 gt_tensor_result atg_all_dim(gt_tensor a_self, int64_t a_dim, int a_keepdim);
@@ -340,7 +340,7 @@ gt_tensor_result atg_binary_cross_entropy_backward(gt_tensor a_grad_output, gt_t
 gt_error atg_binary_cross_entropy_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction);
 /* aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor */
 gt_tensor_result atg_binary_cross_entropy_with_logits(gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, gt_tensor a_pos_weight, int64_t a_reduction);
-/* aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor */
+/* aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor */
 gt_tensor_result atg_bincount(gt_tensor a_self, gt_tensor a_weights, int64_t a_minlength);
 /* aten::bitwise_not(Tensor self) -> Tensor */
 gt_tensor_result atg_bitwise_not(gt_tensor a_self);
@@ -394,7 +394,7 @@ gt_tensor_result atg_bmm(gt_tensor a_self, gt_tensor a_mat2);
 gt_error atg_bmm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2);
 /* aten::broadcast_tensors(Tensor[] tensors) -> Tensor[] */
 gt_error atg_broadcast_tensors(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
-/* aten::broadcast_to(Tensor(a) self, int[] size) -> Tensor(a) */
+/* aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a) */
 gt_tensor_result atg_broadcast_to(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
 /* aten::_sparse_broadcast_to(Tensor(a) self, int[] size) -> Tensor(a) */
 gt_tensor_result atg__sparse_broadcast_to(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
@@ -426,9 +426,9 @@ gt_error atg_chain_matmul_out_out(gt_tensor a_out, gt_tensor *a_matrices, int64_
 gt_error atg_unsafe_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
 /* aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[] */
 gt_error atg_chunk(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_chunks, int64_t a_dim);
-/* aten::tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[] */
+/* aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[] */
 gt_error atg_tensor_split_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections, int64_t a_dim);
-/* aten::tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[] */
+/* aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[] */
 gt_error atg_tensor_split_indices(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_indices, int64_t a_indices_len, int64_t a_dim);
 /* aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[] */
 gt_error atg_tensor_split_tensor_indices_or_sections(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, gt_tensor a_tensor_indices_or_sections, int64_t a_dim);
@@ -490,47 +490,47 @@ gt_error atg_complex_out_out(gt_tensor a_out, gt_tensor a_real, gt_tensor a_imag
 gt_tensor_result atg_polar(gt_tensor a_abs, gt_tensor a_angle);
 /* aten::polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_polar_out_out(gt_tensor a_out, gt_tensor a_abs, gt_tensor a_angle);
-/* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor */
+/* aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor */
 gt_tensor_result atg_constant_pad_nd(gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len, gt_scalar a_value);
 /* aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a) */
 gt_tensor_result atg_contiguous(gt_tensor a_self, int32_t a_memory_format);
-/* aten::convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor */
+/* aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
 gt_tensor_result atg_convolution(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups);
-/* aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+/* aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
 gt_error atg_convolution_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_weight, const int64_t *a_bias_sizes, int64_t a_bias_sizes_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_output_mask);
-/* aten::convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor */
+/* aten::convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor */
 gt_tensor_result atg_convolution_overrideable(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups);
-/* aten::convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias) */
+/* aten::convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias) */
 gt_error atg_convolution_backward_overrideable(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_weight, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_output_mask);
-/* aten::_convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor */
+/* aten::_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor */
 gt_tensor_result atg__convolution(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_cudnn_enabled, int a_allow_tf32);
-/* aten::_convolution.deprecated(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled) -> Tensor */
+/* aten::_convolution.deprecated(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, int[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled) -> Tensor */
 gt_tensor_result atg__convolution_deprecated(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_cudnn_enabled);
-/* aten::_convolution_mode(Tensor input, Tensor weight, Tensor? bias, int[] stride, str padding, int[] dilation, int groups) -> Tensor */
+/* aten::_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg__convolution_mode(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const char *a_padding, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::_convolution_double_backward(Tensor? ggI, Tensor? ggW, Tensor? ggb, Tensor gO, Tensor weight, Tensor self, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+/* aten::_convolution_double_backward(Tensor? ggI, Tensor? ggW, Tensor? ggb, Tensor gO, Tensor weight, Tensor self, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
 gt_error atg__convolution_double_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_ggI, gt_tensor a_ggW, gt_tensor a_ggb, gt_tensor a_gO, gt_tensor a_weight, gt_tensor a_self, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_output_mask);
-/* aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor */
+/* aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv1d(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor */
+/* aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv2d(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor */
+/* aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv3d(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding="valid", int[1] dilation=1, int groups=1) -> Tensor */
+/* aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv1d_padding(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const char *a_padding, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid", int[2] dilation=1, int groups=1) -> Tensor */
+/* aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv2d_padding(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const char *a_padding, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding="valid", int[3] dilation=1, int groups=1) -> Tensor */
+/* aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor */
 gt_tensor_result atg_conv3d_padding(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const char *a_padding, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::conv_tbc(Tensor self, Tensor weight, Tensor bias, int pad=0) -> Tensor */
 gt_tensor_result atg_conv_tbc(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, int64_t a_pad);
 /* aten::conv_tbc_backward(Tensor self, Tensor input, Tensor weight, Tensor bias, int pad) -> (Tensor, Tensor, Tensor) */
 gt_error atg_conv_tbc_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_self, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, int64_t a_pad);
-/* aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor */
+/* aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor */
 gt_tensor_result atg_conv_transpose1d(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor */
+/* aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor */
 gt_tensor_result atg_conv_transpose2d_input(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor */
+/* aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor */
 gt_tensor_result atg_conv_transpose3d_input(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, const int64_t *a_dilation, int64_t a_dilation_len);
 /* aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor */
 gt_tensor_result atg_copy(gt_tensor a_self, gt_tensor a_src, int a_non_blocking);
@@ -570,15 +570,15 @@ gt_tensor_result atg_cudnn_affine_grid_generator_backward(gt_tensor a_grad, int6
 gt_error atg_cudnn_batch_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_exponential_average_factor, double a_epsilon);
 /* aten::cudnn_batch_norm_backward(Tensor input, Tensor grad_output, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, float epsilon, Tensor reserveSpace) -> (Tensor, Tensor, Tensor) */
 gt_error atg_cudnn_batch_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_grad_output, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_var, double a_epsilon, gt_tensor a_reserveSpace);
-/* aten::cudnn_convolution(Tensor self, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor */
+/* aten::cudnn_convolution(Tensor self, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor */
 gt_tensor_result atg_cudnn_convolution(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_allow_tf32);
-/* aten::cudnn_convolution_transpose(Tensor self, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor */
+/* aten::cudnn_convolution_transpose(Tensor self, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor */
 gt_tensor_result atg_cudnn_convolution_transpose(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_allow_tf32);
-/* aten::mps_convolution_transpose_backward(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool[2] output_mask) -> (Tensor, Tensor) */
+/* aten::mps_convolution_transpose_backward(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[2] output_mask) -> (Tensor, Tensor) */
 gt_error atg_mps_convolution_transpose_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_grad_output, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_output_mask);
-/* aten::cudnn_convolution_relu(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+/* aten::cudnn_convolution_relu(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg_cudnn_convolution_relu(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::cudnn_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+/* aten::cudnn_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg_cudnn_convolution_add_relu(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_z, gt_scalar a_alpha, int a_alpha_has, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::cudnn_grid_sampler(Tensor self, Tensor grid) -> Tensor output */
 gt_tensor_result atg_cudnn_grid_sampler(gt_tensor a_self, gt_tensor a_grid);
@@ -718,11 +718,11 @@ gt_tensor_result atg_vdot(gt_tensor a_self, gt_tensor a_other);
 gt_error atg_vdot_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other);
 /* aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor */
 gt_tensor_result atg_einsum(const char *a_equation, gt_tensor *a_tensors, int64_t a_tensors_len, const int64_t *a_path, int64_t a_path_len);
-/* aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor */
+/* aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor */
 gt_tensor_result atg_embedding(gt_tensor a_weight, gt_tensor a_indices, int64_t a_padding_idx, int a_scale_grad_by_freq, int a_sparse);
-/* aten::embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor */
+/* aten::embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor */
 gt_tensor_result atg_embedding_backward(gt_tensor a_grad, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq, int a_sparse);
-/* aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor */
+/* aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor */
 gt_tensor_result atg_embedding_dense_backward(gt_tensor a_grad_output, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq);
 /* aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!) */
 gt_error atg_embedding_renorm_(gt_tensor a_self, gt_tensor a_indices, double a_max_norm, double a_norm_type);
@@ -742,11 +742,11 @@ gt_error atg_embedding_bag(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tenso
 gt_error atg_embedding_bag_padding_idx(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int a_include_last_offset, int64_t a_padding_idx, int a_padding_idx_has);
 /* aten::_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor) */
 gt_error atg__embedding_bag(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int a_include_last_offset, int64_t a_padding_idx);
-/* aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
+/* aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
 gt_tensor_result atg__embedding_bag_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int64_t a_padding_idx);
-/* aten::_embedding_bag_sparse_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
+/* aten::_embedding_bag_sparse_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
 gt_tensor_result atg__embedding_bag_sparse_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, gt_tensor a_bag_size, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx);
-/* aten::_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
+/* aten::_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor */
 gt_tensor_result atg__embedding_bag_dense_backward(gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx);
 /* aten::_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor */
 gt_tensor_result atg__embedding_bag_per_sample_weights_backward(gt_tensor a_grad, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, int64_t a_mode, int64_t a_padding_idx);
@@ -762,13 +762,13 @@ gt_tensor_result atg_new_full(gt_tensor a_self, const int64_t *a_size, int64_t a
 gt_tensor_result atg_new_zeros(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_new_ones(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::_empty_affine_quantized(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format) -> Tensor */
+/* aten::_empty_affine_quantized(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format) -> Tensor */
 gt_tensor_result atg__empty_affine_quantized(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, double a_scale, int64_t a_zero_point, int32_t a_memory_format, int a_memory_format_has);
-/* aten::_empty_per_channel_affine_quantized(int[] size, *, Tensor scales, Tensor zero_points, int axis, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=contiguous_format) -> Tensor */
+/* aten::_empty_per_channel_affine_quantized(SymInt[] size, *, Tensor scales, Tensor zero_points, int axis, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=contiguous_format) -> Tensor */
 gt_tensor_result atg__empty_per_channel_affine_quantized(const int64_t *a_size, int64_t a_size_len, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
 /* aten::resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!) */
 gt_error atg_resize_(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has);
-/* aten::_resize_output_(Tensor(a!) self, int[] size, Device device) -> Tensor(a!) */
+/* aten::_resize_output_(Tensor(a!) self, SymInt[] size, Device device) -> Tensor(a!) */
 gt_error atg__resize_output_(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_device, int32_t a_device_index);
 /* aten::empty_quantized(int[] size, Tensor qtensor, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_empty_quantized(const int64_t *a_size, int64_t a_size_len, gt_tensor a_qtensor, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
@@ -812,17 +812,17 @@ gt_error atg_expm1_out_out(gt_tensor a_out, gt_tensor a_self);
 gt_tensor_result atg_expand(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int a_implicit);
 /* aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a) */
 gt_tensor_result atg_expand_as(gt_tensor a_self, gt_tensor a_other);
-/* aten::eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_eye(int64_t a_n, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_eye_m(int64_t a_n, int64_t a_m, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::eye.out(int n, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_eye_out_out(gt_tensor a_out, int64_t a_n);
-/* aten::eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_eye_out_m_out(gt_tensor a_out, int64_t a_n, int64_t a_m);
 /* aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a) */
 gt_tensor_result atg_flatten_using_ints(gt_tensor a_self, int64_t a_start_dim, int64_t a_end_dim);
-/* aten::unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a) */
+/* aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a) */
 gt_tensor_result atg_unflatten_int(gt_tensor a_self, int64_t a_dim, const int64_t *a_sizes, int64_t a_sizes_len);
 /* aten::fill.Scalar(Tensor self, Scalar value) -> Tensor */
 gt_tensor_result atg_fill_Scalar(gt_tensor a_self, gt_scalar a_value);
@@ -916,13 +916,13 @@ gt_error atg_native_group_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor 
 gt_tensor_result atg__fft_r2c(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int a_onesided);
 /* aten::_fft_r2c.out(Tensor self, int[] dim, int normalization, bool onesided, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__fft_r2c_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int a_onesided);
-/* aten::_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor */
+/* aten::_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor */
 gt_tensor_result atg__fft_c2r(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int64_t a_last_dim_size);
-/* aten::_fft_c2r.out(Tensor self, int[] dim, int normalization, int last_dim_size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_fft_c2r.out(Tensor self, int[] dim, int normalization, SymInt last_dim_size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__fft_c2r_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int64_t a_last_dim_size);
-/* aten::_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor */
+/* aten::_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor */
 gt_tensor_result atg__fft_c2c(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int a_forward);
-/* aten::_fft_c2c.out(Tensor self, int[] dim, int normalization, bool forward, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_fft_c2c.out(Tensor self, SymInt[] dim, int normalization, bool forward, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__fft_c2c_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int a_forward);
 /* aten::_validate_compressed_sparse_indices(bool is_crow, Tensor compressed_idx, Tensor plain_idx, int cdim, int dim, int nnz) -> () */
 gt_error atg__validate_compressed_sparse_indices(int a_is_crow, gt_tensor a_compressed_idx, gt_tensor a_plain_idx, int64_t a_cdim, int64_t a_dim, int64_t a_nnz);
@@ -996,11 +996,11 @@ gt_tensor_result atg_kl_div(gt_tensor a_self, gt_tensor a_target, int64_t a_redu
 gt_tensor_result atg_kron(gt_tensor a_self, gt_tensor a_other);
 /* aten::kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_kron_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other);
-/* aten::kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
+/* aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) */
 gt_error atg_kthvalue(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int64_t a_k, int64_t a_dim, int a_keepdim);
-/* aten::kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) */
+/* aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) */
 gt_error atg_kthvalue_out_values(gt_tensor a_values, gt_tensor a_indices, gt_tensor a_self, int64_t a_k, int64_t a_dim, int a_keepdim);
-/* aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
+/* aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor */
 gt_tensor_result atg_layer_norm(gt_tensor a_input, const int64_t *a_normalized_shape, int64_t a_normalized_shape_len, gt_tensor a_weight, gt_tensor a_bias, double a_eps, int a_cudnn_enable);
 /* aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) */
 gt_error atg_native_layer_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, const int64_t *a_normalized_shape, int64_t a_normalized_shape_len, gt_tensor a_weight, gt_tensor a_bias, double a_eps);
@@ -1034,7 +1034,7 @@ gt_tensor_result atg_fbgemm_linear_int8_weight(gt_tensor a_input, gt_tensor a_we
 gt_error atg_fbgemm_linear_quantize_weight(gt_tensor *r0, gt_tensor *r1, double *r2, int64_t *r3, gt_tensor a_input);
 /* aten::fbgemm_pack_gemm_matrix_fp16(Tensor input) -> Tensor */
 gt_tensor_result atg_fbgemm_pack_gemm_matrix_fp16(gt_tensor a_input);
-/* aten::fbgemm_linear_fp16_weight_fp32_activation(Tensor input, Tensor packed_weight, Tensor bias) -> Tensor */
+/* aten::fbgemm_linear_fp16_weight_fp32_activation(Tensor input, Tensor packed_weight, Tensor? bias) -> Tensor */
 gt_tensor_result atg_fbgemm_linear_fp16_weight_fp32_activation(gt_tensor a_input, gt_tensor a_packed_weight, gt_tensor a_bias);
 /* aten::fbgemm_linear_fp16_weight(Tensor input, Tensor packed_weight, Tensor bias) -> Tensor */
 gt_tensor_result atg_fbgemm_linear_fp16_weight(gt_tensor a_input, gt_tensor a_packed_weight, gt_tensor a_bias);
@@ -1160,7 +1160,7 @@ gt_error atg__compute_linear_combination_out_out(gt_tensor a_out, gt_tensor a_in
 gt_error atg_max_dim(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int64_t a_dim, int a_keepdim);
 /* aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) */
 gt_error atg_max_out_dim_max(gt_tensor a_max, gt_tensor a_max_values, gt_tensor a_self, int64_t a_dim, int a_keepdim);
-/* aten::value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, int[] sizes, bool keepdim) -> Tensor */
+/* aten::value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor */
 gt_tensor_result atg_value_selecting_reduction_backward(gt_tensor a_grad, int64_t a_dim, gt_tensor a_indices, const int64_t *a_sizes, int64_t a_sizes_len, int a_keepdim);
 /* aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor */
 gt_tensor_result atg_amax(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
@@ -1218,23 +1218,23 @@ gt_error atg_min_out_dim_min(gt_tensor a_min, gt_tensor a_min_indices, gt_tensor
 gt_tensor_result atg_amin(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
 /* aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_amin_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
-/* aten::mps_convolution_backward(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
+/* aten::mps_convolution_backward(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) */
 gt_error atg_mps_convolution_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_self, gt_tensor a_grad_output, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_output_mask);
-/* aten::mkldnn_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups) -> Tensor */
+/* aten::mkldnn_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg_mkldnn_convolution(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::miopen_batch_norm(Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float exponential_average_factor, float epsilon) -> (Tensor, Tensor, Tensor) */
 gt_error atg_miopen_batch_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_exponential_average_factor, double a_epsilon);
 /* aten::miopen_batch_norm_backward(Tensor input, Tensor grad_output, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, float epsilon) -> (Tensor, Tensor, Tensor) */
 gt_error atg_miopen_batch_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_grad_output, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_var, double a_epsilon);
-/* aten::miopen_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor */
+/* aten::miopen_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor */
 gt_tensor_result atg_miopen_convolution(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
-/* aten::miopen_convolution_transpose(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor */
+/* aten::miopen_convolution_transpose(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor */
 gt_tensor_result atg_miopen_convolution_transpose(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
-/* aten::miopen_depthwise_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor */
+/* aten::miopen_depthwise_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor */
 gt_tensor_result atg_miopen_depthwise_convolution(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
-/* aten::miopen_convolution_relu(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+/* aten::miopen_convolution_relu(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg_miopen_convolution_relu(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::miopen_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor */
+/* aten::miopen_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor */
 gt_tensor_result atg_miopen_convolution_add_relu(gt_tensor a_self, gt_tensor a_weight, gt_tensor a_z, gt_scalar a_alpha, int a_alpha_has, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::miopen_rnn(Tensor input, Tensor[] weight, int weight_stride0, Tensor hx, Tensor? cx, int mode, int hidden_size, int num_layers, bool batch_first, float dropout, bool train, bool bidirectional, int[] batch_sizes, Tensor? dropout_state) -> (Tensor, Tensor, Tensor, Tensor, Tensor) */
 gt_error atg_miopen_rnn(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_hx, gt_tensor a_cx, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state);
@@ -1288,9 +1288,9 @@ gt_error atg_mvlgamma_(gt_tensor a_self, int64_t a_p);
 gt_tensor_result atg_narrow_copy(gt_tensor a_self, int64_t a_dim, int64_t a_start, int64_t a_length);
 /* aten::narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_narrow_copy_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int64_t a_start, int64_t a_length);
-/* aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a) */
+/* aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a) */
 gt_tensor_result atg_narrow(gt_tensor a_self, int64_t a_dim, int64_t a_start, int64_t a_length);
-/* aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, int length) -> Tensor(a) */
+/* aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a) */
 gt_tensor_result atg_narrow_Tensor(gt_tensor a_self, int64_t a_dim, gt_tensor a_start, int64_t a_length);
 /* aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor) */
 gt_error atg_native_batch_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps);
@@ -1310,15 +1310,15 @@ gt_error atg_batch_norm_gather_stats_with_counts(gt_tensor *r0, gt_tensor *r1, g
 gt_error atg_native_batch_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_invstd, int a_train, double a_eps, int a_output_mask);
 /* aten::batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor) */
 gt_error atg_batch_norm_backward_reduce(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, int a_input_g, int a_weight_g, int a_bias_g);
-/* aten::batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor mean_dy, Tensor mean_dy_xmu, Tensor count) -> Tensor */
-gt_tensor_result atg_batch_norm_backward_elemt(gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, gt_tensor a_mean_dy, gt_tensor a_mean_dy_xmu, gt_tensor a_count);
+/* aten::batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor */
+gt_tensor_result atg_batch_norm_backward_elemt(gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, gt_tensor a_sum_dy, gt_tensor a_sum_dy_xmu, gt_tensor a_count);
 /* aten::batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum) -> (Tensor, Tensor) */
 gt_error atg_batch_norm_update_stats(gt_tensor *r0, gt_tensor *r1, gt_tensor a_input, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum);
 /* aten::is_vulkan_available() -> bool */
 gt_error atg_is_vulkan_available(int *r0);
 /* aten::_nnpack_available() -> bool */
 gt_error atg__nnpack_available(int *r0);
-/* aten::_nnpack_spatial_convolution(Tensor input, Tensor weight, Tensor? bias, int[2] padding, int[2] stride=1) -> Tensor */
+/* aten::_nnpack_spatial_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[2] padding, SymInt[2] stride=1) -> Tensor */
 gt_tensor_result atg__nnpack_spatial_convolution(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len);
 /* aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_ones(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -1334,14 +1334,14 @@ gt_tensor_result atg_cdist(gt_tensor a_x1, gt_tensor a_x2, double a_p, int64_t a
 gt_tensor_result atg__euclidean_dist(gt_tensor a_x1, gt_tensor a_x2);
 /* aten::_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor */
 gt_tensor_result atg__cdist_forward(gt_tensor a_x1, gt_tensor a_x2, double a_p, int64_t a_compute_mode, int a_compute_mode_has);
-/* aten::_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor */
-gt_tensor_result atg__cdist_backward(gt_tensor a_grad, gt_tensor a_x1, gt_tensor a_x2, double a_p, gt_tensor a_cdist);
+/* aten::_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor */
+gt_tensor_result atg__cdist_backward(gt_tensor a_grad_output, gt_tensor a_x1, gt_tensor a_x2, double a_p, gt_tensor a_cdist);
 /* aten::pdist(Tensor self, float p=2) -> Tensor */
 gt_tensor_result atg_pdist(gt_tensor a_self, double a_p);
 /* aten::_pdist_forward(Tensor self, float p=2) -> Tensor */
 gt_tensor_result atg__pdist_forward(gt_tensor a_self, double a_p);
-/* aten::_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor */
-gt_tensor_result atg__pdist_backward(gt_tensor a_grad, gt_tensor a_self, double a_p, gt_tensor a_pdist);
+/* aten::_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor */
+gt_tensor_result atg__pdist_backward(gt_tensor a_grad_output, gt_tensor a_self, double a_p, gt_tensor a_pdist);
 /* aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor */
 gt_tensor_result atg_cosine_similarity(gt_tensor a_x1, gt_tensor a_x2, int64_t a_dim, double a_eps);
 /* aten::permute(Tensor(a) self, int[] dims) -> Tensor(a) */
@@ -1368,9 +1368,9 @@ gt_tensor_result atg_adjoint(gt_tensor a_self);
 gt_tensor_result atg_pixel_shuffle(gt_tensor a_self, int64_t a_upscale_factor);
 /* aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor */
 gt_tensor_result atg_pixel_unshuffle(gt_tensor a_self, int64_t a_downscale_factor);
-/* aten::channel_shuffle(Tensor self, int groups) -> Tensor */
+/* aten::channel_shuffle(Tensor self, SymInt groups) -> Tensor */
 gt_tensor_result atg_channel_shuffle(gt_tensor a_self, int64_t a_groups);
-/* aten::native_channel_shuffle(Tensor self, int groups) -> Tensor */
+/* aten::native_channel_shuffle(Tensor self, SymInt groups) -> Tensor */
 gt_tensor_result atg_native_channel_shuffle(gt_tensor a_self, int64_t a_groups);
 /* aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor */
 gt_tensor_result atg_pinverse(gt_tensor a_self, double a_rcond);
@@ -1390,53 +1390,53 @@ gt_error atg_deg2rad_(gt_tensor a_self);
 gt_error atg_deg2rad_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_scalar_tensor(gt_scalar a_s, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_rand(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::rand.generator(int[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_rand_generator(const int64_t *a_size, int64_t a_size_len, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::rand.out(int[] size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rand_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len);
-/* aten::rand.generator_out(int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
+/* aten::rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rand_out_generator_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator);
 /* aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_rand_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randint(int high, int[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randint(int64_t a_high, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randint.generator(int high, int[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randint_generator(int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randint.low(int low, int high, int[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randint_low(int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randint.low_generator(int low, int high, int[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randint_low_generator(int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randint.out(int high, int[] size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_out_out(gt_tensor a_out, int64_t a_high, const int64_t *a_size, int64_t a_size_len);
-/* aten::randint.generator_out(int high, int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_out_generator_out(gt_tensor a_out, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator);
-/* aten::randint.low_out(int low, int high, int[] size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_out_low_out(gt_tensor a_out, int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len);
-/* aten::randint.low_generator_out(int low, int high, int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_out_low_generator_out(gt_tensor a_out, int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator);
-/* aten::randint_like(Tensor self, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+/* aten::randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_randint_like(gt_tensor a_self, int64_t a_high, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+/* aten::randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_randint_like_low_dtype(gt_tensor a_self, int64_t a_low, int64_t a_high, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randn(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randn.generator(int[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randn_generator(const int64_t *a_size, int64_t a_size_len, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randn.out(int[] size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randn_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len);
-/* aten::randn.generator_out(int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randn_out_generator_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator);
 /* aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_randn_like(gt_tensor a_self, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randperm(int n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randperm(int64_t a_n, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randperm.generator(int n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_randperm_generator(int64_t a_n, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::randperm.out(int n, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randperm_out_out(gt_tensor a_out, int64_t a_n);
-/* aten::randperm.generator_out(int n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randperm_out_generator_out(gt_tensor a_out, int64_t a_n, gt_generator a_generator);
 /* aten::range.step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_range_step(gt_scalar a_start, gt_scalar a_end, gt_scalar a_step, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -1468,11 +1468,11 @@ gt_error atg_negative_(gt_tensor a_self);
 gt_error atg_negative_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::repeat(Tensor self, SymInt[] repeats) -> Tensor */
 gt_tensor_result atg_repeat(gt_tensor a_self, const int64_t *a_repeats, int64_t a_repeats_len);
-/* aten::repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor */
+/* aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor */
 gt_tensor_result atg_repeat_interleave_Tensor(gt_tensor a_repeats, int64_t a_output_size, int a_output_size_has);
-/* aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor */
+/* aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor */
 gt_tensor_result atg_repeat_interleave_self_Tensor(gt_tensor a_self, gt_tensor a_repeats, int64_t a_dim, int a_dim_has, int64_t a_output_size, int a_output_size_has);
-/* aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor */
+/* aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor */
 gt_tensor_result atg_repeat_interleave_self_int(gt_tensor a_self, int64_t a_repeats, int64_t a_dim, int a_dim_has, int64_t a_output_size, int a_output_size_has);
 /* aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a) */
 gt_tensor_result atg_reshape(gt_tensor a_self, const int64_t *a_shape, int64_t a_shape_len);
@@ -1536,9 +1536,9 @@ gt_tensor_result atg_rsqrt(gt_tensor a_self);
 gt_error atg_rsqrt_(gt_tensor a_self);
 /* aten::rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rsqrt_out_out(gt_tensor a_out, gt_tensor a_self);
-/* aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a) */
+/* aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) */
 gt_tensor_result atg_select_int(gt_tensor a_self, int64_t a_dim, int64_t a_index);
-/* aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor */
+/* aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor */
 gt_tensor_result atg_select_backward(gt_tensor a_grad_output, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_index);
 /* aten::selu(Tensor self) -> Tensor */
 gt_tensor_result atg_selu(gt_tensor a_self);
@@ -1606,7 +1606,7 @@ gt_tensor_result atg_slice_Tensor(gt_tensor a_self, int64_t a_dim, int64_t a_sta
 gt_tensor_result atg_slice_backward(gt_tensor a_grad_output, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_start, int64_t a_end, int64_t a_step);
 /* aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor */
 gt_tensor_result atg_slice_scatter(gt_tensor a_self, gt_tensor a_src, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
-/* aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor */
+/* aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor */
 gt_tensor_result atg_select_scatter(gt_tensor a_self, gt_tensor a_src, int64_t a_dim, int64_t a_index);
 /* aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor */
 gt_tensor_result atg_diagonal_scatter(gt_tensor a_self, gt_tensor a_src, int64_t a_offset, int64_t a_dim1, int64_t a_dim2);
@@ -1626,15 +1626,15 @@ gt_error atg__softmax_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, 
 gt_tensor_result atg__softmax_backward_data(gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype);
 /* aten::_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg__softmax_backward_data_out_out(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype);
-/* aten::unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[] */
+/* aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] */
 gt_error atg_unsafe_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
-/* aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[] */
+/* aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[] */
 gt_error atg_split_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
-/* aten::split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[] */
+/* aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[] */
 gt_error atg_split_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_size, int64_t a_split_size_len, int64_t a_dim);
-/* aten::unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[] */
+/* aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] */
 gt_error atg_unsafe_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
-/* aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[] */
+/* aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[] */
 gt_error atg_split_with_sizes(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[] */
 gt_error atg_hsplit_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_sections);
@@ -1680,10 +1680,10 @@ gt_error atg_vstack_out_out(gt_tensor a_out, gt_tensor *a_tensors, int64_t a_ten
 gt_tensor_result atg_dstack(gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_dstack_out_out(gt_tensor a_out, gt_tensor *a_tensors, int64_t a_tensors_len);
-/* aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor */
-gt_tensor_result atg_stft(gt_tensor a_self, int64_t a_n_fft, int64_t a_hop_length, int a_hop_length_has, int64_t a_win_length, int a_win_length_has, gt_tensor a_window, int a_normalized, int a_onesided, int a_onesided_has, int a_return_complex, int a_return_complex_has);
-/* aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor */
-gt_tensor_result atg_stft_center(gt_tensor a_self, int64_t a_n_fft, int64_t a_hop_length, int a_hop_length_has, int64_t a_win_length, int a_win_length_has, gt_tensor a_window, int a_center, const char *a_pad_mode, int a_normalized, int a_onesided, int a_onesided_has, int a_return_complex, int a_return_complex_has);
+/* aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor */
+gt_tensor_result atg_stft(gt_tensor a_self, int64_t a_n_fft, int64_t a_hop_length, int a_hop_length_has, int64_t a_win_length, int a_win_length_has, gt_tensor a_window, int a_normalized, int a_onesided, int a_onesided_has, int a_return_complex, int a_return_complex_has, int a_align_to_window, int a_align_to_window_has);
+/* aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor */
+gt_tensor_result atg_stft_center(gt_tensor a_self, int64_t a_n_fft, int64_t a_hop_length, int a_hop_length_has, int64_t a_win_length, int a_win_length_has, gt_tensor a_window, int a_center, const char *a_pad_mode, int a_normalized, int a_onesided, int a_onesided_has, int a_return_complex, int a_return_complex_has, int a_align_to_window, int a_align_to_window_has);
 /* aten::istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor */
 gt_tensor_result atg_istft(gt_tensor a_self, int64_t a_n_fft, int64_t a_hop_length, int a_hop_length_has, int64_t a_win_length, int a_win_length_has, gt_tensor a_window, int a_center, int a_normalized, int a_onesided, int a_onesided_has, int64_t a_length, int a_length_has, int a_return_complex);
 /* aten::stride.int(Tensor self, int dim) -> int */
@@ -1698,7 +1698,7 @@ gt_error atg_sum_out_IntList_out(gt_tensor a_out, gt_tensor a_self, const int64_
 gt_tensor_result atg_nansum(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has);
 /* aten::nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_nansum_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has);
-/* aten::sum_to_size(Tensor self, int[] size) -> Tensor */
+/* aten::sum_to_size(Tensor self, SymInt[] size) -> Tensor */
 gt_tensor_result atg_sum_to_size(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
 /* aten::sqrt(Tensor self) -> Tensor */
 gt_tensor_result atg_sqrt(gt_tensor a_self);
@@ -1716,18 +1716,18 @@ gt_error atg_square_out_out(gt_tensor a_out, gt_tensor a_self);
 gt_tensor_result atg_std(gt_tensor a_self, int a_unbiased);
 /* aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor */
 gt_tensor_result atg_std_dim(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor */
-gt_tensor_result atg_std_correction(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor */
+gt_tensor_result atg_std_correction(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor) */
 gt_error atg_std_mean(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int a_unbiased);
 /* aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor) */
 gt_error atg_std_mean_dim(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor) */
-gt_error atg_std_mean_correction(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) */
+gt_error atg_std_mean_correction(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_std_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::std.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg_std_out_correction_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_std_out_correction_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor */
 gt_tensor_result atg_prod(gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
 /* aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
@@ -1764,7 +1764,7 @@ gt_error atg_threshold_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_th
 gt_error atg_threshold_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_scalar a_threshold);
 /* aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor */
 gt_tensor_result atg_threshold_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_scalar a_threshold);
-/* aten::tile(Tensor self, int[] dims) -> Tensor */
+/* aten::tile(Tensor self, SymInt[] dims) -> Tensor */
 gt_tensor_result atg_tile(gt_tensor a_self, const int64_t *a_dims, int64_t a_dims_len);
 /* aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) */
 gt_tensor_result atg_transpose_int(gt_tensor a_self, int64_t a_dim0, int64_t a_dim1);
@@ -1782,7 +1782,7 @@ gt_tensor_result atg_flip(gt_tensor a_self, const int64_t *a_dims, int64_t a_dim
 gt_tensor_result atg_fliplr(gt_tensor a_self);
 /* aten::flipud(Tensor self) -> Tensor */
 gt_tensor_result atg_flipud(gt_tensor a_self);
-/* aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor */
+/* aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor */
 gt_tensor_result atg_roll(gt_tensor a_self, const int64_t *a_shifts, int64_t a_shifts_len, const int64_t *a_dims, int64_t a_dims_len);
 /* aten::rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor */
 gt_tensor_result atg_rot90(gt_tensor a_self, int64_t a_k, const int64_t *a_dims, int64_t a_dims_len);
@@ -1838,18 +1838,18 @@ gt_tensor_result atg_vander(gt_tensor a_x, int64_t a_N, int a_N_has, int a_incre
 gt_tensor_result atg_var(gt_tensor a_self, int a_unbiased);
 /* aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor */
 gt_tensor_result atg_var_dim(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor */
-gt_tensor_result atg_var_correction(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor */
+gt_tensor_result atg_var_correction(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_var_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::var.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg_var_out_correction_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_var_out_correction_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor) */
 gt_error atg_var_mean(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int a_unbiased);
 /* aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor) */
 gt_error atg_var_mean_dim(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_unbiased, int a_keepdim);
-/* aten::var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor) */
-gt_error atg_var_mean_correction(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) */
+gt_error atg_var_mean_correction(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::view_as(Tensor(a) self, Tensor other) -> Tensor(a) */
 gt_tensor_result atg_view_as(gt_tensor a_self, gt_tensor a_other);
 /* aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor */
@@ -1874,7 +1874,7 @@ gt_error atg__weight_norm_interface(gt_tensor *r0, gt_tensor *r1, gt_tensor a_v,
 gt_error atg__weight_norm_interface_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_w, gt_tensor a_saved_v, gt_tensor a_saved_g, gt_tensor a_saved_norms, int64_t a_dim);
 /* aten::_weight_norm_differentiable_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor) */
 gt_error atg__weight_norm_differentiable_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_w, gt_tensor a_saved_v, gt_tensor a_saved_g, gt_tensor a_saved_norms, int64_t a_dim);
-/* aten::_efficientzerotensor(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg__efficientzerotensor(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_zeros(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -2008,7 +2008,7 @@ gt_error atg_addmm_(gt_tensor a_self, gt_tensor a_mat1, gt_tensor a_mat2, gt_sca
 gt_error atg__addmm_activation_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat1, gt_tensor a_mat2, gt_scalar a_beta, gt_scalar a_alpha, int a_use_gelu);
 /* aten::_addmm_activation(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False) -> Tensor */
 gt_tensor_result atg__addmm_activation(gt_tensor a_self, gt_tensor a_mat1, gt_tensor a_mat2, gt_scalar a_beta, gt_scalar a_alpha, int a_use_gelu);
-/* aten::sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
+/* aten::sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
 gt_tensor_result atg_sparse_compressed_tensor_comp_plain_value_size(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::sparse_csr_tensor.crow_col_value_size(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
 gt_tensor_result atg_sparse_csr_tensor_crow_col_value_size(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -2028,7 +2028,7 @@ gt_tensor_result atg_sparse_csc_tensor_ccol_row_value(gt_tensor a_ccol_indices, 
 gt_tensor_result atg_sparse_bsr_tensor_crow_col_value(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::sparse_bsc_tensor.ccol_row_value(Tensor ccol_indices, Tensor row_indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
 gt_tensor_result atg_sparse_bsc_tensor_ccol_row_value(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg__sparse_compressed_tensor_unsafe(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::_sparse_csc_tensor_unsafe(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg__sparse_csc_tensor_unsafe(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -2038,28 +2038,28 @@ gt_tensor_result atg__sparse_bsr_tensor_unsafe(gt_tensor a_crow_indices, gt_tens
 gt_tensor_result atg__sparse_bsc_tensor_unsafe(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::sparse_coo_tensor.size(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
 gt_tensor_result atg_sparse_coo_tensor_size(const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::sparse_coo_tensor.indices(Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
-gt_tensor_result atg_sparse_coo_tensor_indices(gt_tensor a_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::sparse_coo_tensor.indices_size(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
-gt_tensor_result atg_sparse_coo_tensor_indices_size(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::_sparse_coo_tensor_unsafe(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
-gt_tensor_result atg__sparse_coo_tensor_unsafe(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::_validate_sparse_coo_tensor_args(Tensor indices, Tensor values, int[] size) -> () */
-gt_error atg__validate_sparse_coo_tensor_args(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len);
-/* aten::_validate_sparse_compressed_tensor_args(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, Layout layout) -> () */
-gt_error atg__validate_sparse_compressed_tensor_args(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_layout);
-/* aten::_validate_sparse_csr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size) -> () */
-gt_error atg__validate_sparse_csr_tensor_args(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len);
-/* aten::_validate_sparse_csc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size) -> () */
-gt_error atg__validate_sparse_csc_tensor_args(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len);
-/* aten::_validate_sparse_bsr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size) -> () */
-gt_error atg__validate_sparse_bsr_tensor_args(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len);
-/* aten::_validate_sparse_bsc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size) -> () */
-gt_error atg__validate_sparse_bsc_tensor_args(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len);
+/* aten::sparse_coo_tensor.indices(Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor */
+gt_tensor_result atg_sparse_coo_tensor_indices(gt_tensor a_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_is_coalesced, int a_is_coalesced_has);
+/* aten::sparse_coo_tensor.indices_size(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor */
+gt_tensor_result atg_sparse_coo_tensor_indices_size(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_is_coalesced, int a_is_coalesced_has);
+/* aten::_sparse_coo_tensor_unsafe(Tensor indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor */
+gt_tensor_result atg__sparse_coo_tensor_unsafe(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_is_coalesced, int a_is_coalesced_has);
+/* aten::_validate_sparse_coo_tensor_args(Tensor indices, Tensor values, int[] size, bool? is_coalesced=None, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_coo_tensor_args(gt_tensor a_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int a_is_coalesced, int a_is_coalesced_has, int a_check_pinning, int a_check_pinning_has);
+/* aten::_validate_sparse_compressed_tensor_args(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, Layout layout, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_compressed_tensor_args(gt_tensor a_compressed_indices, gt_tensor a_plain_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int32_t a_layout, int a_check_pinning, int a_check_pinning_has);
+/* aten::_validate_sparse_csr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_csr_tensor_args(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int a_check_pinning, int a_check_pinning_has);
+/* aten::_validate_sparse_csc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_csc_tensor_args(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int a_check_pinning, int a_check_pinning_has);
+/* aten::_validate_sparse_bsr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_bsr_tensor_args(gt_tensor a_crow_indices, gt_tensor a_col_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int a_check_pinning, int a_check_pinning_has);
+/* aten::_validate_sparse_bsc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, bool? check_pinning=None) -> () */
+gt_error atg__validate_sparse_bsc_tensor_args(gt_tensor a_ccol_indices, gt_tensor a_row_indices, gt_tensor a_values, const int64_t *a_size, int64_t a_size_len, int a_check_pinning, int a_check_pinning_has);
 /* aten::_sparse_coo_tensor_with_dims(int sparse_dim, int dense_dim, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
 gt_tensor_result atg__sparse_coo_tensor_with_dims(int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, int[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
-gt_tensor_result atg__sparse_coo_tensor_with_dims_and_tensors(int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor */
+gt_tensor_result atg__sparse_coo_tensor_with_dims_and_tensors(int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int a_is_coalesced, int a_is_coalesced_has);
 /* aten::sparse_resize_(Tensor(a!) self, int[] size, int sparse_dim, int dense_dim) -> Tensor(a!) */
 gt_error atg_sparse_resize_(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int64_t a_sparse_dim, int64_t a_dense_dim);
 /* aten::sparse_resize_and_clear_(Tensor(a!) self, int[] size, int sparse_dim, int dense_dim) -> Tensor(a!) */
@@ -2068,12 +2068,12 @@ gt_error atg_sparse_resize_and_clear_(gt_tensor a_self, const int64_t *a_size, i
 gt_tensor_result atg_sparse_mask(gt_tensor a_self, gt_tensor a_mask);
 /* aten::_to_cpu(Tensor[] tensors) -> Tensor[] */
 gt_error atg__to_cpu(gt_tensor * *r0, int64_t *r0_len, gt_tensor *a_tensors, int64_t a_tensors_len);
-/* aten::to_dense(Tensor self, ScalarType? dtype=None) -> Tensor */
-gt_tensor_result atg_to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
-/* aten::_to_dense(Tensor self, ScalarType? dtype=None) -> Tensor */
-gt_tensor_result atg__to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
-/* aten::to_dense_backward(Tensor grad, Tensor input) -> Tensor */
-gt_tensor_result atg_to_dense_backward(gt_tensor a_grad, gt_tensor a_input);
+/* aten::to_dense(Tensor self, ScalarType? dtype=None, *, bool? masked_grad=None) -> Tensor */
+gt_tensor_result atg_to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has, int a_masked_grad, int a_masked_grad_has);
+/* aten::_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor */
+gt_tensor_result atg__to_dense(gt_tensor a_self, int32_t a_dtype, int a_dtype_has, int a_masked_grad, int a_masked_grad_has);
+/* aten::to_dense_backward(Tensor grad, Tensor input, bool? masked_grad=None) -> Tensor */
+gt_tensor_result atg_to_dense_backward(gt_tensor a_grad, gt_tensor a_input, int a_masked_grad, int a_masked_grad_has);
 /* aten::sparse_dim(Tensor self) -> int */
 gt_error atg_sparse_dim(int64_t *r0, gt_tensor a_self);
 /* aten::_dimI(Tensor self) -> int */
@@ -2118,22 +2118,22 @@ gt_error atg_copy_sparse_to_sparse_(gt_tensor a_self, gt_tensor a_src, int a_non
 gt_error atg_unbind_int(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_dim);
 /* aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor */
 gt_tensor_result atg_to_sparse_sparse_dim(gt_tensor a_self, int64_t a_sparse_dim);
-/* aten::to_sparse(Tensor self) -> Tensor */
-gt_tensor_result atg_to_sparse(gt_tensor a_self);
-/* aten::to_sparse_csr(Tensor self) -> Tensor */
-gt_tensor_result atg_to_sparse_csr(gt_tensor a_self);
-/* aten::to_sparse_csc(Tensor self) -> Tensor */
-gt_tensor_result atg_to_sparse_csc(gt_tensor a_self);
-/* aten::to_sparse_bsr(Tensor self, int[2] blocksize) -> Tensor */
-gt_tensor_result atg_to_sparse_bsr(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len);
-/* aten::to_sparse_bsc(Tensor self, int[2] blocksize) -> Tensor */
-gt_tensor_result atg_to_sparse_bsc(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len);
+/* aten::to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg_to_sparse(gt_tensor a_self, int32_t a_layout, int a_layout_has, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg_to_sparse_csr(gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg_to_sparse_csc(gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg_to_sparse_bsr(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg_to_sparse_bsc(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
 /* aten::to_mkldnn(Tensor self, ScalarType? dtype=None) -> Tensor */
 gt_tensor_result atg_to_mkldnn(gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
-/* aten::mkldnn_reorder_conv2d_weight(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1) -> Tensor */
-gt_tensor_result atg_mkldnn_reorder_conv2d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::mkldnn_reorder_conv3d_weight(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1) -> Tensor */
-gt_tensor_result atg_mkldnn_reorder_conv3d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
+/* aten::mkldnn_reorder_conv2d_weight(Tensor self, SymInt[2] padding=0, SymInt[2] stride=1, SymInt[2] dilation=1, SymInt groups=1, SymInt[]? input_size=None) -> Tensor */
+gt_tensor_result atg_mkldnn_reorder_conv2d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len);
+/* aten::mkldnn_reorder_conv3d_weight(Tensor self, SymInt[3] padding=0, SymInt[3] stride=1, SymInt[3] dilation=1, SymInt groups=1, SymInt[]? input_size=None) -> Tensor */
+gt_tensor_result atg_mkldnn_reorder_conv3d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len);
 /* aten::to_mkldnn_backward(Tensor grad, Tensor input) -> Tensor */
 gt_tensor_result atg_to_mkldnn_backward(gt_tensor a_grad, gt_tensor a_input);
 /* aten::quantize_per_tensor_dynamic(Tensor self, ScalarType dtype, bool reduce_range) -> Tensor */
@@ -2224,16 +2224,16 @@ gt_error atg_result_type_Scalar(int32_t *r0, gt_tensor a_tensor, gt_scalar a_oth
 gt_error atg_result_type_Scalar_Tensor(int32_t *r0, gt_scalar a_scalar, gt_tensor a_tensor);
 /* aten::result_type.Scalar_Scalar(Scalar scalar1, Scalar scalar2) -> ScalarType */
 gt_error atg_result_type_Scalar_Scalar(int32_t *r0, gt_scalar a_scalar1, gt_scalar a_scalar2);
-/* aten::can_cast(ScalarType from, ScalarType to) -> bool */
-gt_error atg_can_cast(int *r0, int32_t a_from, int32_t a_to);
+/* aten::can_cast(ScalarType from_, ScalarType to) -> bool */
+gt_error atg_can_cast(int *r0, int32_t a_from_, int32_t a_to);
 /* aten::promote_types(ScalarType type1, ScalarType type2) -> ScalarType */
 gt_error atg_promote_types(int32_t *r0, int32_t a_type1, int32_t a_type2);
 /* aten::_local_scalar_dense(Tensor self) -> Scalar */
 gt_error atg__local_scalar_dense(gt_scalar *r0, gt_tensor a_self);
-/* aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor) */
-gt_error atg__lstm_mps(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
-/* aten::lstm_mps_backward(Tensor grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor[], Tensor[]) */
-gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
+/* aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__lstm_mps(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor *r5, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
+/* aten::lstm_mps_backward(Tensor? grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor layersOutputs, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor[], Tensor[]) */
+gt_error atg_lstm_mps_backward(gt_tensor *r0, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor a_layersOutputs, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor) */
 gt_error atg_lstm_input(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor) */
@@ -2268,7 +2268,7 @@ gt_tensor_result atg_quantized_rnn_relu_cell(gt_tensor a_input, gt_tensor a_hx, 
 gt_tensor_result atg_quantized_rnn_tanh_cell(gt_tensor a_input, gt_tensor a_hx, gt_tensor a_w_ih, gt_tensor a_w_hh, gt_tensor a_b_ih, gt_tensor a_b_hh, gt_tensor a_packed_ih, gt_tensor a_packed_hh, gt_tensor a_col_offsets_ih, gt_tensor a_col_offsets_hh, gt_scalar a_scale_ih, gt_scalar a_scale_hh, gt_scalar a_zero_point_ih, gt_scalar a_zero_point_hh);
 /* aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor) */
 gt_error atg__pack_padded_sequence(gt_tensor *r0, gt_tensor *r1, gt_tensor a_input, gt_tensor a_lengths, int a_batch_first);
-/* aten::_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor */
+/* aten::_pack_padded_sequence_backward(Tensor grad, SymInt[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor */
 gt_tensor_result atg__pack_padded_sequence_backward(gt_tensor a_grad, const int64_t *a_input_size, int64_t a_input_size_len, gt_tensor a_batch_sizes, int a_batch_first);
 /* aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor) */
 gt_error atg__pad_packed_sequence(gt_tensor *r0, gt_tensor *r1, gt_tensor a_data, gt_tensor a_batch_sizes, int a_batch_first, gt_scalar a_padding_value, int64_t a_total_length);
@@ -2480,9 +2480,9 @@ gt_error atg_bitwise_right_shift__Tensor_Scalar(gt_tensor a_self, gt_scalar a_ot
 gt_error atg_bitwise_right_shift_out_Tensor_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other);
 /* aten::bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor */
 gt_tensor_result atg_bitwise_right_shift_Scalar_Tensor(gt_scalar a_self, gt_tensor a_other);
-/* aten::tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!) */
+/* aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!) */
 gt_error atg_tril_(gt_tensor a_self, int64_t a_diagonal);
-/* aten::triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!) */
+/* aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!) */
 gt_error atg_triu_(gt_tensor a_self, int64_t a_diagonal);
 /* aten::digamma_(Tensor(a!) self) -> Tensor(a!) */
 gt_error atg_digamma_(gt_tensor a_self);
@@ -2522,13 +2522,13 @@ gt_tensor_result atg_diag_backward(gt_tensor a_grad, const int64_t *a_input_size
 gt_error atg_cross_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_other, int64_t a_dim, int a_dim_has);
 /* aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor */
 gt_tensor_result atg_cross(gt_tensor a_self, gt_tensor a_other, int64_t a_dim, int a_dim_has);
-/* aten::triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_triu_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_diagonal);
-/* aten::triu(Tensor self, int diagonal=0) -> Tensor */
+/* aten::triu(Tensor self, SymInt diagonal=0) -> Tensor */
 gt_tensor_result atg_triu(gt_tensor a_self, int64_t a_diagonal);
-/* aten::tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_tril_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_diagonal);
-/* aten::tril(Tensor self, int diagonal=0) -> Tensor */
+/* aten::tril(Tensor self, SymInt diagonal=0) -> Tensor */
 gt_tensor_result atg_tril(gt_tensor a_self, int64_t a_diagonal);
 /* aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_tril_indices(int64_t a_row, int64_t a_col, int64_t a_offset, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -2536,7 +2536,7 @@ gt_tensor_result atg_tril_indices(int64_t a_row, int64_t a_col, int64_t a_offset
 gt_tensor_result atg_triu_indices(int64_t a_row, int64_t a_col, int64_t a_offset, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
 /* aten::trace(Tensor self) -> Tensor */
 gt_tensor_result atg_trace(gt_tensor a_self);
-/* aten::trace_backward(Tensor grad, int[] sizes) -> Tensor */
+/* aten::trace_backward(Tensor grad, SymInt[] sizes) -> Tensor */
 gt_tensor_result atg_trace_backward(gt_tensor a_grad, const int64_t *a_sizes, int64_t a_sizes_len);
 /* aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_ne_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other);
@@ -2678,7 +2678,7 @@ gt_tensor_result atg_take_along_dim(gt_tensor a_self, gt_tensor a_indices, int64
 gt_error atg_index_select_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, gt_tensor a_index);
 /* aten::index_select(Tensor self, int dim, Tensor index) -> Tensor */
 gt_tensor_result atg_index_select(gt_tensor a_self, int64_t a_dim, gt_tensor a_index);
-/* aten::index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor */
+/* aten::index_select_backward(Tensor grad, SymInt[] self_sizes, int dim, Tensor index) -> Tensor */
 gt_tensor_result atg_index_select_backward(gt_tensor a_grad, const int64_t *a_self_sizes, int64_t a_self_sizes_len, int64_t a_dim, gt_tensor a_index);
 /* aten::masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_masked_select_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mask);
@@ -2714,7 +2714,7 @@ gt_error atg_addcdiv_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_tens
 gt_tensor_result atg_addcdiv(gt_tensor a_self, gt_tensor a_tensor1, gt_tensor a_tensor2, gt_scalar a_value);
 /* aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) */
 gt_error atg_addcdiv_(gt_tensor a_self, gt_tensor a_tensor1, gt_tensor a_tensor2, gt_scalar a_value);
-/* aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor */
+/* aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor */
 gt_tensor_result atg_cross_entropy_loss(gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, double a_label_smoothing);
 /* aten::triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient) */
 gt_error atg_triangular_solve_out_X(gt_tensor a_X, gt_tensor a_M, gt_tensor a_self, gt_tensor a_A, int a_upper, int a_transpose, int a_unitriangular);
@@ -2726,7 +2726,7 @@ gt_error atg__linalg_check_errors(gt_tensor a_info, const char *a_api_name, int 
 gt_error atg_linalg_solve_triangular_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_B, int a_upper, int a_left, int a_unitriangular);
 /* aten::linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor */
 gt_tensor_result atg_linalg_solve_triangular(gt_tensor a_self, gt_tensor a_B, int a_upper, int a_left, int a_unitriangular);
-/* aten::linalg_vander(Tensor x, *, int? N=None) -> Tensor */
+/* aten::linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor */
 gt_tensor_result atg_linalg_vander(gt_tensor a_x, int64_t a_N, int a_N_has);
 /* aten::symeig.e(Tensor self, bool eigenvectors=False, bool upper=True, *, Tensor(a!) e, Tensor(b!) V) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) */
 gt_error atg_symeig_out_e(gt_tensor a_e, gt_tensor a_V, gt_tensor a_self, int a_eigenvectors, int a_upper);
@@ -2786,9 +2786,9 @@ gt_tensor_result atg_lu_solve(gt_tensor a_self, gt_tensor a_LU_data, gt_tensor a
 gt_error atg_lu_unpack(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_LU_data, gt_tensor a_LU_pivots, int a_unpack_data, int a_unpack_pivots);
 /* aten::lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) */
 gt_error atg_lu_unpack_out_out(gt_tensor a_P, gt_tensor a_L, gt_tensor a_U, gt_tensor a_LU_data, gt_tensor a_LU_pivots, int a_unpack_data, int a_unpack_pivots);
-/* aten::multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) */
+/* aten::multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_multinomial_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_num_samples, int a_replacement, gt_generator a_generator);
-/* aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor */
+/* aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor */
 gt_tensor_result atg_multinomial(gt_tensor a_self, int64_t a_num_samples, int a_replacement, gt_generator a_generator);
 /* aten::lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_lgamma_out_out(gt_tensor a_out, gt_tensor a_self);
@@ -2984,9 +2984,9 @@ gt_tensor_result atg_msort(gt_tensor a_self);
 gt_tensor_result atg_argsort(gt_tensor a_self, int64_t a_dim, int a_descending);
 /* aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor */
 gt_tensor_result atg_argsort_stable(gt_tensor a_self, int a_stable, int64_t a_dim, int a_descending);
-/* aten::topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) */
+/* aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) */
 gt_error atg_topk_out_values(gt_tensor a_values, gt_tensor a_indices, gt_tensor a_self, int64_t a_k, int64_t a_dim, int a_largest, int a_sorted);
-/* aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
+/* aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) */
 gt_error atg_topk(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int64_t a_k, int64_t a_dim, int a_largest, int a_sorted);
 /* aten::all(Tensor self) -> Tensor */
 gt_tensor_result atg_all(gt_tensor a_self);
@@ -3004,7 +3004,7 @@ gt_tensor_result atg_renorm(gt_tensor a_self, gt_scalar a_p, int64_t a_dim, gt_s
 gt_error atg_renorm_(gt_tensor a_self, gt_scalar a_p, int64_t a_dim, gt_scalar a_maxnorm);
 /* aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a) */
 gt_tensor_result atg_unfold(gt_tensor a_self, int64_t a_dimension, int64_t a_size, int64_t a_step);
-/* aten::unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor */
+/* aten::unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor */
 gt_tensor_result atg_unfold_backward(gt_tensor a_grad_in, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_size, int64_t a_step);
 /* aten::equal(Tensor self, Tensor other) -> bool */
 gt_error atg_equal(int *r0, gt_tensor a_self, gt_tensor a_other);
@@ -3056,9 +3056,9 @@ gt_tensor_result atg_normal_float_Tensor(double a_mean, gt_tensor a_std, gt_gene
 gt_error atg_normal_out_Tensor_Tensor_out(gt_tensor a_out, gt_tensor a_mean, gt_tensor a_std, gt_generator a_generator);
 /* aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor */
 gt_tensor_result atg_normal_Tensor_Tensor(gt_tensor a_mean, gt_tensor a_std, gt_generator a_generator);
-/* aten::normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+/* aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_normal_float_float(double a_mean, double a_std, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
-/* aten::normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) */
+/* aten::normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_normal_out_float_float_out(gt_tensor a_out, double a_mean, double a_std, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator);
 /* aten::alias(Tensor(a) self) -> Tensor(a) */
 gt_tensor_result atg_alias(gt_tensor a_self);
@@ -3118,31 +3118,31 @@ gt_error atg_multilabel_margin_loss_forward(gt_tensor *r0, gt_tensor *r1, gt_ten
 gt_error atg_multilabel_margin_loss_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, int64_t a_reduction, gt_tensor a_is_target);
 /* aten::multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor */
 gt_tensor_result atg_multilabel_margin_loss_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, int64_t a_reduction, gt_tensor a_is_target);
-/* aten::nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_nll_loss_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor */
+/* aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor */
 gt_tensor_result atg_nll_loss_nd(gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor */
+/* aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor */
 gt_tensor_result atg_nll_loss(gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) */
+/* aten::nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg_nll_loss_forward_out_output(gt_tensor a_output, gt_tensor a_total_weight, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight) */
+/* aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight) */
 gt_error atg_nll_loss_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_nll_loss_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight);
-/* aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor */
+/* aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor */
 gt_tensor_result atg_nll_loss_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight);
-/* aten::nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_nll_loss2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor */
+/* aten::nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor */
 gt_tensor_result atg_nll_loss2d(gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) */
+/* aten::nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg_nll_loss2d_forward_out_output(gt_tensor a_output, gt_tensor a_total_weight, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight) */
+/* aten::nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight) */
 gt_error atg_nll_loss2d_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index);
-/* aten::nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_nll_loss2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight);
-/* aten::nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor */
+/* aten::nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor */
 gt_tensor_result atg_nll_loss2d_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, int64_t a_reduction, int64_t a_ignore_index, gt_tensor a_total_weight);
 /* aten::smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_smooth_l1_loss_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, int64_t a_reduction, double a_beta);
@@ -3240,13 +3240,13 @@ gt_error atg_log_sigmoid_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self)
 gt_error atg_log_sigmoid_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_buffer);
 /* aten::log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor */
 gt_tensor_result atg_log_sigmoid_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_buffer);
-/* aten::rrelu_with_noise.out(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rrelu_with_noise_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator);
-/* aten::rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor */
+/* aten::rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor */
 gt_tensor_result atg_rrelu_with_noise(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator);
 /* aten::rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor */
 gt_tensor_result atg_rrelu_with_noise_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, int a_self_is_result);
-/* aten::rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!) */
+/* aten::rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!) */
 gt_error atg_rrelu_with_noise_(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator);
 /* aten::softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_softplus_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_beta, gt_scalar a_threshold);
@@ -3278,11 +3278,11 @@ gt_tensor_result atg_mkldnn_adaptive_avg_pool2d_backward(gt_tensor a_grad_output
 gt_tensor_result atg__adaptive_avg_pool2d(gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor */
 gt_tensor_result atg__adaptive_avg_pool2d_backward(gt_tensor a_grad_output, gt_tensor a_self);
-/* aten::adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_adaptive_avg_pool3d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
-/* aten::adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor */
+/* aten::adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
 gt_tensor_result atg_adaptive_avg_pool3d(gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
-/* aten::_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor */
+/* aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor */
 gt_tensor_result atg__adaptive_avg_pool3d(gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::adaptive_avg_pool3d_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_adaptive_avg_pool3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self);
@@ -3352,67 +3352,67 @@ gt_error atg_max_pool3d_with_indices(gt_tensor *r0, gt_tensor *r1, gt_tensor a_s
 gt_error atg_max_pool3d_with_indices_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices);
 /* aten::max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor */
 gt_tensor_result atg_max_pool3d_with_indices_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode, gt_tensor a_indices);
-/* aten::max_unpool2d.out(Tensor self, Tensor indices, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::max_unpool2d.out(Tensor self, Tensor indices, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_max_unpool2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_indices, const int64_t *a_output_size, int64_t a_output_size_len);
-/* aten::max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor */
+/* aten::max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor */
 gt_tensor_result atg_max_unpool2d(gt_tensor a_self, gt_tensor a_indices, const int64_t *a_output_size, int64_t a_output_size_len);
-/* aten::max_unpool3d.out(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::max_unpool3d.out(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_max_unpool3d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_indices, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor */
+/* aten::max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor */
 gt_tensor_result atg_max_unpool3d(gt_tensor a_self, gt_tensor a_indices, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_reflection_pad1d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad1d(Tensor self, int[2] padding) -> Tensor */
+/* aten::reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad1d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad1d_backward.grad_input(Tensor grad_output, Tensor self, int[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::reflection_pad1d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_reflection_pad1d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor */
+/* aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad1d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_reflection_pad2d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad2d(Tensor self, int[4] padding) -> Tensor */
+/* aten::reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad2d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad2d_backward.grad_input(Tensor grad_output, Tensor self, int[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::reflection_pad2d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_reflection_pad2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor */
+/* aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad2d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_reflection_pad3d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad3d(Tensor self, int[6] padding) -> Tensor */
+/* aten::reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad3d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad3d_backward.grad_input(Tensor grad_output, Tensor self, int[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::reflection_pad3d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_reflection_pad3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor */
+/* aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor */
 gt_tensor_result atg_reflection_pad3d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::replication_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_replication_pad1d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad1d(Tensor self, int[2] padding) -> Tensor */
+/* aten::replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor */
 gt_tensor_result atg_replication_pad1d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad1d_backward.grad_input(Tensor grad_output, Tensor self, int[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::replication_pad1d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_replication_pad1d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor */
+/* aten::replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor */
 gt_tensor_result atg_replication_pad1d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_replication_pad2d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad2d(Tensor self, int[4] padding) -> Tensor */
+/* aten::replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor */
 gt_tensor_result atg_replication_pad2d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad2d_backward.grad_input(Tensor grad_output, Tensor self, int[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::replication_pad2d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_replication_pad2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor */
+/* aten::replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor */
 gt_tensor_result atg_replication_pad2d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_replication_pad3d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad3d(Tensor self, int[6] padding) -> Tensor */
+/* aten::replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor */
 gt_tensor_result atg_replication_pad3d(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad3d_backward.grad_input(Tensor grad_output, Tensor self, int[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
+/* aten::replication_pad3d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!) */
 gt_error atg_replication_pad3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor */
+/* aten::replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor */
 gt_tensor_result atg_replication_pad3d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::_pad_circular(Tensor self, int[] pad) -> Tensor */
+/* aten::_pad_circular(Tensor self, SymInt[] pad) -> Tensor */
 gt_tensor_result atg__pad_circular(gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len);
-/* aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor */
+/* aten::_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor */
 gt_tensor_result atg__pad_enum(gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len, int64_t a_mode, double a_value, int a_value_has);
-/* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor */
+/* aten::pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor */
 gt_tensor_result atg_pad(gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len, const char *a_mode, double a_value, int a_value_has);
 /* aten::upsample_linear1d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor */
 gt_tensor_result atg_upsample_linear1d_vec(gt_tensor a_input, const int64_t *a_output_size, int64_t a_output_size_len, int a_align_corners, const double *a_scale_factors, int64_t a_scale_factors_len);
@@ -3570,43 +3570,43 @@ gt_tensor_result atg_logit_backward(gt_tensor a_grad_output, gt_tensor a_self, d
 gt_error atg_tanh_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_output);
 /* aten::tanh_backward(Tensor grad_output, Tensor output) -> Tensor */
 gt_tensor_result atg_tanh_backward(gt_tensor a_grad_output, gt_tensor a_output);
-/* aten::slow_conv_transpose2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::slow_conv_transpose2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slow_conv_transpose2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_transpose2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int[2] dilation=1) -> Tensor */
+/* aten::slow_conv_transpose2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt[2] dilation=1) -> Tensor */
 gt_tensor_result atg_slow_conv_transpose2d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_transpose3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::slow_conv_transpose3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slow_conv_transpose3d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_transpose3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int[3] dilation=1) -> Tensor */
+/* aten::slow_conv_transpose3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt[3] dilation=1) -> Tensor */
 gt_tensor_result atg_slow_conv_transpose3d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::thnn_conv2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::thnn_conv2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_thnn_conv2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::thnn_conv2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0) -> Tensor */
+/* aten::thnn_conv2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0) -> Tensor */
 gt_tensor_result atg_thnn_conv2d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::_slow_conv2d_forward.output(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, *, Tensor(a!) output) -> Tensor(a!) */
+/* aten::_slow_conv2d_forward.output(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, *, Tensor(a!) output) -> Tensor(a!) */
 gt_error atg__slow_conv2d_forward_out_output(gt_tensor a_output, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::_slow_conv2d_forward(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding) -> Tensor */
+/* aten::_slow_conv2d_forward(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding) -> Tensor */
 gt_tensor_result atg__slow_conv2d_forward(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::_slow_conv2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, *, Tensor(a!) grad_input, Tensor(b!) grad_weight, Tensor(c!) grad_bias) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+/* aten::_slow_conv2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, *, Tensor(a!) grad_input, Tensor(b!) grad_weight, Tensor(c!) grad_bias) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg__slow_conv2d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_weight, gt_tensor a_grad_bias, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::_slow_conv2d_backward.output_mask(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias) */
+/* aten::_slow_conv2d_backward.output_mask(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias) */
 gt_error atg__slow_conv2d_backward_output_mask(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, int a_output_mask);
-/* aten::_conv_depthwise2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_conv_depthwise2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, SymInt[2] dilation, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__conv_depthwise2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::_conv_depthwise2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation) -> Tensor */
+/* aten::_conv_depthwise2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, SymInt[2] dilation) -> Tensor */
 gt_tensor_result atg__conv_depthwise2d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::conv_depthwise3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, int[3] dilation) -> Tensor */
+/* aten::conv_depthwise3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, SymInt[3] dilation) -> Tensor */
 gt_tensor_result atg_conv_depthwise3d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::slow_conv3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slow_conv3d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::slow_conv3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0) -> Tensor */
+/* aten::slow_conv3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0) -> Tensor */
 gt_tensor_result atg_slow_conv3d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::slow_conv3d_forward.output(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, *, Tensor(a!) output) -> Tensor(a!) */
+/* aten::slow_conv3d_forward.output(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, *, Tensor(a!) output) -> Tensor(a!) */
 gt_error atg_slow_conv3d_forward_out_output(gt_tensor a_output, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::slow_conv3d_forward(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding) -> Tensor */
+/* aten::slow_conv3d_forward(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding) -> Tensor */
 gt_tensor_result atg_slow_conv3d_forward(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len);
-/* aten::slow_conv_dilated2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1) -> Tensor */
+/* aten::slow_conv_dilated2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1) -> Tensor */
 gt_tensor_result atg_slow_conv_dilated2d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_dilated3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1) -> Tensor */
+/* aten::slow_conv_dilated3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1) -> Tensor */
 gt_tensor_result atg_slow_conv_dilated3d(gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
 /* aten::col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_col2im_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_dilation, int64_t a_dilation_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len);
@@ -3634,7 +3634,7 @@ gt_tensor_result atg_isneginf(gt_tensor a_self);
 gt_error atg_isneginf_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::_add_batch_dim(Tensor self, int batch_dim, int level) -> Tensor */
 gt_tensor_result atg__add_batch_dim(gt_tensor a_self, int64_t a_batch_dim, int64_t a_level);
-/* aten::_remove_batch_dim(Tensor self, int level, int batch_size, int out_dim) -> Tensor */
+/* aten::_remove_batch_dim(Tensor self, int level, SymInt batch_size, int out_dim) -> Tensor */
 gt_tensor_result atg__remove_batch_dim(gt_tensor a_self, int64_t a_level, int64_t a_batch_size, int64_t a_out_dim);
 /* aten::special_entr(Tensor self) -> Tensor */
 gt_tensor_result atg_special_entr(gt_tensor a_self);
@@ -3784,77 +3784,77 @@ gt_tensor_result atg_special_multigammaln(gt_tensor a_self, int64_t a_p);
 gt_error atg_special_multigammaln_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_p);
 /* aten::special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
 gt_tensor_result atg_special_softmax(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has);
-/* aten::fft_fft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_fft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_fft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_fft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_ifft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ifft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_ifft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ifft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_rfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_rfft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_rfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_rfft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_irfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_irfft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_irfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_irfft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_hfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_hfft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_hfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_hfft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor */
+/* aten::fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ihfft(gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ihfft_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_n, int a_n_has, int64_t a_dim, const char *a_norm, int a_norm_has);
-/* aten::fft_fft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_fft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_fft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_fft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ifft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ifft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ifft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ifft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_rfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_rfft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_rfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_rfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_irfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_irfft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_irfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_irfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_hfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_hfft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_hfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_hfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
+/* aten::fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ihfft2(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ihfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_fftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_fftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_fftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_fftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ifftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ifftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ifftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ifftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_rfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_rfftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_rfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_rfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_irfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_irfftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_irfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_irfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_hfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_hfftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_hfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_hfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
+/* aten::fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor */
 gt_tensor_result atg_fft_ihfftn(gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
-/* aten::fft_ihfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_fft_ihfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_s, int64_t a_s_len, const int64_t *a_dim, int64_t a_dim_len, const char *a_norm, int a_norm_has);
 /* aten::fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
 gt_tensor_result atg_fft_fftfreq(int64_t a_n, double a_d, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
@@ -4104,8 +4104,8 @@ gt_tensor_result atg_nested_to_padded_tensor(gt_tensor a_self, double a_padding,
 gt_tensor_result atg_segment_reduce(gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_indices, gt_tensor a_offsets, int64_t a_axis, int a_unsafe, gt_scalar a_initial, int a_initial_has);
 /* aten::_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor */
 gt_tensor_result atg__segment_reduce_backward(gt_tensor a_grad, gt_tensor a_output, gt_tensor a_data, const char *a_reduce, gt_tensor a_lengths, gt_tensor a_offsets, int64_t a_axis, gt_scalar a_initial, int a_initial_has);
-/* aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0) -> Tensor */
-gt_tensor_result atg_pad_sequence(gt_tensor *a_sequences, int64_t a_sequences_len, int a_batch_first, double a_padding_value);
+/* aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side="right") -> Tensor */
+gt_tensor_result atg_pad_sequence(gt_tensor *a_sequences, int64_t a_sequences_len, int a_batch_first, double a_padding_value, const char *a_padding_side);
 /* aten::flatten_dense_tensors(Tensor[] tensors) -> Tensor */
 gt_tensor_result atg_flatten_dense_tensors(gt_tensor *a_tensors, int64_t a_tensors_len);
 /* aten::unflatten_dense_tensors(Tensor flat, Tensor[] tensors) -> Tensor[] */
@@ -4134,15 +4134,15 @@ gt_tensor_result atg_expand_copy(gt_tensor a_self, const int64_t *a_size, int64_
 gt_tensor_result atg_permute_copy(gt_tensor a_self, const int64_t *a_dims, int64_t a_dims_len);
 /* aten::_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor */
 gt_tensor_result atg__reshape_alias_copy(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len);
-/* aten::select_copy.int(Tensor self, int dim, int index) -> Tensor */
+/* aten::select_copy.int(Tensor self, int dim, SymInt index) -> Tensor */
 gt_tensor_result atg_select_copy_int(gt_tensor a_self, int64_t a_dim, int64_t a_index);
 /* aten::detach_copy(Tensor self) -> Tensor */
 gt_tensor_result atg_detach_copy(gt_tensor a_self);
 /* aten::slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor */
 gt_tensor_result atg_slice_copy_Tensor(gt_tensor a_self, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
-/* aten::split_copy.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[] */
+/* aten::split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] */
 gt_error atg_split_copy_Tensor(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
-/* aten::split_with_sizes_copy(Tensor self, int[] split_sizes, int dim=0) -> Tensor[] */
+/* aten::split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] */
 gt_error atg_split_with_sizes_copy(gt_tensor * *r0, int64_t *r0_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::squeeze_copy(Tensor self) -> Tensor */
 gt_tensor_result atg_squeeze_copy(gt_tensor a_self);
@@ -4204,15 +4204,15 @@ gt_error atg_expand_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64_
 gt_error atg_permute_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dims, int64_t a_dims_len);
 /* aten::_reshape_alias_copy.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__reshape_alias_copy_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len);
-/* aten::select_copy.int_out(Tensor self, int dim, int index, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_select_copy_out_int_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int64_t a_index);
 /* aten::detach_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_detach_copy_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slice_copy_out_Tensor_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
-/* aten::split_copy.Tensor_out(Tensor self, int split_size, int dim=0, *, Tensor(a!)[] out) -> () */
+/* aten::split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> () */
 gt_error atg_split_copy_out_Tensor_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
-/* aten::split_with_sizes_copy.out(Tensor self, int[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> () */
+/* aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> () */
 gt_error atg_split_with_sizes_copy_out_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::squeeze_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_squeeze_copy_out_out(gt_tensor a_out, gt_tensor a_self);
@@ -4246,7 +4246,7 @@ gt_error atg_view_copy_out_dtype_out(gt_tensor a_out, gt_tensor a_self, int32_t 
 gt_error atg_unfold_copy_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dimension, int64_t a_size, int64_t a_step);
 /* aten::alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_alias_copy_out_out(gt_tensor a_out, gt_tensor a_self);
-/* aten::to_padded_tensor(Tensor self, float padding, int[]? output_size=None) -> Tensor */
+/* aten::to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor */
 gt_tensor_result atg_to_padded_tensor(gt_tensor a_self, double a_padding, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::_transformer_encoder_layer_fwd(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, int? mask_type=None) -> Tensor */
 gt_tensor_result atg__transformer_encoder_layer_fwd(gt_tensor a_src, int64_t a_embed_dim, int64_t a_num_heads, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, int a_use_gelu, int a_norm_first, double a_eps, gt_tensor a_norm_weight_1, gt_tensor a_norm_bias_1, gt_tensor a_norm_weight_2, gt_tensor a_norm_bias_2, gt_tensor a_ffn_weight_1, gt_tensor a_ffn_bias_1, gt_tensor a_ffn_weight_2, gt_tensor a_ffn_bias_2, gt_tensor a_mask, int64_t a_mask_type, int a_mask_type_has);
@@ -4256,8 +4256,8 @@ gt_error atg__native_multi_head_attention(gt_tensor *r0, gt_tensor *r1, gt_tenso
 gt_error atg__scaled_dot_product_attention(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_need_attn_weights, int a_is_causal);
 /* aten::_scaled_dot_product_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool need_attn_weights=False, bool is_causal=False) -> (Tensor, Tensor) */
 gt_error atg__scaled_dot_product_attention_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_need_attn_weights, int a_is_causal);
-/* aten::_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool need_attn_weights=False, bool is_causal=False) -> (Tensor, Tensor) */
-gt_error atg__scaled_dot_product_attention_math(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_need_attn_weights, int a_is_causal);
+/* aten::_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor) */
+gt_error atg__scaled_dot_product_attention_math(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_is_causal, gt_tensor a_dropout_mask, double a_scale, int a_scale_has, int a_enable_gqa);
 /* aten::_triton_scaled_dot_attention(Tensor q, Tensor k, Tensor v, float dropout_p=0.0) -> Tensor */
 gt_tensor_result atg__triton_scaled_dot_attention(gt_tensor a_q, gt_tensor a_k, gt_tensor a_v, double a_dropout_p);
 /* aten::_triton_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim, int num_head, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, Tensor? mask=None) -> Tensor */
@@ -4478,7 +4478,7 @@ gt_error atg__conj_physical_out_out(gt_tensor a_out, gt_tensor a_self);
 gt_error atg__add_relu_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other, gt_scalar a_alpha);
 /* aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_add_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other, gt_scalar a_alpha);
-/* aten::affine_grid_generator.out(Tensor theta, int[] size, bool align_corners, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::affine_grid_generator.out(Tensor theta, SymInt[] size, bool align_corners, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_affine_grid_generator_out_out(gt_tensor a_out, gt_tensor a_theta, const int64_t *a_size, int64_t a_size_len, int a_align_corners);
 /* aten::bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_bartlett_window_out_out(gt_tensor a_out, int64_t a_window_length);
@@ -4494,7 +4494,7 @@ gt_tensor_result atg_bernoulli_Tensor(gt_tensor a_self, gt_tensor a_p, gt_genera
 gt_error atg_bernoulli_out_float_out(gt_tensor a_out, gt_tensor a_self, double a_p, gt_generator a_generator);
 /* aten::binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_binary_cross_entropy_with_logits_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, gt_tensor a_weight, gt_tensor a_pos_weight, int64_t a_reduction);
-/* aten::bincount.out(Tensor self, Tensor? weights=None, int minlength=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::bincount.out(Tensor self, Tensor? weights=None, SymInt minlength=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_bincount_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weights, int64_t a_minlength);
 /* aten::blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_blackman_window_out_out(gt_tensor a_out, int64_t a_window_length);
@@ -4502,17 +4502,17 @@ gt_error atg_blackman_window_out_out(gt_tensor a_out, int64_t a_window_length);
 gt_error atg_blackman_window_out_periodic_out(gt_tensor a_out, int64_t a_window_length, int a_periodic);
 /* aten::block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_block_diag_out_out(gt_tensor a_out, gt_tensor *a_tensors, int64_t a_tensors_len);
-/* aten::constant_pad_nd.out(Tensor self, int[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_constant_pad_nd_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len, gt_scalar a_value);
-/* aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_convolution_out_out(gt_tensor a_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups);
-/* aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+/* aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_convolution_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_weight, const int64_t *a_bias_sizes, int64_t a_bias_sizes_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_output_mask);
-/* aten::convolution_overrideable.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::convolution_overrideable.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_convolution_overrideable_out_out(gt_tensor a_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups);
-/* aten::convolution_backward_overrideable.out(Tensor grad_output, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+/* aten::convolution_backward_overrideable.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_convolution_backward_overrideable_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_weight, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_output_mask);
-/* aten::_convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__convolution_out_out(gt_tensor a_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_transposed, const int64_t *a_output_padding, int64_t a_output_padding_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_cudnn_enabled, int a_allow_tf32);
 /* aten::conv_tbc.out(Tensor self, Tensor weight, Tensor bias, int pad=0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_conv_tbc_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, int64_t a_pad);
@@ -4534,15 +4534,15 @@ gt_error atg_cudnn_affine_grid_generator_backward_out_out(gt_tensor a_out, gt_te
 gt_error atg_cudnn_batch_norm_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_exponential_average_factor, double a_epsilon);
 /* aten::cudnn_batch_norm_backward.out(Tensor input, Tensor grad_output, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, float epsilon, Tensor reserveSpace, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_cudnn_batch_norm_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_input, gt_tensor a_grad_output, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_var, double a_epsilon, gt_tensor a_reserveSpace);
-/* aten::cudnn_convolution.out(Tensor self, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::cudnn_convolution.out(Tensor self, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_cudnn_convolution_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_allow_tf32);
-/* aten::cudnn_convolution_transpose.out(Tensor self, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::cudnn_convolution_transpose.out(Tensor self, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_cudnn_convolution_transpose_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic, int a_allow_tf32);
-/* aten::mps_convolution_transpose_backward.out(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool[2] output_mask, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
+/* aten::mps_convolution_transpose_backward.out(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[2] output_mask, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg_mps_convolution_transpose_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, gt_tensor a_grad_output, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_output_mask);
-/* aten::cudnn_convolution_relu.out(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::cudnn_convolution_relu.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_cudnn_convolution_relu_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::cudnn_convolution_add_relu.out(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::cudnn_convolution_add_relu.out(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_cudnn_convolution_add_relu_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_z, gt_scalar a_alpha, int a_alpha_has, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::cudnn_grid_sampler.out(Tensor self, Tensor grid, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_cudnn_grid_sampler_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_grid);
@@ -4560,9 +4560,9 @@ gt_error atg_diagonal_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output,
 gt_error atg_div_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other);
 /* aten::div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_div_out_Scalar_mode_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other, const char *a_rounding_mode, int a_rounding_mode_has);
-/* aten::embedding.out(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_embedding_out_out(gt_tensor a_out, gt_tensor a_weight, gt_tensor a_indices, int64_t a_padding_idx, int a_scale_grad_by_freq, int a_sparse);
-/* aten::embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_embedding_dense_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_indices, int64_t a_num_weights, int64_t a_padding_idx, int a_scale_grad_by_freq);
 /* aten::embedding_renorm.out(Tensor self, Tensor indices, float max_norm, float norm_type, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_embedding_renorm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_indices, double a_max_norm, double a_norm_type);
@@ -4572,7 +4572,7 @@ gt_tensor_result atg_embedding_renorm(gt_tensor a_self, gt_tensor a_indices, dou
 gt_error atg__embedding_bag_forward_only_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int a_include_last_offset, int64_t a_padding_idx);
 /* aten::_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!)) */
 gt_error atg__embedding_bag_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, int a_scale_grad_by_freq, int64_t a_mode, int a_sparse, gt_tensor a_per_sample_weights, int a_include_last_offset, int64_t a_padding_idx);
-/* aten::_embedding_bag_dense_backward.out(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_embedding_bag_dense_backward.out(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__embedding_bag_dense_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_indices, gt_tensor a_offset2bag, gt_tensor a_bag_size, gt_tensor a_maximum_indices, int64_t a_num_weights, int a_scale_grad_by_freq, int64_t a_mode, gt_tensor a_per_sample_weights, int64_t a_padding_idx);
 /* aten::_embedding_bag_per_sample_weights_backward.out(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__embedding_bag_per_sample_weights_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_weight, gt_tensor a_indices, gt_tensor a_offsets, gt_tensor a_offset2bag, int64_t a_mode, int64_t a_padding_idx);
@@ -4586,17 +4586,17 @@ gt_error atg_new_full_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *
 gt_error atg_new_zeros_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
 /* aten::new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_new_ones_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
-/* aten::_empty_affine_quantized.out(int[] size, *, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_empty_affine_quantized.out(SymInt[] size, *, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__empty_affine_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, double a_scale, int64_t a_zero_point, int32_t a_memory_format, int a_memory_format_has);
-/* aten::_empty_per_channel_affine_quantized.out(int[] size, *, Tensor scales, Tensor zero_points, int axis, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_empty_per_channel_affine_quantized.out(SymInt[] size, *, Tensor scales, Tensor zero_points, int axis, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__empty_per_channel_affine_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_tensor a_scales, gt_tensor a_zero_points, int64_t a_axis, int32_t a_memory_format, int a_memory_format_has);
 /* aten::resize.out(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_resize_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has);
 /* aten::resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor */
 gt_tensor_result atg_resize(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_memory_format, int a_memory_format_has);
-/* aten::_resize_output.out(Tensor self, int[] size, Device device, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_resize_output.out(Tensor self, SymInt[] size, Device device, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__resize_output_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_device, int32_t a_device_index);
-/* aten::_resize_output(Tensor self, int[] size, Device device) -> Tensor */
+/* aten::_resize_output(Tensor self, SymInt[] size, Device device) -> Tensor */
 gt_tensor_result atg__resize_output(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int32_t a_device, int32_t a_device_index);
 /* aten::empty_quantized.out(int[] size, Tensor qtensor, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_empty_quantized_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, gt_tensor a_qtensor, int32_t a_memory_format, int a_memory_format_has);
@@ -4690,19 +4690,19 @@ gt_error atg_quantized_max_pool2d_out_out(gt_tensor a_out, gt_tensor a_self, con
 gt_error atg_median_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_nanmedian_out_out(gt_tensor a_out, gt_tensor a_self);
-/* aten::mps_convolution_backward.out(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+/* aten::mps_convolution_backward.out(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_mps_convolution_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_self, gt_tensor a_grad_output, gt_tensor a_weight, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_output_mask);
-/* aten::mkldnn_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::mkldnn_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_mkldnn_convolution_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
 /* aten::miopen_batch_norm.out(Tensor input, Tensor weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float exponential_average_factor, float epsilon, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_miopen_batch_norm_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_exponential_average_factor, double a_epsilon);
 /* aten::miopen_batch_norm_backward.out(Tensor input, Tensor grad_output, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, float epsilon, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg_miopen_batch_norm_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_input, gt_tensor a_grad_output, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_var, double a_epsilon);
-/* aten::miopen_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::miopen_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_miopen_convolution_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
-/* aten::miopen_convolution_transpose.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::miopen_convolution_transpose.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_miopen_convolution_transpose_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_output_padding, int64_t a_output_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
-/* aten::miopen_depthwise_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::miopen_depthwise_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_miopen_depthwise_convolution_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, int a_benchmark, int a_deterministic);
 /* aten::miopen_rnn.out(Tensor input, Tensor[] weight, int weight_stride0, Tensor hx, Tensor? cx, int mode, int hidden_size, int num_layers, bool batch_first, float dropout, bool train, bool bidirectional, int[] batch_sizes, Tensor? dropout_state, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!)) */
 gt_error atg_miopen_rnn_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_out4, gt_tensor a_input, gt_tensor *a_weight, int64_t a_weight_len, int64_t a_weight_stride0, gt_tensor a_hx, gt_tensor a_cx, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_batch_first, double a_dropout, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, gt_tensor a_dropout_state);
@@ -4724,11 +4724,11 @@ gt_error atg_batch_norm_gather_stats_with_counts_out_out(gt_tensor a_out0, gt_te
 gt_error atg_native_batch_norm_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_invstd, int a_train, double a_eps, int a_output_mask);
 /* aten::batch_norm_backward_reduce.out(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!)) */
 gt_error atg_batch_norm_backward_reduce_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, int a_input_g, int a_weight_g, int a_bias_g);
-/* aten::batch_norm_backward_elemt.out(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor mean_dy, Tensor mean_dy_xmu, Tensor count, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg_batch_norm_backward_elemt_out_out(gt_tensor a_out, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, gt_tensor a_mean_dy, gt_tensor a_mean_dy_xmu, gt_tensor a_count);
+/* aten::batch_norm_backward_elemt.out(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_batch_norm_backward_elemt_out_out(gt_tensor a_out, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_mean, gt_tensor a_invstd, gt_tensor a_weight, gt_tensor a_sum_dy, gt_tensor a_sum_dy_xmu, gt_tensor a_count);
 /* aten::batch_norm_update_stats.out(Tensor input, Tensor? running_mean, Tensor? running_var, float momentum, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg_batch_norm_update_stats_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_input, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum);
-/* aten::_nnpack_spatial_convolution.out(Tensor input, Tensor weight, Tensor? bias, int[2] padding, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_nnpack_spatial_convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[2] padding, SymInt[2] stride=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__nnpack_spatial_convolution_out_out(gt_tensor a_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len);
 /* aten::ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_ones_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has);
@@ -4736,17 +4736,17 @@ gt_error atg_ones_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memo
 gt_error atg__euclidean_dist_out_out(gt_tensor a_out, gt_tensor a_x1, gt_tensor a_x2);
 /* aten::_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__cdist_forward_out_out(gt_tensor a_out, gt_tensor a_x1, gt_tensor a_x2, double a_p, int64_t a_compute_mode, int a_compute_mode_has);
-/* aten::_cdist_backward.out(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg__cdist_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_x1, gt_tensor a_x2, double a_p, gt_tensor a_cdist);
+/* aten::_cdist_backward.out(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__cdist_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_x1, gt_tensor a_x2, double a_p, gt_tensor a_cdist);
 /* aten::_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__pdist_forward_out_out(gt_tensor a_out, gt_tensor a_self, double a_p);
-/* aten::_pdist_backward.out(Tensor grad, Tensor self, float p, Tensor pdist, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg__pdist_backward_out_out(gt_tensor a_out, gt_tensor a_grad, gt_tensor a_self, double a_p, gt_tensor a_pdist);
+/* aten::_pdist_backward.out(Tensor grad_output, Tensor self, float p, Tensor pdist, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__pdist_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_self, double a_p, gt_tensor a_pdist);
 /* aten::pixel_shuffle.out(Tensor self, int upscale_factor, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_pixel_shuffle_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_upscale_factor);
 /* aten::pixel_unshuffle.out(Tensor self, int downscale_factor, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_pixel_unshuffle_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_downscale_factor);
-/* aten::channel_shuffle.out(Tensor self, int groups, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::channel_shuffle.out(Tensor self, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_channel_shuffle_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_groups);
 /* aten::_pin_memory.out(Tensor self, Device? device=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__pin_memory_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_device, int32_t a_device_index, int a_device_has);
@@ -4754,15 +4754,15 @@ gt_error atg__pin_memory_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_de
 gt_error atg_scalar_tensor_out_out(gt_tensor a_out, gt_scalar a_s);
 /* aten::rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rand_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randint_like.out(Tensor self, int high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_like_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_high, int32_t a_memory_format, int a_memory_format_has);
-/* aten::randint_like.low_dtype_out(Tensor self, int low, int high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+/* aten::randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randint_like_out_low_dtype_out(gt_tensor a_out, gt_tensor a_self, int64_t a_low, int64_t a_high, int32_t a_memory_format, int a_memory_format_has);
 /* aten::randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_randn_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has);
 /* aten::repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_repeat_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_repeats, int64_t a_repeats_len);
-/* aten::repeat_interleave.Tensor_out(Tensor repeats, *, int? output_size=None, Tensor(a!) out) -> Tensor(a!) */
+/* aten::repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_repeat_interleave_out_Tensor_out(gt_tensor a_out, gt_tensor a_repeats, int64_t a_output_size, int a_output_size_has);
 /* aten::_mkldnn_reshape.out(Tensor self, int[] shape, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__mkldnn_reshape_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_shape, int64_t a_shape_len);
@@ -4772,7 +4772,7 @@ gt_error atg_relu_out_out(gt_tensor a_out, gt_tensor a_self);
 gt_error atg_prelu_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight);
 /* aten::prelu_backward.out(Tensor grad_output, Tensor self, Tensor weight, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg_prelu_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_weight);
-/* aten::select_backward.out(Tensor grad_output, SymInt[] input_sizes, int dim, int index, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::select_backward.out(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_select_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_index);
 /* aten::celu.out(Tensor self, Scalar alpha=1.0, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_celu_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_alpha);
@@ -4780,27 +4780,27 @@ gt_error atg_celu_out_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_alpha);
 gt_error atg_slice_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_start, int64_t a_end, int64_t a_step);
 /* aten::slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slice_scatter_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_src, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
-/* aten::select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_select_scatter_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_src, int64_t a_dim, int64_t a_index);
 /* aten::diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_diagonal_scatter_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_src, int64_t a_offset, int64_t a_dim1, int64_t a_dim2);
 /* aten::as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_as_strided_scatter_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_src, const int64_t *a_size, int64_t a_size_len, const int64_t *a_stride, int64_t a_stride_len, int64_t a_storage_offset, int a_storage_offset_has);
-/* aten::unsafe_split.Tensor_out(Tensor self, int split_size, int dim=0, *, Tensor(a!)[] out) -> () */
+/* aten::unsafe_split.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> () */
 gt_error atg_unsafe_split_out_Tensor_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor a_self, int64_t a_split_size, int64_t a_dim);
-/* aten::unsafe_split_with_sizes.out(Tensor self, int[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> () */
+/* aten::unsafe_split_with_sizes.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> () */
 gt_error atg_unsafe_split_with_sizes_out_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor a_self, const int64_t *a_split_sizes, int64_t a_split_sizes_len, int64_t a_dim);
 /* aten::sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_sum_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
-/* aten::std_mean.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
-gt_error atg_std_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
+gt_error atg_std_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_prod_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
 /* aten::_mkldnn_transpose.out(Tensor self, int dim0, int dim1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__mkldnn_transpose_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dim0, int64_t a_dim1);
 /* aten::flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_flip_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dims, int64_t a_dims_len);
-/* aten::roll.out(Tensor self, int[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_roll_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_shifts, int64_t a_shifts_len, const int64_t *a_dims, int64_t a_dims_len);
 /* aten::rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_rot90_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_k, const int64_t *a_dims, int64_t a_dims_len);
@@ -4820,13 +4820,13 @@ gt_error atg_unique_dim_consecutive_out_out(gt_tensor a_out0, gt_tensor a_out1, 
 gt_error atg__unique2_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_self, int a_sorted, int a_return_inverse, int a_return_counts);
 /* aten::_unsafe_view.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__unsafe_view_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
-/* aten::var_mean.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
-gt_error atg_var_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_correction, int a_correction_has, int a_keepdim);
+/* aten::var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
+gt_error atg_var_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, gt_scalar a_correction, int a_correction_has, int a_keepdim);
 /* aten::_weight_norm_interface.out(Tensor v, Tensor g, int dim=0, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg__weight_norm_interface_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_v, gt_tensor a_g, int64_t a_dim);
 /* aten::_weight_norm_interface_backward.out(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg__weight_norm_interface_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_grad_w, gt_tensor a_saved_v, gt_tensor a_saved_g, gt_tensor a_saved_norms, int64_t a_dim);
-/* aten::_efficientzerotensor.out(int[] size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_efficientzerotensor.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__efficientzerotensor_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len);
 /* aten::zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_zeros_like_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_memory_format, int a_memory_format_has);
@@ -4890,8 +4890,8 @@ gt_error atg__sparse_addmm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor 
 gt_error atg_sparse_coo_tensor_out_size_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len);
 /* aten::_sparse_coo_tensor_with_dims.out(int sparse_dim, int dense_dim, int[] size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__sparse_coo_tensor_with_dims_out_out(gt_tensor a_out, int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len);
-/* aten::_sparse_coo_tensor_with_dims_and_tensors.out(int sparse_dim, int dense_dim, int[] size, Tensor indices, Tensor values, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg__sparse_coo_tensor_with_dims_and_tensors_out_out(gt_tensor a_out, int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values);
+/* aten::_sparse_coo_tensor_with_dims_and_tensors.out(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, bool? is_coalesced=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__sparse_coo_tensor_with_dims_and_tensors_out_out(gt_tensor a_out, int64_t a_sparse_dim, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, gt_tensor a_indices, gt_tensor a_values, int a_is_coalesced, int a_is_coalesced_has);
 /* aten::sparse_resize.out(Tensor self, int[] size, int sparse_dim, int dense_dim, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_sparse_resize_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int64_t a_sparse_dim, int64_t a_dense_dim);
 /* aten::sparse_resize(Tensor self, int[] size, int sparse_dim, int dense_dim) -> Tensor */
@@ -4902,8 +4902,8 @@ gt_error atg_sparse_resize_and_clear_out_out(gt_tensor a_out, gt_tensor a_self, 
 gt_tensor_result atg_sparse_resize_and_clear(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len, int64_t a_sparse_dim, int64_t a_dense_dim);
 /* aten::sparse_mask.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_sparse_mask_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mask);
-/* aten::_to_dense.out(Tensor self, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg__to_dense_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
+/* aten::_to_dense.out(Tensor self, ScalarType? dtype=None, bool? masked_grad=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_dense_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has, int a_masked_grad, int a_masked_grad_has);
 /* aten::_coalesce.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__coalesce_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::_coalesced.out(Tensor self, bool coalesced, *, Tensor(a!) out) -> Tensor(a!) */
@@ -4928,10 +4928,10 @@ gt_error atg_to_sparse_bsr_out_out(gt_tensor a_out, gt_tensor a_self, const int6
 gt_error atg_to_sparse_bsc_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len);
 /* aten::to_mkldnn.out(Tensor self, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_to_mkldnn_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
-/* aten::mkldnn_reorder_conv2d_weight.out(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg_mkldnn_reorder_conv2d_weight_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
-/* aten::mkldnn_reorder_conv3d_weight.out(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!) */
-gt_error atg_mkldnn_reorder_conv3d_weight_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups);
+/* aten::mkldnn_reorder_conv2d_weight.out(Tensor self, SymInt[2] padding=0, SymInt[2] stride=1, SymInt[2] dilation=1, SymInt groups=1, SymInt[]? input_size=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_mkldnn_reorder_conv2d_weight_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len);
+/* aten::mkldnn_reorder_conv3d_weight.out(Tensor self, SymInt[3] padding=0, SymInt[3] stride=1, SymInt[3] dilation=1, SymInt groups=1, SymInt[]? input_size=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_mkldnn_reorder_conv3d_weight_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len);
 /* aten::quantize_per_tensor_dynamic.out(Tensor self, ScalarType dtype, bool reduce_range, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_quantize_per_tensor_dynamic_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_reduce_range);
 /* aten::quantize_per_tensor.out(Tensor self, float scale, int zero_point, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!) */
@@ -4972,10 +4972,10 @@ gt_error atg__fused_moving_avg_obs_fq_helper_out_out(gt_tensor a_out0, gt_tensor
 gt_error atg__fused_moving_avg_obs_fq_helper_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor *r5, gt_tensor a_self, gt_tensor a_observer_on, gt_tensor a_fake_quant_on, gt_tensor a_running_min, gt_tensor a_running_max, gt_tensor a_scale, gt_tensor a_zero_point, double a_averaging_const, int64_t a_quant_min, int64_t a_quant_max, int64_t a_ch_axis, int a_per_row_fake_quant, int a_symmetric_quant);
 /* aten::_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__to_copy_out_out(gt_tensor a_out, gt_tensor a_self, int a_non_blocking, int32_t a_memory_format, int a_memory_format_has);
-/* aten::_lstm_mps.out(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!)) */
-gt_error atg__lstm_mps_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_out4, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
-/* aten::lstm_mps_backward.out(Tensor grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!)[] out1, Tensor(c!)[] out2) -> () */
-gt_error atg_lstm_mps_backward_out_out(gt_tensor a_out0, gt_tensor *a_out1, int64_t a_out1_len, gt_tensor *a_out2, int64_t a_out2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
+/* aten::_lstm_mps.out(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4, Tensor(f!) out5) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!), Tensor(f!)) */
+gt_error atg__lstm_mps_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_out4, gt_tensor a_out5, gt_tensor a_input, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
+/* aten::lstm_mps_backward.out(Tensor? grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor layersOutputs, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!)[] out1, Tensor(c!)[] out2) -> () */
+gt_error atg_lstm_mps_backward_out_out(gt_tensor a_out0, gt_tensor *a_out1, int64_t a_out1_len, gt_tensor *a_out2, int64_t a_out2_len, gt_tensor a_grad_y, gt_tensor a_grad_hy, gt_tensor a_grad_cy, gt_tensor a_z_state, gt_tensor a_cell_state_fwd, gt_tensor a_input, gt_tensor a_layersOutputs, gt_tensor *a_hx, int64_t a_hx_len, gt_tensor *a_params, int64_t a_params_len, int a_has_biases, int64_t a_num_layers, double a_dropout, int a_train, int a_bidirectional, int a_batch_first);
 /* aten::_pack_padded_sequence.out(Tensor input, Tensor lengths, bool batch_first, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
 gt_error atg__pack_padded_sequence_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_input, gt_tensor a_lengths, int a_batch_first);
 /* aten::set.source_Tensor_out(Tensor self, Tensor source, *, Tensor(a!) out) -> Tensor(a!) */
@@ -5078,7 +5078,7 @@ gt_error atg__histogramdd_from_bin_tensors_out_out(gt_tensor a_out, gt_tensor a_
 gt_error atg_remainder_out_Scalar_Tensor_out(gt_tensor a_out, gt_scalar a_self, gt_tensor a_other);
 /* aten::argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_argsort_out_stable_out(gt_tensor a_out, gt_tensor a_self, int a_stable, int64_t a_dim, int a_descending);
-/* aten::unfold_backward.out(Tensor grad_in, int[] input_sizes, int dim, int size, int step, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::unfold_backward.out(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_unfold_backward_out_out(gt_tensor a_out, gt_tensor a_grad_in, const int64_t *a_input_sizes, int64_t a_input_sizes_len, int64_t a_dim, int64_t a_size, int64_t a_step);
 /* aten::normal.out(Tensor self, float mean=0, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_normal_out_out(gt_tensor a_out, gt_tensor a_self, double a_mean, double a_std, gt_generator a_generator);
@@ -5110,7 +5110,7 @@ gt_error atg_mkldnn_adaptive_avg_pool2d_backward_out_out(gt_tensor a_out, gt_ten
 gt_error atg__adaptive_avg_pool2d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__adaptive_avg_pool2d_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_self);
-/* aten::_adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__adaptive_avg_pool3d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::_adaptive_avg_pool3d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__adaptive_avg_pool3d_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_self);
@@ -5162,13 +5162,13 @@ gt_error atg__upsample_nearest_exact3d_out_vec_out(gt_tensor a_out, gt_tensor a_
 gt_error atg_upsample_nearest3d_backward_out_vec_out(gt_tensor a_out, gt_tensor a_grad_output, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_input_size, int64_t a_input_size_len, const double *a_scale_factors, int64_t a_scale_factors_len);
 /* aten::_upsample_nearest_exact3d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__upsample_nearest_exact3d_backward_out_vec_out(gt_tensor a_out, gt_tensor a_grad_output, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_input_size, int64_t a_input_size_len, const double *a_scale_factors, int64_t a_scale_factors_len);
-/* aten::_slow_conv2d_backward.output_mask_out(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+/* aten::_slow_conv2d_backward.output_mask_out(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
 gt_error atg__slow_conv2d_backward_out_output_mask_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, int a_output_mask);
-/* aten::conv_depthwise3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, int[3] dilation, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::conv_depthwise3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, SymInt[3] dilation, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_conv_depthwise3d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_dilated2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::slow_conv_dilated2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slow_conv_dilated2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
-/* aten::slow_conv_dilated3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::slow_conv_dilated3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_slow_conv_dilated3d_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_weight, const int64_t *a_kernel_size, int64_t a_kernel_size_len, gt_tensor a_bias, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len);
 /* aten::isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_isinf_out_out(gt_tensor a_out, gt_tensor a_self);
@@ -5182,7 +5182,7 @@ gt_error atg__segment_reduce_backward_out_out(gt_tensor a_out, gt_tensor a_grad,
 gt_error atg_ccol_indices_copy_out_out(gt_tensor a_out, gt_tensor a_self);
 /* aten::row_indices_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_row_indices_copy_out_out(gt_tensor a_out, gt_tensor a_self);
-/* aten::to_padded_tensor.out(Tensor self, float padding, int[]? output_size=None, *, Tensor(a!) out) -> Tensor(a!) */
+/* aten::to_padded_tensor.out(Tensor self, float padding, SymInt[]? output_size=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg_to_padded_tensor_out_out(gt_tensor a_out, gt_tensor a_self, double a_padding, const int64_t *a_output_size, int64_t a_output_size_len);
 /* aten::_transformer_encoder_layer_fwd.out(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, int? mask_type=None, *, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__transformer_encoder_layer_fwd_out_out(gt_tensor a_out, gt_tensor a_src, int64_t a_embed_dim, int64_t a_num_heads, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, int a_use_gelu, int a_norm_first, double a_eps, gt_tensor a_norm_weight_1, gt_tensor a_norm_bias_1, gt_tensor a_norm_weight_2, gt_tensor a_norm_bias_2, gt_tensor a_ffn_weight_1, gt_tensor a_ffn_bias_1, gt_tensor a_ffn_weight_2, gt_tensor a_ffn_bias_2, gt_tensor a_mask, int64_t a_mask_type, int a_mask_type_has);
@@ -5198,6 +5198,436 @@ gt_error atg__transformer_decoder_only_layer_fwd_out_out(gt_tensor a_out0, gt_te
 gt_error atg__native_decoder_only_multi_head_attention_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, int64_t a_embed_dim, int64_t a_num_head, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, gt_tensor a_mask, gt_tensor a_incr_key, gt_tensor a_incr_value, int a_need_weights, int a_average_attn_weights);
 /* aten::_foobar.out(Tensor self, bool arg1=True, bool arg2=True, *, bool arg3=True, Tensor(a!) out) -> Tensor(a!) */
 gt_error atg__foobar_out_out(gt_tensor a_out, gt_tensor a_self, int a_arg1, int a_arg2, int a_arg3);
+/* aten::_assert_async.msg(Tensor self, str assert_msg) -> () */
+gt_error atg__assert_async_msg(gt_tensor a_self, const char *a_assert_msg);
+/* aten::_assert_scalar(Scalar self, str assert_msg) -> () */
+gt_error atg__assert_scalar(gt_scalar a_self, const char *a_assert_msg);
+/* aten::_functional_assert_scalar(Scalar self, str assert_msg, Tensor dep_token) -> Tensor */
+gt_tensor_result atg__functional_assert_scalar(gt_scalar a_self, const char *a_assert_msg, gt_tensor a_dep_token);
+/* aten::_functional_assert_async.msg(Tensor self, str assert_msg, Tensor dep_token) -> Tensor */
+gt_tensor_result atg__functional_assert_async_msg(gt_tensor a_self, const char *a_assert_msg, gt_tensor a_dep_token);
+/* aten::_print(str s) -> () */
+gt_error atg__print(const char *a_s);
+/* aten::sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> () */
+gt_error atg_sym_constrain_range(gt_scalar a_size, int64_t a_min, int a_min_has, int64_t a_max, int a_max_has);
+/* aten::sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> () */
+gt_error atg_sym_constrain_range_for_size(gt_scalar a_size, int64_t a_min, int a_min_has, int64_t a_max, int a_max_has);
+/* aten::_functional_sym_constrain_range(Scalar size, int? min, int? max, Tensor dep_token) -> Tensor */
+gt_tensor_result atg__functional_sym_constrain_range(gt_scalar a_size, int64_t a_min, int a_min_has, int64_t a_max, int a_max_has, gt_tensor a_dep_token);
+/* aten::_functional_sym_constrain_range_for_size(Scalar size, int? min, int? max, Tensor dep_token) -> Tensor */
+gt_tensor_result atg__functional_sym_constrain_range_for_size(gt_scalar a_size, int64_t a_min, int a_min_has, int64_t a_max, int a_max_has, gt_tensor a_dep_token);
+/* aten::_make_dep_token(*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg__make_dep_token(int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::_is_all_true(Tensor self) -> Tensor */
+gt_tensor_result atg__is_all_true(gt_tensor a_self);
+/* aten::_is_any_true(Tensor self) -> Tensor */
+gt_tensor_result atg__is_any_true(gt_tensor a_self);
+/* aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor */
+gt_tensor_result atg_all_dims(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
+/* aten::all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_all_out_dims_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
+/* aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor */
+gt_tensor_result atg_any_dims(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
+/* aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_any_out_dims_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim);
+/* aten::_lazy_clone(Tensor self) -> Tensor */
+gt_tensor_result atg__lazy_clone(gt_tensor a_self);
+/* aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_empty_permuted(const int64_t *a_size, int64_t a_size_len, const int64_t *a_physical_layout, int64_t a_physical_layout_len, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor */
+gt_tensor_result atg__unsafe_index_Tensor(gt_tensor a_self, gt_tensor *a_indices, int64_t a_indices_len);
+/* aten::_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor */
+gt_tensor_result atg__unsafe_masked_index(gt_tensor a_self, gt_tensor a_mask, gt_tensor *a_indices, int64_t a_indices_len, gt_scalar a_fill);
+/* aten::_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor */
+gt_tensor_result atg__unsafe_masked_index_put_accumulate(gt_tensor a_self, gt_tensor a_mask, gt_tensor *a_indices, int64_t a_indices_len, gt_tensor a_values);
+/* aten::_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor */
+gt_tensor_result atg__unsafe_index_put(gt_tensor a_self, gt_tensor *a_indices, int64_t a_indices_len, gt_tensor a_values, int a_accumulate);
+/* aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor */
+gt_tensor_result atg_rms_norm(gt_tensor a_input, const int64_t *a_normalized_shape, int64_t a_normalized_shape_len, gt_tensor a_weight, double a_eps, int a_eps_has);
+/* aten::_cslt_compress(Tensor input) -> Tensor */
+gt_tensor_result atg__cslt_compress(gt_tensor a_input);
+/* aten::_cslt_sparse_mm(Tensor compressed_A, Tensor dense_B, Tensor? bias=None, Tensor? alpha=None, ScalarType? out_dtype=None, bool transpose_result=False, int alg_id=0, int split_k=1, int split_k_mode=-1) -> Tensor */
+gt_tensor_result atg__cslt_sparse_mm(gt_tensor a_compressed_A, gt_tensor a_dense_B, gt_tensor a_bias, gt_tensor a_alpha, int32_t a_out_dtype, int a_out_dtype_has, int a_transpose_result, int64_t a_alg_id, int64_t a_split_k, int64_t a_split_k_mode);
+/* aten::_cslt_sparse_mm_search(Tensor compressed_A, Tensor dense_B, Tensor? bias=None, Tensor? alpha=None, ScalarType? out_dtype=None, bool transpose_result=False) -> int */
+gt_error atg__cslt_sparse_mm_search(int64_t *r0, gt_tensor a_compressed_A, gt_tensor a_dense_B, gt_tensor a_bias, gt_tensor a_alpha, int32_t a_out_dtype, int a_out_dtype_has, int a_transpose_result);
+/* aten::_sparse_semi_structured_tile(Tensor input, str algorithm="", bool use_cutlass=True) -> (Tensor, Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__sparse_semi_structured_tile(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, const char *a_algorithm, int a_use_cutlass);
+/* aten::_sparse_semi_structured_apply(Tensor input, Tensor thread_masks) -> (Tensor, Tensor) */
+gt_error atg__sparse_semi_structured_apply(gt_tensor *r0, gt_tensor *r1, gt_tensor a_input, gt_tensor a_thread_masks);
+/* aten::_sparse_semi_structured_apply_dense(Tensor input, Tensor thread_masks) -> Tensor */
+gt_tensor_result atg__sparse_semi_structured_apply_dense(gt_tensor a_input, gt_tensor a_thread_masks);
+/* aten::_sparse_semi_structured_linear(Tensor input, Tensor weight, Tensor meta, *, Tensor? bias=None, str? activation=None, ScalarType? out_dtype=None) -> Tensor */
+gt_tensor_result atg__sparse_semi_structured_linear(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_meta, gt_tensor a_bias, const char *a_activation, int a_activation_has, int32_t a_out_dtype, int a_out_dtype_has);
+/* aten::_sparse_semi_structured_mm(Tensor mat1, Tensor mat1_meta, Tensor mat2, *, ScalarType? out_dtype=None) -> Tensor */
+gt_tensor_result atg__sparse_semi_structured_mm(gt_tensor a_mat1, gt_tensor a_mat1_meta, gt_tensor a_mat2, int32_t a_out_dtype, int a_out_dtype_has);
+/* aten::_sparse_semi_structured_addmm(Tensor input, Tensor mat1, Tensor mat1_meta, Tensor mat2, *, Scalar alpha=1, Scalar beta=1, ScalarType? out_dtype=None) -> Tensor */
+gt_tensor_result atg__sparse_semi_structured_addmm(gt_tensor a_input, gt_tensor a_mat1, gt_tensor a_mat1_meta, gt_tensor a_mat2, gt_scalar a_alpha, gt_scalar a_beta, int32_t a_out_dtype, int a_out_dtype_has);
+/* aten::_mixed_dtypes_linear(Tensor input, Tensor weight, Tensor scale, *, Tensor? bias=None, str? activation=None) -> Tensor */
+gt_tensor_result atg__mixed_dtypes_linear(gt_tensor a_input, gt_tensor a_weight, gt_tensor a_scale, gt_tensor a_bias, const char *a_activation, int a_activation_has);
+/* aten::_wrapped_linear_prepack(Tensor weight, Tensor weight_scale, Tensor weight_zero_point, Tensor bias) -> Tensor */
+gt_tensor_result atg__wrapped_linear_prepack(gt_tensor a_weight, gt_tensor a_weight_scale, gt_tensor a_weight_zero_point, gt_tensor a_bias);
+/* aten::_wrapped_quantized_linear_prepacked(Tensor input, Tensor input_scale, Tensor input_zero_point, Tensor packed_weight, Tensor output_scale, Tensor output_zero_point, int out_channel) -> Tensor */
+gt_tensor_result atg__wrapped_quantized_linear_prepacked(gt_tensor a_input, gt_tensor a_input_scale, gt_tensor a_input_zero_point, gt_tensor a_packed_weight, gt_tensor a_output_scale, gt_tensor a_output_zero_point, int64_t a_out_channel);
+/* aten::linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_linspace_Tensor_Tensor(gt_tensor a_start, gt_tensor a_end, int64_t a_steps, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_linspace_Tensor_Scalar(gt_tensor a_start, gt_scalar a_end, int64_t a_steps, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_linspace_Scalar_Tensor(gt_scalar a_start, gt_tensor a_end, int64_t a_steps, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_linspace_out_Tensor_Tensor_out(gt_tensor a_out, gt_tensor a_start, gt_tensor a_end, int64_t a_steps);
+/* aten::linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_linspace_out_Tensor_Scalar_out(gt_tensor a_out, gt_tensor a_start, gt_scalar a_end, int64_t a_steps);
+/* aten::linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_linspace_out_Scalar_Tensor_out(gt_tensor a_out, gt_scalar a_start, gt_tensor a_end, int64_t a_steps);
+/* aten::logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_logspace_Tensor_Tensor(gt_tensor a_start, gt_tensor a_end, int64_t a_steps, double a_base, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_logspace_Tensor_Scalar(gt_tensor a_start, gt_scalar a_end, int64_t a_steps, double a_base, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor */
+gt_tensor_result atg_logspace_Scalar_Tensor(gt_scalar a_start, gt_tensor a_end, int64_t a_steps, double a_base, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_logspace_out_Tensor_Tensor_out(gt_tensor a_out, gt_tensor a_start, gt_tensor a_end, int64_t a_steps, double a_base);
+/* aten::logspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_logspace_out_Tensor_Scalar_out(gt_tensor a_out, gt_tensor a_start, gt_scalar a_end, int64_t a_steps, double a_base);
+/* aten::logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_logspace_out_Scalar_Tensor_out(gt_tensor a_out, gt_scalar a_start, gt_tensor a_end, int64_t a_steps, double a_base);
+/* aten::max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor */
+gt_tensor_result atg_max_pool2d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode);
+/* aten::quantized_max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor */
+gt_tensor_result atg_quantized_max_pool3d(gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode);
+/* aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_mean_out_dtype_out(gt_tensor a_out, gt_tensor a_self, int32_t a_dtype, int a_dtype_has);
+/* aten::mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor) */
+gt_error atg_mkldnn_rnn_layer(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_input, gt_tensor a_weight0, gt_tensor a_weight1, gt_tensor a_weight2, gt_tensor a_weight3, gt_tensor a_hx_, gt_tensor a_cx_, int a_reverse, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_has_biases, int a_bidirectional, int a_batch_first, int a_train);
+/* aten::mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) */
+gt_error atg_mkldnn_rnn_layer_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor *r5, gt_tensor *r6, gt_tensor a_input, gt_tensor a_weight1, gt_tensor a_weight2, gt_tensor a_weight3, gt_tensor a_weight4, gt_tensor a_hx_, gt_tensor a_cx_tmp, gt_tensor a_output, gt_tensor a_hy_, gt_tensor a_cy_, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int a_reverse, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_has_biases, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, int a_batch_first, gt_tensor a_workspace);
+/* aten::_int_mm(Tensor self, Tensor mat2) -> Tensor */
+gt_tensor_result atg__int_mm(gt_tensor a_self, gt_tensor a_mat2);
+/* aten::_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__int_mm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2);
+/* aten::_convert_weight_to_int4pack(Tensor self, int innerKTiles) -> Tensor */
+gt_tensor_result atg__convert_weight_to_int4pack(gt_tensor a_self, int64_t a_innerKTiles);
+/* aten::_weight_int4pack_mm(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor */
+gt_tensor_result atg__weight_int4pack_mm(gt_tensor a_self, gt_tensor a_mat2, int64_t a_qGroupSize, gt_tensor a_qScaleAndZeros);
+/* aten::_convert_weight_to_int4pack_for_cpu(Tensor self, int innerKTiles) -> Tensor */
+gt_tensor_result atg__convert_weight_to_int4pack_for_cpu(gt_tensor a_self, int64_t a_innerKTiles);
+/* aten::_weight_int4pack_mm_for_cpu(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor */
+gt_tensor_result atg__weight_int4pack_mm_for_cpu(gt_tensor a_self, gt_tensor a_mat2, int64_t a_qGroupSize, gt_tensor a_qScaleAndZeros);
+/* aten::_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor */
+gt_tensor_result atg__weight_int8pack_mm(gt_tensor a_self, gt_tensor a_mat2, gt_tensor a_scales);
+/* aten::_sparse_mm.reduce(Tensor sparse, Tensor dense, str reduce) -> Tensor */
+gt_tensor_result atg__sparse_mm_reduce(gt_tensor a_sparse, gt_tensor a_dense, const char *a_reduce);
+/* aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor) */
+gt_error atg__native_batch_norm_legit(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps);
+/* aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor) */
+gt_error atg__native_batch_norm_legit_no_training(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd) -> (Tensor(d!), Tensor(e!), Tensor(f!)) */
+gt_error atg__native_batch_norm_legit_out_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps);
+/* aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor) */
+gt_error atg__native_batch_norm_legit_no_stats(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, int a_training, double a_momentum, double a_eps);
+/* aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+gt_error atg__native_batch_norm_legit_out_no_stats_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, int a_training, double a_momentum, double a_eps);
+/* aten::_reshape_copy(Tensor self, SymInt[] size) -> Tensor */
+gt_tensor_result atg__reshape_copy(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len);
+/* aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor */
+gt_tensor_result atg__prelu_kernel(gt_tensor a_self, gt_tensor a_weight);
+/* aten::_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor) */
+gt_error atg__prelu_kernel_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_weight);
+/* aten::slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) */
+gt_tensor_result atg_slice_inverse(gt_tensor a_self, gt_tensor a_src, int64_t a_dim, int64_t a_start, int a_start_has, int64_t a_end, int a_end_has, int64_t a_step);
+/* aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a) */
+gt_tensor_result atg_squeeze_dims(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len);
+/* aten::squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) */
+gt_error atg_squeeze__dims(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len);
+/* aten::_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor */
+gt_tensor_result atg__chunk_cat(gt_tensor *a_tensors, int64_t a_tensors_len, int64_t a_dim, int64_t a_num_chunks);
+/* aten::_chunk_cat.out(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__chunk_cat_out_out(gt_tensor a_out, gt_tensor *a_tensors, int64_t a_tensors_len, int64_t a_dim, int64_t a_num_chunks);
+/* aten::_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__batch_norm_with_update(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_batch_norm_with_update.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd, Tensor(g!) reserve) -> (Tensor(d!), Tensor(e!), Tensor(f!), Tensor(g!)) */
+gt_error atg__batch_norm_with_update_out_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_reserve, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_batch_norm_no_update(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__batch_norm_no_update(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::batch_norm_backward(Tensor grad_out, Tensor input, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, bool update, float eps, bool[3] output_mask, Tensor reserve) -> (Tensor, Tensor, Tensor) */
+gt_error atg_batch_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_var, int a_update, double a_eps, int a_output_mask, gt_tensor a_reserve);
+/* aten::_sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce) -> (Tensor, Tensor) */
+gt_error atg__sparse_mm_reduce_impl(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_other, const char *a_reduce);
+/* aten::_sparse_mm_reduce_impl_backward(Tensor self, Tensor grad_out, Tensor weight, str reduce, Tensor arg_out, bool[2] output_mask) -> (Tensor, Tensor) */
+gt_error atg__sparse_mm_reduce_impl_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_grad_out, gt_tensor a_weight, const char *a_reduce, gt_tensor a_arg_out, int a_output_mask);
+/* aten::_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor */
+gt_tensor_result atg__scaled_mm(gt_tensor a_self, gt_tensor a_mat2, gt_tensor a_scale_a, gt_tensor a_scale_b, gt_tensor a_bias, gt_tensor a_scale_result, int32_t a_out_dtype, int a_out_dtype_has, int a_use_fast_accum);
+/* aten::_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__scaled_mm_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2, gt_tensor a_scale_a, gt_tensor a_scale_b, gt_tensor a_bias, gt_tensor a_scale_result, int32_t a_out_dtype, int a_out_dtype_has, int a_use_fast_accum);
+/* aten::_sparse_compressed_tensor_with_dims(int nnz, int dense_dim, int[] size, int[] blocksize, ScalarType index_dtype, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor */
+gt_tensor_result atg__sparse_compressed_tensor_with_dims(int64_t a_nnz, int64_t a_dense_dim, const int64_t *a_size, int64_t a_size_len, const int64_t *a_blocksize, int64_t a_blocksize_len, int32_t a_index_dtype, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad);
+/* aten::_sparse_mask_projection(Tensor self, Tensor mask, bool accumulate_matches=False) -> Tensor */
+gt_tensor_result atg__sparse_mask_projection(gt_tensor a_self, gt_tensor a_mask, int a_accumulate_matches);
+/* aten::_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor */
+gt_tensor_result atg__to_sparse_sparse_dim(gt_tensor a_self, int64_t a_sparse_dim);
+/* aten::_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg__to_sparse(gt_tensor a_self, int32_t a_layout, int a_layout_has, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg__to_sparse_csr(gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg__to_sparse_csc(gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg__to_sparse_bsr(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor */
+gt_tensor_result atg__to_sparse_bsc(gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_semi_structured(Tensor dense) -> (Tensor, Tensor) */
+gt_error atg__to_sparse_semi_structured(gt_tensor *r0, gt_tensor *r1, gt_tensor a_dense);
+/* aten::masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor */
+gt_tensor_result atg_masked_scatter_backward(gt_tensor a_grad_output, gt_tensor a_mask, const int64_t *a_sizes, int64_t a_sizes_len);
+/* aten::nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_nonzero_static_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_size, int64_t a_fill_value);
+/* aten::nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor */
+gt_tensor_result atg_nonzero_static(gt_tensor a_self, int64_t a_size, int64_t a_fill_value);
+/* aten::min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_min_out_unary_out(gt_tensor a_out, gt_tensor a_self);
+/* aten::max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_max_out_unary_out(gt_tensor a_out, gt_tensor a_self);
+/* aten::_linalg_eigvals(Tensor self) -> Tensor */
+gt_tensor_result atg__linalg_eigvals(gt_tensor a_self);
+/* aten::_spsolve(Tensor A, Tensor B, *, bool left=True) -> Tensor */
+gt_tensor_result atg__spsolve(gt_tensor a_A, gt_tensor a_B, int a_left);
+/* aten::squeeze_copy.dims(Tensor self, int[] dim) -> Tensor */
+gt_tensor_result atg_squeeze_copy_dims(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len);
+/* aten::_jagged_to_padded_dense_forward(Tensor values, Tensor[] offsets, SymInt[] max_lengths, float padding_value=0.0) -> Tensor */
+gt_tensor_result atg__jagged_to_padded_dense_forward(gt_tensor a_values, gt_tensor *a_offsets, int64_t a_offsets_len, const int64_t *a_max_lengths, int64_t a_max_lengths_len, double a_padding_value);
+/* aten::_padded_dense_to_jagged_forward(Tensor dense, Tensor[] offsets, SymInt? total_L=None) -> Tensor */
+gt_tensor_result atg__padded_dense_to_jagged_forward(gt_tensor a_dense, gt_tensor *a_offsets, int64_t a_offsets_len, int64_t a_total_L, int a_total_L_has);
+/* aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor */
+gt_tensor_result atg__safe_softmax(gt_tensor a_self, int64_t a_dim, int32_t a_dtype, int a_dtype_has);
+/* aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor */
+gt_tensor_result atg_scaled_dot_product_attention(gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_is_causal, double a_scale, int a_scale_has, int a_enable_gqa);
+/* aten::_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int */
+gt_error atg__fused_sdp_choice(int64_t *r0, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_is_causal, double a_scale, int a_scale_has, int a_enable_gqa);
+/* aten::_scaled_dot_product_attention_math_for_mps(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor) */
+gt_error atg__scaled_dot_product_attention_math_for_mps(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_mask, double a_dropout_p, int a_is_causal, gt_tensor a_dropout_mask, double a_scale, int a_scale_has, int a_enable_gqa);
+/* aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) */
+gt_error atg__scaled_dot_product_flash_attention_for_cpu(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, double a_dropout_p, int a_is_causal, gt_tensor a_attn_mask, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+gt_error atg__scaled_dot_product_flash_attention_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_out, gt_tensor a_logsumexp, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, gt_tensor a_philox_seed, gt_tensor a_philox_offset, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) */
+gt_error atg__scaled_dot_product_flash_attention_for_cpu_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_out, gt_tensor a_logsumexp, double a_dropout_p, int a_is_causal, gt_tensor a_attn_mask, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias) */
+gt_error atg__scaled_dot_product_fused_attention_overrideable_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_grad_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_bias, int a_grad_input_mask, gt_tensor a_out, gt_tensor a_logsumexp, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, gt_tensor a_philox_seed, gt_tensor a_philox_offset, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset) */
+gt_error atg__scaled_dot_product_efficient_attention(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_bias, int a_compute_log_sumexp, double a_dropout_p, int a_is_causal, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__scaled_dot_product_efficient_attention_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_grad_out_, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_attn_bias, gt_tensor a_out, gt_tensor a_logsumexp, gt_tensor a_philox_seed, gt_tensor a_philox_offset, double a_dropout_p, int a_grad_input_mask, int a_is_causal, double a_scale, int a_scale_has);
+/* aten::_scaled_dot_product_cudnn_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, Tensor attn_bias, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, *, float? scale=None) -> (Tensor, Tensor, Tensor) */
+gt_error atg__scaled_dot_product_cudnn_attention_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_out, gt_tensor a_logsumexp, gt_tensor a_philox_seed, gt_tensor a_philox_offset, gt_tensor a_attn_bias, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, double a_scale, int a_scale_has);
+/* aten::_flash_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask) */
+gt_error atg__flash_attention_forward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, int a_return_debug_mask, double a_scale, int a_scale_has, int64_t a_window_size_left, int a_window_size_left_has, int64_t a_window_size_right, int a_window_size_right_has, gt_tensor a_seqused_k, gt_tensor a_alibi_slopes, gt_tensor a_block_table, int64_t a_num_splits, int a_num_splits_has);
+/* aten::_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor rng_state, Tensor unused, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None) -> (Tensor, Tensor, Tensor) */
+gt_error atg__flash_attention_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_out, gt_tensor a_logsumexp, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, gt_tensor a_rng_state, gt_tensor a_unused, double a_scale, int a_scale_has, int64_t a_window_size_left, int a_window_size_left_has, int64_t a_window_size_right, int a_window_size_right_has);
+/* aten::_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor) */
+gt_error atg__efficient_attention_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor a_grad_out_, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_bias, gt_tensor a_out, gt_tensor a_cu_seqlens_q, gt_tensor a_cu_seqlens_k, int64_t a_max_seqlen_q, int64_t a_max_seqlen_k, gt_tensor a_logsumexp, double a_dropout_p, gt_tensor a_philox_seed, gt_tensor a_philox_offset, int64_t a_custom_mask_type, int a_bias_requires_grad, double a_scale, int a_scale_has, int64_t a_num_splits_key, int a_num_splits_key_has, int64_t a_window_size, int a_window_size_has, int a_shared_storage_dqdkdv);
+/* aten::_fill_mem_eff_dropout_mask_(Tensor(a!) self, float dropout_p, int seed, int offset) -> Tensor(a!) */
+gt_error atg__fill_mem_eff_dropout_mask_(gt_tensor a_self, double a_dropout_p, int64_t a_seed, int64_t a_offset);
+/* aten::_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+gt_error atg__fused_sgd_(gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, double a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_sgd_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+gt_error atg__fused_sgd__tensor_lr(gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, gt_tensor a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+gt_error atg__fused_adagrad_(gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, double a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_propagate_xla_data(Tensor input, Tensor output) -> () */
+gt_error atg__propagate_xla_data(gt_tensor a_input, gt_tensor a_output);
+/* aten::avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_avg_pool1d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, int a_ceil_mode, int a_count_include_pad);
+/* aten::adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_adaptive_avg_pool1d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len);
+/* aten::_ctc_loss.Tensor_out(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
+gt_error atg__ctc_loss_out_Tensor_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, int64_t a_blank, int a_zero_infinity);
+/* aten::empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_empty_permuted_out_out(gt_tensor a_out, const int64_t *a_size, int64_t a_size_len, const int64_t *a_physical_layout, int64_t a_physical_layout_len);
+/* aten::floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_floor_divide_out_Scalar_out(gt_tensor a_out, gt_tensor a_self, gt_scalar a_other);
+/* aten::max_pool2d_backward.out(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_max_pool2d_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode);
+/* aten::quantized_max_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_quantized_max_pool3d_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_dilation, int64_t a_dilation_len, int a_ceil_mode);
+/* aten::mkldnn_rnn_layer.out(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!)) */
+gt_error atg_mkldnn_rnn_layer_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_input, gt_tensor a_weight0, gt_tensor a_weight1, gt_tensor a_weight2, gt_tensor a_weight3, gt_tensor a_hx_, gt_tensor a_cx_, int a_reverse, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_has_biases, int a_bidirectional, int a_batch_first, int a_train);
+/* aten::mkldnn_rnn_layer_backward.out(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4, Tensor(f!) out5, Tensor(g!) out6) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!), Tensor(f!), Tensor(g!)) */
+gt_error atg_mkldnn_rnn_layer_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_out4, gt_tensor a_out5, gt_tensor a_out6, gt_tensor a_input, gt_tensor a_weight1, gt_tensor a_weight2, gt_tensor a_weight3, gt_tensor a_weight4, gt_tensor a_hx_, gt_tensor a_cx_tmp, gt_tensor a_output, gt_tensor a_hy_, gt_tensor a_cy_, gt_tensor a_grad_output, gt_tensor a_grad_hy, gt_tensor a_grad_cy, int a_reverse, int64_t a_mode, int64_t a_hidden_size, int64_t a_num_layers, int a_has_biases, int a_train, int a_bidirectional, const int64_t *a_batch_sizes, int64_t a_batch_sizes_len, int a_batch_first, gt_tensor a_workspace);
+/* aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out) */
+gt_error atg__native_batch_norm_legit_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps);
+/* aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+gt_error atg__native_batch_norm_legit_no_training_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_batch_norm_with_update_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out) */
+gt_error atg__batch_norm_with_update_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor *r5, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_batch_norm_no_update.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!)) */
+gt_error atg__batch_norm_no_update_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_out3, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps);
+/* aten::_sparse_mask_projection.out(Tensor self, Tensor mask, bool accumulate_matches=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__sparse_mask_projection_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mask, int a_accumulate_matches);
+/* aten::_to_sparse.sparse_dim_out(Tensor self, int sparse_dim, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_out_sparse_dim_out(gt_tensor a_out, gt_tensor a_self, int64_t a_sparse_dim);
+/* aten::_to_sparse.out(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_out_out(gt_tensor a_out, gt_tensor a_self, int32_t a_layout, int a_layout_has, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_csr.out(Tensor self, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_csr_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_csc.out(Tensor self, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_csc_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_bsr.out(Tensor self, int[2] blocksize, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_bsr_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::_to_sparse_bsc.out(Tensor self, int[2] blocksize, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__to_sparse_bsc_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has);
+/* aten::rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out) */
+gt_error atg_rrelu_with_noise_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator);
+/* aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_squeeze_copy_out_dims_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len);
+/* aten::_fused_sgd.out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> () */
+gt_error atg__fused_sgd_out_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, double a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_sgd(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] momentum_buffer_list_out) */
+gt_error atg__fused_sgd(gt_tensor * *r0, int64_t *r0_len, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, double a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_sgd.tensor_lr_out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> () */
+gt_error atg__fused_sgd_out_tensor_lr_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, gt_tensor a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_sgd.tensor_lr(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] momentum_buffer_list_out) */
+gt_error atg__fused_sgd_tensor_lr(gt_tensor * *r0, int64_t *r0_len, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_momentum_buffer_list, int64_t a_momentum_buffer_list_len, double a_weight_decay, double a_momentum, gt_tensor a_lr, double a_dampening, int a_nesterov, int a_maximize, int a_is_first_step, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_adagrad.out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> () */
+gt_error atg__fused_adagrad_out_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, double a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_adagrad(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] state_sums_out, Tensor[] state_steps_out) */
+gt_error atg__fused_adagrad(gt_tensor * *r0, int64_t *r0_len, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor * *r3, int64_t *r3_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, double a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+gt_tensor_result atg_baddbmm_dtype(gt_tensor a_self, gt_tensor a_batch1, gt_tensor a_batch2, int32_t a_out_dtype, gt_scalar a_beta, gt_scalar a_alpha);
+/* aten::baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_baddbmm_out_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_batch1, gt_tensor a_batch2, int32_t a_out_dtype, gt_scalar a_beta, gt_scalar a_alpha);
+/* aten::bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor */
+gt_tensor_result atg_bmm_dtype(gt_tensor a_self, gt_tensor a_mat2, int32_t a_out_dtype);
+/* aten::bmm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_bmm_out_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2, int32_t a_out_dtype);
+/* aten::get_device(Tensor self) -> int */
+gt_error atg_get_device(int64_t *r0, gt_tensor a_self);
+/* aten::storage_offset(Tensor self) -> int */
+gt_error atg_storage_offset(int64_t *r0, gt_tensor a_self);
+/* aten::is_contiguous(Tensor self) -> bool */
+gt_error atg_is_contiguous(int *r0, gt_tensor a_self);
+/* aten::is_contiguous.memory_format(Tensor self, MemoryFormat memory_format) -> bool */
+gt_error atg_is_contiguous_memory_format(int *r0, gt_tensor a_self, int32_t a_memory_format);
+/* aten::_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor) */
+gt_error atg__fused_rms_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor a_input, const int64_t *a_normalized_shape, int64_t a_normalized_shape_len, gt_tensor a_weight, double a_eps, int a_eps_has);
+/* aten::_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor) */
+gt_error atg__fused_rms_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_out, gt_tensor a_input, const int64_t *a_normalized_shape, int64_t a_normalized_shape_len, gt_tensor a_rstd, gt_tensor a_weight, int a_output_mask);
+/* aten::fbgemm_linear_fp16_weight_fp32_activation.out(Tensor input, Tensor packed_weight, Tensor? bias, Tensor(a!) output) -> Tensor */
+gt_tensor_result atg_fbgemm_linear_fp16_weight_fp32_activation_out(gt_tensor a_input, gt_tensor a_packed_weight, gt_tensor a_bias, gt_tensor a_output);
+/* aten::fbgemm_linear_fp16_weight.out(Tensor input, Tensor packed_weight, Tensor bias, Tensor(a!) output) -> Tensor */
+gt_tensor_result atg_fbgemm_linear_fp16_weight_out(gt_tensor a_input, gt_tensor a_packed_weight, gt_tensor a_bias, gt_tensor a_output);
+/* aten::_use_miopen_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank) -> bool */
+gt_error atg__use_miopen_ctc_loss(int *r0, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank);
+/* aten::_use_miopen_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank) -> bool */
+gt_error atg__use_miopen_ctc_loss_Tensor(int *r0, gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, int64_t a_blank);
+/* aten::miopen_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank, bool deterministic, bool zero_infinity) -> (Tensor, Tensor) */
+gt_error atg_miopen_ctc_loss(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank, int a_deterministic, int a_zero_infinity);
+/* aten::miopen_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank, bool deterministic, bool zero_infinity) -> (Tensor, Tensor) */
+gt_error atg_miopen_ctc_loss_Tensor(gt_tensor *r0, gt_tensor *r1, gt_tensor a_log_probs, gt_tensor a_targets, gt_tensor a_input_lengths, gt_tensor a_target_lengths, int64_t a_blank, int a_deterministic, int a_zero_infinity);
+/* aten::mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor */
+gt_tensor_result atg_mm_dtype(gt_tensor a_self, gt_tensor a_mat2, int32_t a_out_dtype);
+/* aten::mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_mm_out_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2, int32_t a_out_dtype);
+/* aten::_weight_int4pack_mm_with_scales_and_zeros(Tensor self, Tensor mat2, int qGroupSize, Tensor qScale, Tensor qZeros) -> Tensor */
+gt_tensor_result atg__weight_int4pack_mm_with_scales_and_zeros(gt_tensor a_self, gt_tensor a_mat2, int64_t a_qGroupSize, gt_tensor a_qScale, gt_tensor a_qZeros);
+/* aten::_dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor */
+gt_tensor_result atg__dyn_quant_pack_4bit_weight(gt_tensor a_weights, gt_tensor a_scales_zeros, gt_tensor a_bias, int64_t a_block_size, int64_t a_in_features, int64_t a_out_features);
+/* aten::_dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor */
+gt_tensor_result atg__dyn_quant_matmul_4bit(gt_tensor a_inp, gt_tensor a_packed_weights, int64_t a_block_size, int64_t a_in_features, int64_t a_out_features);
+/* aten::rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_rand_like_generator(gt_tensor a_self, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_randint_like_generator(gt_tensor a_self, int64_t a_high, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_randint_like_Tensor(gt_tensor a_self, gt_tensor a_high, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_randint_like_Tensor_generator(gt_tensor a_self, gt_tensor a_high, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_randint_like_low_generator_dtype(gt_tensor a_self, int64_t a_low, int64_t a_high, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor */
+gt_tensor_result atg_randn_like_generator(gt_tensor a_self, gt_generator a_generator, int32_t a_dtype, int32_t a_device, int32_t a_device_index, int32_t a_layout, int a_requires_grad, int32_t a_memory_format, int a_memory_format_has);
+/* aten::hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor */
+gt_tensor_result atg_hash_tensor(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int64_t a_mode);
+/* aten::hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_hash_tensor_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int64_t a_mode);
+/* aten::_philox_key_split(Tensor key, int num_splits) -> Tensor */
+gt_tensor_result atg__philox_key_split(gt_tensor a_key, int64_t a_num_splits);
+/* aten::_philox_key_fold_in(Tensor key, int data) -> Tensor */
+gt_tensor_result atg__philox_key_fold_in(gt_tensor a_key, int64_t a_data);
+/* aten::_philox_key_fold_in.Tensor(Tensor key, Tensor data) -> Tensor */
+gt_tensor_result atg__philox_key_fold_in_Tensor(gt_tensor a_key, gt_tensor a_data);
+/* aten::_philox_normal_(Tensor(a!) self, Tensor key, float mean=0, float std=1) -> Tensor(a!) */
+gt_error atg__philox_normal_(gt_tensor a_self, gt_tensor a_key, double a_mean, double a_std);
+/* aten::_philox_uniform_(Tensor(a!) self, Tensor key, float low=0, float high=1) -> Tensor(a!) */
+gt_error atg__philox_uniform_(gt_tensor a_self, gt_tensor a_key, double a_low, double a_high);
+/* aten::addmm.dtype(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor */
+gt_tensor_result atg_addmm_dtype(gt_tensor a_self, gt_tensor a_mat1, gt_tensor a_mat2, int32_t a_out_dtype, gt_scalar a_beta, gt_scalar a_alpha);
+/* aten::addmm.dtype_out(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_addmm_out_dtype_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat1, gt_tensor a_mat2, int32_t a_out_dtype, gt_scalar a_beta, gt_scalar a_alpha);
+/* aten::_scaled_mm_v2(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? bias, ScalarType? out_dtype, int[] contraction_dim=[], bool use_fast_accum=False) -> Tensor */
+gt_tensor_result atg__scaled_mm_v2(gt_tensor a_self, gt_tensor a_mat2, gt_tensor *a_scale_a, int64_t a_scale_a_len, const int64_t *a_recipe_a, int64_t a_recipe_a_len, const int64_t *a_swizzle_a, int64_t a_swizzle_a_len, gt_tensor *a_scale_b, int64_t a_scale_b_len, const int64_t *a_recipe_b, int64_t a_recipe_b_len, const int64_t *a_swizzle_b, int64_t a_swizzle_b_len, gt_tensor a_bias, int32_t a_out_dtype, int a_out_dtype_has, const int64_t *a_contraction_dim, int64_t a_contraction_dim_len, int a_use_fast_accum);
+/* aten::_scaled_mm_v2.out(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? bias, ScalarType? out_dtype, int[] contraction_dim=[], bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__scaled_mm_v2_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2, gt_tensor *a_scale_a, int64_t a_scale_a_len, const int64_t *a_recipe_a, int64_t a_recipe_a_len, const int64_t *a_swizzle_a, int64_t a_swizzle_a_len, gt_tensor *a_scale_b, int64_t a_scale_b_len, const int64_t *a_recipe_b, int64_t a_recipe_b_len, const int64_t *a_swizzle_b, int64_t a_swizzle_b_len, gt_tensor a_bias, int32_t a_out_dtype, int a_out_dtype_has, const int64_t *a_contraction_dim, int64_t a_contraction_dim_len, int a_use_fast_accum);
+/* aten::_scaled_grouped_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? offs=None, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor */
+gt_tensor_result atg__scaled_grouped_mm(gt_tensor a_self, gt_tensor a_mat2, gt_tensor a_scale_a, gt_tensor a_scale_b, gt_tensor a_offs, gt_tensor a_bias, gt_tensor a_scale_result, int32_t a_out_dtype, int a_out_dtype_has, int a_use_fast_accum);
+/* aten::_scaled_grouped_mm_v2(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None, int[] contraction_dim=[], bool use_fast_accum=False) -> Tensor */
+gt_tensor_result atg__scaled_grouped_mm_v2(gt_tensor a_self, gt_tensor a_mat2, gt_tensor *a_scale_a, int64_t a_scale_a_len, const int64_t *a_recipe_a, int64_t a_recipe_a_len, const int64_t *a_swizzle_a, int64_t a_swizzle_a_len, gt_tensor *a_scale_b, int64_t a_scale_b_len, const int64_t *a_recipe_b, int64_t a_recipe_b_len, const int64_t *a_swizzle_b, int64_t a_swizzle_b_len, gt_tensor a_offs, gt_tensor a_bias, int32_t a_out_dtype, int a_out_dtype_has, const int64_t *a_contraction_dim, int64_t a_contraction_dim_len, int a_use_fast_accum);
+/* aten::_scaled_grouped_mm_v2.out(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None, int[] contraction_dim=[], bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__scaled_grouped_mm_v2_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_mat2, gt_tensor *a_scale_a, int64_t a_scale_a_len, const int64_t *a_recipe_a, int64_t a_recipe_a_len, const int64_t *a_swizzle_a, int64_t a_swizzle_a_len, gt_tensor *a_scale_b, int64_t a_scale_b_len, const int64_t *a_recipe_b, int64_t a_recipe_b_len, const int64_t *a_swizzle_b, int64_t a_swizzle_b_len, gt_tensor a_offs, gt_tensor a_bias, int32_t a_out_dtype, int a_out_dtype_has, const int64_t *a_contraction_dim, int64_t a_contraction_dim_len, int a_use_fast_accum);
+/* aten::_grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor */
+gt_tensor_result atg__grouped_mm(gt_tensor a_self, gt_tensor a_mat2, gt_tensor a_offs, gt_tensor a_bias, int32_t a_out_dtype, int a_out_dtype_has);
+/* aten::_upsample_lanczos2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor */
+gt_tensor_result atg__upsample_lanczos2d_aa_vec(gt_tensor a_input, const int64_t *a_output_size, int64_t a_output_size_len, int a_align_corners, const double *a_scale_factors, int64_t a_scale_factors_len);
+/* aten::_upsample_lanczos2d_aa.out(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__upsample_lanczos2d_aa_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len, int a_align_corners, double a_scales_h, int a_scales_h_has, double a_scales_w, int a_scales_w_has);
+/* aten::_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+gt_tensor_result atg__upsample_lanczos2d_aa(gt_tensor a_self, const int64_t *a_output_size, int64_t a_output_size_len, int a_align_corners, double a_scales_h, int a_scales_h_has, double a_scales_w, int a_scales_w_has);
+/* aten::_upsample_lanczos2d_aa_backward.grad_input(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!) */
+gt_error atg__upsample_lanczos2d_aa_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_input_size, int64_t a_input_size_len, int a_align_corners, double a_scales_h, int a_scales_h_has, double a_scales_w, int a_scales_w_has);
+/* aten::_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor */
+gt_tensor_result atg__upsample_lanczos2d_aa_backward(gt_tensor a_grad_output, const int64_t *a_output_size, int64_t a_output_size_len, const int64_t *a_input_size, int64_t a_input_size_len, int a_align_corners, double a_scales_h, int a_scales_h_has, double a_scales_w, int a_scales_w_has);
+/* aten::linalg_matrix_sqrth(Tensor self) -> Tensor */
+gt_tensor_result atg_linalg_matrix_sqrth(gt_tensor a_self);
+/* aten::linalg__powsum(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor */
+gt_tensor_result atg_linalg__powsum(gt_tensor a_self, gt_scalar a_ord, const int64_t *a_dim, int64_t a_dim_len, int a_keepdim, int32_t a_dtype, int a_dtype_has);
+/* aten::linalg_polar(Tensor A) -> (Tensor U, Tensor H) */
+gt_error atg_linalg_polar(gt_tensor *r0, gt_tensor *r1, gt_tensor a_A);
+/* aten::linalg_polar.out(Tensor A, *, Tensor(a!) U, Tensor(b!) H) -> (Tensor(a!) U, Tensor(b!) H) */
+gt_error atg_linalg_polar_out_out(gt_tensor a_U, gt_tensor a_H, gt_tensor a_A);
+/* aten::_flash_attention_forward_no_dropout_inplace(Tensor(a!) out, Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> Tensor softmax_logsumexp */
+gt_tensor_result atg__flash_attention_forward_no_dropout_inplace(gt_tensor a_out, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, int a_return_debug_mask, double a_scale, int a_scale_has, int64_t a_window_size_left, int a_window_size_left_has, int64_t a_window_size_right, int a_window_size_right_has, gt_tensor a_seqused_k, gt_tensor a_alibi_slopes, gt_tensor a_block_table, int64_t a_num_splits, int a_num_splits_has);
+/* aten::_flash_attention_forward.quantized(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, Tensor? q_descale, Tensor? k_descale, Tensor? v_descale, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask) */
+gt_error atg__flash_attention_forward_quantized(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, gt_tensor a_cum_seq_q, gt_tensor a_cum_seq_k, int64_t a_max_q, int64_t a_max_k, double a_dropout_p, int a_is_causal, int a_return_debug_mask, gt_tensor a_q_descale, gt_tensor a_k_descale, gt_tensor a_v_descale, double a_scale, int a_scale_has, int64_t a_window_size_left, int a_window_size_left_has, int64_t a_window_size_right, int a_window_size_right_has, gt_tensor a_seqused_k, gt_tensor a_alibi_slopes);
+/* aten::_fused_adagrad_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> () */
+gt_error atg__fused_adagrad__tensor_lr(gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, gt_tensor a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::miopen_ctc_loss.out(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank, bool deterministic, bool zero_infinity, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) */
+gt_error atg_miopen_ctc_loss_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_log_probs, gt_tensor a_targets, const int64_t *a_input_lengths, int64_t a_input_lengths_len, const int64_t *a_target_lengths, int64_t a_target_lengths_len, int64_t a_blank, int a_deterministic, int a_zero_infinity);
+/* aten::rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_rand_like_out_generator_out(gt_tensor a_out, gt_tensor a_self, gt_generator a_generator, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_randint_like_out_generator_out(gt_tensor a_out, gt_tensor a_self, int64_t a_high, gt_generator a_generator, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_randint_like_out_Tensor_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_high, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_randint_like_out_Tensor_generator_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_high, gt_generator a_generator, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_randint_like_out_low_generator_dtype_out(gt_tensor a_out, gt_tensor a_self, int64_t a_low, int64_t a_high, gt_generator a_generator, int32_t a_memory_format, int a_memory_format_has);
+/* aten::randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_randn_like_out_generator_out(gt_tensor a_out, gt_tensor a_self, gt_generator a_generator, int32_t a_memory_format, int a_memory_format_has);
+/* aten::_philox_normal.out(Tensor self, Tensor key, float mean=0, float std=1, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__philox_normal_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_key, double a_mean, double a_std);
+/* aten::_philox_normal(Tensor self, Tensor key, float mean=0, float std=1) -> Tensor */
+gt_tensor_result atg__philox_normal(gt_tensor a_self, gt_tensor a_key, double a_mean, double a_std);
+/* aten::_philox_uniform.out(Tensor self, Tensor key, float low=0, float high=1, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg__philox_uniform_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_key, double a_low, double a_high);
+/* aten::_philox_uniform(Tensor self, Tensor key, float low=0, float high=1) -> Tensor */
+gt_tensor_result atg__philox_uniform(gt_tensor a_self, gt_tensor a_key, double a_low, double a_high);
+/* aten::linalg_matrix_sqrth.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+gt_error atg_linalg_matrix_sqrth_out_out(gt_tensor a_out, gt_tensor a_self);
+/* aten::_fused_adagrad.tensor_lr_out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> () */
+gt_error atg__fused_adagrad_out_tensor_lr_out(gt_tensor *a_out, int64_t a_out_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, gt_tensor a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
+/* aten::_fused_adagrad.tensor_lr(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] state_sums_out) */
+gt_error atg__fused_adagrad_tensor_lr(gt_tensor * *r0, int64_t *r0_len, gt_tensor * *r1, int64_t *r1_len, gt_tensor * *r2, int64_t *r2_len, gt_tensor *a_self, int64_t a_self_len, gt_tensor *a_grads, int64_t a_grads_len, gt_tensor *a_state_sums, int64_t a_state_sums_len, gt_tensor *a_state_steps, int64_t a_state_steps_len, gt_tensor a_lr, double a_lr_decay, double a_weight_decay, double a_eps, int a_maximize, gt_tensor a_grad_scale, gt_tensor a_found_inf);
 
 #ifdef __cplusplus
 }

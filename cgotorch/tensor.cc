@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 // jemalloc's control interface, present only when the program links it.
 extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp,
@@ -15,6 +16,7 @@ extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/autograd/function.h>
@@ -296,6 +298,34 @@ int gt_get_num_threads(void) { return at::get_num_threads(); }
 gt_error gt_set_num_threads(int n) {
   return guard([&] { at::set_num_threads(n); });
 }
+// omp_runtime_symbol finds an OpenMP function in the runtime that
+// libtorch_cpu itself calls: dlsym on libtorch_cpu's handle searches that
+// library and then its dependencies, in load order, which is where its
+// OpenMP runtime is, whatever it is named. A lookup by name across the
+// process (RTLD_DEFAULT) can instead find a second runtime, loaded for
+// another library (a pip wheel bundles a renamed libgomp beside the
+// system's), whose calls then act on threads libtorch never uses.
+static void *omp_runtime_symbol(const char *name) {
+  static void *const lib = [] {
+    // The loaded libtorch_cpu, by path: dl_iterate_phdr lists every loaded
+    // object with the path it was loaded from.
+    std::string path;
+    dl_iterate_phdr(
+        [](struct dl_phdr_info *info, size_t, void *data) {
+          const char *p = info->dlpi_name;
+          if (p != nullptr && std::strstr(p, "libtorch_cpu") != nullptr) {
+            *static_cast<std::string *>(data) = p;
+            return 1;
+          }
+          return 0;
+        },
+        &path);
+    return path.empty() ? nullptr : dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  }();
+  // Without it (a static libtorch), the process-wide lookup is all there is.
+  return dlsym(lib != nullptr ? lib : RTLD_DEFAULT, name);
+}
+
 gt_error gt_set_thread_num_threads(int n) {
   return guard([&] {
     TORCH_CHECK(n > 0, "number of threads must be positive, got ", n);
@@ -303,19 +333,19 @@ gt_error gt_set_thread_num_threads(int n) {
     // thread asks for it (at::internal::lazy_init_num_threads), from the
     // process-wide setting: ask first, or that first op would undo this.
     at::get_num_threads();
-    // The OpenMP runtime libtorch was linked with (libgomp, or the copy a
-    // pip wheel bundles), found by name rather than linked a second time.
+    // The OpenMP runtime libtorch was linked with (libgomp, libomp, or the
+    // renamed copy a pip wheel bundles), looked up from libtorch_cpu's own
+    // dependencies (omp_runtime_symbol), not by name in the whole process,
+    // which may hold another runtime that libtorch does not use.
     using set_fn = void (*)(int);
-    static const set_fn set =
-        reinterpret_cast<set_fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    static const set_fn set = reinterpret_cast<set_fn>(omp_runtime_symbol("omp_set_num_threads"));
     TORCH_CHECK(set != nullptr,
                 "per-thread intra-op threads need a libtorch built with OpenMP");
     set(n);
     // An MKL build's BLAS calls follow MKL's own setting, which
     // at::set_num_threads sets process-wide: set this thread's.
     using mkl_fn = int (*)(int);
-    static const mkl_fn mkl_local =
-        reinterpret_cast<mkl_fn>(dlsym(RTLD_DEFAULT, "mkl_set_num_threads_local"));
+    static const mkl_fn mkl_local = reinterpret_cast<mkl_fn>(omp_runtime_symbol("mkl_set_num_threads_local"));
     if (mkl_local != nullptr) mkl_local(n);
     // A thread that ran parallel ops before keeps its team of workers,
     // which libgomp goes on counting against the CPUs: with one thread
@@ -324,7 +354,7 @@ gt_error gt_set_thread_num_threads(int n) {
     if (n == 1) {
       using pause_fn = int (*)(int);
       static const pause_fn pause =
-          reinterpret_cast<pause_fn>(dlsym(RTLD_DEFAULT, "omp_pause_resource_all"));
+          reinterpret_cast<pause_fn>(omp_runtime_symbol("omp_pause_resource_all"));
       if (pause != nullptr) pause(1);
     }
     TORCH_CHECK(at::get_num_threads() == n,

@@ -751,20 +751,20 @@ func confCasesReduce() []confCase {
 		{"std_dim", func(c *cc) any {
 			return torch.StdDim(c.I("x"), i64s(1), torch.WithUnbiased(false), torch.WithKeepdim(true))
 		}},
-		{"std_correction", func(c *cc) any { return torch.StdCorrection(c.I("x"), i64s(0), torch.WithCorrection(0)) }},
+		{"std_correction", func(c *cc) any { return torch.StdCorrection(c.I("x"), torch.WithDim(0), torch.WithCorrection(0)) }},
 		{"var", func(c *cc) any { return torch.Var(c.I("x")) }},
 		{"var_dim", func(c *cc) any { return torch.VarDim(c.I("x"), i64s(0), torch.WithUnbiased(true)) }},
-		{"var_correction", func(c *cc) any { return torch.VarCorrection(c.I("x"), nil, torch.WithCorrection(2)) }},
+		{"var_correction", func(c *cc) any { return torch.VarCorrection(c.I("x"), torch.WithCorrection(2)) }},
 		{"std_mean", func(c *cc) any { return tup2(torch.StdMean(c.I("x"))) }},
 		{"std_mean_dim", func(c *cc) any {
 			return tup2(torch.StdMeanDim(c.I("x"), i64s(1), torch.WithUnbiased(true), torch.WithKeepdim(true)))
 		}},
 		{"std_mean_correction", func(c *cc) any {
-			return tup2(torch.StdMeanCorrection(c.I("x"), i64s(0), torch.WithCorrection(2)))
+			return tup2(torch.StdMeanCorrection(c.I("x"), torch.WithDim(0), torch.WithCorrection(2)))
 		}},
 		{"var_mean", func(c *cc) any { return tup2(torch.VarMean(c.I("x"), torch.WithUnbiased(false))) }},
 		{"var_mean_dim", func(c *cc) any { return tup2(torch.VarMeanDim(c.I("x"), i64s(1))) }},
-		{"var_mean_correction_none", func(c *cc) any { return tup2(torch.VarMeanCorrection(c.I("x"), nil)) }},
+		{"var_mean_correction_none", func(c *cc) any { return tup2(torch.VarMeanCorrection(c.I("x"))) }},
 		{"max_dim", func(c *cc) any { return tup2(torch.MaxDim(c.I("x"), 1)) }},
 		{"max_dim_keepdim", func(c *cc) any { return tup2(c.I("x").MaxDim(0, torch.WithKeepdim(true))) }},
 		{"min_dim", func(c *cc) any { return tup2(torch.MinDim(c.I("x"), 1)) }},
@@ -1477,7 +1477,7 @@ func confCasesOut() []confCase {
 		}},
 		{"std_mean_correction_out", func(c *cc) any {
 			s, m := c.E(f32), c.E(f32)
-			return c.same2(s, m)(torch.StdMeanCorrectionOut(s, m, c.I("x"), i64s(1), torch.WithCorrection(0)))
+			return c.same2(s, m)(torch.StdMeanCorrectionOut(s, m, c.I("x"), torch.WithDim(1), torch.WithCorrection(0)))
 		}},
 		// Tensor[] out= arguments: split_copy and unbind_copy do not resize
 		// their outs, which must have the results' shapes.
@@ -1732,9 +1732,9 @@ func confMisuses() []confMisuse {
 		{"option of the wrong kind: two dims for one", "argmax", nil, "option dim takes one integer",
 			func() { torch.ArgMax(x(), torch.WithDim(0, 1)) },
 			func() error { return err1(torch.TryArgMax(x(), torch.WithDim(0, 1))) }},
-		{"option of the wrong kind: float for int", "var", nil, "option correction must be an integer",
-			func() { torch.VarCorrection(x(), nil, torch.WithCorrection(1.5)) },
-			func() error { return err1(torch.TryVarCorrection(x(), nil, torch.WithCorrection(1.5))) }},
+		{"option of the wrong kind: float for int", "tril", nil, "option diagonal must be an integer",
+			func() { torch.Tril(x(), torch.WithDiagonal(1.5)) },
+			func() error { return err1(torch.TryTril(x(), torch.WithDiagonal(1.5))) }},
 		{"negative size", "zeros", nil, "negative dimension -1",
 			func() { torch.Zeros(i64s(-1, 2)) },
 			func() error { return err1(torch.TryZeros(i64s(-1, 2))) }},

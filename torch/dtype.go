@@ -10,27 +10,42 @@ type DType int8
 
 // The element types, named as in PyTorch (torch.float32 is Float32).
 const (
-	Uint8        DType = 0
-	Int8         DType = 1
-	Int16        DType = 2
-	Int32        DType = 3
-	Int64        DType = 4
-	Float16      DType = 5
-	Float32      DType = 6
-	Float64      DType = 7
-	Complex32    DType = 8
-	Complex64    DType = 9
-	Complex128   DType = 10
-	Bool         DType = 11
-	QInt8        DType = 12
-	QUint8       DType = 13
-	QInt32       DType = 14
-	BFloat16     DType = 15
-	QUint4x2     DType = 16
-	QUint2x4     DType = 17
-	numDTypes          = 18
-	dtypeUnset   DType = -1
-	defaultDType       = Float32
+	Uint8      DType = 0
+	Int8       DType = 1
+	Int16      DType = 2
+	Int32      DType = 3
+	Int64      DType = 4
+	Float16    DType = 5
+	Float32    DType = 6
+	Float64    DType = 7
+	Complex32  DType = 8
+	Complex64  DType = 9
+	Complex128 DType = 10
+	Bool       DType = 11
+	QInt8      DType = 12
+	QUint8     DType = 13
+	QInt32     DType = 14
+	BFloat16   DType = 15
+	QUint4x2   DType = 16
+	QUint2x4   DType = 17
+	// libtorch 2.x adds these (ErrUnsupported where the linked libtorch
+	// lacks one): the bit types, float8 in four encodings (2.1 and 2.2),
+	// and unsigned integers (2.3).
+	Bits1x8        DType = 18
+	Bits2x4        DType = 19
+	Bits4x2        DType = 20
+	Bits8          DType = 21
+	Bits16         DType = 22
+	Float8E5M2     DType = 23
+	Float8E4M3FN   DType = 24
+	Float8E5M2FNUZ DType = 25
+	Float8E4M3FNUZ DType = 26
+	Uint16         DType = 27
+	Uint32         DType = 28
+	Uint64         DType = 29
+	numDTypes            = 30
+	dtypeUnset     DType = -1
+	defaultDType         = Float32
 )
 
 // PyTorch's other names for the same types.
@@ -49,9 +64,13 @@ var dtypeNames = [numDTypes]string{
 	"uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
 	"complex32", "complex64", "complex128", "bool", "qint8", "quint8", "qint32",
 	"bfloat16", "quint4x2", "quint2x4",
+	"bits1x8", "bits2x4", "bits4x2", "bits8", "bits16",
+	"float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz", "float8_e4m3fnuz",
+	"uint16", "uint32", "uint64",
 }
 
-var dtypeSizes = [numDTypes]int{1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1}
+var dtypeSizes = [numDTypes]int{1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1,
+	1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8}
 
 // String returns PyTorch's name, for example "torch.float32".
 func (d DType) String() string {
@@ -92,7 +111,8 @@ func (d DType) Size() int {
 
 // IsFloatingPoint reports whether d is a real floating-point type.
 func (d DType) IsFloatingPoint() bool {
-	return d == Float16 || d == Float32 || d == Float64 || d == BFloat16
+	return d == Float16 || d == Float32 || d == Float64 || d == BFloat16 ||
+		(d >= Float8E5M2 && d <= Float8E4M3FNUZ)
 }
 
 // IsComplex reports whether d is a complex type.

@@ -31,11 +31,19 @@ var (
 	ErrUndefined = errors.New("undefined tensor (the zero Tensor{})")
 	// ErrFreed is the cause when a tensor is used after Free.
 	ErrFreed = errors.New("tensor used after Free")
+	// ErrUnsupported is the cause when the linked libtorch lacks what was
+	// asked: an op added after it or removed before it (the message says
+	// which versions have it), or a dtype it does not know.
+	ErrUnsupported = errors.New("not supported by this libtorch")
 )
 
 func newError(op string, cause error, format string, args ...any) *Error {
 	return &Error{Op: op, Msg: fmt.Sprintf(format, args...), Err: cause}
 }
+
+// unsupportedPrefix starts the C message of an op that the linked libtorch
+// lacks (GT_UNSUPPORTED_PREFIX in cgotorch/internal.h).
+const unsupportedPrefix = "gotorch-unsupported: "
 
 // cError turns a C error into a Go error and frees the C string.
 func cError(op string, e C.gt_error) error {
@@ -44,6 +52,9 @@ func cError(op string, e C.gt_error) error {
 	}
 	msg := C.GoString(e)
 	C.gt_free_error(e)
+	if m, ok := strings.CutPrefix(msg, unsupportedPrefix); ok {
+		return &Error{Op: op, Msg: m, Err: ErrUnsupported}
+	}
 	return &Error{Op: op, Msg: shortenDispatchError(msg)}
 }
 

@@ -611,6 +611,8 @@ func genInternalHasSameStorageNumel(self Tensor, other Tensor) (r0_ bool, err_ e
 // AlignAs is PyTorch's align_as.
 //
 //	aten::align_as(Tensor self, Tensor other) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func (self Tensor) AlignAs(other Tensor) Tensor {
 	r0, err := genAlignAs(self, other)
 	if err != nil {
@@ -645,6 +647,8 @@ func genAlignAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 // AlignTensors is PyTorch's align_tensors.
 //
 //	aten::align_tensors(Tensor[] tensors) -> Tensor[]
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func AlignTensors(tensors []Tensor) []Tensor {
 	r0, err := genAlignTensors(tensors)
 	if err != nil {
@@ -701,9 +705,11 @@ func genInternalAssertAsync(self Tensor) (err_ error) {
 
 // InternalAssertTensorMetadata is PyTorch's _assert_tensor_metadata.
 //
-//	aten::_assert_tensor_metadata(Tensor a, int[]? size=None, int[]? stride=None, ScalarType? dtype=None) -> ()
+//	aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()
 //
-// Options: WithSize, WithStride, WithDtype.
+// Options: WithSize, WithStride, WithDtype, WithDevice, WithLayout.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalAssertTensorMetadata(a Tensor, opts ...Option) {
 	must(genInternalAssertTensorMetadata(a, opts))
 }
@@ -719,6 +725,10 @@ func genInternalAssertTensorMetadata(a Tensor, opts []Option) (err_ error) {
 	var stride []int64
 	var dtype DType
 	dtypeHas := false
+	var device Device
+	deviceHas := false
+	var layout Layout
+	layoutHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optSize:
@@ -734,6 +744,12 @@ func genInternalAssertTensorMetadata(a Tensor, opts []Option) (err_ error) {
 		case optDtype:
 			dtype = DType(o.i)
 			dtypeHas = true
+		case optDevice:
+			device = o.device()
+			deviceHas = true
+		case optLayout:
+			layout = Layout(o.i)
+			layoutHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -743,7 +759,7 @@ func genInternalAssertTensorMetadata(a Tensor, opts []Option) (err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard0.Atg__assert_tensor_metadata(unsafe.Pointer(aC), i64p(size), optLen(len(size), size == nil), i64p(stride), optLen(len(stride), stride == nil), int32(dtype), b32(dtypeHas))
+	e_ := shard0.Atg__assert_tensor_metadata(unsafe.Pointer(aC), i64p(size), optLen(len(size), size == nil), i64p(stride), optLen(len(stride), stride == nil), int32(dtype), b32(dtypeHas), int32(device.Type), int32(device.Index), b32(deviceHas), int32(layout), b32(layoutHas))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -3790,7 +3806,7 @@ func genAddROut(out Tensor, self Tensor, vec1 Tensor, vec2 Tensor, opts []Option
 
 // AffineGridGenerator is PyTorch's affine_grid_generator.
 //
-//	aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) -> Tensor
+//	aten::affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor
 func AffineGridGenerator(theta Tensor, size []int64, alignCorners bool) Tensor {
 	r0, err := genAffineGridGenerator(theta, size, alignCorners)
 	if err != nil {
@@ -3818,7 +3834,7 @@ func genAffineGridGenerator(theta Tensor, size []int64, alignCorners bool) (r0_ 
 
 // AffineGridGeneratorBackward is PyTorch's affine_grid_generator_backward.
 //
-//	aten::affine_grid_generator_backward(Tensor grad, int[] size, bool align_corners) -> Tensor
+//	aten::affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor
 func AffineGridGeneratorBackward(grad Tensor, size []int64, alignCorners bool) Tensor {
 	r0, err := genAffineGridGeneratorBackward(grad, size, alignCorners)
 	if err != nil {
@@ -7409,7 +7425,7 @@ func genBinaryCrossEntropyWithLogits(self Tensor, target Tensor, opts []Option) 
 
 // Bincount is PyTorch's bincount.
 //
-//	aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+//	aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 //
 // Options: WithWeights, WithMinlength.
 func Bincount(self Tensor, opts ...Option) Tensor {
@@ -7427,7 +7443,7 @@ func TryBincount(self Tensor, opts ...Option) (Tensor, error) {
 
 // Bincount is PyTorch's bincount.
 //
-//	aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+//	aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 //
 // Options: WithWeights, WithMinlength.
 func (self Tensor) Bincount(opts ...Option) Tensor {
@@ -8533,7 +8549,7 @@ func genBroadcastTensors(tensors []Tensor) (r0_ []Tensor, err_ error) {
 
 // BroadcastTo is PyTorch's broadcast_to.
 //
-//	aten::broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+//	aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 func BroadcastTo(self Tensor, size []int64) Tensor {
 	r0, err := genBroadcastTo(self, size)
 	if err != nil {
@@ -8549,7 +8565,7 @@ func TryBroadcastTo(self Tensor, size []int64) (Tensor, error) {
 
 // BroadcastTo is PyTorch's broadcast_to.
 //
-//	aten::broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
+//	aten::broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 func (self Tensor) BroadcastTo(size []int64) Tensor {
 	r0, err := genBroadcastTo(self, size)
 	if err != nil {
@@ -9231,7 +9247,7 @@ func genChunk(self Tensor, chunks int64, opts []Option) (r0_ []Tensor, err_ erro
 
 // TensorSplit is PyTorch's tensor_split.sections.
 //
-//	aten::tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]
+//	aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func TensorSplit(self Tensor, sections int64, opts ...Option) []Tensor {
@@ -9249,7 +9265,7 @@ func TryTensorSplit(self Tensor, sections int64, opts ...Option) ([]Tensor, erro
 
 // TensorSplit is PyTorch's tensor_split.sections.
 //
-//	aten::tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]
+//	aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func (self Tensor) TensorSplit(sections int64, opts ...Option) []Tensor {
@@ -9294,7 +9310,7 @@ func genTensorSplit(self Tensor, sections int64, opts []Option) (r0_ []Tensor, e
 
 // TensorSplitIndices is PyTorch's tensor_split.indices.
 //
-//	aten::tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]
+//	aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func TensorSplitIndices(self Tensor, indices []int64, opts ...Option) []Tensor {
@@ -9312,7 +9328,7 @@ func TryTensorSplitIndices(self Tensor, indices []int64, opts ...Option) ([]Tens
 
 // TensorSplitIndices is PyTorch's tensor_split.indices.
 //
-//	aten::tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]
+//	aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func (self Tensor) TensorSplitIndices(indices []int64, opts ...Option) []Tensor {
@@ -10977,7 +10993,7 @@ func genPolarOut(out Tensor, abs Tensor, angle Tensor) (r0_ Tensor, err_ error) 
 
 // ConstantPadNd is PyTorch's constant_pad_nd.
 //
-//	aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+//	aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 //
 // Options: WithValue.
 func ConstantPadNd(self Tensor, pad []int64, opts ...Option) Tensor {
@@ -11057,7 +11073,7 @@ func genContiguous(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // Convolution is PyTorch's convolution.
 //
-//	aten::convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+//	aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 func Convolution(input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64) Tensor {
 	r0, err := genConvolution(input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups)
 	if err != nil {
@@ -11098,7 +11114,7 @@ func genConvolution(input Tensor, weight Tensor, bias Tensor, stride []int64, pa
 
 // ConvolutionBackward is PyTorch's convolution_backward.
 //
-//	aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+//	aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 func ConvolutionBackward(gradOutput Tensor, input Tensor, weight Tensor, biasSizes []int64, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genConvolutionBackward(gradOutput, input, weight, biasSizes, stride, padding, dilation, transposed, outputPadding, groups, outputMask)
 	if err != nil {
@@ -11144,7 +11160,7 @@ func genConvolutionBackward(gradOutput Tensor, input Tensor, weight Tensor, bias
 
 // ConvolutionOverrideable is PyTorch's convolution_overrideable.
 //
-//	aten::convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+//	aten::convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 func ConvolutionOverrideable(input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64) Tensor {
 	r0, err := genConvolutionOverrideable(input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups)
 	if err != nil {
@@ -11185,7 +11201,7 @@ func genConvolutionOverrideable(input Tensor, weight Tensor, bias Tensor, stride
 
 // ConvolutionBackwardOverrideable is PyTorch's convolution_backward_overrideable.
 //
-//	aten::convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
+//	aten::convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
 func ConvolutionBackwardOverrideable(gradOutput Tensor, input Tensor, weight Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genConvolutionBackwardOverrideable(gradOutput, input, weight, stride, padding, dilation, transposed, outputPadding, groups, outputMask)
 	if err != nil {
@@ -11231,7 +11247,7 @@ func genConvolutionBackwardOverrideable(gradOutput Tensor, input Tensor, weight 
 
 // InternalConvolution is PyTorch's _convolution.
 //
-//	aten::_convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor
+//	aten::_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor
 func InternalConvolution(input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, benchmark bool, deterministic bool, cudnnEnabled bool, allowTf32 bool) Tensor {
 	r0, err := genInternalConvolution(input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups, benchmark, deterministic, cudnnEnabled, allowTf32)
 	if err != nil {
@@ -11272,7 +11288,7 @@ func genInternalConvolution(input Tensor, weight Tensor, bias Tensor, stride []i
 
 // InternalConvolutionDeprecated is PyTorch's _convolution.deprecated.
 //
-//	aten::_convolution.deprecated(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled) -> Tensor
+//	aten::_convolution.deprecated(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, int[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled) -> Tensor
 func InternalConvolutionDeprecated(input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, benchmark bool, deterministic bool, cudnnEnabled bool) Tensor {
 	r0, err := genInternalConvolutionDeprecated(input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups, benchmark, deterministic, cudnnEnabled)
 	if err != nil {
@@ -11313,7 +11329,7 @@ func genInternalConvolutionDeprecated(input Tensor, weight Tensor, bias Tensor, 
 
 // InternalConvolutionMode is PyTorch's _convolution_mode.
 //
-//	aten::_convolution_mode(Tensor input, Tensor weight, Tensor? bias, int[] stride, str padding, int[] dilation, int groups) -> Tensor
+//	aten::_convolution_mode(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, str padding, SymInt[] dilation, SymInt groups) -> Tensor
 func InternalConvolutionMode(input Tensor, weight Tensor, bias Tensor, stride []int64, padding string, dilation []int64, groups int64) Tensor {
 	r0, err := genInternalConvolutionMode(input, weight, bias, stride, padding, dilation, groups)
 	if err != nil {
@@ -11354,7 +11370,7 @@ func genInternalConvolutionMode(input Tensor, weight Tensor, bias Tensor, stride
 
 // InternalConvolutionDoubleBackward is PyTorch's _convolution_double_backward.
 //
-//	aten::_convolution_double_backward(Tensor? ggI, Tensor? ggW, Tensor? ggb, Tensor gO, Tensor weight, Tensor self, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+//	aten::_convolution_double_backward(Tensor? ggI, Tensor? ggW, Tensor? ggb, Tensor gO, Tensor weight, Tensor self, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 func InternalConvolutionDoubleBackward(ggI Tensor, ggW Tensor, ggb Tensor, go_ Tensor, weight Tensor, self Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalConvolutionDoubleBackward(ggI, ggW, ggb, go_, weight, self, stride, padding, dilation, transposed, outputPadding, groups, outputMask)
 	if err != nil {
@@ -11427,7 +11443,7 @@ func genInternalConvolutionDoubleBackward(ggI Tensor, ggW Tensor, ggb Tensor, go
 
 // Conv1d is PyTorch's conv1d.
 //
-//	aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor
+//	aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation, WithGroups.
 func Conv1d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11503,7 +11519,7 @@ func genConv1d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // Conv2d is PyTorch's conv2d.
 //
-//	aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor
+//	aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation, WithGroups.
 func Conv2d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11579,7 +11595,7 @@ func genConv2d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // Conv3d is PyTorch's conv3d.
 //
-//	aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1) -> Tensor
+//	aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation, WithGroups.
 func Conv3d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11655,7 +11671,7 @@ func genConv3d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // Conv1dPadding is PyTorch's conv1d.padding.
 //
-//	aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding="valid", int[1] dilation=1, int groups=1) -> Tensor
+//	aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPaddingString, WithDilation, WithGroups.
 func Conv1dPadding(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11728,7 +11744,7 @@ func genConv1dPadding(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, e
 
 // Conv2dPadding is PyTorch's conv2d.padding.
 //
-//	aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding="valid", int[2] dilation=1, int groups=1) -> Tensor
+//	aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPaddingString, WithDilation, WithGroups.
 func Conv2dPadding(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11801,7 +11817,7 @@ func genConv2dPadding(input Tensor, weight Tensor, opts []Option) (r0_ Tensor, e
 
 // Conv3dPadding is PyTorch's conv3d.padding.
 //
-//	aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding="valid", int[3] dilation=1, int groups=1) -> Tensor
+//	aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPaddingString, WithDilation, WithGroups.
 func Conv3dPadding(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -11983,7 +11999,7 @@ func genConvTbcBackward(self Tensor, input Tensor, weight Tensor, bias Tensor, p
 
 // ConvTranspose1d is PyTorch's conv_transpose1d.
 //
-//	aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor
+//	aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithGroups, WithDilation.
 func ConvTranspose1d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -12065,7 +12081,7 @@ func genConvTranspose1d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor,
 
 // ConvTranspose2d is PyTorch's conv_transpose2d.input.
 //
-//	aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor
+//	aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithGroups, WithDilation.
 func ConvTranspose2d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -12147,7 +12163,7 @@ func genConvTranspose2d(input Tensor, weight Tensor, opts []Option) (r0_ Tensor,
 
 // ConvTranspose3d is PyTorch's conv_transpose3d.input.
 //
-//	aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor
+//	aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithGroups, WithDilation.
 func ConvTranspose3d(input Tensor, weight Tensor, opts ...Option) Tensor {
@@ -13163,7 +13179,7 @@ func genCudnnBatchNormBackward(input Tensor, gradOutput Tensor, weight Tensor, r
 
 // CudnnConvolution is PyTorch's cudnn_convolution.
 //
-//	aten::cudnn_convolution(Tensor self, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor
+//	aten::cudnn_convolution(Tensor self, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor
 func CudnnConvolution(self Tensor, weight Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool, allowTf32 bool) Tensor {
 	r0, err := genCudnnConvolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic, allowTf32)
 	if err != nil {
@@ -13197,7 +13213,7 @@ func genCudnnConvolution(self Tensor, weight Tensor, padding []int64, stride []i
 
 // CudnnConvolutionTranspose is PyTorch's cudnn_convolution_transpose.
 //
-//	aten::cudnn_convolution_transpose(Tensor self, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor
+//	aten::cudnn_convolution_transpose(Tensor self, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32) -> Tensor
 func CudnnConvolutionTranspose(self Tensor, weight Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool, allowTf32 bool) Tensor {
 	r0, err := genCudnnConvolutionTranspose(self, weight, padding, outputPadding, stride, dilation, groups, benchmark, deterministic, allowTf32)
 	if err != nil {
@@ -13231,7 +13247,7 @@ func genCudnnConvolutionTranspose(self Tensor, weight Tensor, padding []int64, o
 
 // MpsConvolutionTransposeBackward is PyTorch's mps_convolution_transpose_backward.
 //
-//	aten::mps_convolution_transpose_backward(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool[2] output_mask) -> (Tensor, Tensor)
+//	aten::mps_convolution_transpose_backward(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[2] output_mask) -> (Tensor, Tensor)
 func MpsConvolutionTransposeBackward(self Tensor, gradOutput Tensor, weight Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, outputMask [2]bool) (Tensor, Tensor) {
 	r0, r1, err := genMpsConvolutionTransposeBackward(self, gradOutput, weight, padding, outputPadding, stride, dilation, groups, outputMask)
 	if err != nil {
@@ -13276,7 +13292,7 @@ func genMpsConvolutionTransposeBackward(self Tensor, gradOutput Tensor, weight T
 
 // CudnnConvolutionRelu is PyTorch's cudnn_convolution_relu.
 //
-//	aten::cudnn_convolution_relu(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
+//	aten::cudnn_convolution_relu(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor
 func CudnnConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64) Tensor {
 	r0, err := genCudnnConvolutionRelu(self, weight, bias, stride, padding, dilation, groups)
 	if err != nil {
@@ -13317,7 +13333,7 @@ func genCudnnConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []i
 
 // CudnnConvolutionAddRelu is PyTorch's cudnn_convolution_add_relu.
 //
-//	aten::cudnn_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
+//	aten::cudnn_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor
 //
 // Options: WithAlpha.
 func CudnnConvolutionAddRelu(self Tensor, weight Tensor, z Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64, opts ...Option) Tensor {
@@ -16871,7 +16887,7 @@ func genEinsum(equation string, tensors []Tensor, opts []Option) (r0_ Tensor, er
 
 // Embedding is PyTorch's embedding.
 //
-//	aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+//	aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 //
 // Options: WithPaddingIdx, WithScaleGradByFreq, WithSparse.
 func Embedding(weight Tensor, indices Tensor, opts ...Option) Tensor {
@@ -16925,7 +16941,7 @@ func genEmbedding(weight Tensor, indices Tensor, opts []Option) (r0_ Tensor, err
 
 // EmbeddingBackward is PyTorch's embedding_backward.
 //
-//	aten::embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor
+//	aten::embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor
 func EmbeddingBackward(grad Tensor, indices Tensor, numWeights int64, paddingIdx int64, scaleGradByFreq bool, sparse bool) Tensor {
 	r0, err := genEmbeddingBackward(grad, indices, numWeights, paddingIdx, scaleGradByFreq, sparse)
 	if err != nil {
@@ -16959,7 +16975,7 @@ func genEmbeddingBackward(grad Tensor, indices Tensor, numWeights int64, padding
 
 // EmbeddingDenseBackward is PyTorch's embedding_dense_backward.
 //
-//	aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+//	aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 func EmbeddingDenseBackward(gradOutput Tensor, indices Tensor, numWeights int64, paddingIdx int64, scaleGradByFreq bool) Tensor {
 	r0, err := genEmbeddingDenseBackward(gradOutput, indices, numWeights, paddingIdx, scaleGradByFreq)
 	if err != nil {
@@ -17491,7 +17507,7 @@ func genInternalEmbeddingBag(weight Tensor, indices Tensor, offsets Tensor, opts
 
 // InternalEmbeddingBagBackward is PyTorch's _embedding_bag_backward.
 //
-//	aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+//	aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
 //
 // Options: WithPaddingIdx.
 func InternalEmbeddingBagBackward(grad Tensor, indices Tensor, offsets Tensor, offset2bag Tensor, bagSize Tensor, maximumIndices Tensor, numWeights int64, scaleGradByFreq bool, mode int64, sparse bool, perSampleWeights Tensor, opts ...Option) Tensor {
@@ -17584,7 +17600,7 @@ func genInternalEmbeddingBagBackward(grad Tensor, indices Tensor, offsets Tensor
 
 // InternalEmbeddingBagSparseBackward is PyTorch's _embedding_bag_sparse_backward.
 //
-//	aten::_embedding_bag_sparse_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+//	aten::_embedding_bag_sparse_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
 //
 // Options: WithPaddingIdx.
 func InternalEmbeddingBagSparseBackward(grad Tensor, indices Tensor, offsets Tensor, offset2bag Tensor, bagSize Tensor, numWeights int64, scaleGradByFreq bool, mode int64, perSampleWeights Tensor, opts ...Option) Tensor {
@@ -17666,7 +17682,7 @@ func genInternalEmbeddingBagSparseBackward(grad Tensor, indices Tensor, offsets 
 
 // InternalEmbeddingBagDenseBackward is PyTorch's _embedding_bag_dense_backward.
 //
-//	aten::_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+//	aten::_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
 //
 // Options: WithPaddingIdx.
 func InternalEmbeddingBagDenseBackward(grad Tensor, indices Tensor, offset2bag Tensor, bagSize Tensor, maximumIndices Tensor, numWeights int64, scaleGradByFreq bool, mode int64, perSampleWeights Tensor, opts ...Option) Tensor {
@@ -18060,7 +18076,7 @@ func genNewOnes(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ erro
 
 // InternalEmptyAffineQuantized is PyTorch's _empty_affine_quantized.
 //
-//	aten::_empty_affine_quantized(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format) -> Tensor
+//	aten::_empty_affine_quantized(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format) -> Tensor
 //
 // Options: WithScale, WithZeroPoint, WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func InternalEmptyAffineQuantized(size []int64, opts ...Option) Tensor {
@@ -18108,7 +18124,7 @@ func genInternalEmptyAffineQuantized(size []int64, opts []Option) (r0_ Tensor, e
 
 // InternalEmptyPerChannelAffineQuantized is PyTorch's _empty_per_channel_affine_quantized.
 //
-//	aten::_empty_per_channel_affine_quantized(int[] size, *, Tensor scales, Tensor zero_points, int axis, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=contiguous_format) -> Tensor
+//	aten::_empty_per_channel_affine_quantized(SymInt[] size, *, Tensor scales, Tensor zero_points, int axis, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=contiguous_format) -> Tensor
 //
 // Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func InternalEmptyPerChannelAffineQuantized(size []int64, scales Tensor, zeroPoints Tensor, axis int64, opts ...Option) Tensor {
@@ -18204,7 +18220,7 @@ func genResize_(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ erro
 
 // InternalResizeOutput_ is PyTorch's _resize_output_.
 //
-//	aten::_resize_output_(Tensor(a!) self, int[] size, Device device) -> Tensor(a!)
+//	aten::_resize_output_(Tensor(a!) self, SymInt[] size, Device device) -> Tensor(a!)
 func InternalResizeOutput_(self Tensor, size []int64, device Device) Tensor {
 	r0, err := genInternalResizeOutput_(self, size, device)
 	if err != nil {
@@ -19119,7 +19135,7 @@ func genExpandAs(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 
 // Eye is PyTorch's eye.
 //
-//	aten::eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func Eye(n int64, opts ...Option) Tensor {
@@ -19154,7 +19170,7 @@ func genEye(n int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // EyeM is PyTorch's eye.m.
 //
-//	aten::eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func EyeM(n int64, m int64, opts ...Option) Tensor {
@@ -19189,7 +19205,7 @@ func genEyeM(n int64, m int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // EyeOut is PyTorch's eye_out.out.
 //
-//	aten::eye.out(int n, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 func EyeOut(out Tensor, n int64) Tensor {
 	r0, err := genEyeOut(out, n)
 	if err != nil {
@@ -19220,7 +19236,7 @@ func genEyeOut(out Tensor, n int64) (r0_ Tensor, err_ error) {
 
 // EyeMOut is PyTorch's eye_out.m_out.
 //
-//	aten::eye.m_out(int n, int m, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
 func EyeMOut(out Tensor, n int64, m int64) Tensor {
 	r0, err := genEyeMOut(out, n, m)
 	if err != nil {
@@ -19317,7 +19333,7 @@ func genFlatten(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // Unflatten is PyTorch's unflatten.int.
 //
-//	aten::unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)
+//	aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 func Unflatten(self Tensor, dim int64, sizes []int64) Tensor {
 	r0, err := genUnflatten(self, dim, sizes)
 	if err != nil {
@@ -19333,7 +19349,7 @@ func TryUnflatten(self Tensor, dim int64, sizes []int64) (Tensor, error) {
 
 // Unflatten is PyTorch's unflatten.int.
 //
-//	aten::unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)
+//	aten::unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 func (self Tensor) Unflatten(dim int64, sizes []int64) Tensor {
 	r0, err := genUnflatten(self, dim, sizes)
 	if err != nil {
@@ -21263,7 +21279,7 @@ func genInternalFftR2cOut(out Tensor, self Tensor, dim []int64, normalization in
 
 // InternalFftC2r is PyTorch's _fft_c2r.
 //
-//	aten::_fft_c2r(Tensor self, int[] dim, int normalization, int last_dim_size) -> Tensor
+//	aten::_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor
 func InternalFftC2r(self Tensor, dim []int64, normalization int64, lastDimSize int64) Tensor {
 	r0, err := genInternalFftC2r(self, dim, normalization, lastDimSize)
 	if err != nil {
@@ -21291,7 +21307,7 @@ func genInternalFftC2r(self Tensor, dim []int64, normalization int64, lastDimSiz
 
 // InternalFftC2rOut is PyTorch's _fft_c2r_out.out.
 //
-//	aten::_fft_c2r.out(Tensor self, int[] dim, int normalization, int last_dim_size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_fft_c2r.out(Tensor self, int[] dim, int normalization, SymInt last_dim_size, *, Tensor(a!) out) -> Tensor(a!)
 func InternalFftC2rOut(out Tensor, self Tensor, dim []int64, normalization int64, lastDimSize int64) Tensor {
 	r0, err := genInternalFftC2rOut(out, self, dim, normalization, lastDimSize)
 	if err != nil {
@@ -21328,7 +21344,7 @@ func genInternalFftC2rOut(out Tensor, self Tensor, dim []int64, normalization in
 
 // InternalFftC2c is PyTorch's _fft_c2c.
 //
-//	aten::_fft_c2c(Tensor self, int[] dim, int normalization, bool forward) -> Tensor
+//	aten::_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
 func InternalFftC2c(self Tensor, dim []int64, normalization int64, forward bool) Tensor {
 	r0, err := genInternalFftC2c(self, dim, normalization, forward)
 	if err != nil {
@@ -21356,7 +21372,7 @@ func genInternalFftC2c(self Tensor, dim []int64, normalization int64, forward bo
 
 // InternalFftC2cOut is PyTorch's _fft_c2c_out.out.
 //
-//	aten::_fft_c2c.out(Tensor self, int[] dim, int normalization, bool forward, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_fft_c2c.out(Tensor self, SymInt[] dim, int normalization, bool forward, *, Tensor(a!) out) -> Tensor(a!)
 func InternalFftC2cOut(out Tensor, self Tensor, dim []int64, normalization int64, forward bool) Tensor {
 	r0, err := genInternalFftC2cOut(out, self, dim, normalization, forward)
 	if err != nil {
@@ -21426,6 +21442,8 @@ func genInternalValidateCompressedSparseIndices(isCrow bool, compressedIdx Tenso
 // InternalCufftGetPlanCacheSize is PyTorch's _cufft_get_plan_cache_size.
 //
 //	aten::_cufft_get_plan_cache_size(int device_index) -> int
+//
+// Not in every libtorch: libtorch 2.6.0 declares it with other arguments than 1.13.1; elsewhere it returns ErrUnsupported.
 func InternalCufftGetPlanCacheSize(deviceIndex int64) int64 {
 	r0, err := genInternalCufftGetPlanCacheSize(deviceIndex)
 	if err != nil {
@@ -21452,6 +21470,8 @@ func genInternalCufftGetPlanCacheSize(deviceIndex int64) (r0_ int64, err_ error)
 // InternalCufftGetPlanCacheMaxSize is PyTorch's _cufft_get_plan_cache_max_size.
 //
 //	aten::_cufft_get_plan_cache_max_size(int device_index) -> int
+//
+// Not in every libtorch: libtorch 2.6.0 declares it with other arguments than 1.13.1; elsewhere it returns ErrUnsupported.
 func InternalCufftGetPlanCacheMaxSize(deviceIndex int64) int64 {
 	r0, err := genInternalCufftGetPlanCacheMaxSize(deviceIndex)
 	if err != nil {
@@ -21478,6 +21498,8 @@ func genInternalCufftGetPlanCacheMaxSize(deviceIndex int64) (r0_ int64, err_ err
 // InternalCufftSetPlanCacheMaxSize is PyTorch's _cufft_set_plan_cache_max_size.
 //
 //	aten::_cufft_set_plan_cache_max_size(int device_index, int max_size) -> ()
+//
+// Not in every libtorch: libtorch 2.6.0 declares it with other arguments than 1.13.1; elsewhere it returns ErrUnsupported.
 func InternalCufftSetPlanCacheMaxSize(deviceIndex int64, maxSize int64) {
 	must(genInternalCufftSetPlanCacheMaxSize(deviceIndex, maxSize))
 }
@@ -21499,6 +21521,8 @@ func genInternalCufftSetPlanCacheMaxSize(deviceIndex int64, maxSize int64) (err_
 // InternalCufftClearPlanCache is PyTorch's _cufft_clear_plan_cache.
 //
 //	aten::_cufft_clear_plan_cache(int device_index) -> ()
+//
+// Not in every libtorch: libtorch 2.6.0 declares it with other arguments than 1.13.1; elsewhere it returns ErrUnsupported.
 func InternalCufftClearPlanCache(deviceIndex int64) {
 	must(genInternalCufftClearPlanCache(deviceIndex))
 }
@@ -23105,7 +23129,7 @@ func genKronOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ error) 
 
 // KthValue is PyTorch's kthvalue.
 //
-//	aten::kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+//	aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 //
 // Options: WithDim, WithKeepdim.
 func KthValue(self Tensor, k int64, opts ...Option) (Tensor, Tensor) {
@@ -23123,7 +23147,7 @@ func TryKthValue(self Tensor, k int64, opts ...Option) (Tensor, Tensor, error) {
 
 // KthValue is PyTorch's kthvalue.
 //
-//	aten::kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+//	aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 //
 // Options: WithDim, WithKeepdim.
 func (self Tensor) KthValue(k int64, opts ...Option) (Tensor, Tensor) {
@@ -23172,7 +23196,7 @@ func genKthValue(self Tensor, k int64, opts []Option) (r0_ Tensor, r1_ Tensor, e
 
 // KthValueOut is PyTorch's kthvalue_out.values.
 //
-//	aten::kthvalue.values(Tensor self, int k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+//	aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
 //
 // Options: WithDim, WithKeepdim.
 func KthValueOut(values Tensor, indices Tensor, self Tensor, k int64, opts ...Option) (Tensor, Tensor) {
@@ -23234,7 +23258,7 @@ func genKthValueOut(values Tensor, indices Tensor, self Tensor, k int64, opts []
 
 // LayerNorm is PyTorch's layer_norm.
 //
-//	aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+//	aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 //
 // Options: WithWeight, WithBias, WithEps, WithCudnnEnable.
 func LayerNorm(input Tensor, normalizedShape []int64, opts ...Option) Tensor {
@@ -24138,7 +24162,9 @@ func genFbgemmPackGemmMatrixFp16(input Tensor) (r0_ Tensor, err_ error) {
 
 // FbgemmLinearFp16WeightFp32Activation is PyTorch's fbgemm_linear_fp16_weight_fp32_activation.
 //
-//	aten::fbgemm_linear_fp16_weight_fp32_activation(Tensor input, Tensor packed_weight, Tensor bias) -> Tensor
+//	aten::fbgemm_linear_fp16_weight_fp32_activation(Tensor input, Tensor packed_weight, Tensor? bias) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func FbgemmLinearFp16WeightFp32Activation(input Tensor, packedWeight Tensor, bias Tensor) Tensor {
 	r0, err := genFbgemmLinearFp16WeightFp32Activation(input, packedWeight, bias)
 	if err != nil {
@@ -24163,7 +24189,7 @@ func genFbgemmLinearFp16WeightFp32Activation(input Tensor, packedWeight Tensor, 
 		input.unpin()
 		return
 	}
-	biasC, err_ := bias.ptr(op, "bias")
+	biasC, err_ := bias.optPtr(op, "bias")
 	if err_ != nil {
 		input.unpin()
 		packedWeight.unpin()
@@ -26879,7 +26905,7 @@ func genMaxOut(max_ Tensor, maxValues Tensor, self Tensor, dim int64, opts []Opt
 
 // ValueSelectingReductionBackward is PyTorch's value_selecting_reduction_backward.
 //
-//	aten::value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, int[] sizes, bool keepdim) -> Tensor
+//	aten::value_selecting_reduction_backward(Tensor grad, int dim, Tensor indices, SymInt[] sizes, bool keepdim) -> Tensor
 func ValueSelectingReductionBackward(grad Tensor, dim int64, indices Tensor, sizes []int64, keepdim bool) Tensor {
 	r0, err := genValueSelectingReductionBackward(grad, dim, indices, sizes, keepdim)
 	if err != nil {
@@ -27214,6 +27240,8 @@ func genMaxPool2d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, e
 //	aten::mps_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 //
 // Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func MpsMaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
 	r0, err := genMpsMaxPool2dBackward(gradOutput, self, kernelSize, opts)
 	if err != nil {
@@ -28579,7 +28607,7 @@ func genAminOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error)
 
 // MpsConvolutionBackward is PyTorch's mps_convolution_backward.
 //
-//	aten::mps_convolution_backward(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+//	aten::mps_convolution_backward(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 func MpsConvolutionBackward(self Tensor, gradOutput Tensor, weight Tensor, padding []int64, stride []int64, dilation []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genMpsConvolutionBackward(self, gradOutput, weight, padding, stride, dilation, groups, outputMask)
 	if err != nil {
@@ -28625,7 +28653,7 @@ func genMpsConvolutionBackward(self Tensor, gradOutput Tensor, weight Tensor, pa
 
 // MkldnnConvolution is PyTorch's mkldnn_convolution.
 //
-//	aten::mkldnn_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups) -> Tensor
+//	aten::mkldnn_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups) -> Tensor
 func MkldnnConvolution(self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64) Tensor {
 	r0, err := genMkldnnConvolution(self, weight, bias, padding, stride, dilation, groups)
 	if err != nil {
@@ -28813,7 +28841,7 @@ func genMiopenBatchNormBackward(input Tensor, gradOutput Tensor, weight Tensor, 
 
 // MiopenConvolution is PyTorch's miopen_convolution.
 //
-//	aten::miopen_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor
+//	aten::miopen_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor
 func MiopenConvolution(self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenConvolution(self, weight, bias, padding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -28854,7 +28882,7 @@ func genMiopenConvolution(self Tensor, weight Tensor, bias Tensor, padding []int
 
 // MiopenConvolutionTranspose is PyTorch's miopen_convolution_transpose.
 //
-//	aten::miopen_convolution_transpose(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor
+//	aten::miopen_convolution_transpose(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor
 func MiopenConvolutionTranspose(self Tensor, weight Tensor, bias Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenConvolutionTranspose(self, weight, bias, padding, outputPadding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -28895,7 +28923,7 @@ func genMiopenConvolutionTranspose(self Tensor, weight Tensor, bias Tensor, padd
 
 // MiopenDepthwiseConvolution is PyTorch's miopen_depthwise_convolution.
 //
-//	aten::miopen_depthwise_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor
+//	aten::miopen_depthwise_convolution(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic) -> Tensor
 func MiopenDepthwiseConvolution(self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenDepthwiseConvolution(self, weight, bias, padding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -28936,7 +28964,7 @@ func genMiopenDepthwiseConvolution(self Tensor, weight Tensor, bias Tensor, padd
 
 // MiopenConvolutionRelu is PyTorch's miopen_convolution_relu.
 //
-//	aten::miopen_convolution_relu(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
+//	aten::miopen_convolution_relu(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor
 func MiopenConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64) Tensor {
 	r0, err := genMiopenConvolutionRelu(self, weight, bias, stride, padding, dilation, groups)
 	if err != nil {
@@ -28977,7 +29005,7 @@ func genMiopenConvolutionRelu(self Tensor, weight Tensor, bias Tensor, stride []
 
 // MiopenConvolutionAddRelu is PyTorch's miopen_convolution_add_relu.
 //
-//	aten::miopen_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
+//	aten::miopen_convolution_add_relu(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups) -> Tensor
 //
 // Options: WithAlpha.
 func MiopenConvolutionAddRelu(self Tensor, weight Tensor, z Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64, opts ...Option) Tensor {
@@ -29407,6 +29435,8 @@ func genInternalSparseSparseMatmul(self Tensor, other Tensor) (r0_ Tensor, err_ 
 // InternalSparseMaskHelper is PyTorch's _sparse_mask_helper.
 //
 //	aten::_sparse_mask_helper(Tensor t, Tensor mask_indices) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalSparseMaskHelper(t Tensor, maskIndices Tensor) Tensor {
 	r0, err := genInternalSparseMaskHelper(t, maskIndices)
 	if err != nil {
@@ -30268,7 +30298,7 @@ func genNarrowCopyOut(out Tensor, self Tensor, dim int64, start int64, length in
 
 // Narrow is PyTorch's narrow.
 //
-//	aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+//	aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 func Narrow(self Tensor, dim int64, start int64, length int64) Tensor {
 	r0, err := genNarrow(self, dim, start, length)
 	if err != nil {
@@ -30284,7 +30314,7 @@ func TryNarrow(self Tensor, dim int64, start int64, length int64) (Tensor, error
 
 // Narrow is PyTorch's narrow.
 //
-//	aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)
+//	aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 func (self Tensor) Narrow(dim int64, start int64, length int64) Tensor {
 	r0, err := genNarrow(self, dim, start, length)
 	if err != nil {
@@ -30312,7 +30342,7 @@ func genNarrow(self Tensor, dim int64, start int64, length int64) (r0_ Tensor, e
 
 // NarrowTensor is PyTorch's narrow.Tensor.
 //
-//	aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, int length) -> Tensor(a)
+//	aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
 func NarrowTensor(self Tensor, dim int64, start Tensor, length int64) Tensor {
 	r0, err := genNarrowTensor(self, dim, start, length)
 	if err != nil {
@@ -30328,7 +30358,7 @@ func TryNarrowTensor(self Tensor, dim int64, start Tensor, length int64) (Tensor
 
 // NarrowTensor is PyTorch's narrow.Tensor.
 //
-//	aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, int length) -> Tensor(a)
+//	aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
 func (self Tensor) NarrowTensor(dim int64, start Tensor, length int64) Tensor {
 	r0, err := genNarrowTensor(self, dim, start, length)
 	if err != nil {
@@ -30881,7 +30911,7 @@ func genNativeBatchNormBackward(gradOut Tensor, input Tensor, weight Tensor, run
 		saveMean.unpin()
 		return
 	}
-	r0, r1, r2, e_ := shard1.Atg_native_batch_norm_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveInvstdC), b32(train), eps, boolMask(outputMask[:]))
+	r0, r1, r2, e_ := shard0.Atg_native_batch_norm_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveInvstdC), b32(train), eps, boolMask(outputMask[:]))
 	gradOut.unpin()
 	input.unpin()
 	weight.unpin()
@@ -30946,7 +30976,7 @@ func genBatchNormBackwardReduce(gradOut Tensor, input Tensor, mean Tensor, invst
 		invstd.unpin()
 		return
 	}
-	r0, r1, r2, r3, e_ := shard1.Atg_batch_norm_backward_reduce(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), b32(inputG), b32(weightG), b32(biasG))
+	r0, r1, r2, r3, e_ := shard0.Atg_batch_norm_backward_reduce(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), b32(inputG), b32(weightG), b32(biasG))
 	gradOut.unpin()
 	input.unpin()
 	mean.unpin()
@@ -30964,9 +30994,9 @@ func genBatchNormBackwardReduce(gradOut Tensor, input Tensor, mean Tensor, invst
 
 // BatchNormBackwardElemt is PyTorch's batch_norm_backward_elemt.
 //
-//	aten::batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor mean_dy, Tensor mean_dy_xmu, Tensor count) -> Tensor
-func BatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) Tensor {
-	r0, err := genBatchNormBackwardElemt(gradOut, input, mean, invstd, weight, meanDy, meanDyXmu, count)
+//	aten::batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+func BatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) Tensor {
+	r0, err := genBatchNormBackwardElemt(gradOut, input, mean, invstd, weight, sumDy, sumDyXmu, count)
 	if err != nil {
 		panic(err)
 	}
@@ -30974,11 +31004,11 @@ func BatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Te
 }
 
 // TryBatchNormBackwardElemt is BatchNormBackwardElemt that returns its error.
-func TryBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) (Tensor, error) {
-	return genBatchNormBackwardElemt(gradOut, input, mean, invstd, weight, meanDy, meanDyXmu, count)
+func TryBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) (Tensor, error) {
+	return genBatchNormBackwardElemt(gradOut, input, mean, invstd, weight, sumDy, sumDyXmu, count)
 }
 
-func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) (r0_ Tensor, err_ error) {
+func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) (r0_ Tensor, err_ error) {
 	const op = "batch_norm_backward_elemt"
 	gradOutC, err_ := gradOut.ptr(op, "grad_out")
 	if err_ != nil {
@@ -31010,7 +31040,7 @@ func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd
 		invstd.unpin()
 		return
 	}
-	meanDyC, err_ := meanDy.ptr(op, "mean_dy")
+	sumDyC, err_ := sumDy.ptr(op, "sum_dy")
 	if err_ != nil {
 		gradOut.unpin()
 		input.unpin()
@@ -31019,14 +31049,14 @@ func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd
 		weight.unpin()
 		return
 	}
-	meanDyXmuC, err_ := meanDyXmu.ptr(op, "mean_dy_xmu")
+	sumDyXmuC, err_ := sumDyXmu.ptr(op, "sum_dy_xmu")
 	if err_ != nil {
 		gradOut.unpin()
 		input.unpin()
 		mean.unpin()
 		invstd.unpin()
 		weight.unpin()
-		meanDy.unpin()
+		sumDy.unpin()
 		return
 	}
 	countC, err_ := count.ptr(op, "count")
@@ -31036,18 +31066,18 @@ func genBatchNormBackwardElemt(gradOut Tensor, input Tensor, mean Tensor, invstd
 		mean.unpin()
 		invstd.unpin()
 		weight.unpin()
-		meanDy.unpin()
-		meanDyXmu.unpin()
+		sumDy.unpin()
+		sumDyXmu.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_batch_norm_backward_elemt(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(meanDyC), unsafe.Pointer(meanDyXmuC), unsafe.Pointer(countC))
+	t_, e_, n_ := shard0.Atg_batch_norm_backward_elemt(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(sumDyC), unsafe.Pointer(sumDyXmuC), unsafe.Pointer(countC))
 	gradOut.unpin()
 	input.unpin()
 	mean.unpin()
 	invstd.unpin()
 	weight.unpin()
-	meanDy.unpin()
-	meanDyXmu.unpin()
+	sumDy.unpin()
+	sumDyXmu.unpin()
 	count.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31086,7 +31116,7 @@ func genBatchNormUpdateStats(input Tensor, runningMean Tensor, runningVar Tensor
 		runningMean.unpin()
 		return
 	}
-	r0, r1, e_ := shard1.Atg_batch_norm_update_stats(unsafe.Pointer(inputC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum)
+	r0, r1, e_ := shard0.Atg_batch_norm_update_stats(unsafe.Pointer(inputC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum)
 	input.unpin()
 	runningMean.unpin()
 	runningVar.unpin()
@@ -31116,7 +31146,7 @@ func TryIsVulkanAvailable() (bool, error) {
 
 func genIsVulkanAvailable() (r0_ bool, err_ error) {
 	const op = "is_vulkan_available"
-	r0, e_ := shard1.Atg_is_vulkan_available()
+	r0, e_ := shard0.Atg_is_vulkan_available()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
@@ -31142,7 +31172,7 @@ func TryInternalNnpackAvailable() (bool, error) {
 
 func genInternalNnpackAvailable() (r0_ bool, err_ error) {
 	const op = "_nnpack_available"
-	r0, e_ := shard1.Atg__nnpack_available()
+	r0, e_ := shard0.Atg__nnpack_available()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
@@ -31152,7 +31182,7 @@ func genInternalNnpackAvailable() (r0_ bool, err_ error) {
 
 // InternalNnpackSpatialConvolution is PyTorch's _nnpack_spatial_convolution.
 //
-//	aten::_nnpack_spatial_convolution(Tensor input, Tensor weight, Tensor? bias, int[2] padding, int[2] stride=1) -> Tensor
+//	aten::_nnpack_spatial_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[2] padding, SymInt[2] stride=1) -> Tensor
 //
 // Options: WithStride.
 func InternalNnpackSpatialConvolution(input Tensor, weight Tensor, bias Tensor, padding []int64, opts ...Option) Tensor {
@@ -31198,7 +31228,7 @@ func genInternalNnpackSpatialConvolution(input Tensor, weight Tensor, bias Tenso
 		weight.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__nnpack_spatial_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard0.Atg__nnpack_spatial_convolution(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)))
 	input.unpin()
 	weight.unpin()
 	bias.unpin()
@@ -31236,7 +31266,7 @@ func genOnes(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_, n_ := shard1.Atg_ones(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_ones(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
@@ -31263,7 +31293,7 @@ func genOnesOut(out Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_ones_out_out(unsafe.Pointer(outC), i64p(size), int64(len(size)))
+	e_ := shard0.Atg_ones_out_out(unsafe.Pointer(outC), i64p(size), int64(len(size)))
 	out.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -31311,7 +31341,7 @@ func genOnesLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_ones_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_ones_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31362,7 +31392,7 @@ func genPairwiseDistance(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ 
 		x1.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_pairwise_distance(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, eps, b32(keepdim))
+	t_, e_, n_ := shard0.Atg_pairwise_distance(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, eps, b32(keepdim))
 	x1.unpin()
 	x2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31415,7 +31445,7 @@ func genCdist(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
 		x1.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_cdist(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
+	t_, e_, n_ := shard0.Atg_cdist(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
 	x1.unpin()
 	x2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31449,7 +31479,7 @@ func genInternalEuclideanDist(x1 Tensor, x2 Tensor) (r0_ Tensor, err_ error) {
 		x1.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__euclidean_dist(unsafe.Pointer(x1C), unsafe.Pointer(x2C))
+	t_, e_, n_ := shard0.Atg__euclidean_dist(unsafe.Pointer(x1C), unsafe.Pointer(x2C))
 	x1.unpin()
 	x2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31499,7 +31529,7 @@ func genInternalCdistForward(x1 Tensor, x2 Tensor, p float64, opts []Option) (r0
 		x1.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__cdist_forward(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
+	t_, e_, n_ := shard0.Atg__cdist_forward(unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, computeMode, b32(computeModeHas))
 	x1.unpin()
 	x2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31508,9 +31538,9 @@ func genInternalCdistForward(x1 Tensor, x2 Tensor, p float64, opts []Option) (r0
 
 // InternalCdistBackward is PyTorch's _cdist_backward.
 //
-//	aten::_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
-func InternalCdistBackward(grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) Tensor {
-	r0, err := genInternalCdistBackward(grad, x1, x2, p, cdist)
+//	aten::_cdist_backward(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor
+func InternalCdistBackward(gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) Tensor {
+	r0, err := genInternalCdistBackward(gradOutput, x1, x2, p, cdist)
 	if err != nil {
 		panic(err)
 	}
@@ -31518,36 +31548,36 @@ func InternalCdistBackward(grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist T
 }
 
 // TryInternalCdistBackward is InternalCdistBackward that returns its error.
-func TryInternalCdistBackward(grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (Tensor, error) {
-	return genInternalCdistBackward(grad, x1, x2, p, cdist)
+func TryInternalCdistBackward(gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (Tensor, error) {
+	return genInternalCdistBackward(gradOutput, x1, x2, p, cdist)
 }
 
-func genInternalCdistBackward(grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (r0_ Tensor, err_ error) {
+func genInternalCdistBackward(gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (r0_ Tensor, err_ error) {
 	const op = "_cdist_backward"
-	gradC, err_ := grad.ptr(op, "grad")
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
 	if err_ != nil {
 		return
 	}
 	x1C, err_ := x1.ptr(op, "x1")
 	if err_ != nil {
-		grad.unpin()
+		gradOutput.unpin()
 		return
 	}
 	x2C, err_ := x2.ptr(op, "x2")
 	if err_ != nil {
-		grad.unpin()
+		gradOutput.unpin()
 		x1.unpin()
 		return
 	}
 	cdistC, err_ := cdist.ptr(op, "cdist")
 	if err_ != nil {
-		grad.unpin()
+		gradOutput.unpin()
 		x1.unpin()
 		x2.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__cdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
-	grad.unpin()
+	t_, e_, n_ := shard0.Atg__cdist_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
+	gradOutput.unpin()
 	x1.unpin()
 	x2.unpin()
 	cdist.unpin()
@@ -31589,7 +31619,7 @@ func genPdist(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_pdist(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard0.Atg_pdist(unsafe.Pointer(selfC), p)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31629,7 +31659,7 @@ func genInternalPdistForward(self Tensor, opts []Option) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg__pdist_forward(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard0.Atg__pdist_forward(unsafe.Pointer(selfC), p)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31637,9 +31667,9 @@ func genInternalPdistForward(self Tensor, opts []Option) (r0_ Tensor, err_ error
 
 // InternalPdistBackward is PyTorch's _pdist_backward.
 //
-//	aten::_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor
-func InternalPdistBackward(grad Tensor, self Tensor, p float64, pdist Tensor) Tensor {
-	r0, err := genInternalPdistBackward(grad, self, p, pdist)
+//	aten::_pdist_backward(Tensor grad_output, Tensor self, float p, Tensor pdist) -> Tensor
+func InternalPdistBackward(gradOutput Tensor, self Tensor, p float64, pdist Tensor) Tensor {
+	r0, err := genInternalPdistBackward(gradOutput, self, p, pdist)
 	if err != nil {
 		panic(err)
 	}
@@ -31647,29 +31677,29 @@ func InternalPdistBackward(grad Tensor, self Tensor, p float64, pdist Tensor) Te
 }
 
 // TryInternalPdistBackward is InternalPdistBackward that returns its error.
-func TryInternalPdistBackward(grad Tensor, self Tensor, p float64, pdist Tensor) (Tensor, error) {
-	return genInternalPdistBackward(grad, self, p, pdist)
+func TryInternalPdistBackward(gradOutput Tensor, self Tensor, p float64, pdist Tensor) (Tensor, error) {
+	return genInternalPdistBackward(gradOutput, self, p, pdist)
 }
 
-func genInternalPdistBackward(grad Tensor, self Tensor, p float64, pdist Tensor) (r0_ Tensor, err_ error) {
+func genInternalPdistBackward(gradOutput Tensor, self Tensor, p float64, pdist Tensor) (r0_ Tensor, err_ error) {
 	const op = "_pdist_backward"
-	gradC, err_ := grad.ptr(op, "grad")
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
 	if err_ != nil {
 		return
 	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
-		grad.unpin()
+		gradOutput.unpin()
 		return
 	}
 	pdistC, err_ := pdist.ptr(op, "pdist")
 	if err_ != nil {
-		grad.unpin()
+		gradOutput.unpin()
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__pdist_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
-	grad.unpin()
+	t_, e_, n_ := shard0.Atg__pdist_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
+	gradOutput.unpin()
 	self.unpin()
 	pdist.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31720,7 +31750,7 @@ func genCosineSimilarity(x1 Tensor, x2 Tensor, opts []Option) (r0_ Tensor, err_ 
 		x1.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_cosine_similarity(unsafe.Pointer(x1C), unsafe.Pointer(x2C), dim, eps)
+	t_, e_, n_ := shard0.Atg_cosine_similarity(unsafe.Pointer(x1C), unsafe.Pointer(x2C), dim, eps)
 	x1.unpin()
 	x2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -31766,7 +31796,7 @@ func genPermute(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_permute(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard0.Atg_permute(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31810,7 +31840,7 @@ func genMovedim(self Tensor, source []int64, destination []int64) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_movedim_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
+	t_, e_, n_ := shard0.Atg_movedim_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31854,7 +31884,7 @@ func genMovedimInt(self Tensor, source int64, destination int64) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_movedim_int(unsafe.Pointer(selfC), source, destination)
+	t_, e_, n_ := shard0.Atg_movedim_int(unsafe.Pointer(selfC), source, destination)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31898,7 +31928,7 @@ func genMoveaxis(self Tensor, source []int64, destination []int64) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_moveaxis_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
+	t_, e_, n_ := shard0.Atg_moveaxis_intlist(unsafe.Pointer(selfC), i64p(source), int64(len(source)), i64p(destination), int64(len(destination)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31942,7 +31972,7 @@ func genMoveaxisInt(self Tensor, source int64, destination int64) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_moveaxis_int(unsafe.Pointer(selfC), source, destination)
+	t_, e_, n_ := shard0.Atg_moveaxis_int(unsafe.Pointer(selfC), source, destination)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31970,7 +32000,7 @@ func genNumpyT(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_numpy_T(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_numpy_T(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -31998,7 +32028,7 @@ func genMatrixH(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_matrix_H(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_matrix_H(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32026,7 +32056,7 @@ func genMT(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_mT(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_mT(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32054,7 +32084,7 @@ func genMH(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_mH(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_mH(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32098,7 +32128,7 @@ func genAdjoint(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_adjoint(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_adjoint(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32126,7 +32156,7 @@ func genPixelShuffle(self Tensor, upscaleFactor int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_pixel_shuffle(unsafe.Pointer(selfC), upscaleFactor)
+	t_, e_, n_ := shard0.Atg_pixel_shuffle(unsafe.Pointer(selfC), upscaleFactor)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32154,7 +32184,7 @@ func genPixelUnshuffle(self Tensor, downscaleFactor int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_pixel_unshuffle(unsafe.Pointer(selfC), downscaleFactor)
+	t_, e_, n_ := shard0.Atg_pixel_unshuffle(unsafe.Pointer(selfC), downscaleFactor)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32162,7 +32192,7 @@ func genPixelUnshuffle(self Tensor, downscaleFactor int64) (r0_ Tensor, err_ err
 
 // ChannelShuffle is PyTorch's channel_shuffle.
 //
-//	aten::channel_shuffle(Tensor self, int groups) -> Tensor
+//	aten::channel_shuffle(Tensor self, SymInt groups) -> Tensor
 func ChannelShuffle(self Tensor, groups int64) Tensor {
 	r0, err := genChannelShuffle(self, groups)
 	if err != nil {
@@ -32182,7 +32212,7 @@ func genChannelShuffle(self Tensor, groups int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_channel_shuffle(unsafe.Pointer(selfC), groups)
+	t_, e_, n_ := shard0.Atg_channel_shuffle(unsafe.Pointer(selfC), groups)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32190,7 +32220,7 @@ func genChannelShuffle(self Tensor, groups int64) (r0_ Tensor, err_ error) {
 
 // NativeChannelShuffle is PyTorch's native_channel_shuffle.
 //
-//	aten::native_channel_shuffle(Tensor self, int groups) -> Tensor
+//	aten::native_channel_shuffle(Tensor self, SymInt groups) -> Tensor
 func NativeChannelShuffle(self Tensor, groups int64) Tensor {
 	r0, err := genNativeChannelShuffle(self, groups)
 	if err != nil {
@@ -32210,7 +32240,7 @@ func genNativeChannelShuffle(self Tensor, groups int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_native_channel_shuffle(unsafe.Pointer(selfC), groups)
+	t_, e_, n_ := shard0.Atg_native_channel_shuffle(unsafe.Pointer(selfC), groups)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32268,7 +32298,7 @@ func genPinverse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_pinverse(unsafe.Pointer(selfC), rcond)
+	t_, e_, n_ := shard0.Atg_pinverse(unsafe.Pointer(selfC), rcond)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32301,7 +32331,7 @@ func genPoissonNllLoss(input Tensor, target Tensor, logInput bool, full bool, ep
 		input.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_poisson_nll_loss(unsafe.Pointer(inputC), unsafe.Pointer(targetC), b32(logInput), b32(full), eps, reduction)
+	t_, e_, n_ := shard0.Atg_poisson_nll_loss(unsafe.Pointer(inputC), unsafe.Pointer(targetC), b32(logInput), b32(full), eps, reduction)
 	input.unpin()
 	target.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -32346,7 +32376,7 @@ func genRad2deg(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_rad2deg(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_rad2deg(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32390,7 +32420,7 @@ func genRad2deg_(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_rad2deg_(unsafe.Pointer(selfC))
+	e_ := shard0.Atg_rad2deg_(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -32426,7 +32456,7 @@ func genRad2degOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_rad2deg_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard0.Atg_rad2deg_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -32474,7 +32504,7 @@ func genDeg2rad(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_deg2rad(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard0.Atg_deg2rad(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32518,7 +32548,7 @@ func genDeg2rad_(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_deg2rad_(unsafe.Pointer(selfC))
+	e_ := shard0.Atg_deg2rad_(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -32554,7 +32584,7 @@ func genDeg2radOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_deg2rad_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard0.Atg_deg2rad_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -32594,14 +32624,14 @@ func genScalarTensor(s Scalar, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_, n_ := shard1.Atg_scalar_tensor(s.i, s.re, s.im, s.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_scalar_tensor(s.i, s.re, s.im, s.kind, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
 // Rand is PyTorch's rand.
 //
-//	aten::rand(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func Rand(size []int64, opts ...Option) Tensor {
@@ -32629,14 +32659,14 @@ func genRand(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 			return
 		}
 	}
-	t_, e_, n_ := shard1.Atg_rand(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_rand(i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
 // RandGenerator is PyTorch's rand.generator.
 //
-//	aten::rand.generator(int[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandGenerator(size []int64, generator *Generator, opts ...Option) Tensor {
@@ -32668,7 +32698,7 @@ func genRandGenerator(size []int64, generator *Generator, opts []Option) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_rand_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_rand_generator(i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32676,7 +32706,7 @@ func genRandGenerator(size []int64, generator *Generator, opts []Option) (r0_ Te
 
 // RandOut is PyTorch's rand_out.out.
 //
-//	aten::rand.out(int[] size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 func RandOut(out Tensor, size []int64) Tensor {
 	r0, err := genRandOut(out, size)
 	if err != nil {
@@ -32696,7 +32726,7 @@ func genRandOut(out Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_rand_out_out(unsafe.Pointer(outC), i64p(size), int64(len(size)))
+	e_ := shard0.Atg_rand_out_out(unsafe.Pointer(outC), i64p(size), int64(len(size)))
 	out.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -32707,7 +32737,7 @@ func genRandOut(out Tensor, size []int64) (r0_ Tensor, err_ error) {
 
 // RandGeneratorOut is PyTorch's rand_out.generator_out.
 //
-//	aten::rand.generator_out(int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+//	aten::rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 func RandGeneratorOut(out Tensor, size []int64, generator *Generator) Tensor {
 	r0, err := genRandGeneratorOut(out, size, generator)
 	if err != nil {
@@ -32732,7 +32762,7 @@ func genRandGeneratorOut(out Tensor, size []int64, generator *Generator) (r0_ Te
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_rand_out_generator_out(unsafe.Pointer(outC), i64p(size), int64(len(size)), unsafe.Pointer(generatorC))
+	e_ := shard0.Atg_rand_out_generator_out(unsafe.Pointer(outC), i64p(size), int64(len(size)), unsafe.Pointer(generatorC))
 	out.unpin()
 	runtime.KeepAlive(generator)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -32781,7 +32811,7 @@ func genRandLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_rand_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	t_, e_, n_ := shard0.Atg_rand_like(unsafe.Pointer(selfC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32789,7 +32819,7 @@ func genRandLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // RandInt is PyTorch's randint.
 //
-//	aten::randint(int high, int[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandInt(high int64, size []int64, opts ...Option) Tensor {
@@ -32817,14 +32847,14 @@ func genRandInt(high int64, size []int64, opts []Option) (r0_ Tensor, err_ error
 			return
 		}
 	}
-	t_, e_, n_ := shard1.Atg_randint(high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_randint(high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
 // RandIntGenerator is PyTorch's randint.generator.
 //
-//	aten::randint.generator(int high, int[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandIntGenerator(high int64, size []int64, generator *Generator, opts ...Option) Tensor {
@@ -32856,7 +32886,7 @@ func genRandIntGenerator(high int64, size []int64, generator *Generator, opts []
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_randint_generator(high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_randint_generator(high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32864,7 +32894,7 @@ func genRandIntGenerator(high int64, size []int64, generator *Generator, opts []
 
 // RandIntLow is PyTorch's randint.low.
 //
-//	aten::randint.low(int low, int high, int[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandIntLow(low int64, high int64, size []int64, opts ...Option) Tensor {
@@ -32892,14 +32922,14 @@ func genRandIntLow(low int64, high int64, size []int64, opts []Option) (r0_ Tens
 			return
 		}
 	}
-	t_, e_, n_ := shard1.Atg_randint_low(low, high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_randint_low(low, high, i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
 }
 
 // RandIntLowGenerator is PyTorch's randint.low_generator.
 //
-//	aten::randint.low_generator(int low, int high, int[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandIntLowGenerator(low int64, high int64, size []int64, generator *Generator, opts ...Option) Tensor {
@@ -32931,7 +32961,7 @@ func genRandIntLowGenerator(low int64, high int64, size []int64, generator *Gene
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_randint_low_generator(low, high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard0.Atg_randint_low_generator(low, high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
 	runtime.KeepAlive(generator)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -32939,7 +32969,7 @@ func genRandIntLowGenerator(low int64, high int64, size []int64, generator *Gene
 
 // RandIntOut is PyTorch's randint_out.out.
 //
-//	aten::randint.out(int high, int[] size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 func RandIntOut(out Tensor, high int64, size []int64) Tensor {
 	r0, err := genRandIntOut(out, high, size)
 	if err != nil {
@@ -32959,7 +32989,7 @@ func genRandIntOut(out Tensor, high int64, size []int64) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_randint_out_out(unsafe.Pointer(outC), high, i64p(size), int64(len(size)))
+	e_ := shard0.Atg_randint_out_out(unsafe.Pointer(outC), high, i64p(size), int64(len(size)))
 	out.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -32970,7 +33000,7 @@ func genRandIntOut(out Tensor, high int64, size []int64) (r0_ Tensor, err_ error
 
 // RandIntGeneratorOut is PyTorch's randint_out.generator_out.
 //
-//	aten::randint.generator_out(int high, int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 func RandIntGeneratorOut(out Tensor, high int64, size []int64, generator *Generator) Tensor {
 	r0, err := genRandIntGeneratorOut(out, high, size, generator)
 	if err != nil {
@@ -32995,7 +33025,7 @@ func genRandIntGeneratorOut(out Tensor, high int64, size []int64, generator *Gen
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_randint_out_generator_out(unsafe.Pointer(outC), high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC))
+	e_ := shard0.Atg_randint_out_generator_out(unsafe.Pointer(outC), high, i64p(size), int64(len(size)), unsafe.Pointer(generatorC))
 	out.unpin()
 	runtime.KeepAlive(generator)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -33007,7 +33037,7 @@ func genRandIntGeneratorOut(out Tensor, high int64, size []int64, generator *Gen
 
 // RandIntLowOut is PyTorch's randint_out.low_out.
 //
-//	aten::randint.low_out(int low, int high, int[] size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 func RandIntLowOut(out Tensor, low int64, high int64, size []int64) Tensor {
 	r0, err := genRandIntLowOut(out, low, high, size)
 	if err != nil {
@@ -33027,7 +33057,7 @@ func genRandIntLowOut(out Tensor, low int64, high int64, size []int64) (r0_ Tens
 	if err_ != nil {
 		return
 	}
-	e_ := shard1.Atg_randint_out_low_out(unsafe.Pointer(outC), low, high, i64p(size), int64(len(size)))
+	e_ := shard0.Atg_randint_out_low_out(unsafe.Pointer(outC), low, high, i64p(size), int64(len(size)))
 	out.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -33038,7 +33068,7 @@ func genRandIntLowOut(out Tensor, low int64, high int64, size []int64) (r0_ Tens
 
 // RandIntLowGeneratorOut is PyTorch's randint_out.low_generator_out.
 //
-//	aten::randint.low_generator_out(int low, int high, int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 func RandIntLowGeneratorOut(out Tensor, low int64, high int64, size []int64, generator *Generator) Tensor {
 	r0, err := genRandIntLowGeneratorOut(out, low, high, size, generator)
 	if err != nil {
@@ -33075,7 +33105,7 @@ func genRandIntLowGeneratorOut(out Tensor, low int64, high int64, size []int64, 
 
 // RandIntLike is PyTorch's randint_like.
 //
-//	aten::randint_like(Tensor self, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//	aten::randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 //
 // Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandIntLike(self Tensor, high int64, opts ...Option) Tensor {
@@ -33120,7 +33150,7 @@ func genRandIntLike(self Tensor, high int64, opts []Option) (r0_ Tensor, err_ er
 
 // RandIntLikeLowDtype is PyTorch's randint_like.low_dtype.
 //
-//	aten::randint_like.low_dtype(Tensor self, int low, int high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//	aten::randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 //
 // Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandIntLikeLowDtype(self Tensor, low int64, high int64, opts ...Option) Tensor {
@@ -33165,7 +33195,7 @@ func genRandIntLikeLowDtype(self Tensor, low int64, high int64, opts []Option) (
 
 // RandN is PyTorch's randn.
 //
-//	aten::randn(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandN(size []int64, opts ...Option) Tensor {
@@ -33200,7 +33230,7 @@ func genRandN(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // RandNGenerator is PyTorch's randn.generator.
 //
-//	aten::randn.generator(int[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandNGenerator(size []int64, generator *Generator, opts ...Option) Tensor {
@@ -33240,7 +33270,7 @@ func genRandNGenerator(size []int64, generator *Generator, opts []Option) (r0_ T
 
 // RandNOut is PyTorch's randn_out.out.
 //
-//	aten::randn.out(int[] size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 func RandNOut(out Tensor, size []int64) Tensor {
 	r0, err := genRandNOut(out, size)
 	if err != nil {
@@ -33271,7 +33301,7 @@ func genRandNOut(out Tensor, size []int64) (r0_ Tensor, err_ error) {
 
 // RandNGeneratorOut is PyTorch's randn_out.generator_out.
 //
-//	aten::randn.generator_out(int[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+//	aten::randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 func RandNGeneratorOut(out Tensor, size []int64, generator *Generator) Tensor {
 	r0, err := genRandNGeneratorOut(out, size, generator)
 	if err != nil {
@@ -33353,7 +33383,7 @@ func genRandNLike(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // RandPerm is PyTorch's randperm.
 //
-//	aten::randperm(int n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandPerm(n int64, opts ...Option) Tensor {
@@ -33388,7 +33418,7 @@ func genRandPerm(n int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // RandPermGenerator is PyTorch's randperm.generator.
 //
-//	aten::randperm.generator(int n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func RandPermGenerator(n int64, generator *Generator, opts ...Option) Tensor {
@@ -33428,7 +33458,7 @@ func genRandPermGenerator(n int64, generator *Generator, opts []Option) (r0_ Ten
 
 // RandPermOut is PyTorch's randperm_out.out.
 //
-//	aten::randperm.out(int n, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 func RandPermOut(out Tensor, n int64) Tensor {
 	r0, err := genRandPermOut(out, n)
 	if err != nil {
@@ -33459,7 +33489,7 @@ func genRandPermOut(out Tensor, n int64) (r0_ Tensor, err_ error) {
 
 // RandPermGeneratorOut is PyTorch's randperm_out.generator_out.
 //
-//	aten::randperm.generator_out(int n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+//	aten::randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 func RandPermGeneratorOut(out Tensor, n int64, generator *Generator) Tensor {
 	r0, err := genRandPermGeneratorOut(out, n, generator)
 	if err != nil {
@@ -34099,7 +34129,7 @@ func genRepeat(self Tensor, repeats []int64) (r0_ Tensor, err_ error) {
 
 // RepeatInterleave is PyTorch's repeat_interleave.Tensor.
 //
-//	aten::repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor
+//	aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 //
 // Options: WithOutputSize.
 func RepeatInterleave(repeats Tensor, opts ...Option) Tensor {
@@ -34143,7 +34173,7 @@ func genRepeatInterleave(repeats Tensor, opts []Option) (r0_ Tensor, err_ error)
 
 // RepeatInterleaveSelfTensor is PyTorch's repeat_interleave.self_Tensor.
 //
-//	aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+//	aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 //
 // Options: WithDim, WithOutputSize.
 func RepeatInterleaveSelfTensor(self Tensor, repeats Tensor, opts ...Option) Tensor {
@@ -34161,7 +34191,7 @@ func TryRepeatInterleaveSelfTensor(self Tensor, repeats Tensor, opts ...Option) 
 
 // RepeatInterleaveSelfTensor is PyTorch's repeat_interleave.self_Tensor.
 //
-//	aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor
+//	aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 //
 // Options: WithDim, WithOutputSize.
 func (self Tensor) RepeatInterleaveSelfTensor(repeats Tensor, opts ...Option) Tensor {
@@ -34218,7 +34248,7 @@ func genRepeatInterleaveSelfTensor(self Tensor, repeats Tensor, opts []Option) (
 
 // RepeatInterleaveSelfInt is PyTorch's repeat_interleave.self_int.
 //
-//	aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+//	aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 //
 // Options: WithDim, WithOutputSize.
 func RepeatInterleaveSelfInt(self Tensor, repeats int64, opts ...Option) Tensor {
@@ -34236,7 +34266,7 @@ func TryRepeatInterleaveSelfInt(self Tensor, repeats int64, opts ...Option) (Ten
 
 // RepeatInterleaveSelfInt is PyTorch's repeat_interleave.self_int.
 //
-//	aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
+//	aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 //
 // Options: WithDim, WithOutputSize.
 func (self Tensor) RepeatInterleaveSelfInt(repeats int64, opts ...Option) Tensor {
@@ -35008,6 +35038,8 @@ func genPrelu(self Tensor, weight Tensor) (r0_ Tensor, err_ error) {
 // PreluBackward is PyTorch's prelu_backward.
 //
 //	aten::prelu_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func PreluBackward(gradOutput Tensor, self Tensor, weight Tensor) (Tensor, Tensor) {
 	r0, r1, err := genPreluBackward(gradOutput, self, weight)
 	if err != nil {
@@ -35024,6 +35056,8 @@ func TryPreluBackward(gradOutput Tensor, self Tensor, weight Tensor) (Tensor, Te
 // PreluBackward is PyTorch's prelu_backward.
 //
 //	aten::prelu_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func (self Tensor) PreluBackward(gradOutput Tensor, weight Tensor) (Tensor, Tensor) {
 	r0, r1, err := genPreluBackward(gradOutput, self, weight)
 	if err != nil {
@@ -35665,7 +35699,7 @@ func genRSqrtOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 
 // Select is PyTorch's select.int.
 //
-//	aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
+//	aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 func Select(self Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelect(self, dim, index)
 	if err != nil {
@@ -35681,7 +35715,7 @@ func TrySelect(self Tensor, dim int64, index int64) (Tensor, error) {
 
 // Select is PyTorch's select.int.
 //
-//	aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)
+//	aten::select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 func (self Tensor) Select(dim int64, index int64) Tensor {
 	r0, err := genSelect(self, dim, index)
 	if err != nil {
@@ -35709,7 +35743,7 @@ func genSelect(self Tensor, dim int64, index int64) (r0_ Tensor, err_ error) {
 
 // SelectBackward is PyTorch's select_backward.
 //
-//	aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor
+//	aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor
 func SelectBackward(gradOutput Tensor, inputSizes []int64, dim int64, index int64) Tensor {
 	r0, err := genSelectBackward(gradOutput, inputSizes, dim, index)
 	if err != nil {
@@ -37152,7 +37186,7 @@ func genSliceScatter(self Tensor, src Tensor, opts []Option) (r0_ Tensor, err_ e
 
 // SelectScatter is PyTorch's select_scatter.
 //
-//	aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+//	aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 func SelectScatter(self Tensor, src Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelectScatter(self, src, dim, index)
 	if err != nil {
@@ -37168,7 +37202,7 @@ func TrySelectScatter(self Tensor, src Tensor, dim int64, index int64) (Tensor, 
 
 // SelectScatter is PyTorch's select_scatter.
 //
-//	aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
+//	aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 func (self Tensor) SelectScatter(src Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelectScatter(self, src, dim, index)
 	if err != nil {
@@ -37650,7 +37684,7 @@ func genInternalSoftmaxBackwardDataOut(gradInput Tensor, gradOutput Tensor, outp
 
 // UnsafeSplit is PyTorch's unsafe_split.Tensor.
 //
-//	aten::unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]
+//	aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func UnsafeSplit(self Tensor, splitSize int64, opts ...Option) []Tensor {
@@ -37668,7 +37702,7 @@ func TryUnsafeSplit(self Tensor, splitSize int64, opts ...Option) ([]Tensor, err
 
 // UnsafeSplit is PyTorch's unsafe_split.Tensor.
 //
-//	aten::unsafe_split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]
+//	aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func (self Tensor) UnsafeSplit(splitSize int64, opts ...Option) []Tensor {
@@ -37713,7 +37747,7 @@ func genUnsafeSplit(self Tensor, splitSize int64, opts []Option) (r0_ []Tensor, 
 
 // Split is PyTorch's split.Tensor.
 //
-//	aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]
+//	aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func Split(self Tensor, splitSize int64, opts ...Option) []Tensor {
@@ -37731,7 +37765,7 @@ func TrySplit(self Tensor, splitSize int64, opts ...Option) ([]Tensor, error) {
 
 // Split is PyTorch's split.Tensor.
 //
-//	aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]
+//	aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func (self Tensor) Split(splitSize int64, opts ...Option) []Tensor {
@@ -37776,7 +37810,7 @@ func genSplit(self Tensor, splitSize int64, opts []Option) (r0_ []Tensor, err_ e
 
 // SplitSizes is PyTorch's split.sizes.
 //
-//	aten::split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[]
+//	aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func SplitSizes(self Tensor, splitSize []int64, opts ...Option) []Tensor {
@@ -37794,7 +37828,7 @@ func TrySplitSizes(self Tensor, splitSize []int64, opts ...Option) ([]Tensor, er
 
 // SplitSizes is PyTorch's split.sizes.
 //
-//	aten::split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[]
+//	aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func (self Tensor) SplitSizes(splitSize []int64, opts ...Option) []Tensor {
@@ -37839,7 +37873,7 @@ func genSplitSizes(self Tensor, splitSize []int64, opts []Option) (r0_ []Tensor,
 
 // UnsafeSplitWithSizes is PyTorch's unsafe_split_with_sizes.
 //
-//	aten::unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]
+//	aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func UnsafeSplitWithSizes(self Tensor, splitSizes []int64, opts ...Option) []Tensor {
@@ -37857,7 +37891,7 @@ func TryUnsafeSplitWithSizes(self Tensor, splitSizes []int64, opts ...Option) ([
 
 // UnsafeSplitWithSizes is PyTorch's unsafe_split_with_sizes.
 //
-//	aten::unsafe_split_with_sizes(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]
+//	aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func (self Tensor) UnsafeSplitWithSizes(splitSizes []int64, opts ...Option) []Tensor {
@@ -37902,7 +37936,7 @@ func genUnsafeSplitWithSizes(self Tensor, splitSizes []int64, opts []Option) (r0
 
 // SplitWithSizes is PyTorch's split_with_sizes.
 //
-//	aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+//	aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func SplitWithSizes(self Tensor, splitSizes []int64, opts ...Option) []Tensor {
@@ -37920,7 +37954,7 @@ func TrySplitWithSizes(self Tensor, splitSizes []int64, opts ...Option) ([]Tenso
 
 // SplitWithSizes is PyTorch's split_with_sizes.
 //
-//	aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+//	aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 //
 // Options: WithDim.
 func (self Tensor) SplitWithSizes(splitSizes []int64, opts ...Option) []Tensor {
@@ -38920,9 +38954,11 @@ func genDstackOut(out Tensor, tensors []Tensor) (r0_ Tensor, err_ error) {
 
 // Stft is PyTorch's stft.
 //
-//	aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+//	aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
 //
-// Options: WithHopLength, WithWinLength, WithWindow, WithNormalized, WithOnesided, WithReturnComplex.
+// Options: WithHopLength, WithWinLength, WithWindow, WithNormalized, WithOnesided, WithReturnComplex, WithAlignToWindow.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func Stft(self Tensor, nFft int64, opts ...Option) Tensor {
 	r0, err := genStft(self, nFft, opts)
 	if err != nil {
@@ -38938,9 +38974,11 @@ func TryStft(self Tensor, nFft int64, opts ...Option) (Tensor, error) {
 
 // Stft is PyTorch's stft.
 //
-//	aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+//	aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
 //
-// Options: WithHopLength, WithWinLength, WithWindow, WithNormalized, WithOnesided, WithReturnComplex.
+// Options: WithHopLength, WithWinLength, WithWindow, WithNormalized, WithOnesided, WithReturnComplex, WithAlignToWindow.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func (self Tensor) Stft(nFft int64, opts ...Option) Tensor {
 	r0, err := genStft(self, nFft, opts)
 	if err != nil {
@@ -38966,6 +39004,8 @@ func genStft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 	onesidedHas := false
 	var returnComplex bool
 	returnComplexHas := false
+	var alignToWindow bool
+	alignToWindowHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optHopLength:
@@ -38988,6 +39028,9 @@ func genStft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 		case optReturnComplex:
 			returnComplex = o.b
 			returnComplexHas = true
+		case optAlignToWindow:
+			alignToWindow = o.b
+			alignToWindowHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -39002,7 +39045,7 @@ func genStft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_stft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
+	t_, e_, n_ := shard1.Atg_stft(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas), b32(alignToWindow), b32(alignToWindowHas))
 	self.unpin()
 	window.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -39011,9 +39054,11 @@ func genStft(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // StftCenter is PyTorch's stft.center.
 //
-//	aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+//	aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
 //
-// Options: WithHopLength, WithWinLength, WithWindow, WithCenter, WithPadMode, WithNormalized, WithOnesided, WithReturnComplex.
+// Options: WithHopLength, WithWinLength, WithWindow, WithCenter, WithPadMode, WithNormalized, WithOnesided, WithReturnComplex, WithAlignToWindow.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func StftCenter(self Tensor, nFft int64, opts ...Option) Tensor {
 	r0, err := genStftCenter(self, nFft, opts)
 	if err != nil {
@@ -39029,9 +39074,11 @@ func TryStftCenter(self Tensor, nFft int64, opts ...Option) (Tensor, error) {
 
 // StftCenter is PyTorch's stft.center.
 //
-//	aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None) -> Tensor
+//	aten::stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
 //
-// Options: WithHopLength, WithWinLength, WithWindow, WithCenter, WithPadMode, WithNormalized, WithOnesided, WithReturnComplex.
+// Options: WithHopLength, WithWinLength, WithWindow, WithCenter, WithPadMode, WithNormalized, WithOnesided, WithReturnComplex, WithAlignToWindow.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func (self Tensor) StftCenter(nFft int64, opts ...Option) Tensor {
 	r0, err := genStftCenter(self, nFft, opts)
 	if err != nil {
@@ -39059,6 +39106,8 @@ func genStftCenter(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ err
 	onesidedHas := false
 	var returnComplex bool
 	returnComplexHas := false
+	var alignToWindow bool
+	alignToWindowHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optHopLength:
@@ -39085,6 +39134,9 @@ func genStftCenter(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ err
 		case optReturnComplex:
 			returnComplex = o.b
 			returnComplexHas = true
+		case optAlignToWindow:
+			alignToWindow = o.b
+			alignToWindowHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -39099,7 +39151,7 @@ func genStftCenter(self Tensor, nFft int64, opts []Option) (r0_ Tensor, err_ err
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_stft_center(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), padMode, b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas))
+	t_, e_, n_ := shard1.Atg_stft_center(unsafe.Pointer(selfC), nFft, hopLength, b32(hopLengthHas), winLength, b32(winLengthHas), unsafe.Pointer(windowC), b32(center), padMode, b32(normalized), b32(onesided), b32(onesidedHas), b32(returnComplex), b32(returnComplexHas), b32(alignToWindow), b32(alignToWindowHas))
 	self.unpin()
 	window.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -39545,7 +39597,7 @@ func genNanSumOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ erro
 
 // SumToSize is PyTorch's sum_to_size.
 //
-//	aten::sum_to_size(Tensor self, int[] size) -> Tensor
+//	aten::sum_to_size(Tensor self, SymInt[] size) -> Tensor
 func (self Tensor) SumToSize(size []int64) Tensor {
 	r0, err := genSumToSize(self, size)
 	if err != nil {
@@ -39948,11 +40000,13 @@ func genStdDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error)
 
 // StdCorrection is PyTorch's std.correction.
 //
-//	aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+//	aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 //
-// Options: WithCorrection, WithKeepdim.
-func StdCorrection(self Tensor, dim []int64, opts ...Option) Tensor {
-	r0, err := genStdCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func StdCorrection(self Tensor, opts ...Option) Tensor {
+	r0, err := genStdCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -39960,17 +40014,19 @@ func StdCorrection(self Tensor, dim []int64, opts ...Option) Tensor {
 }
 
 // TryStdCorrection is StdCorrection that returns its error.
-func TryStdCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, error) {
-	return genStdCorrection(self, dim, opts)
+func TryStdCorrection(self Tensor, opts ...Option) (Tensor, error) {
+	return genStdCorrection(self, opts)
 }
 
 // StdCorrection is PyTorch's std.correction.
 //
-//	aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+//	aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 //
-// Options: WithCorrection, WithKeepdim.
-func (self Tensor) StdCorrection(dim []int64, opts ...Option) Tensor {
-	r0, err := genStdCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) StdCorrection(opts ...Option) Tensor {
+	r0, err := genStdCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -39978,21 +40034,25 @@ func (self Tensor) StdCorrection(dim []int64, opts ...Option) Tensor {
 }
 
 // TryStdCorrection is StdCorrection that returns its error.
-func (self Tensor) TryStdCorrection(dim []int64, opts ...Option) (Tensor, error) {
-	return genStdCorrection(self, dim, opts)
+func (self Tensor) TryStdCorrection(opts ...Option) (Tensor, error) {
+	return genStdCorrection(self, opts)
 }
 
-func genStdCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error) {
+func genStdCorrection(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "std"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -40005,7 +40065,7 @@ func genStdCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_std_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_std_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -40104,11 +40164,13 @@ func genStdMeanDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Ten
 
 // StdMeanCorrection is PyTorch's std_mean.correction.
 //
-//	aten::std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
+//	aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 //
-// Options: WithCorrection, WithKeepdim.
-func StdMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor) {
-	r0, r1, err := genStdMeanCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func StdMeanCorrection(self Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genStdMeanCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -40116,21 +40178,25 @@ func StdMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor
 }
 
 // TryStdMeanCorrection is StdMeanCorrection that returns its error.
-func TryStdMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor, error) {
-	return genStdMeanCorrection(self, dim, opts)
+func TryStdMeanCorrection(self Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genStdMeanCorrection(self, opts)
 }
 
-func genStdMeanCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+func genStdMeanCorrection(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	const op = "std_mean"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -40143,7 +40209,7 @@ func genStdMeanCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard1.Atg_std_mean_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	r0, r1, e_ := shard1.Atg_std_mean_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -40207,11 +40273,13 @@ func genStdOut(out Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor,
 
 // StdCorrectionOut is PyTorch's std_out.correction_out.
 //
-//	aten::std.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+//	aten::std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
 //
-// Options: WithCorrection, WithKeepdim.
-func StdCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) Tensor {
-	r0, err := genStdCorrectionOut(out, self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func StdCorrectionOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genStdCorrectionOut(out, self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -40219,21 +40287,25 @@ func StdCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) Tens
 }
 
 // TryStdCorrectionOut is StdCorrectionOut that returns its error.
-func TryStdCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, error) {
-	return genStdCorrectionOut(out, self, dim, opts)
+func TryStdCorrectionOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genStdCorrectionOut(out, self, opts)
 }
 
-func genStdCorrectionOut(out Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error) {
+func genStdCorrectionOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "std_out"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -40251,7 +40323,7 @@ func genStdCorrectionOut(out Tensor, self Tensor, dim []int64, opts []Option) (r
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_std_out_correction_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	e_ := shard1.Atg_std_out_correction_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -41024,7 +41096,7 @@ func genThresholdBackward(gradOutput Tensor, self Tensor, threshold Scalar) (r0_
 
 // Tile is PyTorch's tile.
 //
-//	aten::tile(Tensor self, int[] dims) -> Tensor
+//	aten::tile(Tensor self, SymInt[] dims) -> Tensor
 func Tile(self Tensor, dims []int64) Tensor {
 	r0, err := genTile(self, dims)
 	if err != nil {
@@ -41040,7 +41112,7 @@ func TryTile(self Tensor, dims []int64) (Tensor, error) {
 
 // Tile is PyTorch's tile.
 //
-//	aten::tile(Tensor self, int[] dims) -> Tensor
+//	aten::tile(Tensor self, SymInt[] dims) -> Tensor
 func (self Tensor) Tile(dims []int64) Tensor {
 	r0, err := genTile(self, dims)
 	if err != nil {
@@ -41376,7 +41448,7 @@ func genFlipud(self Tensor) (r0_ Tensor, err_ error) {
 
 // Roll is PyTorch's roll.
 //
-//	aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+//	aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 //
 // Options: WithDims.
 func Roll(self Tensor, shifts []int64, opts ...Option) Tensor {
@@ -41394,7 +41466,7 @@ func TryRoll(self Tensor, shifts []int64, opts ...Option) (Tensor, error) {
 
 // Roll is PyTorch's roll.
 //
-//	aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+//	aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 //
 // Options: WithDims.
 func (self Tensor) Roll(shifts []int64, opts ...Option) Tensor {
@@ -42698,11 +42770,13 @@ func genVarDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error)
 
 // VarCorrection is PyTorch's var.correction.
 //
-//	aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+//	aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 //
-// Options: WithCorrection, WithKeepdim.
-func VarCorrection(self Tensor, dim []int64, opts ...Option) Tensor {
-	r0, err := genVarCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func VarCorrection(self Tensor, opts ...Option) Tensor {
+	r0, err := genVarCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -42710,17 +42784,19 @@ func VarCorrection(self Tensor, dim []int64, opts ...Option) Tensor {
 }
 
 // TryVarCorrection is VarCorrection that returns its error.
-func TryVarCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, error) {
-	return genVarCorrection(self, dim, opts)
+func TryVarCorrection(self Tensor, opts ...Option) (Tensor, error) {
+	return genVarCorrection(self, opts)
 }
 
 // VarCorrection is PyTorch's var.correction.
 //
-//	aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+//	aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 //
-// Options: WithCorrection, WithKeepdim.
-func (self Tensor) VarCorrection(dim []int64, opts ...Option) Tensor {
-	r0, err := genVarCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) VarCorrection(opts ...Option) Tensor {
+	r0, err := genVarCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -42728,21 +42804,25 @@ func (self Tensor) VarCorrection(dim []int64, opts ...Option) Tensor {
 }
 
 // TryVarCorrection is VarCorrection that returns its error.
-func (self Tensor) TryVarCorrection(dim []int64, opts ...Option) (Tensor, error) {
-	return genVarCorrection(self, dim, opts)
+func (self Tensor) TryVarCorrection(opts ...Option) (Tensor, error) {
+	return genVarCorrection(self, opts)
 }
 
-func genVarCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error) {
+func genVarCorrection(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "var"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -42755,7 +42835,7 @@ func genVarCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_var_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	t_, e_, n_ := shard1.Atg_var_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -42815,11 +42895,13 @@ func genVarOut(out Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor,
 
 // VarCorrectionOut is PyTorch's var_out.correction_out.
 //
-//	aten::var.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+//	aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
 //
-// Options: WithCorrection, WithKeepdim.
-func VarCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) Tensor {
-	r0, err := genVarCorrectionOut(out, self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func VarCorrectionOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genVarCorrectionOut(out, self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -42827,21 +42909,25 @@ func VarCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) Tens
 }
 
 // TryVarCorrectionOut is VarCorrectionOut that returns its error.
-func TryVarCorrectionOut(out Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, error) {
-	return genVarCorrectionOut(out, self, dim, opts)
+func TryVarCorrectionOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genVarCorrectionOut(out, self, opts)
 }
 
-func genVarCorrectionOut(out Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor, err_ error) {
+func genVarCorrectionOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "var_out"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -42859,7 +42945,7 @@ func genVarCorrectionOut(out Tensor, self Tensor, dim []int64, opts []Option) (r
 		out.unpin()
 		return
 	}
-	e_ := shard1.Atg_var_out_correction_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	e_ := shard1.Atg_var_out_correction_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -42962,11 +43048,13 @@ func genVarMeanDim(self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Ten
 
 // VarMeanCorrection is PyTorch's var_mean.correction.
 //
-//	aten::var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
+//	aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 //
-// Options: WithCorrection, WithKeepdim.
-func VarMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor) {
-	r0, r1, err := genVarMeanCorrection(self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func VarMeanCorrection(self Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genVarMeanCorrection(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -42974,21 +43062,25 @@ func VarMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor
 }
 
 // TryVarMeanCorrection is VarMeanCorrection that returns its error.
-func TryVarMeanCorrection(self Tensor, dim []int64, opts ...Option) (Tensor, Tensor, error) {
-	return genVarMeanCorrection(self, dim, opts)
+func TryVarMeanCorrection(self Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genVarMeanCorrection(self, opts)
 }
 
-func genVarMeanCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+func genVarMeanCorrection(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	const op = "var_mean"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -43001,7 +43093,7 @@ func genVarMeanCorrection(self Tensor, dim []int64, opts []Option) (r0_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard1.Atg_var_mean_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	r0, r1, e_ := shard1.Atg_var_mean_correction(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -43191,6 +43283,8 @@ func genWhereScalarSelf(condition Tensor, self Scalar, other Tensor) (r0_ Tensor
 // WhereScalarOther is PyTorch's where.ScalarOther.
 //
 //	aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func WhereScalarOther(condition Tensor, self Tensor, other Scalar) Tensor {
 	r0, err := genWhereScalarOther(condition, self, other)
 	if err != nil {
@@ -43201,6 +43295,24 @@ func WhereScalarOther(condition Tensor, self Tensor, other Scalar) Tensor {
 
 // TryWhereScalarOther is WhereScalarOther that returns its error.
 func TryWhereScalarOther(condition Tensor, self Tensor, other Scalar) (Tensor, error) {
+	return genWhereScalarOther(condition, self, other)
+}
+
+// WhereScalarOther is PyTorch's where.ScalarOther.
+//
+//	aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) WhereScalarOther(condition Tensor, other Scalar) Tensor {
+	r0, err := genWhereScalarOther(condition, self, other)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryWhereScalarOther is WhereScalarOther that returns its error.
+func (self Tensor) TryWhereScalarOther(condition Tensor, other Scalar) (Tensor, error) {
 	return genWhereScalarOther(condition, self, other)
 }
 
@@ -43536,7 +43648,7 @@ func genInternalWeightNormDifferentiableBackward(gradW Tensor, savedV Tensor, sa
 
 // InternalEfficientzerotensor is PyTorch's _efficientzerotensor.
 //
-//	aten::_efficientzerotensor(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::_efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func InternalEfficientzerotensor(size []int64, opts ...Option) Tensor {
@@ -44891,6 +45003,8 @@ func genFrexpTensorOut(mantissa Tensor, exponent Tensor, self Tensor) (r0_ Tenso
 // FrobeniusNorm is PyTorch's frobenius_norm.
 //
 //	aten::frobenius_norm(Tensor self) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func FrobeniusNorm(self Tensor) Tensor {
 	r0, err := genFrobeniusNorm(self)
 	if err != nil {
@@ -46741,7 +46855,7 @@ func genInternalAddmmActivation(self Tensor, mat1 Tensor, mat2 Tensor, opts []Op
 
 // SparseCompressedTensor is PyTorch's sparse_compressed_tensor.comp_plain_value_size.
 //
-//	aten::sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor
+//	aten::sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func SparseCompressedTensor(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, opts ...Option) Tensor {
@@ -47271,7 +47385,7 @@ func genSparseBscTensorCcolRowValue(ccolIndices Tensor, rowIndices Tensor, value
 
 // InternalSparseCompressedTensorUnsafe is PyTorch's _sparse_compressed_tensor_unsafe.
 //
-//	aten::_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::_sparse_compressed_tensor_unsafe(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func InternalSparseCompressedTensorUnsafe(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, opts ...Option) Tensor {
@@ -47518,9 +47632,11 @@ func genSparseCooTensor(size []int64, opts []Option) (r0_ Tensor, err_ error) {
 
 // SparseCooTensorIndices is PyTorch's sparse_coo_tensor.indices.
 //
-//	aten::sparse_coo_tensor.indices(Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::sparse_coo_tensor.indices(Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor
 //
-// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+// Options: WithIsCoalesced, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func SparseCooTensorIndices(indices Tensor, values Tensor, opts ...Option) Tensor {
 	r0, err := genSparseCooTensorIndices(indices, values, opts)
 	if err != nil {
@@ -47536,9 +47652,14 @@ func TrySparseCooTensorIndices(indices Tensor, values Tensor, opts ...Option) (T
 
 func genSparseCooTensorIndices(indices Tensor, values Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sparse_coo_tensor"
+	var isCoalesced bool
+	isCoalescedHas := false
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
 		case optDtype, optDevice, optLayout, optRequiresGrad:
 			to_.set(o)
 		default:
@@ -47555,7 +47676,7 @@ func genSparseCooTensorIndices(indices Tensor, values Tensor, opts []Option) (r0
 		indices.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(isCoalesced), b32(isCoalescedHas))
 	indices.unpin()
 	values.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -47564,9 +47685,11 @@ func genSparseCooTensorIndices(indices Tensor, values Tensor, opts []Option) (r0
 
 // SparseCooTensorIndicesSize is PyTorch's sparse_coo_tensor.indices_size.
 //
-//	aten::sparse_coo_tensor.indices_size(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::sparse_coo_tensor.indices_size(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor
 //
-// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+// Options: WithIsCoalesced, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func SparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, opts ...Option) Tensor {
 	r0, err := genSparseCooTensorIndicesSize(indices, values, size, opts)
 	if err != nil {
@@ -47582,9 +47705,14 @@ func TrySparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, 
 
 func genSparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "sparse_coo_tensor"
+	var isCoalesced bool
+	isCoalescedHas := false
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
 		case optDtype, optDevice, optLayout, optRequiresGrad:
 			to_.set(o)
 		default:
@@ -47601,7 +47729,7 @@ func genSparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, 
 		indices.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices_size(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg_sparse_coo_tensor_indices_size(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(isCoalesced), b32(isCoalescedHas))
 	indices.unpin()
 	values.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -47610,9 +47738,11 @@ func genSparseCooTensorIndicesSize(indices Tensor, values Tensor, size []int64, 
 
 // InternalSparseCooTensorUnsafe is PyTorch's _sparse_coo_tensor_unsafe.
 //
-//	aten::_sparse_coo_tensor_unsafe(Tensor indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::_sparse_coo_tensor_unsafe(Tensor indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool? is_coalesced=None) -> Tensor
 //
-// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+// Options: WithIsCoalesced, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int64, opts ...Option) Tensor {
 	r0, err := genInternalSparseCooTensorUnsafe(indices, values, size, opts)
 	if err != nil {
@@ -47628,9 +47758,14 @@ func TryInternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int6
 
 func genInternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_sparse_coo_tensor_unsafe"
+	var isCoalesced bool
+	isCoalescedHas := false
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
 		case optDtype, optDevice, optLayout, optRequiresGrad:
 			to_.set(o)
 		default:
@@ -47647,7 +47782,7 @@ func genInternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int6
 		indices.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_unsafe(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_unsafe(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(isCoalesced), b32(isCoalescedHas))
 	indices.unpin()
 	values.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -47656,18 +47791,39 @@ func genInternalSparseCooTensorUnsafe(indices Tensor, values Tensor, size []int6
 
 // InternalValidateSparseCooTensorArgs is PyTorch's _validate_sparse_coo_tensor_args.
 //
-//	aten::_validate_sparse_coo_tensor_args(Tensor indices, Tensor values, int[] size) -> ()
-func InternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64) {
-	must(genInternalValidateSparseCooTensorArgs(indices, values, size))
+//	aten::_validate_sparse_coo_tensor_args(Tensor indices, Tensor values, int[] size, bool? is_coalesced=None, bool? check_pinning=None) -> ()
+//
+// Options: WithIsCoalesced, WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64, opts ...Option) {
+	must(genInternalValidateSparseCooTensorArgs(indices, values, size, opts))
 }
 
 // TryInternalValidateSparseCooTensorArgs is InternalValidateSparseCooTensorArgs that returns its error.
-func TryInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64) error {
-	return genInternalValidateSparseCooTensorArgs(indices, values, size)
+func TryInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64, opts ...Option) error {
+	return genInternalValidateSparseCooTensorArgs(indices, values, size, opts)
 }
 
-func genInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64) (err_ error) {
+func genInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size []int64, opts []Option) (err_ error) {
 	const op = "_validate_sparse_coo_tensor_args"
+	var isCoalesced bool
+	isCoalescedHas := false
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	indicesC, err_ := indices.ptr(op, "indices")
 	if err_ != nil {
 		return
@@ -47677,7 +47833,7 @@ func genInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size 
 		indices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_coo_tensor_args(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)))
+	e_ := shard1.Atg__validate_sparse_coo_tensor_args(unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), b32(isCoalesced), b32(isCoalescedHas), b32(checkPinning), b32(checkPinningHas))
 	indices.unpin()
 	values.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -47688,18 +47844,34 @@ func genInternalValidateSparseCooTensorArgs(indices Tensor, values Tensor, size 
 
 // InternalValidateSparseCompressedTensorArgs is PyTorch's _validate_sparse_compressed_tensor_args.
 //
-//	aten::_validate_sparse_compressed_tensor_args(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, Layout layout) -> ()
-func InternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout) {
-	must(genInternalValidateSparseCompressedTensorArgs(compressedIndices, plainIndices, values, size, layout))
+//	aten::_validate_sparse_compressed_tensor_args(Tensor compressed_indices, Tensor plain_indices, Tensor values, int[] size, Layout layout, bool? check_pinning=None) -> ()
+//
+// Options: WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout, opts ...Option) {
+	must(genInternalValidateSparseCompressedTensorArgs(compressedIndices, plainIndices, values, size, layout, opts))
 }
 
 // TryInternalValidateSparseCompressedTensorArgs is InternalValidateSparseCompressedTensorArgs that returns its error.
-func TryInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout) error {
-	return genInternalValidateSparseCompressedTensorArgs(compressedIndices, plainIndices, values, size, layout)
+func TryInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout, opts ...Option) error {
+	return genInternalValidateSparseCompressedTensorArgs(compressedIndices, plainIndices, values, size, layout, opts)
 }
 
-func genInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout) (err_ error) {
+func genInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, plainIndices Tensor, values Tensor, size []int64, layout Layout, opts []Option) (err_ error) {
 	const op = "_validate_sparse_compressed_tensor_args"
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	compressedIndicesC, err_ := compressedIndices.ptr(op, "compressed_indices")
 	if err_ != nil {
 		return
@@ -47715,7 +47887,7 @@ func genInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, pla
 		plainIndices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_compressed_tensor_args(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), int32(layout))
+	e_ := shard1.Atg__validate_sparse_compressed_tensor_args(unsafe.Pointer(compressedIndicesC), unsafe.Pointer(plainIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), int32(layout), b32(checkPinning), b32(checkPinningHas))
 	compressedIndices.unpin()
 	plainIndices.unpin()
 	values.unpin()
@@ -47727,18 +47899,34 @@ func genInternalValidateSparseCompressedTensorArgs(compressedIndices Tensor, pla
 
 // InternalValidateSparseCsrTensorArgs is PyTorch's _validate_sparse_csr_tensor_args.
 //
-//	aten::_validate_sparse_csr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size) -> ()
-func InternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) {
-	must(genInternalValidateSparseCsrTensorArgs(crowIndices, colIndices, values, size))
+//	aten::_validate_sparse_csr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, bool? check_pinning=None) -> ()
+//
+// Options: WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts ...Option) {
+	must(genInternalValidateSparseCsrTensorArgs(crowIndices, colIndices, values, size, opts))
 }
 
 // TryInternalValidateSparseCsrTensorArgs is InternalValidateSparseCsrTensorArgs that returns its error.
-func TryInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) error {
-	return genInternalValidateSparseCsrTensorArgs(crowIndices, colIndices, values, size)
+func TryInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts ...Option) error {
+	return genInternalValidateSparseCsrTensorArgs(crowIndices, colIndices, values, size, opts)
 }
 
-func genInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) (err_ error) {
+func genInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts []Option) (err_ error) {
 	const op = "_validate_sparse_csr_tensor_args"
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	crowIndicesC, err_ := crowIndices.ptr(op, "crow_indices")
 	if err_ != nil {
 		return
@@ -47754,7 +47942,7 @@ func genInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tenso
 		colIndices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_csr_tensor_args(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)))
+	e_ := shard1.Atg__validate_sparse_csr_tensor_args(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), b32(checkPinning), b32(checkPinningHas))
 	crowIndices.unpin()
 	colIndices.unpin()
 	values.unpin()
@@ -47766,18 +47954,34 @@ func genInternalValidateSparseCsrTensorArgs(crowIndices Tensor, colIndices Tenso
 
 // InternalValidateSparseCscTensorArgs is PyTorch's _validate_sparse_csc_tensor_args.
 //
-//	aten::_validate_sparse_csc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size) -> ()
-func InternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) {
-	must(genInternalValidateSparseCscTensorArgs(ccolIndices, rowIndices, values, size))
+//	aten::_validate_sparse_csc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, bool? check_pinning=None) -> ()
+//
+// Options: WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts ...Option) {
+	must(genInternalValidateSparseCscTensorArgs(ccolIndices, rowIndices, values, size, opts))
 }
 
 // TryInternalValidateSparseCscTensorArgs is InternalValidateSparseCscTensorArgs that returns its error.
-func TryInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) error {
-	return genInternalValidateSparseCscTensorArgs(ccolIndices, rowIndices, values, size)
+func TryInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts ...Option) error {
+	return genInternalValidateSparseCscTensorArgs(ccolIndices, rowIndices, values, size, opts)
 }
 
-func genInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) (err_ error) {
+func genInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts []Option) (err_ error) {
 	const op = "_validate_sparse_csc_tensor_args"
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	ccolIndicesC, err_ := ccolIndices.ptr(op, "ccol_indices")
 	if err_ != nil {
 		return
@@ -47793,7 +47997,7 @@ func genInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tenso
 		rowIndices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_csc_tensor_args(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)))
+	e_ := shard1.Atg__validate_sparse_csc_tensor_args(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), b32(checkPinning), b32(checkPinningHas))
 	ccolIndices.unpin()
 	rowIndices.unpin()
 	values.unpin()
@@ -47805,18 +48009,34 @@ func genInternalValidateSparseCscTensorArgs(ccolIndices Tensor, rowIndices Tenso
 
 // InternalValidateSparseBsrTensorArgs is PyTorch's _validate_sparse_bsr_tensor_args.
 //
-//	aten::_validate_sparse_bsr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size) -> ()
-func InternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) {
-	must(genInternalValidateSparseBsrTensorArgs(crowIndices, colIndices, values, size))
+//	aten::_validate_sparse_bsr_tensor_args(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, bool? check_pinning=None) -> ()
+//
+// Options: WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts ...Option) {
+	must(genInternalValidateSparseBsrTensorArgs(crowIndices, colIndices, values, size, opts))
 }
 
 // TryInternalValidateSparseBsrTensorArgs is InternalValidateSparseBsrTensorArgs that returns its error.
-func TryInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) error {
-	return genInternalValidateSparseBsrTensorArgs(crowIndices, colIndices, values, size)
+func TryInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts ...Option) error {
+	return genInternalValidateSparseBsrTensorArgs(crowIndices, colIndices, values, size, opts)
 }
 
-func genInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64) (err_ error) {
+func genInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tensor, values Tensor, size []int64, opts []Option) (err_ error) {
 	const op = "_validate_sparse_bsr_tensor_args"
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	crowIndicesC, err_ := crowIndices.ptr(op, "crow_indices")
 	if err_ != nil {
 		return
@@ -47832,7 +48052,7 @@ func genInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tenso
 		colIndices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_bsr_tensor_args(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)))
+	e_ := shard1.Atg__validate_sparse_bsr_tensor_args(unsafe.Pointer(crowIndicesC), unsafe.Pointer(colIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), b32(checkPinning), b32(checkPinningHas))
 	crowIndices.unpin()
 	colIndices.unpin()
 	values.unpin()
@@ -47844,18 +48064,34 @@ func genInternalValidateSparseBsrTensorArgs(crowIndices Tensor, colIndices Tenso
 
 // InternalValidateSparseBscTensorArgs is PyTorch's _validate_sparse_bsc_tensor_args.
 //
-//	aten::_validate_sparse_bsc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size) -> ()
-func InternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) {
-	must(genInternalValidateSparseBscTensorArgs(ccolIndices, rowIndices, values, size))
+//	aten::_validate_sparse_bsc_tensor_args(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, bool? check_pinning=None) -> ()
+//
+// Options: WithCheckPinning.
+//
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts ...Option) {
+	must(genInternalValidateSparseBscTensorArgs(ccolIndices, rowIndices, values, size, opts))
 }
 
 // TryInternalValidateSparseBscTensorArgs is InternalValidateSparseBscTensorArgs that returns its error.
-func TryInternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) error {
-	return genInternalValidateSparseBscTensorArgs(ccolIndices, rowIndices, values, size)
+func TryInternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts ...Option) error {
+	return genInternalValidateSparseBscTensorArgs(ccolIndices, rowIndices, values, size, opts)
 }
 
-func genInternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64) (err_ error) {
+func genInternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tensor, values Tensor, size []int64, opts []Option) (err_ error) {
 	const op = "_validate_sparse_bsc_tensor_args"
+	var checkPinning bool
+	checkPinningHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optCheckPinning:
+			checkPinning = o.b
+			checkPinningHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	ccolIndicesC, err_ := ccolIndices.ptr(op, "ccol_indices")
 	if err_ != nil {
 		return
@@ -47871,7 +48107,7 @@ func genInternalValidateSparseBscTensorArgs(ccolIndices Tensor, rowIndices Tenso
 		rowIndices.unpin()
 		return
 	}
-	e_ := shard1.Atg__validate_sparse_bsc_tensor_args(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)))
+	e_ := shard1.Atg__validate_sparse_bsc_tensor_args(unsafe.Pointer(ccolIndicesC), unsafe.Pointer(rowIndicesC), unsafe.Pointer(valuesC), i64p(size), int64(len(size)), b32(checkPinning), b32(checkPinningHas))
 	ccolIndices.unpin()
 	rowIndices.unpin()
 	values.unpin()
@@ -47918,9 +48154,11 @@ func genInternalSparseCooTensorWithDims(sparseDim int64, denseDim int64, size []
 
 // InternalSparseCooTensorWithDimsAndTensors is PyTorch's _sparse_coo_tensor_with_dims_and_tensors.
 //
-//	aten::_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, int[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor
+//	aten::_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor
 //
-// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+// Options: WithIsCoalesced, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalSparseCooTensorWithDimsAndTensors(sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor, opts ...Option) Tensor {
 	r0, err := genInternalSparseCooTensorWithDimsAndTensors(sparseDim, denseDim, size, indices, values, opts)
 	if err != nil {
@@ -47936,9 +48174,14 @@ func TryInternalSparseCooTensorWithDimsAndTensors(sparseDim int64, denseDim int6
 
 func genInternalSparseCooTensorWithDimsAndTensors(sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_sparse_coo_tensor_with_dims_and_tensors"
+	var isCoalesced bool
+	isCoalescedHas := false
 	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
 	for _, o := range opts {
 		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
 		case optDtype, optDevice, optLayout, optRequiresGrad:
 			to_.set(o)
 		default:
@@ -47955,7 +48198,7 @@ func genInternalSparseCooTensorWithDimsAndTensors(sparseDim int64, denseDim int6
 		indices.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_with_dims_and_tensors(sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	t_, e_, n_ := shard1.Atg__sparse_coo_tensor_with_dims_and_tensors(sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), b32(isCoalesced), b32(isCoalescedHas))
 	indices.unpin()
 	values.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -48091,9 +48334,11 @@ func genInternalToCpu(tensors []Tensor) (r0_ []Tensor, err_ error) {
 
 // ToDense is PyTorch's to_dense.
 //
-//	aten::to_dense(Tensor self, ScalarType? dtype=None) -> Tensor
+//	aten::to_dense(Tensor self, ScalarType? dtype=None, *, bool? masked_grad=None) -> Tensor
 //
-// Options: WithDtype.
+// Options: WithDtype, WithMaskedGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func (self Tensor) ToDense(opts ...Option) Tensor {
 	r0, err := genToDense(self, opts)
 	if err != nil {
@@ -48111,11 +48356,16 @@ func genToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_dense"
 	var dtype DType
 	dtypeHas := false
+	var maskedGrad bool
+	maskedGradHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optDtype:
 			dtype = DType(o.i)
 			dtypeHas = true
+		case optMaskedGrad:
+			maskedGrad = o.b
+			maskedGradHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -48125,7 +48375,7 @@ func genToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg_to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas), b32(maskedGrad), b32(maskedGradHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -48133,9 +48383,11 @@ func genToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // InternalToDense is PyTorch's _to_dense.
 //
-//	aten::_to_dense(Tensor self, ScalarType? dtype=None) -> Tensor
+//	aten::_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor
 //
-// Options: WithDtype.
+// Options: WithDtype, WithMaskedGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func (self Tensor) InternalToDense(opts ...Option) Tensor {
 	r0, err := genInternalToDense(self, opts)
 	if err != nil {
@@ -48153,11 +48405,16 @@ func genInternalToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_to_dense"
 	var dtype DType
 	dtypeHas := false
+	var maskedGrad bool
+	maskedGradHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optDtype:
 			dtype = DType(o.i)
 			dtypeHas = true
+		case optMaskedGrad:
+			maskedGrad = o.b
+			maskedGradHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -48167,7 +48424,7 @@ func genInternalToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg__to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard1.Atg__to_dense(unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas), b32(maskedGrad), b32(maskedGradHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -48175,9 +48432,13 @@ func genInternalToDense(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // ToDenseBackward is PyTorch's to_dense_backward.
 //
-//	aten::to_dense_backward(Tensor grad, Tensor input) -> Tensor
-func ToDenseBackward(grad Tensor, input Tensor) Tensor {
-	r0, err := genToDenseBackward(grad, input)
+//	aten::to_dense_backward(Tensor grad, Tensor input, bool? masked_grad=None) -> Tensor
+//
+// Options: WithMaskedGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func ToDenseBackward(grad Tensor, input Tensor, opts ...Option) Tensor {
+	r0, err := genToDenseBackward(grad, input, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -48185,12 +48446,24 @@ func ToDenseBackward(grad Tensor, input Tensor) Tensor {
 }
 
 // TryToDenseBackward is ToDenseBackward that returns its error.
-func TryToDenseBackward(grad Tensor, input Tensor) (Tensor, error) {
-	return genToDenseBackward(grad, input)
+func TryToDenseBackward(grad Tensor, input Tensor, opts ...Option) (Tensor, error) {
+	return genToDenseBackward(grad, input, opts)
 }
 
-func genToDenseBackward(grad Tensor, input Tensor) (r0_ Tensor, err_ error) {
+func genToDenseBackward(grad Tensor, input Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_dense_backward"
+	var maskedGrad bool
+	maskedGradHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMaskedGrad:
+			maskedGrad = o.b
+			maskedGradHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	gradC, err_ := grad.ptr(op, "grad")
 	if err_ != nil {
 		return
@@ -48200,7 +48473,7 @@ func genToDenseBackward(grad Tensor, input Tensor) (r0_ Tensor, err_ error) {
 		grad.unpin()
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC))
+	t_, e_, n_ := shard1.Atg_to_dense_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), b32(maskedGrad), b32(maskedGradHas))
 	grad.unpin()
 	input.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -48924,9 +49197,13 @@ func genToSparseSparseDim(self Tensor, sparseDim int64) (r0_ Tensor, err_ error)
 
 // ToSparse is PyTorch's to_sparse.
 //
-//	aten::to_sparse(Tensor self) -> Tensor
-func (self Tensor) ToSparse() Tensor {
-	r0, err := genToSparse(self)
+//	aten::to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+//
+// Options: WithLayout, WithBlocksize, WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+func (self Tensor) ToSparse(opts ...Option) Tensor {
+	r0, err := genToSparse(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -48934,17 +49211,42 @@ func (self Tensor) ToSparse() Tensor {
 }
 
 // TryToSparse is ToSparse that returns its error.
-func (self Tensor) TryToSparse() (Tensor, error) {
-	return genToSparse(self)
+func (self Tensor) TryToSparse(opts ...Option) (Tensor, error) {
+	return genToSparse(self, opts)
 }
 
-func genToSparse(self Tensor) (r0_ Tensor, err_ error) {
+func genToSparse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_sparse"
+	var layout Layout
+	layoutHas := false
+	var blocksize []int64
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optLayout:
+			layout = Layout(o.i)
+			layoutHas = true
+		case optBlocksize:
+			blocksize = o.ints
+			if blocksize == nil {
+				blocksize = []int64{}
+			}
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_sparse(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse(unsafe.Pointer(selfC), int32(layout), b32(layoutHas), i64p(blocksize), optLen(len(blocksize), blocksize == nil), denseDim, b32(denseDimHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -48952,9 +49254,13 @@ func genToSparse(self Tensor) (r0_ Tensor, err_ error) {
 
 // ToSparseCsr is PyTorch's to_sparse_csr.
 //
-//	aten::to_sparse_csr(Tensor self) -> Tensor
-func (self Tensor) ToSparseCsr() Tensor {
-	r0, err := genToSparseCsr(self)
+//	aten::to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) ToSparseCsr(opts ...Option) Tensor {
+	r0, err := genToSparseCsr(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -48962,17 +49268,31 @@ func (self Tensor) ToSparseCsr() Tensor {
 }
 
 // TryToSparseCsr is ToSparseCsr that returns its error.
-func (self Tensor) TryToSparseCsr() (Tensor, error) {
-	return genToSparseCsr(self)
+func (self Tensor) TryToSparseCsr(opts ...Option) (Tensor, error) {
+	return genToSparseCsr(self, opts)
 }
 
-func genToSparseCsr(self Tensor) (r0_ Tensor, err_ error) {
+func genToSparseCsr(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_sparse_csr"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_sparse_csr(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse_csr(unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -48980,9 +49300,13 @@ func genToSparseCsr(self Tensor) (r0_ Tensor, err_ error) {
 
 // ToSparseCsc is PyTorch's to_sparse_csc.
 //
-//	aten::to_sparse_csc(Tensor self) -> Tensor
-func (self Tensor) ToSparseCsc() Tensor {
-	r0, err := genToSparseCsc(self)
+//	aten::to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) ToSparseCsc(opts ...Option) Tensor {
+	r0, err := genToSparseCsc(self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -48990,17 +49314,31 @@ func (self Tensor) ToSparseCsc() Tensor {
 }
 
 // TryToSparseCsc is ToSparseCsc that returns its error.
-func (self Tensor) TryToSparseCsc() (Tensor, error) {
-	return genToSparseCsc(self)
+func (self Tensor) TryToSparseCsc(opts ...Option) (Tensor, error) {
+	return genToSparseCsc(self, opts)
 }
 
-func genToSparseCsc(self Tensor) (r0_ Tensor, err_ error) {
+func genToSparseCsc(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_sparse_csc"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_sparse_csc(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_to_sparse_csc(unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -49008,9 +49346,13 @@ func genToSparseCsc(self Tensor) (r0_ Tensor, err_ error) {
 
 // ToSparseBsr is PyTorch's to_sparse_bsr.
 //
-//	aten::to_sparse_bsr(Tensor self, int[2] blocksize) -> Tensor
-func (self Tensor) ToSparseBsr(blocksize []int64) Tensor {
-	r0, err := genToSparseBsr(self, blocksize)
+//	aten::to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) ToSparseBsr(blocksize []int64, opts ...Option) Tensor {
+	r0, err := genToSparseBsr(self, blocksize, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -49018,17 +49360,31 @@ func (self Tensor) ToSparseBsr(blocksize []int64) Tensor {
 }
 
 // TryToSparseBsr is ToSparseBsr that returns its error.
-func (self Tensor) TryToSparseBsr(blocksize []int64) (Tensor, error) {
-	return genToSparseBsr(self, blocksize)
+func (self Tensor) TryToSparseBsr(blocksize []int64, opts ...Option) (Tensor, error) {
+	return genToSparseBsr(self, blocksize, opts)
 }
 
-func genToSparseBsr(self Tensor, blocksize []int64) (r0_ Tensor, err_ error) {
+func genToSparseBsr(self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_sparse_bsr"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_sparse_bsr(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
+	t_, e_, n_ := shard1.Atg_to_sparse_bsr(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -49036,9 +49392,13 @@ func genToSparseBsr(self Tensor, blocksize []int64) (r0_ Tensor, err_ error) {
 
 // ToSparseBsc is PyTorch's to_sparse_bsc.
 //
-//	aten::to_sparse_bsc(Tensor self, int[2] blocksize) -> Tensor
-func (self Tensor) ToSparseBsc(blocksize []int64) Tensor {
-	r0, err := genToSparseBsc(self, blocksize)
+//	aten::to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func (self Tensor) ToSparseBsc(blocksize []int64, opts ...Option) Tensor {
+	r0, err := genToSparseBsc(self, blocksize, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -49046,17 +49406,31 @@ func (self Tensor) ToSparseBsc(blocksize []int64) Tensor {
 }
 
 // TryToSparseBsc is ToSparseBsc that returns its error.
-func (self Tensor) TryToSparseBsc(blocksize []int64) (Tensor, error) {
-	return genToSparseBsc(self, blocksize)
+func (self Tensor) TryToSparseBsc(blocksize []int64, opts ...Option) (Tensor, error) {
+	return genToSparseBsc(self, blocksize, opts)
 }
 
-func genToSparseBsc(self Tensor, blocksize []int64) (r0_ Tensor, err_ error) {
+func genToSparseBsc(self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "to_sparse_bsc"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_to_sparse_bsc(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)))
+	t_, e_, n_ := shard1.Atg_to_sparse_bsc(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -49106,9 +49480,11 @@ func genToMkldnn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // MkldnnReorderConv2dWeight is PyTorch's mkldnn_reorder_conv2d_weight.
 //
-//	aten::mkldnn_reorder_conv2d_weight(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1) -> Tensor
+//	aten::mkldnn_reorder_conv2d_weight(Tensor self, SymInt[2] padding=0, SymInt[2] stride=1, SymInt[2] dilation=1, SymInt groups=1, SymInt[]? input_size=None) -> Tensor
 //
-// Options: WithPadding, WithStride, WithDilation, WithGroups.
+// Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func MkldnnReorderConv2dWeight(self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv2dWeight(self, opts)
 	if err != nil {
@@ -49128,6 +49504,7 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	stride := []int64{1}
 	dilation := []int64{1}
 	groups := int64(1)
+	var inputSize []int64
 	for _, o := range opts {
 		switch o.key {
 		case optPadding:
@@ -49149,6 +49526,11 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 			if groups, err_ = o.int64(op); err_ != nil {
 				return
 			}
+		case optInputSize:
+			inputSize = o.ints
+			if inputSize == nil {
+				inputSize = []int64{}
+			}
 		default:
 			err_ = badOption(op, o)
 			return
@@ -49158,7 +49540,7 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv2d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv2d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, i64p(inputSize), optLen(len(inputSize), inputSize == nil))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -49166,9 +49548,11 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 
 // MkldnnReorderConv3dWeight is PyTorch's mkldnn_reorder_conv3d_weight.
 //
-//	aten::mkldnn_reorder_conv3d_weight(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1) -> Tensor
+//	aten::mkldnn_reorder_conv3d_weight(Tensor self, SymInt[3] padding=0, SymInt[3] stride=1, SymInt[3] dilation=1, SymInt groups=1, SymInt[]? input_size=None) -> Tensor
 //
-// Options: WithPadding, WithStride, WithDilation, WithGroups.
+// Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func MkldnnReorderConv3dWeight(self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv3dWeight(self, opts)
 	if err != nil {
@@ -49188,6 +49572,7 @@ func genMkldnnReorderConv3dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	stride := []int64{1}
 	dilation := []int64{1}
 	groups := int64(1)
+	var inputSize []int64
 	for _, o := range opts {
 		switch o.key {
 		case optPadding:
@@ -49209,6 +49594,11 @@ func genMkldnnReorderConv3dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 			if groups, err_ = o.int64(op); err_ != nil {
 				return
 			}
+		case optInputSize:
+			inputSize = o.ints
+			if inputSize == nil {
+				inputSize = []int64{}
+			}
 		default:
 			err_ = badOption(op, o)
 			return
@@ -49218,7 +49608,7 @@ func genMkldnnReorderConv3dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv3d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	t_, e_, n_ := shard1.Atg_mkldnn_reorder_conv3d_weight(unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, i64p(inputSize), optLen(len(inputSize), inputSize == nil))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -51096,7 +51486,7 @@ func genResultTypeScalarScalar(scalar1 Scalar, scalar2 Scalar) (r0_ DType, err_ 
 
 // CanCast is PyTorch's can_cast.
 //
-//	aten::can_cast(ScalarType from, ScalarType to) -> bool
+//	aten::can_cast(ScalarType from_, ScalarType to) -> bool
 func CanCast(from DType, to DType) bool {
 	r0, err := genCanCast(from, to)
 	if err != nil {
@@ -51179,21 +51569,23 @@ func genInternalLocalScalarDense(self Tensor) (r0_ Scalar, err_ error) {
 
 // InternalLstmMps is PyTorch's _lstm_mps.
 //
-//	aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
-func InternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor) {
-	r0, r1, r2, r3, r4, err := genInternalLstmMps(input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+//	aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+func InternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, r5, err := genInternalLstmMps(input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 	if err != nil {
 		panic(err)
 	}
-	return r0, r1, r2, r3, r4
+	return r0, r1, r2, r3, r4, r5
 }
 
 // TryInternalLstmMps is InternalLstmMps that returns its error.
-func TryInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+func TryInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, error) {
 	return genInternalLstmMps(input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 }
 
-func genInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+func genInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, r5_ Tensor, err_ error) {
 	const op = "_lstm_mps"
 	inputC, err_ := input.ptr(op, "input")
 	if err_ != nil {
@@ -51210,7 +51602,7 @@ func genInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bo
 		unpinAll(hx)
 		return
 	}
-	r0, r1, r2, r3, r4, e_ := shard1.Atg__lstm_mps(unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
+	r0, r1, r2, r3, r4, r5, e_ := shard1.Atg__lstm_mps(unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
 	input.unpin()
 	unpinAll(hx)
 	unpinAll(params)
@@ -51222,14 +51614,17 @@ func genInternalLstmMps(input Tensor, hx []Tensor, params []Tensor, hasBiases bo
 	r2_ = newTensorP(r2)
 	r3_ = newTensorP(r3)
 	r4_ = newTensorP(r4)
+	r5_ = newTensorP(r5)
 	return
 }
 
 // LstmMpsBackward is PyTorch's lstm_mps_backward.
 //
-//	aten::lstm_mps_backward(Tensor grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor[], Tensor[])
-func LstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, []Tensor, []Tensor) {
-	r0, r1, r2, err := genLstmMpsBackward(gradY, gradHy, gradCy, zState, cellStateFwd, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+//	aten::lstm_mps_backward(Tensor? grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor layersOutputs, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor[], Tensor[])
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+func LstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, []Tensor, []Tensor) {
+	r0, r1, r2, err := genLstmMpsBackward(gradY, gradHy, gradCy, zState, cellStateFwd, input, layersOutputs, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 	if err != nil {
 		panic(err)
 	}
@@ -51237,13 +51632,13 @@ func LstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, 
 }
 
 // TryLstmMpsBackward is LstmMpsBackward that returns its error.
-func TryLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, []Tensor, []Tensor, error) {
-	return genLstmMpsBackward(gradY, gradHy, gradCy, zState, cellStateFwd, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+func TryLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, []Tensor, []Tensor, error) {
+	return genLstmMpsBackward(gradY, gradHy, gradCy, zState, cellStateFwd, input, layersOutputs, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 }
 
-func genLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ []Tensor, r2_ []Tensor, err_ error) {
+func genLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ []Tensor, r2_ []Tensor, err_ error) {
 	const op = "lstm_mps_backward"
-	gradYC, err_ := gradY.ptr(op, "grad_y")
+	gradYC, err_ := gradY.optPtr(op, "grad_y")
 	if err_ != nil {
 		return
 	}
@@ -51282,6 +51677,16 @@ func genLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tenso
 		cellStateFwd.unpin()
 		return
 	}
+	layersOutputsC, err_ := layersOutputs.ptr(op, "layersOutputs")
+	if err_ != nil {
+		gradY.unpin()
+		gradHy.unpin()
+		gradCy.unpin()
+		zState.unpin()
+		cellStateFwd.unpin()
+		input.unpin()
+		return
+	}
 	hxC, err_ := tensorPtrs(op, "hx", hx)
 	if err_ != nil {
 		gradY.unpin()
@@ -51290,6 +51695,7 @@ func genLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tenso
 		zState.unpin()
 		cellStateFwd.unpin()
 		input.unpin()
+		layersOutputs.unpin()
 		return
 	}
 	paramsC, err_ := tensorPtrs(op, "params", params)
@@ -51300,16 +51706,18 @@ func genLstmMpsBackward(gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tenso
 		zState.unpin()
 		cellStateFwd.unpin()
 		input.unpin()
+		layersOutputs.unpin()
 		unpinAll(hx)
 		return
 	}
-	r0, r1, r1Len, r2, r2Len, e_ := shard1.Atg_lstm_mps_backward(unsafe.Pointer(gradYC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), unsafe.Pointer(zStateC), unsafe.Pointer(cellStateFwdC), unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
+	r0, r1, r1Len, r2, r2Len, e_ := shard1.Atg_lstm_mps_backward(unsafe.Pointer(gradYC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), unsafe.Pointer(zStateC), unsafe.Pointer(cellStateFwdC), unsafe.Pointer(inputC), unsafe.Pointer(layersOutputsC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
 	gradY.unpin()
 	gradHy.unpin()
 	gradCy.unpin()
 	zState.unpin()
 	cellStateFwd.unpin()
 	input.unpin()
+	layersOutputs.unpin()
 	unpinAll(hx)
 	unpinAll(params)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -52567,7 +52975,7 @@ func genInternalPackPaddedSequence(input Tensor, lengths Tensor, batchFirst bool
 
 // InternalPackPaddedSequenceBackward is PyTorch's _pack_padded_sequence_backward.
 //
-//	aten::_pack_padded_sequence_backward(Tensor grad, int[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
+//	aten::_pack_padded_sequence_backward(Tensor grad, SymInt[] input_size, Tensor batch_sizes, bool batch_first) -> Tensor
 func InternalPackPaddedSequenceBackward(grad Tensor, inputSize []int64, batchSizes Tensor, batchFirst bool) Tensor {
 	r0, err := genInternalPackPaddedSequenceBackward(grad, inputSize, batchSizes, batchFirst)
 	if err != nil {
@@ -57182,7 +57590,7 @@ func genBitwiseRightShiftScalarTensor(self Scalar, other Tensor) (r0_ Tensor, er
 
 // Tril_ is PyTorch's tril_.
 //
-//	aten::tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+//	aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 //
 // Options: WithDiagonal.
 func (self Tensor) Tril_(opts ...Option) Tensor {
@@ -57227,7 +57635,7 @@ func genTril_(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // Triu_ is PyTorch's triu_.
 //
-//	aten::triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)
+//	aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 //
 // Options: WithDiagonal.
 func (self Tensor) Triu_(opts ...Option) Tensor {
@@ -58116,6 +58524,8 @@ func genDiag(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 // DiagBackward is PyTorch's diag_backward.
 //
 //	aten::diag_backward(Tensor grad, SymInt[] input_sizes, int diagonal) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func DiagBackward(grad Tensor, inputSizes []int64, diagonal int64) Tensor {
 	r0, err := genDiagBackward(grad, inputSizes, diagonal)
 	if err != nil {
@@ -58271,7 +58681,7 @@ func genCross(self Tensor, other Tensor, opts []Option) (r0_ Tensor, err_ error)
 
 // TriuOut is PyTorch's triu_out.out.
 //
-//	aten::triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithDiagonal.
 func TriuOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -58322,7 +58732,7 @@ func genTriuOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error)
 
 // Triu is PyTorch's triu.
 //
-//	aten::triu(Tensor self, int diagonal=0) -> Tensor
+//	aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
 //
 // Options: WithDiagonal.
 func Triu(self Tensor, opts ...Option) Tensor {
@@ -58340,7 +58750,7 @@ func TryTriu(self Tensor, opts ...Option) (Tensor, error) {
 
 // Triu is PyTorch's triu.
 //
-//	aten::triu(Tensor self, int diagonal=0) -> Tensor
+//	aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
 //
 // Options: WithDiagonal.
 func (self Tensor) Triu(opts ...Option) Tensor {
@@ -58382,7 +58792,7 @@ func genTriu(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // TrilOut is PyTorch's tril_out.out.
 //
-//	aten::tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithDiagonal.
 func TrilOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -58433,7 +58843,7 @@ func genTrilOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error)
 
 // Tril is PyTorch's tril.
 //
-//	aten::tril(Tensor self, int diagonal=0) -> Tensor
+//	aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
 //
 // Options: WithDiagonal.
 func Tril(self Tensor, opts ...Option) Tensor {
@@ -58451,7 +58861,7 @@ func TryTril(self Tensor, opts ...Option) (Tensor, error) {
 
 // Tril is PyTorch's tril.
 //
-//	aten::tril(Tensor self, int diagonal=0) -> Tensor
+//	aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
 //
 // Options: WithDiagonal.
 func (self Tensor) Tril(opts ...Option) Tensor {
@@ -58617,7 +59027,7 @@ func genTrace(self Tensor) (r0_ Tensor, err_ error) {
 
 // TraceBackward is PyTorch's trace_backward.
 //
-//	aten::trace_backward(Tensor grad, int[] sizes) -> Tensor
+//	aten::trace_backward(Tensor grad, SymInt[] sizes) -> Tensor
 func TraceBackward(grad Tensor, sizes []int64) Tensor {
 	r0, err := genTraceBackward(grad, sizes)
 	if err != nil {
@@ -60023,7 +60433,7 @@ func genLe_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_le__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_le__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60060,7 +60470,7 @@ func genLessEqualScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, e
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_less_equal_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_less_equal_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60108,7 +60518,7 @@ func genLessEqualScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_less_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_less_equal_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -60147,7 +60557,7 @@ func genLessEqualTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, e
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_less_equal_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_less_equal_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -60201,7 +60611,7 @@ func genLessEqual(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_less_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_less_equal_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -60230,7 +60640,7 @@ func genLessEqualScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_less_equal__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_less_equal__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -60266,7 +60676,7 @@ func genLessEqual_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_less_equal__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_less_equal__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60303,7 +60713,7 @@ func genGtScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_gt_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_gt_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60351,7 +60761,7 @@ func genGtScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_gt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_gt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -60390,7 +60800,7 @@ func genGtTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_gt_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_gt_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -60444,7 +60854,7 @@ func genGt(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_gt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_gt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -60473,7 +60883,7 @@ func genGtScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_gt__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_gt__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -60509,7 +60919,7 @@ func genGt_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_gt__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_gt__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60546,7 +60956,7 @@ func genGreaterScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_greater_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_greater_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60594,7 +61004,7 @@ func genGreaterScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_greater_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_greater_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -60633,7 +61043,7 @@ func genGreaterTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_greater_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_greater_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -60687,7 +61097,7 @@ func genGreater(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_greater_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_greater_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -60716,7 +61126,7 @@ func genGreaterScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_greater__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_greater__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -60752,7 +61162,7 @@ func genGreater_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_greater__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_greater__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60789,7 +61199,7 @@ func genLtScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ err
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_lt_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_lt_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -60837,7 +61247,7 @@ func genLtScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_lt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_lt_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -60876,7 +61286,7 @@ func genLtTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ err
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_lt_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_lt_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -60930,7 +61340,7 @@ func genLt(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_lt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_lt_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -60959,7 +61369,7 @@ func genLtScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_lt__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_lt__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -60995,7 +61405,7 @@ func genLt_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_lt__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_lt__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -61032,7 +61442,7 @@ func genLessScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ e
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_less_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_less_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -61080,7 +61490,7 @@ func genLessScalar(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_less_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	t_, e_, n_ := shard1.Atg_less_Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -61119,7 +61529,7 @@ func genLessTensorOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ e
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_less_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_less_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -61173,7 +61583,7 @@ func genLess(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_less_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard1.Atg_less_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61202,7 +61612,7 @@ func genLessScalar_(self Tensor, other Scalar) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_less__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	e_ := shard1.Atg_less__Scalar(unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -61238,7 +61648,7 @@ func genLess_(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_less__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard1.Atg_less__Tensor(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -61281,7 +61691,7 @@ func genTakeOut(out Tensor, self Tensor, index Tensor) (r0_ Tensor, err_ error) 
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_take_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(indexC))
+	e_ := shard1.Atg_take_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(indexC))
 	out.unpin()
 	self.unpin()
 	index.unpin()
@@ -61335,7 +61745,7 @@ func genTake(self Tensor, index Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_take(unsafe.Pointer(selfC), unsafe.Pointer(indexC))
+	t_, e_, n_ := shard1.Atg_take(unsafe.Pointer(selfC), unsafe.Pointer(indexC))
 	self.unpin()
 	index.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61391,7 +61801,7 @@ func genTakeAlongDimOut(out Tensor, self Tensor, indices Tensor, opts []Option) 
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_take_along_dim_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
+	e_ := shard1.Atg_take_along_dim_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
 	out.unpin()
 	self.unpin()
 	indices.unpin()
@@ -61463,7 +61873,7 @@ func genTakeAlongDim(self Tensor, indices Tensor, opts []Option) (r0_ Tensor, er
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_take_along_dim(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
+	t_, e_, n_ := shard1.Atg_take_along_dim(unsafe.Pointer(selfC), unsafe.Pointer(indicesC), dim, b32(dimHas))
 	self.unpin()
 	indices.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61503,7 +61913,7 @@ func genIndexSelectOut(out Tensor, self Tensor, dim int64, index Tensor) (r0_ Te
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_index_select_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
+	e_ := shard1.Atg_index_select_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
 	out.unpin()
 	self.unpin()
 	index.unpin()
@@ -61557,7 +61967,7 @@ func genIndexSelect(self Tensor, dim int64, index Tensor) (r0_ Tensor, err_ erro
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_index_select(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
+	t_, e_, n_ := shard1.Atg_index_select(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC))
 	self.unpin()
 	index.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61566,7 +61976,7 @@ func genIndexSelect(self Tensor, dim int64, index Tensor) (r0_ Tensor, err_ erro
 
 // IndexSelectBackward is PyTorch's index_select_backward.
 //
-//	aten::index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor
+//	aten::index_select_backward(Tensor grad, SymInt[] self_sizes, int dim, Tensor index) -> Tensor
 func IndexSelectBackward(grad Tensor, selfSizes []int64, dim int64, index Tensor) Tensor {
 	r0, err := genIndexSelectBackward(grad, selfSizes, dim, index)
 	if err != nil {
@@ -61591,7 +62001,7 @@ func genIndexSelectBackward(grad Tensor, selfSizes []int64, dim int64, index Ten
 		grad.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_index_select_backward(unsafe.Pointer(gradC), i64p(selfSizes), int64(len(selfSizes)), dim, unsafe.Pointer(indexC))
+	t_, e_, n_ := shard1.Atg_index_select_backward(unsafe.Pointer(gradC), i64p(selfSizes), int64(len(selfSizes)), dim, unsafe.Pointer(indexC))
 	grad.unpin()
 	index.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61631,7 +62041,7 @@ func genMaskedSelectOut(out Tensor, self Tensor, mask Tensor) (r0_ Tensor, err_ 
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_masked_select_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(maskC))
+	e_ := shard1.Atg_masked_select_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(maskC))
 	out.unpin()
 	self.unpin()
 	mask.unpin()
@@ -61685,7 +62095,7 @@ func genMaskedSelect(self Tensor, mask Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_masked_select(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard1.Atg_masked_select(unsafe.Pointer(selfC), unsafe.Pointer(maskC))
 	self.unpin()
 	mask.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -61725,7 +62135,7 @@ func genMaskedSelectBackward(grad Tensor, input Tensor, mask Tensor) (r0_ Tensor
 		input.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_masked_select_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(maskC))
+	t_, e_, n_ := shard1.Atg_masked_select_backward(unsafe.Pointer(gradC), unsafe.Pointer(inputC), unsafe.Pointer(maskC))
 	grad.unpin()
 	input.unpin()
 	mask.unpin()
@@ -61760,7 +62170,7 @@ func genNonZeroOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_nonzero_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_nonzero_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -61808,7 +62218,7 @@ func genNonZero(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_nonzero(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_nonzero(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -61852,7 +62262,7 @@ func genNonzeroNumpy(self Tensor) (r0_ []Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r0Len, e_ := shard2.Atg_nonzero_numpy(unsafe.Pointer(selfC))
+	r0, r0Len, e_ := shard1.Atg_nonzero_numpy(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -61899,7 +62309,7 @@ func genArgwhere(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_argwhere(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_argwhere(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -61950,7 +62360,7 @@ func genGatherOut(out Tensor, self Tensor, dim int64, index Tensor, opts []Optio
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_gather_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
+	e_ := shard1.Atg_gather_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
 	out.unpin()
 	self.unpin()
 	index.unpin()
@@ -62018,7 +62428,7 @@ func genGather(self Tensor, dim int64, index Tensor, opts []Option) (r0_ Tensor,
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_gather(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
+	t_, e_, n_ := shard1.Atg_gather(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
 	self.unpin()
 	index.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -62058,7 +62468,7 @@ func genGatherBackward(grad Tensor, self Tensor, dim int64, index Tensor, sparse
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_gather_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
+	t_, e_, n_ := shard1.Atg_gather_backward(unsafe.Pointer(gradC), unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), b32(sparseGrad))
 	grad.unpin()
 	self.unpin()
 	index.unpin()
@@ -62099,7 +62509,7 @@ func genInternalGatherSparseBackward(self Tensor, dim int64, index Tensor, grad 
 		index.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg__gather_sparse_backward(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(gradC))
+	t_, e_, n_ := shard1.Atg__gather_sparse_backward(unsafe.Pointer(selfC), dim, unsafe.Pointer(indexC), unsafe.Pointer(gradC))
 	self.unpin()
 	index.unpin()
 	grad.unpin()
@@ -62159,7 +62569,7 @@ func genAddcmulOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts
 		tensor1.unpin()
 		return
 	}
-	e_ := shard2.Atg_addcmul_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	e_ := shard1.Atg_addcmul_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	out.unpin()
 	self.unpin()
 	tensor1.unpin()
@@ -62234,7 +62644,7 @@ func genAddcmul(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_
 		tensor1.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_addcmul(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_addcmul(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	self.unpin()
 	tensor1.unpin()
 	tensor2.unpin()
@@ -62287,7 +62697,7 @@ func genAddcmul_(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0
 		tensor1.unpin()
 		return
 	}
-	e_ := shard2.Atg_addcmul_(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	e_ := shard1.Atg_addcmul_(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	self.unpin()
 	tensor1.unpin()
 	tensor2.unpin()
@@ -62350,7 +62760,7 @@ func genAddcdivOut(out Tensor, self Tensor, tensor1 Tensor, tensor2 Tensor, opts
 		tensor1.unpin()
 		return
 	}
-	e_ := shard2.Atg_addcdiv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	e_ := shard1.Atg_addcdiv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	out.unpin()
 	self.unpin()
 	tensor1.unpin()
@@ -62425,7 +62835,7 @@ func genAddcdiv(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0_
 		tensor1.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_addcdiv(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	t_, e_, n_ := shard1.Atg_addcdiv(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	self.unpin()
 	tensor1.unpin()
 	tensor2.unpin()
@@ -62478,7 +62888,7 @@ func genAddcdiv_(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0
 		tensor1.unpin()
 		return
 	}
-	e_ := shard2.Atg_addcdiv_(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
+	e_ := shard1.Atg_addcdiv_(unsafe.Pointer(selfC), unsafe.Pointer(tensor1C), unsafe.Pointer(tensor2C), value.i, value.re, value.im, value.kind)
 	self.unpin()
 	tensor1.unpin()
 	tensor2.unpin()
@@ -62491,7 +62901,7 @@ func genAddcdiv_(self Tensor, tensor1 Tensor, tensor2 Tensor, opts []Option) (r0
 
 // CrossEntropyLoss is PyTorch's cross_entropy_loss.
 //
-//	aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, float label_smoothing=0.0) -> Tensor
+//	aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex, WithLabelSmoothing.
 func CrossEntropyLoss(self Tensor, target Tensor, opts ...Option) Tensor {
@@ -62547,7 +62957,7 @@ func genCrossEntropyLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor,
 		target.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_cross_entropy_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, labelSmoothing)
+	t_, e_, n_ := shard1.Atg_cross_entropy_loss(unsafe.Pointer(selfC), unsafe.Pointer(targetC), unsafe.Pointer(weightC), reduction, ignoreIndex, labelSmoothing)
 	self.unpin()
 	target.unpin()
 	weight.unpin()
@@ -62613,7 +63023,7 @@ func genTriangularSolveOut(x Tensor, m Tensor, self Tensor, a Tensor, opts []Opt
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_triangular_solve_out_X(unsafe.Pointer(xC), unsafe.Pointer(mC), unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper), b32(transpose), b32(unitriangular))
+	e_ := shard1.Atg_triangular_solve_out_X(unsafe.Pointer(xC), unsafe.Pointer(mC), unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper), b32(transpose), b32(unitriangular))
 	x.unpin()
 	m.unpin()
 	self.unpin()
@@ -62689,7 +63099,7 @@ func genTriangularSolve(self Tensor, a Tensor, opts []Option) (r0_ Tensor, r1_ T
 		self.unpin()
 		return
 	}
-	r0, r1, e_ := shard2.Atg_triangular_solve(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper), b32(transpose), b32(unitriangular))
+	r0, r1, e_ := shard1.Atg_triangular_solve(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper), b32(transpose), b32(unitriangular))
 	self.unpin()
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -62718,7 +63128,7 @@ func genInternalLinalgCheckErrors(info Tensor, apiName string, isMatrix bool) (e
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg__linalg_check_errors(unsafe.Pointer(infoC), apiName, b32(isMatrix))
+	e_ := shard1.Atg__linalg_check_errors(unsafe.Pointer(infoC), apiName, b32(isMatrix))
 	info.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -62774,7 +63184,7 @@ func genLinalgSolveTriangularOut(out Tensor, self Tensor, b Tensor, upper bool, 
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_linalg_solve_triangular_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
+	e_ := shard1.Atg_linalg_solve_triangular_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
 	out.unpin()
 	self.unpin()
 	b.unpin()
@@ -62827,7 +63237,7 @@ func genLinalgSolveTriangular(self Tensor, b Tensor, upper bool, opts []Option) 
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_linalg_solve_triangular(unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
+	t_, e_, n_ := shard1.Atg_linalg_solve_triangular(unsafe.Pointer(selfC), unsafe.Pointer(bC), b32(upper), b32(left), b32(unitriangular))
 	self.unpin()
 	b.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -62836,7 +63246,7 @@ func genLinalgSolveTriangular(self Tensor, b Tensor, upper bool, opts []Option) 
 
 // LinalgVander is PyTorch's linalg_vander.
 //
-//	aten::linalg_vander(Tensor x, *, int? N=None) -> Tensor
+//	aten::linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
 //
 // Options: WithN.
 func LinalgVander(x Tensor, opts ...Option) Tensor {
@@ -62872,7 +63282,7 @@ func genLinalgVander(x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_linalg_vander(unsafe.Pointer(xC), n, b32(nHas))
+	t_, e_, n_ := shard1.Atg_linalg_vander(unsafe.Pointer(xC), n, b32(nHas))
 	x.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -62883,6 +63293,8 @@ func genLinalgVander(x Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //	aten::symeig.e(Tensor self, bool eigenvectors=False, bool upper=True, *, Tensor(a!) e, Tensor(b!) V) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
 //
 // Options: WithEigenvectors, WithUpper.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func SymeigOut(e Tensor, v Tensor, self Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genSymeigOut(e, v, self, opts)
 	if err != nil {
@@ -62926,7 +63338,7 @@ func genSymeigOut(e Tensor, v Tensor, self Tensor, opts []Option) (r0_ Tensor, r
 		v.unpin()
 		return
 	}
-	e_ := shard2.Atg_symeig_out_e(unsafe.Pointer(eC), unsafe.Pointer(vC), unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
+	e_ := shard1.Atg_symeig_out_e(unsafe.Pointer(eC), unsafe.Pointer(vC), unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
 	e.unpin()
 	v.unpin()
 	self.unpin()
@@ -62943,6 +63355,8 @@ func genSymeigOut(e Tensor, v Tensor, self Tensor, opts []Option) (r0_ Tensor, r
 //	aten::symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
 //
 // Options: WithEigenvectors, WithUpper.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func Symeig(self Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genSymeig(self, opts)
 	if err != nil {
@@ -62961,6 +63375,8 @@ func TrySymeig(self Tensor, opts ...Option) (Tensor, Tensor, error) {
 //	aten::symeig(Tensor self, bool eigenvectors=False, bool upper=True) -> (Tensor eigenvalues, Tensor eigenvectors)
 //
 // Options: WithEigenvectors, WithUpper.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func (self Tensor) Symeig(opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genSymeig(self, opts)
 	if err != nil {
@@ -62993,7 +63409,7 @@ func genSymeig(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard2.Atg_symeig(unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
+	r0, r1, e_ := shard1.Atg_symeig(unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63006,6 +63422,8 @@ func genSymeig(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) 
 // InternalSymeigHelper is PyTorch's _symeig_helper.
 //
 //	aten::_symeig_helper(Tensor self, bool eigenvectors, bool upper) -> (Tensor, Tensor)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalSymeigHelper(self Tensor, eigenvectors bool, upper bool) (Tensor, Tensor) {
 	r0, r1, err := genInternalSymeigHelper(self, eigenvectors, upper)
 	if err != nil {
@@ -63025,7 +63443,7 @@ func genInternalSymeigHelper(self Tensor, eigenvectors bool, upper bool) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard2.Atg__symeig_helper(unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
+	r0, r1, e_ := shard1.Atg__symeig_helper(unsafe.Pointer(selfC), b32(eigenvectors), b32(upper))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63090,7 +63508,7 @@ func genSvdOut(u Tensor, s Tensor, v Tensor, self Tensor, opts []Option) (r0_ Te
 		v.unpin()
 		return
 	}
-	e_ := shard2.Atg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vC), unsafe.Pointer(selfC), b32(some), b32(computeUv))
+	e_ := shard1.Atg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vC), unsafe.Pointer(selfC), b32(some), b32(computeUv))
 	u.unpin()
 	s.unpin()
 	v.unpin()
@@ -63159,7 +63577,7 @@ func genSvd(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, e_ := shard2.Atg_svd(unsafe.Pointer(selfC), b32(some), b32(computeUv))
+	r0, r1, r2, e_ := shard1.Atg_svd(unsafe.Pointer(selfC), b32(some), b32(computeUv))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63208,7 +63626,7 @@ func genSwapaxes(self Tensor, axis0 int64, axis1 int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_swapaxes(unsafe.Pointer(selfC), axis0, axis1)
+	t_, e_, n_ := shard1.Atg_swapaxes(unsafe.Pointer(selfC), axis0, axis1)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -63236,7 +63654,7 @@ func genSwapaxes_(self Tensor, axis0 int64, axis1 int64) (r0_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_swapaxes_(unsafe.Pointer(selfC), axis0, axis1)
+	e_ := shard1.Atg_swapaxes_(unsafe.Pointer(selfC), axis0, axis1)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63283,7 +63701,7 @@ func genSwapdims(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_swapdims(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard1.Atg_swapdims(unsafe.Pointer(selfC), dim0, dim1)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -63311,7 +63729,7 @@ func genSwapdims_(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_swapdims_(unsafe.Pointer(selfC), dim0, dim1)
+	e_ := shard1.Atg_swapdims_(unsafe.Pointer(selfC), dim0, dim1)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63325,6 +63743,8 @@ func genSwapdims_(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ error) 
 //	aten::cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithUpper.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func CholeskyOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genCholeskyOut(out, self, opts)
 	if err != nil {
@@ -63359,7 +63779,7 @@ func genCholeskyOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_cholesky_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), b32(upper))
+	e_ := shard1.Atg_cholesky_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), b32(upper))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -63374,6 +63794,8 @@ func genCholeskyOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 //	aten::cholesky(Tensor self, bool upper=False) -> Tensor
 //
 // Options: WithUpper.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func Cholesky(self Tensor, opts ...Option) Tensor {
 	r0, err := genCholesky(self, opts)
 	if err != nil {
@@ -63392,6 +63814,8 @@ func TryCholesky(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::cholesky(Tensor self, bool upper=False) -> Tensor
 //
 // Options: WithUpper.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func (self Tensor) Cholesky(opts ...Option) Tensor {
 	r0, err := genCholesky(self, opts)
 	if err != nil {
@@ -63421,7 +63845,7 @@ func genCholesky(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_cholesky(unsafe.Pointer(selfC), b32(upper))
+	t_, e_, n_ := shard1.Atg_cholesky(unsafe.Pointer(selfC), b32(upper))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -63472,7 +63896,7 @@ func genCholeskySolveOut(out Tensor, self Tensor, input2 Tensor, opts []Option) 
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_cholesky_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
+	e_ := shard1.Atg_cholesky_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
 	out.unpin()
 	self.unpin()
 	input2.unpin()
@@ -63540,7 +63964,7 @@ func genCholeskySolve(self Tensor, input2 Tensor, opts []Option) (r0_ Tensor, er
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_cholesky_solve(unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
+	t_, e_, n_ := shard1.Atg_cholesky_solve(unsafe.Pointer(selfC), unsafe.Pointer(input2C), b32(upper))
 	self.unpin()
 	input2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -63574,7 +63998,7 @@ func genInternalCholeskySolveHelper(self Tensor, a Tensor, upper bool) (r0_ Tens
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg__cholesky_solve_helper(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper))
+	t_, e_, n_ := shard1.Atg__cholesky_solve_helper(unsafe.Pointer(selfC), unsafe.Pointer(aC), b32(upper))
 	self.unpin()
 	a.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -63633,7 +64057,7 @@ func genCholeskyInverse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_cholesky_inverse(unsafe.Pointer(selfC), b32(upper))
+	t_, e_, n_ := shard1.Atg_cholesky_inverse(unsafe.Pointer(selfC), b32(upper))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -63678,7 +64102,7 @@ func genCholeskyInverseOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_cholesky_inverse_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), b32(upper))
+	e_ := shard1.Atg_cholesky_inverse_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), b32(upper))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -63693,6 +64117,8 @@ func genCholeskyInverseOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 //	aten::qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)
 //
 // Options: WithSome.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func QrOut(q Tensor, r Tensor, self Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genQrOut(q, r, self, opts)
 	if err != nil {
@@ -63733,7 +64159,7 @@ func genQrOut(q Tensor, r Tensor, self Tensor, opts []Option) (r0_ Tensor, r1_ T
 		r.unpin()
 		return
 	}
-	e_ := shard2.Atg_qr_out_Q(unsafe.Pointer(qC), unsafe.Pointer(rC), unsafe.Pointer(selfC), b32(some))
+	e_ := shard1.Atg_qr_out_Q(unsafe.Pointer(qC), unsafe.Pointer(rC), unsafe.Pointer(selfC), b32(some))
 	q.unpin()
 	r.unpin()
 	self.unpin()
@@ -63750,6 +64176,8 @@ func genQrOut(q Tensor, r Tensor, self Tensor, opts []Option) (r0_ Tensor, r1_ T
 //	aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 //
 // Options: WithSome.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func Qr(self Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genQr(self, opts)
 	if err != nil {
@@ -63768,6 +64196,8 @@ func TryQr(self Tensor, opts ...Option) (Tensor, Tensor, error) {
 //	aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 //
 // Options: WithSome.
+//
+// Not in every libtorch: removed after libtorch 2.6.0 (not in 2.14.1); elsewhere it returns ErrUnsupported.
 func (self Tensor) Qr(opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genQr(self, opts)
 	if err != nil {
@@ -63797,7 +64227,7 @@ func genQr(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard2.Atg_qr(unsafe.Pointer(selfC), b32(some))
+	r0, r1, e_ := shard1.Atg_qr(unsafe.Pointer(selfC), b32(some))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63840,7 +64270,7 @@ func genGeqrfOut(a Tensor, tau Tensor, self Tensor) (r0_ Tensor, r1_ Tensor, err
 		tau.unpin()
 		return
 	}
-	e_ := shard2.Atg_geqrf_out_a(unsafe.Pointer(aC), unsafe.Pointer(tauC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_geqrf_out_a(unsafe.Pointer(aC), unsafe.Pointer(tauC), unsafe.Pointer(selfC))
 	a.unpin()
 	tau.unpin()
 	self.unpin()
@@ -63890,7 +64320,7 @@ func genGeqrf(self Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard2.Atg_geqrf(unsafe.Pointer(selfC))
+	r0, r1, e_ := shard1.Atg_geqrf(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -63943,7 +64373,7 @@ func genOrgqr(self Tensor, input2 Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_orgqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C))
+	t_, e_, n_ := shard1.Atg_orgqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C))
 	self.unpin()
 	input2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -63983,7 +64413,7 @@ func genOrgqrOut(out Tensor, self Tensor, input2 Tensor) (r0_ Tensor, err_ error
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_orgqr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C))
+	e_ := shard1.Atg_orgqr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C))
 	out.unpin()
 	self.unpin()
 	input2.unpin()
@@ -64049,7 +64479,7 @@ func genOrmqrOut(out Tensor, self Tensor, input2 Tensor, input3 Tensor, opts []O
 		input2.unpin()
 		return
 	}
-	e_ := shard2.Atg_ormqr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
+	e_ := shard1.Atg_ormqr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
 	out.unpin()
 	self.unpin()
 	input2.unpin()
@@ -64127,7 +64557,7 @@ func genOrmqr(self Tensor, input2 Tensor, input3 Tensor, opts []Option) (r0_ Ten
 		input2.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_ormqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
+	t_, e_, n_ := shard1.Atg_ormqr(unsafe.Pointer(selfC), unsafe.Pointer(input2C), unsafe.Pointer(input3C), b32(left), b32(transpose))
 	self.unpin()
 	input2.unpin()
 	input3.unpin()
@@ -64172,7 +64602,7 @@ func genInternalLuWithInfo(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, e_ := shard2.Atg__lu_with_info(unsafe.Pointer(selfC), b32(pivot), b32(checkErrors))
+	r0, r1, r2, e_ := shard1.Atg__lu_with_info(unsafe.Pointer(selfC), b32(pivot), b32(checkErrors))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -64223,7 +64653,7 @@ func genLuSolveOut(out Tensor, self Tensor, luData Tensor, luPivots Tensor) (r0_
 		luData.unpin()
 		return
 	}
-	e_ := shard2.Atg_lu_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
+	e_ := shard1.Atg_lu_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
 	out.unpin()
 	self.unpin()
 	luData.unpin()
@@ -64284,7 +64714,7 @@ func genLuSolve(self Tensor, luData Tensor, luPivots Tensor) (r0_ Tensor, err_ e
 		luData.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_lu_solve(unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
+	t_, e_, n_ := shard1.Atg_lu_solve(unsafe.Pointer(selfC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC))
 	self.unpin()
 	luData.unpin()
 	luPivots.unpin()
@@ -64334,7 +64764,7 @@ func genLuUnpack(luData Tensor, luPivots Tensor, opts []Option) (r0_ Tensor, r1_
 		luData.unpin()
 		return
 	}
-	r0, r1, r2, e_ := shard2.Atg_lu_unpack(unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC), b32(unpackData), b32(unpackPivots))
+	r0, r1, r2, e_ := shard1.Atg_lu_unpack(unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC), b32(unpackData), b32(unpackPivots))
 	luData.unpin()
 	luPivots.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -64409,7 +64839,7 @@ func genLuUnpackOut(p Tensor, l Tensor, u Tensor, luData Tensor, luPivots Tensor
 		luData.unpin()
 		return
 	}
-	e_ := shard2.Atg_lu_unpack_out_out(unsafe.Pointer(pC), unsafe.Pointer(lC), unsafe.Pointer(uC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC), b32(unpackData), b32(unpackPivots))
+	e_ := shard1.Atg_lu_unpack_out_out(unsafe.Pointer(pC), unsafe.Pointer(lC), unsafe.Pointer(uC), unsafe.Pointer(luDataC), unsafe.Pointer(luPivotsC), b32(unpackData), b32(unpackPivots))
 	p.unpin()
 	l.unpin()
 	u.unpin()
@@ -64426,7 +64856,7 @@ func genLuUnpackOut(p Tensor, l Tensor, u Tensor, luData Tensor, luPivots Tensor
 
 // MultinomialOut is PyTorch's multinomial_out.out.
 //
-//	aten::multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+//	aten::multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithReplacement, WithGenerator.
 func MultinomialOut(out Tensor, self Tensor, numSamples int64, opts ...Option) Tensor {
@@ -64472,7 +64902,7 @@ func genMultinomialOut(out Tensor, self Tensor, numSamples int64, opts []Option)
 		self.unpin()
 		return
 	}
-	e_ := shard2.Atg_multinomial_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
+	e_ := shard1.Atg_multinomial_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
 	out.unpin()
 	self.unpin()
 	runtime.KeepAlive(generator)
@@ -64485,7 +64915,7 @@ func genMultinomialOut(out Tensor, self Tensor, numSamples int64, opts []Option)
 
 // Multinomial is PyTorch's multinomial.
 //
-//	aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+//	aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 //
 // Options: WithReplacement, WithGenerator.
 func Multinomial(self Tensor, numSamples int64, opts ...Option) Tensor {
@@ -64503,7 +64933,7 @@ func TryMultinomial(self Tensor, numSamples int64, opts ...Option) (Tensor, erro
 
 // Multinomial is PyTorch's multinomial.
 //
-//	aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+//	aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 //
 // Options: WithReplacement, WithGenerator.
 func (self Tensor) Multinomial(numSamples int64, opts ...Option) Tensor {
@@ -64543,7 +64973,7 @@ func genMultinomial(self Tensor, numSamples int64, opts []Option) (r0_ Tensor, e
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard2.Atg_multinomial(unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
+	t_, e_, n_ := shard1.Atg_multinomial(unsafe.Pointer(selfC), numSamples, b32(replacement), unsafe.Pointer(generatorC))
 	self.unpin()
 	runtime.KeepAlive(generator)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -64577,7 +65007,7 @@ func genLgammaOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_lgamma_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_lgamma_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -64609,7 +65039,7 @@ func genLgamma_(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_lgamma_(unsafe.Pointer(selfC))
+	e_ := shard1.Atg_lgamma_(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -64656,7 +65086,7 @@ func genLgamma(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_lgamma(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_lgamma(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -64689,7 +65119,7 @@ func genDigammaOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_digamma_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_digamma_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -64737,7 +65167,7 @@ func genDigamma(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_digamma(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_digamma(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -64770,7 +65200,7 @@ func genPolygammaOut(out Tensor, n int64, self Tensor) (r0_ Tensor, err_ error) 
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_polygamma_out_out(unsafe.Pointer(outC), n, unsafe.Pointer(selfC))
+	e_ := shard1.Atg_polygamma_out_out(unsafe.Pointer(outC), n, unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -64818,7 +65248,7 @@ func genPolygamma(n int64, self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_polygamma(n, unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_polygamma(n, unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -64846,7 +65276,7 @@ func genPolygamma_(self Tensor, n int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_polygamma_(unsafe.Pointer(selfC), n)
+	e_ := shard1.Atg_polygamma_(unsafe.Pointer(selfC), n)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -64893,7 +65323,7 @@ func genErfinv(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_erfinv(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_erfinv(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -64921,7 +65351,7 @@ func genErfinv_(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_erfinv_(unsafe.Pointer(selfC))
+	e_ := shard1.Atg_erfinv_(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -64957,7 +65387,7 @@ func genErfinvOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_erfinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_erfinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -65005,7 +65435,7 @@ func genI0(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_i0(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_i0(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -65049,7 +65479,7 @@ func genI0_(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	e_ := shard2.Atg_i0_(unsafe.Pointer(selfC))
+	e_ := shard1.Atg_i0_(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -65085,7 +65515,7 @@ func genI0Out(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard2.Atg_i0_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard1.Atg_i0_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -65133,7 +65563,7 @@ func genSign(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard2.Atg_sign(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard1.Atg_sign(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -69312,7 +69742,7 @@ func genArgSortStable(self Tensor, stable bool, opts []Option) (r0_ Tensor, err_
 
 // TopKOut is PyTorch's topk_out.values.
 //
-//	aten::topk.values(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+//	aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
 //
 // Options: WithDim, WithLargest, WithSorted.
 func TopKOut(values Tensor, indices Tensor, self Tensor, k int64, opts ...Option) (Tensor, Tensor) {
@@ -69377,7 +69807,7 @@ func genTopKOut(values Tensor, indices Tensor, self Tensor, k int64, opts []Opti
 
 // TopK is PyTorch's topk.
 //
-//	aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+//	aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 //
 // Options: WithDim, WithLargest, WithSorted.
 func TopK(self Tensor, k int64, opts ...Option) (Tensor, Tensor) {
@@ -69395,7 +69825,7 @@ func TryTopK(self Tensor, k int64, opts ...Option) (Tensor, Tensor, error) {
 
 // TopK is PyTorch's topk.
 //
-//	aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+//	aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 //
 // Options: WithDim, WithLargest, WithSorted.
 func (self Tensor) TopK(k int64, opts ...Option) (Tensor, Tensor) {
@@ -69749,7 +70179,7 @@ func genUnfold(self Tensor, dimension int64, size int64, step int64) (r0_ Tensor
 
 // UnfoldBackward is PyTorch's unfold_backward.
 //
-//	aten::unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor
+//	aten::unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor
 func UnfoldBackward(gradIn Tensor, inputSizes []int64, dim int64, size int64, step int64) Tensor {
 	r0, err := genUnfoldBackward(gradIn, inputSizes, dim, size, step)
 	if err != nil {
@@ -70880,7 +71310,7 @@ func genNormalTensorTensor(mean Tensor, std Tensor, opts []Option) (r0_ Tensor, 
 
 // NormalFloatFloat is PyTorch's normal.float_float.
 //
-//	aten::normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//	aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 //
 // Options: WithGenerator, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
 func NormalFloatFloat(mean float64, std float64, size []int64, opts ...Option) Tensor {
@@ -70923,7 +71353,7 @@ func genNormalFloatFloat(mean float64, std float64, size []int64, opts []Option)
 
 // NormalFloatFloatOut is PyTorch's normal_out.float_float_out.
 //
-//	aten::normal.float_float_out(float mean, float std, int[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+//	aten::normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithGenerator.
 func NormalFloatFloatOut(out Tensor, mean float64, std float64, size []int64, opts ...Option) Tensor {
@@ -71315,6 +71745,8 @@ func genSearchsorted(sortedSequence Tensor, self Tensor, opts []Option) (r0_ Ten
 // InternalTorchCudaCuLinkerSymbolOp is PyTorch's _torch_cuda_cu_linker_symbol_op.
 //
 //	aten::_torch_cuda_cu_linker_symbol_op(Tensor self) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalTorchCudaCuLinkerSymbolOp(self Tensor) Tensor {
 	r0, err := genInternalTorchCudaCuLinkerSymbolOp(self)
 	if err != nil {
@@ -72508,7 +72940,7 @@ func genMultilabelMarginLossBackward(gradOutput Tensor, self Tensor, target Tens
 
 // NllLossOut is PyTorch's nll_loss_out.out.
 //
-//	aten::nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex.
 func NllLossOut(out Tensor, self Tensor, target Tensor, opts ...Option) Tensor {
@@ -72582,7 +73014,7 @@ func genNllLossOut(out Tensor, self Tensor, target Tensor, opts []Option) (r0_ T
 
 // NllLossNd is PyTorch's nll_loss_nd.
 //
-//	aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor
+//	aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex.
 func NllLossNd(self Tensor, target Tensor, opts ...Option) Tensor {
@@ -72645,7 +73077,7 @@ func genNllLossNd(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ e
 
 // NllLoss is PyTorch's nll_loss.
 //
-//	aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor
+//	aten::nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex.
 func NllLoss(self Tensor, target Tensor, opts ...Option) Tensor {
@@ -72708,7 +73140,7 @@ func genNllLoss(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // NllLossForwardOut is PyTorch's nll_loss_forward_out.output.
 //
-//	aten::nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+//	aten::nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 func NllLossForwardOut(output Tensor, totalWeight Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64) (Tensor, Tensor) {
 	r0, r1, err := genNllLossForwardOut(output, totalWeight, self, target, weight, reduction, ignoreIndex)
 	if err != nil {
@@ -72770,7 +73202,7 @@ func genNllLossForwardOut(output Tensor, totalWeight Tensor, self Tensor, target
 
 // NllLossForward is PyTorch's nll_loss_forward.
 //
-//	aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+//	aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 func NllLossForward(self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64) (Tensor, Tensor) {
 	r0, r1, err := genNllLossForward(self, target, weight, reduction, ignoreIndex)
 	if err != nil {
@@ -72815,7 +73247,7 @@ func genNllLossForward(self Tensor, target Tensor, weight Tensor, reduction int6
 
 // NllLossBackwardOut is PyTorch's nll_loss_backward_out.grad_input.
 //
-//	aten::nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 func NllLossBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64, totalWeight Tensor) Tensor {
 	r0, err := genNllLossBackwardOut(gradInput, gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight)
 	if err != nil {
@@ -72886,7 +73318,7 @@ func genNllLossBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, tar
 
 // NllLossBackward is PyTorch's nll_loss_backward.
 //
-//	aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+//	aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 func NllLossBackward(gradOutput Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64, totalWeight Tensor) Tensor {
 	r0, err := genNllLossBackward(gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight)
 	if err != nil {
@@ -72944,7 +73376,7 @@ func genNllLossBackward(gradOutput Tensor, self Tensor, target Tensor, weight Te
 
 // NllLoss2dOut is PyTorch's nll_loss2d_out.out.
 //
-//	aten::nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex.
 func NllLoss2dOut(out Tensor, self Tensor, target Tensor, opts ...Option) Tensor {
@@ -73018,7 +73450,7 @@ func genNllLoss2dOut(out Tensor, self Tensor, target Tensor, opts []Option) (r0_
 
 // NllLoss2d is PyTorch's nll_loss2d.
 //
-//	aten::nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, int ignore_index=-100) -> Tensor
+//	aten::nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 //
 // Options: WithWeight, WithReduction, WithIgnoreIndex.
 func NllLoss2d(self Tensor, target Tensor, opts ...Option) Tensor {
@@ -73081,7 +73513,7 @@ func genNllLoss2d(self Tensor, target Tensor, opts []Option) (r0_ Tensor, err_ e
 
 // NllLoss2dForwardOut is PyTorch's nll_loss2d_forward_out.output.
 //
-//	aten::nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+//	aten::nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 func NllLoss2dForwardOut(output Tensor, totalWeight Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64) (Tensor, Tensor) {
 	r0, r1, err := genNllLoss2dForwardOut(output, totalWeight, self, target, weight, reduction, ignoreIndex)
 	if err != nil {
@@ -73143,7 +73575,7 @@ func genNllLoss2dForwardOut(output Tensor, totalWeight Tensor, self Tensor, targ
 
 // NllLoss2dForward is PyTorch's nll_loss2d_forward.
 //
-//	aten::nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)
+//	aten::nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 func NllLoss2dForward(self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64) (Tensor, Tensor) {
 	r0, r1, err := genNllLoss2dForward(self, target, weight, reduction, ignoreIndex)
 	if err != nil {
@@ -73188,7 +73620,7 @@ func genNllLoss2dForward(self Tensor, target Tensor, weight Tensor, reduction in
 
 // NllLoss2dBackwardOut is PyTorch's nll_loss2d_backward_out.grad_input.
 //
-//	aten::nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 func NllLoss2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64, totalWeight Tensor) Tensor {
 	r0, err := genNllLoss2dBackwardOut(gradInput, gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight)
 	if err != nil {
@@ -73259,7 +73691,7 @@ func genNllLoss2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, t
 
 // NllLoss2dBackward is PyTorch's nll_loss2d_backward.
 //
-//	aten::nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor
+//	aten::nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 func NllLoss2dBackward(gradOutput Tensor, self Tensor, target Tensor, weight Tensor, reduction int64, ignoreIndex int64, totalWeight Tensor) Tensor {
 	r0, err := genNllLoss2dBackward(gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight)
 	if err != nil {
@@ -75392,9 +75824,11 @@ func genLogSigmoidBackward(gradOutput Tensor, self Tensor, buffer Tensor) (r0_ T
 
 // RreluWithNoiseOut is PyTorch's rrelu_with_noise_out.out.
 //
-//	aten::rrelu_with_noise.out(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func RreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoiseOut(out, self, noise, opts)
 	if err != nil {
@@ -75465,9 +75899,11 @@ func genRreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts []Option) 
 
 // RreluWithNoise is PyTorch's rrelu_with_noise.
 //
-//	aten::rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+//	aten::rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func RreluWithNoise(self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoise(self, noise, opts)
 	if err != nil {
@@ -75568,9 +76004,11 @@ func genRreluWithNoiseBackward(gradOutput Tensor, self Tensor, noise Tensor, low
 
 // RreluWithNoise_ is PyTorch's rrelu_with_noise_.
 //
-//	aten::rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+//	aten::rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func RreluWithNoise_(self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoise_(self, noise, opts)
 	if err != nil {
@@ -76199,7 +76637,7 @@ func genInternalAdaptiveAvgPool2dBackward(gradOutput Tensor, self Tensor) (r0_ T
 
 // AdaptiveAvgPool3dOut is PyTorch's adaptive_avg_pool3d_out.out.
 //
-//	aten::adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
 func AdaptiveAvgPool3dOut(out Tensor, self Tensor, outputSize []int64) Tensor {
 	r0, err := genAdaptiveAvgPool3dOut(out, self, outputSize)
 	if err != nil {
@@ -76236,7 +76674,7 @@ func genAdaptiveAvgPool3dOut(out Tensor, self Tensor, outputSize []int64) (r0_ T
 
 // AdaptiveAvgPool3d is PyTorch's adaptive_avg_pool3d.
 //
-//	aten::adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+//	aten::adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
 func AdaptiveAvgPool3d(self Tensor, outputSize []int64) Tensor {
 	r0, err := genAdaptiveAvgPool3d(self, outputSize)
 	if err != nil {
@@ -76264,7 +76702,7 @@ func genAdaptiveAvgPool3d(self Tensor, outputSize []int64) (r0_ Tensor, err_ err
 
 // InternalAdaptiveAvgPool3d is PyTorch's _adaptive_avg_pool3d.
 //
-//	aten::_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+//	aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
 func InternalAdaptiveAvgPool3d(self Tensor, outputSize []int64) Tensor {
 	r0, err := genInternalAdaptiveAvgPool3d(self, outputSize)
 	if err != nil {
@@ -78024,7 +78462,7 @@ func genMaxPool3dWithIndicesBackward(gradOutput Tensor, self Tensor, kernelSize 
 
 // MaxUnpool2dOut is PyTorch's max_unpool2d_out.out.
 //
-//	aten::max_unpool2d.out(Tensor self, Tensor indices, int[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::max_unpool2d.out(Tensor self, Tensor indices, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
 func MaxUnpool2dOut(out Tensor, self Tensor, indices Tensor, outputSize []int64) Tensor {
 	r0, err := genMaxUnpool2dOut(out, self, indices, outputSize)
 	if err != nil {
@@ -78068,7 +78506,7 @@ func genMaxUnpool2dOut(out Tensor, self Tensor, indices Tensor, outputSize []int
 
 // MaxUnpool2d is PyTorch's max_unpool2d.
 //
-//	aten::max_unpool2d(Tensor self, Tensor indices, int[2] output_size) -> Tensor
+//	aten::max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor
 func MaxUnpool2d(self Tensor, indices Tensor, outputSize []int64) Tensor {
 	r0, err := genMaxUnpool2d(self, indices, outputSize)
 	if err != nil {
@@ -78102,7 +78540,7 @@ func genMaxUnpool2d(self Tensor, indices Tensor, outputSize []int64) (r0_ Tensor
 
 // MaxUnpool3dOut is PyTorch's max_unpool3d_out.out.
 //
-//	aten::max_unpool3d.out(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::max_unpool3d.out(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)
 func MaxUnpool3dOut(out Tensor, self Tensor, indices Tensor, outputSize []int64, stride []int64, padding []int64) Tensor {
 	r0, err := genMaxUnpool3dOut(out, self, indices, outputSize, stride, padding)
 	if err != nil {
@@ -78146,7 +78584,7 @@ func genMaxUnpool3dOut(out Tensor, self Tensor, indices Tensor, outputSize []int
 
 // MaxUnpool3d is PyTorch's max_unpool3d.
 //
-//	aten::max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
+//	aten::max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor
 func MaxUnpool3d(self Tensor, indices Tensor, outputSize []int64, stride []int64, padding []int64) Tensor {
 	r0, err := genMaxUnpool3d(self, indices, outputSize, stride, padding)
 	if err != nil {
@@ -78180,7 +78618,7 @@ func genMaxUnpool3d(self Tensor, indices Tensor, outputSize []int64, stride []in
 
 // ReflectionPad1dOut is PyTorch's reflection_pad1d_out.out.
 //
-//	aten::reflection_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReflectionPad1dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad1dOut(out, self, padding)
 	if err != nil {
@@ -78217,7 +78655,7 @@ func genReflectionPad1dOut(out Tensor, self Tensor, padding []int64) (r0_ Tensor
 
 // ReflectionPad1d is PyTorch's reflection_pad1d.
 //
-//	aten::reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+//	aten::reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor
 func ReflectionPad1d(self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad1d(self, padding)
 	if err != nil {
@@ -78245,7 +78683,7 @@ func genReflectionPad1d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 
 // ReflectionPad1dBackwardOut is PyTorch's reflection_pad1d_backward_out.grad_input.
 //
-//	aten::reflection_pad1d_backward.grad_input(Tensor grad_output, Tensor self, int[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::reflection_pad1d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReflectionPad1dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad1dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -78289,7 +78727,7 @@ func genReflectionPad1dBackwardOut(gradInput Tensor, gradOutput Tensor, self Ten
 
 // ReflectionPad1dBackward is PyTorch's reflection_pad1d_backward.
 //
-//	aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+//	aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor
 func ReflectionPad1dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad1dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -78323,7 +78761,7 @@ func genReflectionPad1dBackward(gradOutput Tensor, self Tensor, padding []int64)
 
 // ReflectionPad2dOut is PyTorch's reflection_pad2d_out.out.
 //
-//	aten::reflection_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReflectionPad2dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad2dOut(out, self, padding)
 	if err != nil {
@@ -78360,7 +78798,7 @@ func genReflectionPad2dOut(out Tensor, self Tensor, padding []int64) (r0_ Tensor
 
 // ReflectionPad2d is PyTorch's reflection_pad2d.
 //
-//	aten::reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+//	aten::reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor
 func ReflectionPad2d(self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad2d(self, padding)
 	if err != nil {
@@ -78388,7 +78826,7 @@ func genReflectionPad2d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 
 // ReflectionPad2dBackwardOut is PyTorch's reflection_pad2d_backward_out.grad_input.
 //
-//	aten::reflection_pad2d_backward.grad_input(Tensor grad_output, Tensor self, int[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::reflection_pad2d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReflectionPad2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad2dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -78432,7 +78870,7 @@ func genReflectionPad2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Ten
 
 // ReflectionPad2dBackward is PyTorch's reflection_pad2d_backward.
 //
-//	aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+//	aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor
 func ReflectionPad2dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad2dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -78466,7 +78904,7 @@ func genReflectionPad2dBackward(gradOutput Tensor, self Tensor, padding []int64)
 
 // ReflectionPad3dOut is PyTorch's reflection_pad3d_out.out.
 //
-//	aten::reflection_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReflectionPad3dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad3dOut(out, self, padding)
 	if err != nil {
@@ -78503,7 +78941,7 @@ func genReflectionPad3dOut(out Tensor, self Tensor, padding []int64) (r0_ Tensor
 
 // ReflectionPad3d is PyTorch's reflection_pad3d.
 //
-//	aten::reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+//	aten::reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor
 func ReflectionPad3d(self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad3d(self, padding)
 	if err != nil {
@@ -78531,7 +78969,7 @@ func genReflectionPad3d(self Tensor, padding []int64) (r0_ Tensor, err_ error) {
 
 // ReflectionPad3dBackwardOut is PyTorch's reflection_pad3d_backward_out.grad_input.
 //
-//	aten::reflection_pad3d_backward.grad_input(Tensor grad_output, Tensor self, int[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::reflection_pad3d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReflectionPad3dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad3dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -78575,7 +79013,7 @@ func genReflectionPad3dBackwardOut(gradInput Tensor, gradOutput Tensor, self Ten
 
 // ReflectionPad3dBackward is PyTorch's reflection_pad3d_backward.
 //
-//	aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+//	aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor
 func ReflectionPad3dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReflectionPad3dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -78609,7 +79047,7 @@ func genReflectionPad3dBackward(gradOutput Tensor, self Tensor, padding []int64)
 
 // ReplicationPad1dOut is PyTorch's replication_pad1d_out.out.
 //
-//	aten::replication_pad1d.out(Tensor self, int[2] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::replication_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReplicationPad1dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad1dOut(out, self, padding)
 	if err != nil {
@@ -78646,7 +79084,7 @@ func genReplicationPad1dOut(out Tensor, self Tensor, padding []int64) (r0_ Tenso
 
 // ReplicationPad1d is PyTorch's replication_pad1d.
 //
-//	aten::replication_pad1d(Tensor self, int[2] padding) -> Tensor
+//	aten::replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor
 func ReplicationPad1d(self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad1d(self, padding)
 	if err != nil {
@@ -78674,7 +79112,7 @@ func genReplicationPad1d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 
 // ReplicationPad1dBackwardOut is PyTorch's replication_pad1d_backward_out.grad_input.
 //
-//	aten::replication_pad1d_backward.grad_input(Tensor grad_output, Tensor self, int[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::replication_pad1d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[2] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReplicationPad1dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad1dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -78718,7 +79156,7 @@ func genReplicationPad1dBackwardOut(gradInput Tensor, gradOutput Tensor, self Te
 
 // ReplicationPad1dBackward is PyTorch's replication_pad1d_backward.
 //
-//	aten::replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+//	aten::replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor
 func ReplicationPad1dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad1dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -78752,7 +79190,7 @@ func genReplicationPad1dBackward(gradOutput Tensor, self Tensor, padding []int64
 
 // ReplicationPad2dOut is PyTorch's replication_pad2d_out.out.
 //
-//	aten::replication_pad2d.out(Tensor self, int[4] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReplicationPad2dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad2dOut(out, self, padding)
 	if err != nil {
@@ -78789,7 +79227,7 @@ func genReplicationPad2dOut(out Tensor, self Tensor, padding []int64) (r0_ Tenso
 
 // ReplicationPad2d is PyTorch's replication_pad2d.
 //
-//	aten::replication_pad2d(Tensor self, int[4] padding) -> Tensor
+//	aten::replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor
 func ReplicationPad2d(self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad2d(self, padding)
 	if err != nil {
@@ -78817,7 +79255,7 @@ func genReplicationPad2d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 
 // ReplicationPad2dBackwardOut is PyTorch's replication_pad2d_backward_out.grad_input.
 //
-//	aten::replication_pad2d_backward.grad_input(Tensor grad_output, Tensor self, int[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::replication_pad2d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[4] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReplicationPad2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad2dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -78861,7 +79299,7 @@ func genReplicationPad2dBackwardOut(gradInput Tensor, gradOutput Tensor, self Te
 
 // ReplicationPad2dBackward is PyTorch's replication_pad2d_backward.
 //
-//	aten::replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+//	aten::replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor
 func ReplicationPad2dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad2dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -78895,7 +79333,7 @@ func genReplicationPad2dBackward(gradOutput Tensor, self Tensor, padding []int64
 
 // ReplicationPad3dOut is PyTorch's replication_pad3d_out.out.
 //
-//	aten::replication_pad3d.out(Tensor self, int[6] padding, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)
 func ReplicationPad3dOut(out Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad3dOut(out, self, padding)
 	if err != nil {
@@ -78932,7 +79370,7 @@ func genReplicationPad3dOut(out Tensor, self Tensor, padding []int64) (r0_ Tenso
 
 // ReplicationPad3d is PyTorch's replication_pad3d.
 //
-//	aten::replication_pad3d(Tensor self, int[6] padding) -> Tensor
+//	aten::replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor
 func ReplicationPad3d(self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad3d(self, padding)
 	if err != nil {
@@ -78960,7 +79398,7 @@ func genReplicationPad3d(self Tensor, padding []int64) (r0_ Tensor, err_ error) 
 
 // ReplicationPad3dBackwardOut is PyTorch's replication_pad3d_backward_out.grad_input.
 //
-//	aten::replication_pad3d_backward.grad_input(Tensor grad_output, Tensor self, int[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
+//	aten::replication_pad3d_backward.grad_input(Tensor grad_output, Tensor self, SymInt[6] padding, *, Tensor(a!) grad_input) -> Tensor(a!)
 func ReplicationPad3dBackwardOut(gradInput Tensor, gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad3dBackwardOut(gradInput, gradOutput, self, padding)
 	if err != nil {
@@ -79004,7 +79442,7 @@ func genReplicationPad3dBackwardOut(gradInput Tensor, gradOutput Tensor, self Te
 
 // ReplicationPad3dBackward is PyTorch's replication_pad3d_backward.
 //
-//	aten::replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+//	aten::replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor
 func ReplicationPad3dBackward(gradOutput Tensor, self Tensor, padding []int64) Tensor {
 	r0, err := genReplicationPad3dBackward(gradOutput, self, padding)
 	if err != nil {
@@ -79038,7 +79476,7 @@ func genReplicationPad3dBackward(gradOutput Tensor, self Tensor, padding []int64
 
 // InternalPadCircular is PyTorch's _pad_circular.
 //
-//	aten::_pad_circular(Tensor self, int[] pad) -> Tensor
+//	aten::_pad_circular(Tensor self, SymInt[] pad) -> Tensor
 func InternalPadCircular(self Tensor, pad []int64) Tensor {
 	r0, err := genInternalPadCircular(self, pad)
 	if err != nil {
@@ -79066,7 +79504,7 @@ func genInternalPadCircular(self Tensor, pad []int64) (r0_ Tensor, err_ error) {
 
 // InternalPadEnum is PyTorch's _pad_enum.
 //
-//	aten::_pad_enum(Tensor self, int[] pad, int mode, float? value=None) -> Tensor
+//	aten::_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor
 //
 // Options: WithValue.
 func InternalPadEnum(self Tensor, pad []int64, mode int64, opts ...Option) Tensor {
@@ -79108,7 +79546,7 @@ func genInternalPadEnum(self Tensor, pad []int64, mode int64, opts []Option) (r0
 
 // Pad is PyTorch's pad.
 //
-//	aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) -> Tensor
+//	aten::pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
 //
 // Options: WithModeString, WithValue.
 func Pad(self Tensor, pad []int64, opts ...Option) Tensor {
@@ -79182,6 +79620,8 @@ func genUpsampleLinear1dVec(input Tensor, outputSize []int64, alignCorners bool,
 // UpsampleLinear1dBackwardVec is PyTorch's upsample_linear1d_backward.vec.
 //
 //	aten::upsample_linear1d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleLinear1dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleLinear1dBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79238,6 +79678,8 @@ func genUpsampleBilinear2dVec(input Tensor, outputSize []int64, alignCorners boo
 // UpsampleBilinear2dBackwardVec is PyTorch's upsample_bilinear2d_backward.vec.
 //
 //	aten::upsample_bilinear2d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleBilinear2dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleBilinear2dBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79294,6 +79736,8 @@ func genInternalUpsampleBilinear2dAaVec(input Tensor, outputSize []int64, alignC
 // InternalUpsampleBilinear2dAaBackwardVec is PyTorch's _upsample_bilinear2d_aa_backward.vec.
 //
 //	aten::_upsample_bilinear2d_aa_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBilinear2dAaBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBilinear2dAaBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79350,6 +79794,8 @@ func genUpsampleTrilinear3dVec(input Tensor, outputSize []int64, alignCorners bo
 // UpsampleTrilinear3dBackwardVec is PyTorch's upsample_trilinear3d_backward.vec.
 //
 //	aten::upsample_trilinear3d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleTrilinear3dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleTrilinear3dBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79406,6 +79852,8 @@ func genUpsampleBicubic2dVec(input Tensor, outputSize []int64, alignCorners bool
 // UpsampleBicubic2dBackwardVec is PyTorch's upsample_bicubic2d_backward.vec.
 //
 //	aten::upsample_bicubic2d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleBicubic2dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleBicubic2dBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79462,6 +79910,8 @@ func genInternalUpsampleBicubic2dAaVec(input Tensor, outputSize []int64, alignCo
 // InternalUpsampleBicubic2dAaBackwardVec is PyTorch's _upsample_bicubic2d_aa_backward.vec.
 //
 //	aten::_upsample_bicubic2d_aa_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBicubic2dAaBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBicubic2dAaBackwardVec(gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -79546,6 +79996,8 @@ func genInternalUpsampleNearestExact1dVec(input Tensor, outputSize []int64, scal
 // UpsampleNearest1dBackwardVec is PyTorch's upsample_nearest1d_backward.vec.
 //
 //	aten::upsample_nearest1d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest1dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest1dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -79574,6 +80026,8 @@ func genUpsampleNearest1dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 // InternalUpsampleNearestExact1dBackwardVec is PyTorch's _upsample_nearest_exact1d_backward.vec.
 //
 //	aten::_upsample_nearest_exact1d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact1dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact1dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -79658,6 +80112,8 @@ func genInternalUpsampleNearestExact2dVec(input Tensor, outputSize []int64, scal
 // UpsampleNearest2dBackwardVec is PyTorch's upsample_nearest2d_backward.vec.
 //
 //	aten::upsample_nearest2d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest2dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest2dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -79686,6 +80142,8 @@ func genUpsampleNearest2dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 // InternalUpsampleNearestExact2dBackwardVec is PyTorch's _upsample_nearest_exact2d_backward.vec.
 //
 //	aten::_upsample_nearest_exact2d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact2dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact2dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -79770,6 +80228,8 @@ func genInternalUpsampleNearestExact3dVec(input Tensor, outputSize []int64, scal
 // UpsampleNearest3dBackwardVec is PyTorch's upsample_nearest3d_backward.vec.
 //
 //	aten::upsample_nearest3d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest3dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest3dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -79798,6 +80258,8 @@ func genUpsampleNearest3dBackwardVec(gradOutput Tensor, outputSize []int64, inpu
 // InternalUpsampleNearestExact3dBackwardVec is PyTorch's _upsample_nearest_exact3d_backward.vec.
 //
 //	aten::_upsample_nearest_exact3d_backward.vec(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact3dBackwardVec(gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact3dBackwardVec(gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -82559,7 +83021,7 @@ func genTanhBackward(gradOutput Tensor, output Tensor) (r0_ Tensor, err_ error) 
 
 // SlowConvTranspose2dOut is PyTorch's slow_conv_transpose2d_out.out.
 //
-//	aten::slow_conv_transpose2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::slow_conv_transpose2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithDilation.
 func SlowConvTranspose2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -82647,7 +83109,7 @@ func genSlowConvTranspose2dOut(out Tensor, self Tensor, weight Tensor, kernelSiz
 
 // SlowConvTranspose2d is PyTorch's slow_conv_transpose2d.
 //
-//	aten::slow_conv_transpose2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int[2] dilation=1) -> Tensor
+//	aten::slow_conv_transpose2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt[2] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithDilation.
 func SlowConvTranspose2d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -82724,7 +83186,7 @@ func genSlowConvTranspose2d(self Tensor, weight Tensor, kernelSize []int64, opts
 
 // SlowConvTranspose3dOut is PyTorch's slow_conv_transpose3d_out.out.
 //
-//	aten::slow_conv_transpose3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::slow_conv_transpose3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithDilation.
 func SlowConvTranspose3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -82812,7 +83274,7 @@ func genSlowConvTranspose3dOut(out Tensor, self Tensor, weight Tensor, kernelSiz
 
 // SlowConvTranspose3d is PyTorch's slow_conv_transpose3d.
 //
-//	aten::slow_conv_transpose3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int[3] dilation=1) -> Tensor
+//	aten::slow_conv_transpose3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt[3] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithOutputPadding, WithDilation.
 func SlowConvTranspose3d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -82889,7 +83351,7 @@ func genSlowConvTranspose3d(self Tensor, weight Tensor, kernelSize []int64, opts
 
 // ThnnConv2dOut is PyTorch's thnn_conv2d_out.out.
 //
-//	aten::thnn_conv2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::thnn_conv2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding.
 func ThnnConv2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -82965,7 +83427,7 @@ func genThnnConv2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64
 
 // ThnnConv2d is PyTorch's thnn_conv2d.
 //
-//	aten::thnn_conv2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0) -> Tensor
+//	aten::thnn_conv2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding.
 func ThnnConv2d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -83030,7 +83492,7 @@ func genThnnConv2d(self Tensor, weight Tensor, kernelSize []int64, opts []Option
 
 // InternalSlowConv2dForwardOut is PyTorch's _slow_conv2d_forward_out.output.
 //
-//	aten::_slow_conv2d_forward.output(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, *, Tensor(a!) output) -> Tensor(a!)
+//	aten::_slow_conv2d_forward.output(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, *, Tensor(a!) output) -> Tensor(a!)
 func InternalSlowConv2dForwardOut(output Tensor, self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64) Tensor {
 	r0, err := genInternalSlowConv2dForwardOut(output, self, weight, kernelSize, bias, stride, padding)
 	if err != nil {
@@ -83082,7 +83544,7 @@ func genInternalSlowConv2dForwardOut(output Tensor, self Tensor, weight Tensor, 
 
 // InternalSlowConv2dForward is PyTorch's _slow_conv2d_forward.
 //
-//	aten::_slow_conv2d_forward(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding) -> Tensor
+//	aten::_slow_conv2d_forward(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding) -> Tensor
 func InternalSlowConv2dForward(self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64) Tensor {
 	r0, err := genInternalSlowConv2dForward(self, weight, kernelSize, bias, stride, padding)
 	if err != nil {
@@ -83123,7 +83585,7 @@ func genInternalSlowConv2dForward(self Tensor, weight Tensor, kernelSize []int64
 
 // InternalSlowConv2dBackwardOut is PyTorch's _slow_conv2d_backward_out.grad_input.
 //
-//	aten::_slow_conv2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, *, Tensor(a!) grad_input, Tensor(b!) grad_weight, Tensor(c!) grad_bias) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//	aten::_slow_conv2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, *, Tensor(a!) grad_input, Tensor(b!) grad_weight, Tensor(c!) grad_bias) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 func InternalSlowConv2dBackwardOut(gradInput Tensor, gradWeight Tensor, gradBias Tensor, gradOutput Tensor, self Tensor, weight Tensor, kernelSize []int64, stride []int64, padding []int64) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalSlowConv2dBackwardOut(gradInput, gradWeight, gradBias, gradOutput, self, weight, kernelSize, stride, padding)
 	if err != nil {
@@ -83196,7 +83658,7 @@ func genInternalSlowConv2dBackwardOut(gradInput Tensor, gradWeight Tensor, gradB
 
 // InternalSlowConv2dBackward is PyTorch's _slow_conv2d_backward.output_mask.
 //
-//	aten::_slow_conv2d_backward.output_mask(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
+//	aten::_slow_conv2d_backward.output_mask(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
 func InternalSlowConv2dBackward(gradOutput Tensor, self Tensor, weight Tensor, kernelSize []int64, stride []int64, padding []int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalSlowConv2dBackward(gradOutput, self, weight, kernelSize, stride, padding, outputMask)
 	if err != nil {
@@ -83242,7 +83704,9 @@ func genInternalSlowConv2dBackward(gradOutput Tensor, self Tensor, weight Tensor
 
 // InternalConvDepthwise2dOut is PyTorch's _conv_depthwise2d_out.out.
 //
-//	aten::_conv_depthwise2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_conv_depthwise2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, SymInt[2] dilation, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func InternalConvDepthwise2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64, dilation []int64) Tensor {
 	r0, err := genInternalConvDepthwise2dOut(out, self, weight, kernelSize, bias, stride, padding, dilation)
 	if err != nil {
@@ -83288,13 +83752,13 @@ func genInternalConvDepthwise2dOut(out Tensor, self Tensor, weight Tensor, kerne
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
-	r0_ = self
+	r0_ = out
 	return
 }
 
 // InternalConvDepthwise2d is PyTorch's _conv_depthwise2d.
 //
-//	aten::_conv_depthwise2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation) -> Tensor
+//	aten::_conv_depthwise2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, SymInt[2] dilation) -> Tensor
 func InternalConvDepthwise2d(self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64, dilation []int64) Tensor {
 	r0, err := genInternalConvDepthwise2d(self, weight, kernelSize, bias, stride, padding, dilation)
 	if err != nil {
@@ -83335,7 +83799,7 @@ func genInternalConvDepthwise2d(self Tensor, weight Tensor, kernelSize []int64, 
 
 // ConvDepthwise3d is PyTorch's conv_depthwise3d.
 //
-//	aten::conv_depthwise3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, int[3] dilation) -> Tensor
+//	aten::conv_depthwise3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, SymInt[3] dilation) -> Tensor
 func ConvDepthwise3d(self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64, dilation []int64) Tensor {
 	r0, err := genConvDepthwise3d(self, weight, kernelSize, bias, stride, padding, dilation)
 	if err != nil {
@@ -83376,7 +83840,7 @@ func genConvDepthwise3d(self Tensor, weight Tensor, kernelSize []int64, bias Ten
 
 // SlowConv3dOut is PyTorch's slow_conv3d_out.out.
 //
-//	aten::slow_conv3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::slow_conv3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding.
 func SlowConv3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -83452,7 +83916,7 @@ func genSlowConv3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64
 
 // SlowConv3d is PyTorch's slow_conv3d.
 //
-//	aten::slow_conv3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0) -> Tensor
+//	aten::slow_conv3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding.
 func SlowConv3d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -83517,7 +83981,7 @@ func genSlowConv3d(self Tensor, weight Tensor, kernelSize []int64, opts []Option
 
 // SlowConv3dForwardOut is PyTorch's slow_conv3d_forward_out.output.
 //
-//	aten::slow_conv3d_forward.output(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, *, Tensor(a!) output) -> Tensor(a!)
+//	aten::slow_conv3d_forward.output(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, *, Tensor(a!) output) -> Tensor(a!)
 func SlowConv3dForwardOut(output Tensor, self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64) Tensor {
 	r0, err := genSlowConv3dForwardOut(output, self, weight, kernelSize, bias, stride, padding)
 	if err != nil {
@@ -83569,7 +84033,7 @@ func genSlowConv3dForwardOut(output Tensor, self Tensor, weight Tensor, kernelSi
 
 // SlowConv3dForward is PyTorch's slow_conv3d_forward.
 //
-//	aten::slow_conv3d_forward(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding) -> Tensor
+//	aten::slow_conv3d_forward(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding) -> Tensor
 func SlowConv3dForward(self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64) Tensor {
 	r0, err := genSlowConv3dForward(self, weight, kernelSize, bias, stride, padding)
 	if err != nil {
@@ -83610,7 +84074,7 @@ func genSlowConv3dForward(self Tensor, weight Tensor, kernelSize []int64, bias T
 
 // SlowConvDilated2d is PyTorch's slow_conv_dilated2d.
 //
-//	aten::slow_conv_dilated2d(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1) -> Tensor
+//	aten::slow_conv_dilated2d(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation.
 func SlowConvDilated2d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -83681,7 +84145,7 @@ func genSlowConvDilated2d(self Tensor, weight Tensor, kernelSize []int64, opts [
 
 // SlowConvDilated3d is PyTorch's slow_conv_dilated3d.
 //
-//	aten::slow_conv_dilated3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1) -> Tensor
+//	aten::slow_conv_dilated3d(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1) -> Tensor
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation.
 func SlowConvDilated3d(self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -84225,7 +84689,7 @@ func genInternalAddBatchDim(self Tensor, batchDim int64, level int64) (r0_ Tenso
 
 // InternalRemoveBatchDim is PyTorch's _remove_batch_dim.
 //
-//	aten::_remove_batch_dim(Tensor self, int level, int batch_size, int out_dim) -> Tensor
+//	aten::_remove_batch_dim(Tensor self, int level, SymInt batch_size, int out_dim) -> Tensor
 func InternalRemoveBatchDim(self Tensor, level int64, batchSize int64, outDim int64) Tensor {
 	r0, err := genInternalRemoveBatchDim(self, level, batchSize, outDim)
 	if err != nil {
@@ -86822,7 +87286,7 @@ func genSpecialSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ 
 
 // FftFft is PyTorch's fft_fft.
 //
-//	aten::fft_fft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftFft(self Tensor, opts ...Option) Tensor {
@@ -86876,7 +87340,7 @@ func genFftFft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftFftOut is PyTorch's fft_fft_out.out.
 //
-//	aten::fft_fft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftFftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -86939,7 +87403,7 @@ func genFftFftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ erro
 
 // FftIfft is PyTorch's fft_ifft.
 //
-//	aten::fft_ifft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIfft(self Tensor, opts ...Option) Tensor {
@@ -86993,7 +87457,7 @@ func genFftIfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIfftOut is PyTorch's fft_ifft_out.out.
 //
-//	aten::fft_ifft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIfftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87056,7 +87520,7 @@ func genFftIfftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // FftRfft is PyTorch's fft_rfft.
 //
-//	aten::fft_rfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftRfft(self Tensor, opts ...Option) Tensor {
@@ -87110,7 +87574,7 @@ func genFftRfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftRfftOut is PyTorch's fft_rfft_out.out.
 //
-//	aten::fft_rfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftRfftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87173,7 +87637,7 @@ func genFftRfftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // FftIrfft is PyTorch's fft_irfft.
 //
-//	aten::fft_irfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIrfft(self Tensor, opts ...Option) Tensor {
@@ -87227,7 +87691,7 @@ func genFftIrfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIrfftOut is PyTorch's fft_irfft_out.out.
 //
-//	aten::fft_irfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIrfftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87290,7 +87754,7 @@ func genFftIrfftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftHfft is PyTorch's fft_hfft.
 //
-//	aten::fft_hfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftHfft(self Tensor, opts ...Option) Tensor {
@@ -87344,7 +87808,7 @@ func genFftHfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftHfftOut is PyTorch's fft_hfft_out.out.
 //
-//	aten::fft_hfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftHfftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87407,7 +87871,7 @@ func genFftHfftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // FftIhfft is PyTorch's fft_ihfft.
 //
-//	aten::fft_ihfft(Tensor self, int? n=None, int dim=-1, str? norm=None) -> Tensor
+//	aten::fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIhfft(self Tensor, opts ...Option) Tensor {
@@ -87461,7 +87925,7 @@ func genFftIhfft(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIhfftOut is PyTorch's fft_ihfft_out.out.
 //
-//	aten::fft_ihfft.out(Tensor self, int? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithN, WithDim, WithNorm.
 func FftIhfftOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87524,7 +87988,7 @@ func genFftIhfftOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftFft2 is PyTorch's fft_fft2.
 //
-//	aten::fft_fft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftFft2(self Tensor, opts ...Option) Tensor {
@@ -87578,7 +88042,7 @@ func genFftFft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftFft2Out is PyTorch's fft_fft2_out.out.
 //
-//	aten::fft_fft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftFft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87641,7 +88105,7 @@ func genFftFft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // FftIfft2 is PyTorch's fft_ifft2.
 //
-//	aten::fft_ifft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIfft2(self Tensor, opts ...Option) Tensor {
@@ -87695,7 +88159,7 @@ func genFftIfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIfft2Out is PyTorch's fft_ifft2_out.out.
 //
-//	aten::fft_ifft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87758,7 +88222,7 @@ func genFftIfft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftRfft2 is PyTorch's fft_rfft2.
 //
-//	aten::fft_rfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftRfft2(self Tensor, opts ...Option) Tensor {
@@ -87812,7 +88276,7 @@ func genFftRfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftRfft2Out is PyTorch's fft_rfft2_out.out.
 //
-//	aten::fft_rfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftRfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87875,7 +88339,7 @@ func genFftRfft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftIrfft2 is PyTorch's fft_irfft2.
 //
-//	aten::fft_irfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIrfft2(self Tensor, opts ...Option) Tensor {
@@ -87929,7 +88393,7 @@ func genFftIrfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIrfft2Out is PyTorch's fft_irfft2_out.out.
 //
-//	aten::fft_irfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIrfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -87992,7 +88456,7 @@ func genFftIrfft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ e
 
 // FftHfft2 is PyTorch's fft_hfft2.
 //
-//	aten::fft_hfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftHfft2(self Tensor, opts ...Option) Tensor {
@@ -88046,9 +88510,11 @@ func genFftHfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftHfft2Out is PyTorch's fft_hfft2_out.out.
 //
-//	aten::fft_hfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func FftHfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftHfft2Out(out, self, opts)
 	if err != nil {
@@ -88103,13 +88569,13 @@ func genFftHfft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
-	r0_ = self
+	r0_ = out
 	return
 }
 
 // FftIhfft2 is PyTorch's fft_ihfft2.
 //
-//	aten::fft_ihfft2(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+//	aten::fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIhfft2(self Tensor, opts ...Option) Tensor {
@@ -88163,9 +88629,11 @@ func genFftIhfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIhfft2Out is PyTorch's fft_ihfft2_out.out.
 //
-//	aten::fft_ihfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func FftIhfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftIhfft2Out(out, self, opts)
 	if err != nil {
@@ -88220,13 +88688,13 @@ func genFftIhfft2Out(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
-	r0_ = self
+	r0_ = out
 	return
 }
 
 // FftFftn is PyTorch's fft_fftn.
 //
-//	aten::fft_fftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftFftn(self Tensor, opts ...Option) Tensor {
@@ -88280,7 +88748,7 @@ func genFftFftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftFftnOut is PyTorch's fft_fftn_out.out.
 //
-//	aten::fft_fftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftFftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -88343,7 +88811,7 @@ func genFftFftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ err
 
 // FftIfftn is PyTorch's fft_ifftn.
 //
-//	aten::fft_ifftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIfftn(self Tensor, opts ...Option) Tensor {
@@ -88397,7 +88865,7 @@ func genFftIfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIfftnOut is PyTorch's fft_ifftn_out.out.
 //
-//	aten::fft_ifftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -88460,7 +88928,7 @@ func genFftIfftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftRfftn is PyTorch's fft_rfftn.
 //
-//	aten::fft_rfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftRfftn(self Tensor, opts ...Option) Tensor {
@@ -88514,7 +88982,7 @@ func genFftRfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftRfftnOut is PyTorch's fft_rfftn_out.out.
 //
-//	aten::fft_rfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftRfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -88577,7 +89045,7 @@ func genFftRfftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // FftIrfftn is PyTorch's fft_irfftn.
 //
-//	aten::fft_irfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIrfftn(self Tensor, opts ...Option) Tensor {
@@ -88631,7 +89099,7 @@ func genFftIrfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIrfftnOut is PyTorch's fft_irfftn_out.out.
 //
-//	aten::fft_irfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIrfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -88694,7 +89162,7 @@ func genFftIrfftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ e
 
 // FftHfftn is PyTorch's fft_hfftn.
 //
-//	aten::fft_hfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftHfftn(self Tensor, opts ...Option) Tensor {
@@ -88748,9 +89216,11 @@ func genFftHfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftHfftnOut is PyTorch's fft_hfftn_out.out.
 //
-//	aten::fft_hfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func FftHfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftHfftnOut(out, self, opts)
 	if err != nil {
@@ -88805,13 +89275,13 @@ func genFftHfftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
-	r0_ = self
+	r0_ = out
 	return
 }
 
 // FftIhfftn is PyTorch's fft_ihfftn.
 //
-//	aten::fft_ihfftn(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+//	aten::fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
 //
 // Options: WithS, WithDim, WithNorm.
 func FftIhfftn(self Tensor, opts ...Option) Tensor {
@@ -88865,9 +89335,11 @@ func genFftIhfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // FftIhfftnOut is PyTorch's fft_ihfftn_out.out.
 //
-//	aten::fft_ihfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithS, WithDim, WithNorm.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func FftIhfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftIhfftnOut(out, self, opts)
 	if err != nil {
@@ -88922,7 +89394,7 @@ func genFftIhfftnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ e
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
-	r0_ = self
+	r0_ = out
 	return
 }
 
@@ -90070,7 +90542,7 @@ func genLinalgDetOut(out Tensor, a Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_det_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC))
+	e_ := shard2.Atg_linalg_det_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC))
 	out.unpin()
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -90118,7 +90590,7 @@ func genDet(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_det(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_det(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -90161,7 +90633,7 @@ func genLinalgLdlFactorEx(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, e_ := shard3.Atg_linalg_ldl_factor_ex(unsafe.Pointer(selfC), b32(hermitian), b32(checkErrors))
+	r0, r1, r2, e_ := shard2.Atg_linalg_ldl_factor_ex(unsafe.Pointer(selfC), b32(hermitian), b32(checkErrors))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -90227,7 +90699,7 @@ func genLinalgLdlFactorExOut(ld Tensor, pivots Tensor, info Tensor, self Tensor,
 		info.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_ldl_factor_ex_out_out(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(infoC), unsafe.Pointer(selfC), b32(hermitian), b32(checkErrors))
+	e_ := shard2.Atg_linalg_ldl_factor_ex_out_out(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(infoC), unsafe.Pointer(selfC), b32(hermitian), b32(checkErrors))
 	ld.unpin()
 	pivots.unpin()
 	info.unpin()
@@ -90275,7 +90747,7 @@ func genLinalgLdlFactor(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_ldl_factor(unsafe.Pointer(selfC), b32(hermitian))
+	r0, r1, e_ := shard2.Atg_linalg_ldl_factor(unsafe.Pointer(selfC), b32(hermitian))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -90330,7 +90802,7 @@ func genLinalgLdlFactorOut(ld Tensor, pivots Tensor, self Tensor, opts []Option)
 		pivots.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_ldl_factor_out_out(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(selfC), b32(hermitian))
+	e_ := shard2.Atg_linalg_ldl_factor_out_out(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(selfC), b32(hermitian))
 	ld.unpin()
 	pivots.unpin()
 	self.unpin()
@@ -90387,7 +90859,7 @@ func genLinalgLdlSolve(ld Tensor, pivots Tensor, b Tensor, opts []Option) (r0_ T
 		pivots.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_ldl_solve(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_ldl_solve(unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
 	ld.unpin()
 	pivots.unpin()
 	b.unpin()
@@ -90447,7 +90919,7 @@ func genLinalgLdlSolveOut(out Tensor, ld Tensor, pivots Tensor, b Tensor, opts [
 		pivots.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_ldl_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
+	e_ := shard2.Atg_linalg_ldl_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(ldC), unsafe.Pointer(pivotsC), unsafe.Pointer(bC), b32(hermitian))
 	out.unpin()
 	ld.unpin()
 	pivots.unpin()
@@ -90505,7 +90977,7 @@ func genLinalgLstsq(self Tensor, b Tensor, opts []Option) (r0_ Tensor, r1_ Tenso
 		self.unpin()
 		return
 	}
-	r0, r1, r2, r3, e_ := shard3.Atg_linalg_lstsq(unsafe.Pointer(selfC), unsafe.Pointer(bC), rcond, b32(rcondHas), driver, b32(driverHas))
+	r0, r1, r2, r3, e_ := shard2.Atg_linalg_lstsq(unsafe.Pointer(selfC), unsafe.Pointer(bC), rcond, b32(rcondHas), driver, b32(driverHas))
 	self.unpin()
 	b.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -90594,7 +91066,7 @@ func genLinalgLstsqOut(solution Tensor, residuals Tensor, rank Tensor, singularV
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_lstsq_out_out(unsafe.Pointer(solutionC), unsafe.Pointer(residualsC), unsafe.Pointer(rankC), unsafe.Pointer(singularValuesC), unsafe.Pointer(selfC), unsafe.Pointer(bC), rcond, b32(rcondHas), driver, b32(driverHas))
+	e_ := shard2.Atg_linalg_lstsq_out_out(unsafe.Pointer(solutionC), unsafe.Pointer(residualsC), unsafe.Pointer(rankC), unsafe.Pointer(singularValuesC), unsafe.Pointer(selfC), unsafe.Pointer(bC), rcond, b32(rcondHas), driver, b32(driverHas))
 	solution.unpin()
 	residuals.unpin()
 	rank.unpin()
@@ -90638,7 +91110,7 @@ func genLinalgMatmul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_linalg_matmul(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -90678,7 +91150,7 @@ func genLinalgMatmulOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matmul_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard2.Atg_linalg_matmul_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -90730,7 +91202,7 @@ func genLinalgVecdot(x Tensor, y Tensor, opts []Option) (r0_ Tensor, err_ error)
 		x.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_vecdot(unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
+	t_, e_, n_ := shard2.Atg_linalg_vecdot(unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
 	x.unpin()
 	y.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -90784,7 +91256,7 @@ func genLinalgVecdotOut(out Tensor, x Tensor, y Tensor, opts []Option) (r0_ Tens
 		x.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_vecdot_out_out(unsafe.Pointer(outC), unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
+	e_ := shard2.Atg_linalg_vecdot_out_out(unsafe.Pointer(outC), unsafe.Pointer(xC), unsafe.Pointer(yC), dim)
 	out.unpin()
 	x.unpin()
 	y.unpin()
@@ -90817,7 +91289,7 @@ func genLinalgMatrixExp(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_exp(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_exp(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -90845,7 +91317,7 @@ func genInternalLinalgSlogdet(a Tensor) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, r3, e_ := shard3.Atg__linalg_slogdet(unsafe.Pointer(aC))
+	r0, r1, r2, r3, e_ := shard2.Atg__linalg_slogdet(unsafe.Pointer(aC))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -90905,7 +91377,7 @@ func genInternalLinalgSlogdetOut(sign Tensor, logabsdet Tensor, lu Tensor, pivot
 		pivots.unpin()
 		return
 	}
-	e_ := shard3.Atg__linalg_slogdet_out_sign(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(aC))
+	e_ := shard2.Atg__linalg_slogdet_out_sign(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(aC))
 	sign.unpin()
 	logabsdet.unpin()
 	lu.unpin()
@@ -90943,7 +91415,7 @@ func genLinalgSlogdet(a Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_slogdet(unsafe.Pointer(aC))
+	r0, r1, e_ := shard2.Atg_linalg_slogdet(unsafe.Pointer(aC))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -90986,7 +91458,7 @@ func genLinalgSlogdetOut(sign Tensor, logabsdet Tensor, a Tensor) (r0_ Tensor, r
 		logabsdet.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_slogdet_out_out(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(aC))
+	e_ := shard2.Atg_linalg_slogdet_out_out(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(aC))
 	sign.unpin()
 	logabsdet.unpin()
 	a.unpin()
@@ -91036,7 +91508,7 @@ func genSlogdet(self Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_slogdet(unsafe.Pointer(selfC))
+	r0, r1, e_ := shard2.Atg_slogdet(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -91079,7 +91551,7 @@ func genSlogdetOut(sign Tensor, logabsdet Tensor, self Tensor) (r0_ Tensor, r1_ 
 		logabsdet.unpin()
 		return
 	}
-	e_ := shard3.Atg_slogdet_out_out(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_slogdet_out_out(unsafe.Pointer(signC), unsafe.Pointer(logabsdetC), unsafe.Pointer(selfC))
 	sign.unpin()
 	logabsdet.unpin()
 	self.unpin()
@@ -91129,7 +91601,7 @@ func genLogdet(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_logdet(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_logdet(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -91157,7 +91629,7 @@ func genLinalgEig(self Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_eig(unsafe.Pointer(selfC))
+	r0, r1, e_ := shard2.Atg_linalg_eig(unsafe.Pointer(selfC))
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -91200,7 +91672,7 @@ func genLinalgEigOut(eigenvalues Tensor, eigenvectors Tensor, self Tensor) (r0_ 
 		eigenvectors.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_eig_out_out(unsafe.Pointer(eigenvaluesC), unsafe.Pointer(eigenvectorsC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_linalg_eig_out_out(unsafe.Pointer(eigenvaluesC), unsafe.Pointer(eigenvectorsC), unsafe.Pointer(selfC))
 	eigenvalues.unpin()
 	eigenvectors.unpin()
 	self.unpin()
@@ -91234,7 +91706,7 @@ func genLinalgEigvals(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_eigvals(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_linalg_eigvals(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -91267,7 +91739,7 @@ func genLinalgEigvalsOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_eigvals_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_linalg_eigvals_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -91314,7 +91786,7 @@ func genInternalLinalgEigh(a Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg__linalg_eigh(unsafe.Pointer(aC), uplo, b32(computeV))
+	r0, r1, e_ := shard2.Atg__linalg_eigh(unsafe.Pointer(aC), uplo, b32(computeV))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -91372,7 +91844,7 @@ func genInternalLinalgEighOut(eigenvalues Tensor, eigenvectors Tensor, a Tensor,
 		eigenvectors.unpin()
 		return
 	}
-	e_ := shard3.Atg__linalg_eigh_out_eigenvalues(unsafe.Pointer(eigenvaluesC), unsafe.Pointer(eigenvectorsC), unsafe.Pointer(aC), uplo, b32(computeV))
+	e_ := shard2.Atg__linalg_eigh_out_eigenvalues(unsafe.Pointer(eigenvaluesC), unsafe.Pointer(eigenvectorsC), unsafe.Pointer(aC), uplo, b32(computeV))
 	eigenvalues.unpin()
 	eigenvectors.unpin()
 	a.unpin()
@@ -91418,7 +91890,7 @@ func genLinalgEigh(self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_eigh(unsafe.Pointer(selfC), uplo)
+	r0, r1, e_ := shard2.Atg_linalg_eigh(unsafe.Pointer(selfC), uplo)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -91473,7 +91945,7 @@ func genLinalgEighOut(eigvals Tensor, eigvecs Tensor, self Tensor, opts []Option
 		eigvecs.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_eigh_out_eigvals(unsafe.Pointer(eigvalsC), unsafe.Pointer(eigvecsC), unsafe.Pointer(selfC), uplo)
+	e_ := shard2.Atg_linalg_eigh_out_eigvals(unsafe.Pointer(eigvalsC), unsafe.Pointer(eigvecsC), unsafe.Pointer(selfC), uplo)
 	eigvals.unpin()
 	eigvecs.unpin()
 	self.unpin()
@@ -91519,7 +91991,7 @@ func genLinalgEigvalsh(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_eigvalsh(unsafe.Pointer(selfC), uplo)
+	t_, e_, n_ := shard2.Atg_linalg_eigvalsh(unsafe.Pointer(selfC), uplo)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -91564,7 +92036,7 @@ func genLinalgEigvalshOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, e
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_eigvalsh_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), uplo)
+	e_ := shard2.Atg_linalg_eigvalsh_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), uplo)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -91601,7 +92073,7 @@ func genLinalgHouseholderProduct(input Tensor, tau Tensor) (r0_ Tensor, err_ err
 		input.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_householder_product(unsafe.Pointer(inputC), unsafe.Pointer(tauC))
+	t_, e_, n_ := shard2.Atg_linalg_householder_product(unsafe.Pointer(inputC), unsafe.Pointer(tauC))
 	input.unpin()
 	tau.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -91641,7 +92113,7 @@ func genLinalgHouseholderProductOut(out Tensor, input Tensor, tau Tensor) (r0_ T
 		input.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_householder_product_out_out(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(tauC))
+	e_ := shard2.Atg_linalg_householder_product_out_out(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(tauC))
 	out.unpin()
 	input.unpin()
 	tau.unpin()
@@ -91686,7 +92158,7 @@ func genLinalgInvEx(a Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_inv_ex(unsafe.Pointer(aC), b32(checkErrors))
+	r0, r1, e_ := shard2.Atg_linalg_inv_ex(unsafe.Pointer(aC), b32(checkErrors))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -91741,7 +92213,7 @@ func genLinalgInvExOut(inverse Tensor, info Tensor, a Tensor, opts []Option) (r0
 		info.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_inv_ex_out_inverse(unsafe.Pointer(inverseC), unsafe.Pointer(infoC), unsafe.Pointer(aC), b32(checkErrors))
+	e_ := shard2.Atg_linalg_inv_ex_out_inverse(unsafe.Pointer(inverseC), unsafe.Pointer(infoC), unsafe.Pointer(aC), b32(checkErrors))
 	inverse.unpin()
 	info.unpin()
 	a.unpin()
@@ -91775,7 +92247,7 @@ func genLinalgInv(a Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_inv(unsafe.Pointer(aC))
+	t_, e_, n_ := shard2.Atg_linalg_inv(unsafe.Pointer(aC))
 	a.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -91808,7 +92280,7 @@ func genLinalgInvOut(out Tensor, a Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_inv_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC))
+	e_ := shard2.Atg_linalg_inv_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC))
 	out.unpin()
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -91856,7 +92328,7 @@ func genInverse(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_inverse(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_inverse(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -91889,7 +92361,7 @@ func genInverseOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_inverse_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_inverse_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -91942,7 +92414,7 @@ func genInner(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_inner(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	t_, e_, n_ := shard2.Atg_inner(unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -91982,7 +92454,7 @@ func genInnerOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ error)
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_inner_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
+	e_ := shard2.Atg_inner_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -92036,7 +92508,7 @@ func genOuter(self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_outer(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	t_, e_, n_ := shard2.Atg_outer(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	self.unpin()
 	vec2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -92076,7 +92548,7 @@ func genOuterOut(out Tensor, self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) 
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_outer_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	e_ := shard2.Atg_outer_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	out.unpin()
 	self.unpin()
 	vec2.unpin()
@@ -92130,7 +92602,7 @@ func genGer(self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_ger(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	t_, e_, n_ := shard2.Atg_ger(unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	self.unpin()
 	vec2.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -92170,7 +92642,7 @@ func genGerOut(out Tensor, self Tensor, vec2 Tensor) (r0_ Tensor, err_ error) {
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_ger_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
+	e_ := shard2.Atg_ger_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(vec2C))
 	out.unpin()
 	self.unpin()
 	vec2.unpin()
@@ -92231,7 +92703,7 @@ func genLinalgNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_linalg_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -92282,7 +92754,7 @@ func genLinalgNormOrdStr(self Tensor, ord string, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_norm_ord_str(unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_linalg_norm_ord_str(unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -92343,7 +92815,7 @@ func genLinalgNormOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	e_ := shard2.Atg_linalg_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, b32(ordHas), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -92403,7 +92875,7 @@ func genLinalgNormOrdStrOut(out Tensor, self Tensor, ord string, opts []Option) 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_norm_out_ord_str_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	e_ := shard2.Atg_linalg_norm_out_ord_str_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -92461,7 +92933,7 @@ func genLinalgVectorNorm(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_vector_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_linalg_vector_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -92520,7 +92992,7 @@ func genLinalgVectorNormOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor,
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_vector_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	e_ := shard2.Atg_linalg_vector_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -92575,7 +93047,7 @@ func genLinalgMatrixNorm(self Tensor, ord Scalar, opts []Option) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_norm(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -92631,7 +93103,7 @@ func genLinalgMatrixNormOut(out Tensor, self Tensor, ord Scalar, opts []Option) 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	e_ := shard2.Atg_linalg_matrix_norm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -92689,7 +93161,7 @@ func genLinalgMatrixNormStrOrd(self Tensor, opts []Option) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_norm_str_ord(unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_norm_str_ord(unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -92748,7 +93220,7 @@ func genLinalgMatrixNormStrOrdOut(out Tensor, self Tensor, opts []Option) (r0_ T
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_norm_out_str_ord_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
+	e_ := shard2.Atg_linalg_matrix_norm_out_str_ord_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ord, i64p(dim), int64(len(dim)), b32(keepdim), int32(dtype), b32(dtypeHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -92800,7 +93272,7 @@ func genInternalLinalgSvd(a Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ 
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, e_ := shard3.Atg__linalg_svd(unsafe.Pointer(aC), b32(fullMatrices), b32(computeUv), driver, b32(driverHas))
+	r0, r1, r2, e_ := shard2.Atg__linalg_svd(unsafe.Pointer(aC), b32(fullMatrices), b32(computeUv), driver, b32(driverHas))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -92871,7 +93343,7 @@ func genInternalLinalgSvdOut(u Tensor, s Tensor, vh Tensor, a Tensor, opts []Opt
 		vh.unpin()
 		return
 	}
-	e_ := shard3.Atg__linalg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vhC), unsafe.Pointer(aC), b32(fullMatrices), b32(computeUv), driver, b32(driverHas))
+	e_ := shard2.Atg__linalg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vhC), unsafe.Pointer(aC), b32(fullMatrices), b32(computeUv), driver, b32(driverHas))
 	u.unpin()
 	s.unpin()
 	vh.unpin()
@@ -92924,7 +93396,7 @@ func genLinalgSvd(a Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, 
 	if err_ != nil {
 		return
 	}
-	r0, r1, r2, e_ := shard3.Atg_linalg_svd(unsafe.Pointer(aC), b32(fullMatrices), driver, b32(driverHas))
+	r0, r1, r2, e_ := shard2.Atg_linalg_svd(unsafe.Pointer(aC), b32(fullMatrices), driver, b32(driverHas))
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -92992,7 +93464,7 @@ func genLinalgSvdOut(u Tensor, s Tensor, vh Tensor, a Tensor, opts []Option) (r0
 		vh.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vhC), unsafe.Pointer(aC), b32(fullMatrices), driver, b32(driverHas))
+	e_ := shard2.Atg_linalg_svd_out_U(unsafe.Pointer(uC), unsafe.Pointer(sC), unsafe.Pointer(vhC), unsafe.Pointer(aC), b32(fullMatrices), driver, b32(driverHas))
 	u.unpin()
 	s.unpin()
 	vh.unpin()
@@ -93042,7 +93514,7 @@ func genLinalgSvdvals(a Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_svdvals(unsafe.Pointer(aC), driver, b32(driverHas))
+	t_, e_, n_ := shard2.Atg_linalg_svdvals(unsafe.Pointer(aC), driver, b32(driverHas))
 	a.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -93089,7 +93561,7 @@ func genLinalgSvdvalsOut(out Tensor, a Tensor, opts []Option) (r0_ Tensor, err_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_svdvals_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC), driver, b32(driverHas))
+	e_ := shard2.Atg_linalg_svdvals_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC), driver, b32(driverHas))
 	out.unpin()
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93135,7 +93607,7 @@ func genLinalgCond(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_cond(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
+	t_, e_, n_ := shard2.Atg_linalg_cond(unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -93182,7 +93654,7 @@ func genLinalgCondOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_cond_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
+	e_ := shard2.Atg_linalg_cond_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), p.i, p.re, p.im, p.kind, b32(pHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93214,7 +93686,7 @@ func genLinalgCondPStr(self Tensor, p string) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_cond_p_str(unsafe.Pointer(selfC), p)
+	t_, e_, n_ := shard2.Atg_linalg_cond_p_str(unsafe.Pointer(selfC), p)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -93247,7 +93719,7 @@ func genLinalgCondPStrOut(out Tensor, self Tensor, p string) (r0_ Tensor, err_ e
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_cond_out_p_str_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), p)
+	e_ := shard2.Atg_linalg_cond_out_p_str_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), p)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93308,7 +93780,7 @@ func genLinalgPinvAtolRtolTensor(self Tensor, opts []Option) (r0_ Tensor, err_ e
 		atol.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_pinv_atol_rtol_tensor(unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_pinv_atol_rtol_tensor(unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	self.unpin()
 	atol.unpin()
 	rtol.unpin()
@@ -93374,7 +93846,7 @@ func genLinalgPinvAtolRtolTensorOut(out Tensor, self Tensor, opts []Option) (r0_
 		atol.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_pinv_out_atol_rtol_tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	e_ := shard2.Atg_linalg_pinv_out_atol_rtol_tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	out.unpin()
 	self.unpin()
 	atol.unpin()
@@ -93430,7 +93902,7 @@ func genLinalgPinvAtolRtolFloat(self Tensor, opts []Option) (r0_ Tensor, err_ er
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_pinv_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_pinv_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -93485,7 +93957,7 @@ func genLinalgPinvAtolRtolFloatOut(out Tensor, self Tensor, opts []Option) (r0_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_pinv_out_atol_rtol_float_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	e_ := shard2.Atg_linalg_pinv_out_atol_rtol_float_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93529,7 +94001,7 @@ func genLinalgPinv(self Tensor, rcond float64, opts []Option) (r0_ Tensor, err_ 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_pinv(unsafe.Pointer(selfC), rcond, b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_pinv(unsafe.Pointer(selfC), rcond, b32(hermitian))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -93574,7 +94046,7 @@ func genLinalgPinvRcondTensor(self Tensor, rcond Tensor, opts []Option) (r0_ Ten
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_pinv_rcond_tensor(unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_pinv_rcond_tensor(unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
 	self.unpin()
 	rcond.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -93620,7 +94092,7 @@ func genLinalgPinvOut(out Tensor, self Tensor, rcond float64, opts []Option) (r0
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_pinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), rcond, b32(hermitian))
+	e_ := shard2.Atg_linalg_pinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), rcond, b32(hermitian))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93675,7 +94147,7 @@ func genLinalgPinvOutRcondTensorOut(out Tensor, self Tensor, rcond Tensor, opts 
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_pinv_out_out_rcond_tensor(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
+	e_ := shard2.Atg_linalg_pinv_out_out_rcond_tensor(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(rcondC), b32(hermitian))
 	out.unpin()
 	self.unpin()
 	rcond.unpin()
@@ -93728,7 +94200,7 @@ func genInternalLinalgSolveEx(a Tensor, b Tensor, opts []Option) (r0_ Tensor, r1
 		a.unpin()
 		return
 	}
-	r0, r1, r2, r3, e_ := shard3.Atg__linalg_solve_ex(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
+	r0, r1, r2, r3, e_ := shard2.Atg__linalg_solve_ex(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
 	a.unpin()
 	b.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93813,7 +94285,7 @@ func genInternalLinalgSolveExOut(result Tensor, lu Tensor, pivots Tensor, info T
 		a.unpin()
 		return
 	}
-	e_ := shard3.Atg__linalg_solve_ex_out_result(unsafe.Pointer(resultC), unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(infoC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
+	e_ := shard2.Atg__linalg_solve_ex_out_result(unsafe.Pointer(resultC), unsafe.Pointer(luC), unsafe.Pointer(pivotsC), unsafe.Pointer(infoC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
 	result.unpin()
 	lu.unpin()
 	pivots.unpin()
@@ -93872,7 +94344,7 @@ func genLinalgSolveEx(a Tensor, b Tensor, opts []Option) (r0_ Tensor, r1_ Tensor
 		a.unpin()
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_solve_ex(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
+	r0, r1, e_ := shard2.Atg_linalg_solve_ex(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
 	a.unpin()
 	b.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -93938,7 +94410,7 @@ func genLinalgSolveExOut(result Tensor, info Tensor, a Tensor, b Tensor, opts []
 		a.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_solve_ex_out_out(unsafe.Pointer(resultC), unsafe.Pointer(infoC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
+	e_ := shard2.Atg_linalg_solve_ex_out_out(unsafe.Pointer(resultC), unsafe.Pointer(infoC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left), b32(checkErrors))
 	result.unpin()
 	info.unpin()
 	a.unpin()
@@ -93990,7 +94462,7 @@ func genLinalgSolve(a Tensor, b Tensor, opts []Option) (r0_ Tensor, err_ error) 
 		a.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_solve(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
+	t_, e_, n_ := shard2.Atg_linalg_solve(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
 	a.unpin()
 	b.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -94042,7 +94514,7 @@ func genLinalgSolveOut(out Tensor, a Tensor, b Tensor, opts []Option) (r0_ Tenso
 		a.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
+	e_ := shard2.Atg_linalg_solve_out_out(unsafe.Pointer(outC), unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
 	out.unpin()
 	a.unpin()
 	b.unpin()
@@ -94089,7 +94561,7 @@ func genLinalgTensorinv(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_tensorinv(unsafe.Pointer(selfC), ind)
+	t_, e_, n_ := shard2.Atg_linalg_tensorinv(unsafe.Pointer(selfC), ind)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -94136,7 +94608,7 @@ func genLinalgTensorinvOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_tensorinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ind)
+	e_ := shard2.Atg_linalg_tensorinv_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), ind)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -94188,7 +94660,7 @@ func genLinalgTensorsolve(self Tensor, other Tensor, opts []Option) (r0_ Tensor,
 		self.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_tensorsolve(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
+	t_, e_, n_ := shard2.Atg_linalg_tensorsolve(unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
 	self.unpin()
 	other.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -94243,7 +94715,7 @@ func genLinalgTensorsolveOut(out Tensor, self Tensor, other Tensor, opts []Optio
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_tensorsolve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
+	e_ := shard2.Atg_linalg_tensorsolve_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(otherC), i64p(dims), optLen(len(dims), dims == nil))
 	out.unpin()
 	self.unpin()
 	other.unpin()
@@ -94288,7 +94760,7 @@ func genLinalgQr(a Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r1, e_ := shard3.Atg_linalg_qr(unsafe.Pointer(aC), mode)
+	r0, r1, e_ := shard2.Atg_linalg_qr(unsafe.Pointer(aC), mode)
 	a.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -94343,7 +94815,7 @@ func genLinalgQrOut(q Tensor, r Tensor, a Tensor, opts []Option) (r0_ Tensor, r1
 		r.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_qr_out_out(unsafe.Pointer(qC), unsafe.Pointer(rC), unsafe.Pointer(aC), mode)
+	e_ := shard2.Atg_linalg_qr_out_out(unsafe.Pointer(qC), unsafe.Pointer(rC), unsafe.Pointer(aC), mode)
 	q.unpin()
 	r.unpin()
 	a.unpin()
@@ -94377,7 +94849,7 @@ func genLinalgMatrixPower(self Tensor, n int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_power(unsafe.Pointer(selfC), n)
+	t_, e_, n_ := shard2.Atg_linalg_matrix_power(unsafe.Pointer(selfC), n)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -94410,7 +94882,7 @@ func genLinalgMatrixPowerOut(out Tensor, self Tensor, n int64) (r0_ Tensor, err_
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_power_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), n)
+	e_ := shard2.Atg_linalg_matrix_power_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), n)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -94471,7 +94943,7 @@ func genLinalgMatrixRankAtolRtolTensor(input Tensor, opts []Option) (r0_ Tensor,
 		atol.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_atol_rtol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_rank_atol_rtol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	input.unpin()
 	atol.unpin()
 	rtol.unpin()
@@ -94537,7 +95009,7 @@ func genLinalgMatrixRankAtolRtolTensorOut(out Tensor, input Tensor, opts []Optio
 		atol.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
+	e_ := shard2.Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(atolC), unsafe.Pointer(rtolC), b32(hermitian))
 	out.unpin()
 	input.unpin()
 	atol.unpin()
@@ -94593,7 +95065,7 @@ func genLinalgMatrixRankAtolRtolFloat(self Tensor, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_rank_atol_rtol_float(unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -94648,7 +95120,7 @@ func genLinalgMatrixRankAtolRtolFloatOut(out Tensor, self Tensor, opts []Option)
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_rank_out_atol_rtol_float_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
+	e_ := shard2.Atg_linalg_matrix_rank_out_atol_rtol_float_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), atol, b32(atolHas), rtol, b32(rtolHas), b32(hermitian))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -94692,7 +95164,7 @@ func genLinalgMatrixRank(self Tensor, tol float64, opts []Option) (r0_ Tensor, e
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_rank(unsafe.Pointer(selfC), tol, b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_rank(unsafe.Pointer(selfC), tol, b32(hermitian))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -94737,7 +95209,7 @@ func genLinalgMatrixRankOut(out Tensor, self Tensor, tol float64, opts []Option)
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_rank_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), tol, b32(hermitian))
+	e_ := shard2.Atg_linalg_matrix_rank_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), tol, b32(hermitian))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -94786,7 +95258,7 @@ func genLinalgMatrixRankTolTensor(input Tensor, tol Tensor, opts []Option) (r0_ 
 		input.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_matrix_rank_tol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
+	t_, e_, n_ := shard2.Atg_linalg_matrix_rank_tol_tensor(unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
 	input.unpin()
 	tol.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -94838,7 +95310,7 @@ func genLinalgMatrixRankOutTolTensorOut(out Tensor, input Tensor, tol Tensor, op
 		input.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_matrix_rank_out_out_tol_tensor(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
+	e_ := shard2.Atg_linalg_matrix_rank_out_out_tol_tensor(unsafe.Pointer(outC), unsafe.Pointer(inputC), unsafe.Pointer(tolC), b32(hermitian))
 	out.unpin()
 	input.unpin()
 	tol.unpin()
@@ -94871,7 +95343,7 @@ func genLinalgMultiDot(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_linalg_multi_dot(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard2.Atg_linalg_multi_dot(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	unpinAll(tensors)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -94904,7 +95376,7 @@ func genLinalgMultiDotOut(out Tensor, tensors []Tensor) (r0_ Tensor, err_ error)
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_linalg_multi_dot_out_out(unsafe.Pointer(outC), tensorsPtr(tensorsC), int64(len(tensorsC)))
+	e_ := shard2.Atg_linalg_multi_dot_out_out(unsafe.Pointer(outC), tensorsPtr(tensorsC), int64(len(tensorsC)))
 	out.unpin()
 	unpinAll(tensors)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -94951,7 +95423,7 @@ func genNestedToPaddedTensor(self Tensor, padding float64, opts []Option) (r0_ T
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_nested_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
+	t_, e_, n_ := shard2.Atg_nested_to_padded_tensor(unsafe.Pointer(selfC), padding, i64p(outputSize), optLen(len(outputSize), outputSize == nil))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95028,7 +95500,7 @@ func genSegmentReduce(data Tensor, reduce string, opts []Option) (r0_ Tensor, er
 		indices.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg_segment_reduce(unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), axis, b32(unsafe_), initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
+	t_, e_, n_ := shard2.Atg_segment_reduce(unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(indicesC), unsafe.Pointer(offsetsC), axis, b32(unsafe_), initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
 	data.unpin()
 	lengths.unpin()
 	indices.unpin()
@@ -95110,7 +95582,7 @@ func genInternalSegmentReduceBackward(grad Tensor, output Tensor, data Tensor, r
 		lengths.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg__segment_reduce_backward(unsafe.Pointer(gradC), unsafe.Pointer(outputC), unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(offsetsC), axis, initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
+	t_, e_, n_ := shard2.Atg__segment_reduce_backward(unsafe.Pointer(gradC), unsafe.Pointer(outputC), unsafe.Pointer(dataC), reduce, unsafe.Pointer(lengthsC), unsafe.Pointer(offsetsC), axis, initial.i, initial.re, initial.im, initial.kind, b32(initialHas))
 	grad.unpin()
 	output.unpin()
 	data.unpin()
@@ -95122,9 +95594,11 @@ func genInternalSegmentReduceBackward(grad Tensor, output Tensor, data Tensor, r
 
 // PadSequence is PyTorch's pad_sequence.
 //
-//	aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0) -> Tensor
+//	aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0, str padding_side="right") -> Tensor
 //
-// Options: WithBatchFirst, WithPaddingValue.
+// Options: WithBatchFirst, WithPaddingValue, WithPaddingSide.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func PadSequence(sequences []Tensor, opts ...Option) Tensor {
 	r0, err := genPadSequence(sequences, opts)
 	if err != nil {
@@ -95142,12 +95616,15 @@ func genPadSequence(sequences []Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	const op = "pad_sequence"
 	batchFirst := false
 	paddingValue := float64(0.0)
+	paddingSide := "right"
 	for _, o := range opts {
 		switch o.key {
 		case optBatchFirst:
 			batchFirst = o.b
 		case optPaddingValue:
 			paddingValue = o.s.Float()
+		case optPaddingSide:
+			paddingSide = o.str
 		default:
 			err_ = badOption(op, o)
 			return
@@ -95157,7 +95634,7 @@ func genPadSequence(sequences []Tensor, opts []Option) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_pad_sequence(tensorsPtr(sequencesC), int64(len(sequencesC)), b32(batchFirst), paddingValue)
+	t_, e_, n_ := shard2.Atg_pad_sequence(tensorsPtr(sequencesC), int64(len(sequencesC)), b32(batchFirst), paddingValue, paddingSide)
 	unpinAll(sequences)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95185,7 +95662,7 @@ func genFlattenDenseTensors(tensors []Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_flatten_dense_tensors(tensorsPtr(tensorsC), int64(len(tensorsC)))
+	t_, e_, n_ := shard2.Atg_flatten_dense_tensors(tensorsPtr(tensorsC), int64(len(tensorsC)))
 	unpinAll(tensors)
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95218,7 +95695,7 @@ func genUnflattenDenseTensors(flat Tensor, tensors []Tensor) (r0_ []Tensor, err_
 		flat.unpin()
 		return
 	}
-	r0, r0Len, e_ := shard3.Atg_unflatten_dense_tensors(unsafe.Pointer(flatC), tensorsPtr(tensorsC), int64(len(tensorsC)))
+	r0, r0Len, e_ := shard2.Atg_unflatten_dense_tensors(unsafe.Pointer(flatC), tensorsPtr(tensorsC), int64(len(tensorsC)))
 	flat.unpin()
 	unpinAll(tensors)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -95250,7 +95727,7 @@ func genInternalFwPrimalCopy(self Tensor, level int64) (r0_ Tensor, err_ error) 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__fw_primal_copy(unsafe.Pointer(selfC), level)
+	t_, e_, n_ := shard2.Atg__fw_primal_copy(unsafe.Pointer(selfC), level)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95283,7 +95760,7 @@ func genInternalMakeDualCopy(primal Tensor, tangent Tensor, level int64) (r0_ Te
 		primal.unpin()
 		return
 	}
-	t_, e_, n_ := shard3.Atg__make_dual_copy(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
+	t_, e_, n_ := shard2.Atg__make_dual_copy(unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
 	primal.unpin()
 	tangent.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
@@ -95312,7 +95789,7 @@ func genViewAsRealCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_view_as_real_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_view_as_real_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95340,7 +95817,7 @@ func genViewAsComplexCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_view_as_complex_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_view_as_complex_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95368,7 +95845,7 @@ func genInternalConjCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__conj_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__conj_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95396,7 +95873,7 @@ func genInternalNegViewCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__neg_view_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__neg_view_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95440,7 +95917,7 @@ func genAsStridedCopy(self Tensor, size []int64, stride []int64, opts []Option) 
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_as_strided_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
+	t_, e_, n_ := shard2.Atg_as_strided_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95468,7 +95945,7 @@ func genInternalSparseBroadcastToCopy(self Tensor, size []int64) (r0_ Tensor, er
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__sparse_broadcast_to_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard2.Atg__sparse_broadcast_to_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95520,7 +95997,7 @@ func genDiagonalCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_diagonal_copy(unsafe.Pointer(selfC), offset, dim1, dim2)
+	t_, e_, n_ := shard2.Atg_diagonal_copy(unsafe.Pointer(selfC), offset, dim1, dim2)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95560,7 +96037,7 @@ func genExpandCopy(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ e
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_expand_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
+	t_, e_, n_ := shard2.Atg_expand_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95588,7 +96065,7 @@ func genPermuteCopy(self Tensor, dims []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_permute_copy(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	t_, e_, n_ := shard2.Atg_permute_copy(unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95616,7 +96093,7 @@ func genInternalReshapeAliasCopy(self Tensor, size []int64, stride []int64) (r0_
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__reshape_alias_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
+	t_, e_, n_ := shard2.Atg__reshape_alias_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95624,7 +96101,7 @@ func genInternalReshapeAliasCopy(self Tensor, size []int64, stride []int64) (r0_
 
 // SelectCopy is PyTorch's select_copy.int.
 //
-//	aten::select_copy.int(Tensor self, int dim, int index) -> Tensor
+//	aten::select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
 func SelectCopy(self Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelectCopy(self, dim, index)
 	if err != nil {
@@ -95644,7 +96121,7 @@ func genSelectCopy(self Tensor, dim int64, index int64) (r0_ Tensor, err_ error)
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_select_copy_int(unsafe.Pointer(selfC), dim, index)
+	t_, e_, n_ := shard2.Atg_select_copy_int(unsafe.Pointer(selfC), dim, index)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95672,7 +96149,7 @@ func genDetachCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_detach_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_detach_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95733,7 +96210,7 @@ func genSliceCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_slice_copy_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
+	t_, e_, n_ := shard2.Atg_slice_copy_Tensor(unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95741,7 +96218,7 @@ func genSliceCopy(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 
 // SplitCopy is PyTorch's split_copy.Tensor.
 //
-//	aten::split_copy.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]
+//	aten::split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func SplitCopy(self Tensor, splitSize int64, opts ...Option) []Tensor {
@@ -95775,7 +96252,7 @@ func genSplitCopy(self Tensor, splitSize int64, opts []Option) (r0_ []Tensor, er
 	if err_ != nil {
 		return
 	}
-	r0, r0Len, e_ := shard3.Atg_split_copy_Tensor(unsafe.Pointer(selfC), splitSize, dim)
+	r0, r0Len, e_ := shard2.Atg_split_copy_Tensor(unsafe.Pointer(selfC), splitSize, dim)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -95786,7 +96263,7 @@ func genSplitCopy(self Tensor, splitSize int64, opts []Option) (r0_ []Tensor, er
 
 // SplitWithSizesCopy is PyTorch's split_with_sizes_copy.
 //
-//	aten::split_with_sizes_copy(Tensor self, int[] split_sizes, int dim=0) -> Tensor[]
+//	aten::split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
 //
 // Options: WithDim.
 func SplitWithSizesCopy(self Tensor, splitSizes []int64, opts ...Option) []Tensor {
@@ -95820,7 +96297,7 @@ func genSplitWithSizesCopy(self Tensor, splitSizes []int64, opts []Option) (r0_ 
 	if err_ != nil {
 		return
 	}
-	r0, r0Len, e_ := shard3.Atg_split_with_sizes_copy(unsafe.Pointer(selfC), i64p(splitSizes), int64(len(splitSizes)), dim)
+	r0, r0Len, e_ := shard2.Atg_split_with_sizes_copy(unsafe.Pointer(selfC), i64p(splitSizes), int64(len(splitSizes)), dim)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -95851,7 +96328,7 @@ func genSqueezeCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_squeeze_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_squeeze_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95879,7 +96356,7 @@ func genSqueezeCopyDim(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_squeeze_copy_dim(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard2.Atg_squeeze_copy_dim(unsafe.Pointer(selfC), dim)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95907,7 +96384,7 @@ func genTCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_t_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_t_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95935,7 +96412,7 @@ func genTransposeCopy(self Tensor, dim0 int64, dim1 int64) (r0_ Tensor, err_ err
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_transpose_copy_int(unsafe.Pointer(selfC), dim0, dim1)
+	t_, e_, n_ := shard2.Atg_transpose_copy_int(unsafe.Pointer(selfC), dim0, dim1)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95963,7 +96440,7 @@ func genUnsqueezeCopy(self Tensor, dim int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_unsqueeze_copy(unsafe.Pointer(selfC), dim)
+	t_, e_, n_ := shard2.Atg_unsqueeze_copy(unsafe.Pointer(selfC), dim)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -95991,7 +96468,7 @@ func genInternalIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96019,7 +96496,7 @@ func genInternalValuesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg__values_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg__values_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96047,7 +96524,7 @@ func genIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96075,7 +96552,7 @@ func genValuesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_values_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_values_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96103,7 +96580,7 @@ func genCrowIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_crow_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_crow_indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96131,7 +96608,7 @@ func genColIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_col_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_col_indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96159,7 +96636,7 @@ func genCcolIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_ccol_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_ccol_indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96187,7 +96664,7 @@ func genRowIndicesCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_row_indices_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_row_indices_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96229,7 +96706,7 @@ func genUnbindCopy(self Tensor, opts []Option) (r0_ []Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	r0, r0Len, e_ := shard3.Atg_unbind_copy_int(unsafe.Pointer(selfC), dim)
+	r0, r0Len, e_ := shard2.Atg_unbind_copy_int(unsafe.Pointer(selfC), dim)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -96260,7 +96737,7 @@ func genViewCopy(self Tensor, size []int64) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_view_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	t_, e_, n_ := shard2.Atg_view_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96288,7 +96765,7 @@ func genViewCopyDtype(self Tensor, dtype DType) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_view_copy_dtype(unsafe.Pointer(selfC), int32(dtype))
+	t_, e_, n_ := shard2.Atg_view_copy_dtype(unsafe.Pointer(selfC), int32(dtype))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96316,7 +96793,7 @@ func genUnfoldCopy(self Tensor, dimension int64, size int64, step int64) (r0_ Te
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_unfold_copy(unsafe.Pointer(selfC), dimension, size, step)
+	t_, e_, n_ := shard2.Atg_unfold_copy(unsafe.Pointer(selfC), dimension, size, step)
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96344,7 +96821,7 @@ func genAliasCopy(self Tensor) (r0_ Tensor, err_ error) {
 	if err_ != nil {
 		return
 	}
-	t_, e_, n_ := shard3.Atg_alias_copy(unsafe.Pointer(selfC))
+	t_, e_, n_ := shard2.Atg_alias_copy(unsafe.Pointer(selfC))
 	self.unpin()
 	r0_, err_ = tensorResultP(op, t_, e_, n_)
 	return
@@ -96377,7 +96854,7 @@ func genInternalFwPrimalCopyOut(out Tensor, self Tensor, level int64) (r0_ Tenso
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__fw_primal_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), level)
+	e_ := shard2.Atg__fw_primal_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), level)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96420,7 +96897,7 @@ func genInternalMakeDualCopyOut(out Tensor, primal Tensor, tangent Tensor, level
 		primal.unpin()
 		return
 	}
-	e_ := shard3.Atg__make_dual_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
+	e_ := shard2.Atg__make_dual_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(primalC), unsafe.Pointer(tangentC), level)
 	out.unpin()
 	primal.unpin()
 	tangent.unpin()
@@ -96458,7 +96935,7 @@ func genViewAsRealCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_view_as_real_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_view_as_real_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96495,7 +96972,7 @@ func genViewAsComplexCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_view_as_complex_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_view_as_complex_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96532,7 +97009,7 @@ func genInternalConjCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__conj_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg__conj_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96569,7 +97046,7 @@ func genInternalNegViewCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error)
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__neg_view_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg__neg_view_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96622,7 +97099,7 @@ func genAsStridedCopyOut(out Tensor, self Tensor, size []int64, stride []int64, 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_as_strided_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
+	e_ := shard2.Atg_as_strided_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)), storageOffset, b32(storageOffsetHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96659,7 +97136,7 @@ func genInternalSparseBroadcastToCopyOut(out Tensor, self Tensor, size []int64) 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__sparse_broadcast_to_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	e_ := shard2.Atg__sparse_broadcast_to_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96720,7 +97197,7 @@ func genDiagonalCopyOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_diagonal_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), offset, dim1, dim2)
+	e_ := shard2.Atg_diagonal_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), offset, dim1, dim2)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96769,7 +97246,7 @@ func genExpandCopyOut(out Tensor, self Tensor, size []int64, opts []Option) (r0_
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_expand_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
+	e_ := shard2.Atg_expand_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), b32(implicit))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96806,7 +97283,7 @@ func genPermuteCopyOut(out Tensor, self Tensor, dims []int64) (r0_ Tensor, err_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_permute_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
+	e_ := shard2.Atg_permute_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dims), int64(len(dims)))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96843,7 +97320,7 @@ func genInternalReshapeAliasCopyOut(out Tensor, self Tensor, size []int64, strid
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__reshape_alias_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
+	e_ := shard2.Atg__reshape_alias_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(size), int64(len(size)), i64p(stride), int64(len(stride)))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96855,7 +97332,7 @@ func genInternalReshapeAliasCopyOut(out Tensor, self Tensor, size []int64, strid
 
 // SelectCopyIntOut is PyTorch's select_copy_out.int_out.
 //
-//	aten::select_copy.int_out(Tensor self, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)
 func SelectCopyIntOut(out Tensor, self Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelectCopyIntOut(out, self, dim, index)
 	if err != nil {
@@ -96880,7 +97357,7 @@ func genSelectCopyIntOut(out Tensor, self Tensor, dim int64, index int64) (r0_ T
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_select_copy_out_int_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, index)
+	e_ := shard2.Atg_select_copy_out_int_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, index)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96917,7 +97394,7 @@ func genDetachCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_detach_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_detach_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96987,7 +97464,7 @@ func genSliceCopyTensorOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_slice_copy_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
+	e_ := shard2.Atg_slice_copy_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim, start, b32(startHas), end, b32(endHas), step)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -96999,7 +97476,7 @@ func genSliceCopyTensorOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 
 // SplitCopyTensorOut is PyTorch's split_copy_out.Tensor_out.
 //
-//	aten::split_copy.Tensor_out(Tensor self, int split_size, int dim=0, *, Tensor(a!)[] out) -> ()
+//	aten::split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> ()
 //
 // Options: WithDim.
 func SplitCopyTensorOut(out []Tensor, self Tensor, splitSize int64, opts ...Option) {
@@ -97034,7 +97511,7 @@ func genSplitCopyTensorOut(out []Tensor, self Tensor, splitSize int64, opts []Op
 		unpinAll(out)
 		return
 	}
-	e_ := shard3.Atg_split_copy_out_Tensor_out(tensorsPtr(outC), int64(len(outC)), unsafe.Pointer(selfC), splitSize, dim)
+	e_ := shard2.Atg_split_copy_out_Tensor_out(tensorsPtr(outC), int64(len(outC)), unsafe.Pointer(selfC), splitSize, dim)
 	unpinAll(out)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97045,7 +97522,7 @@ func genSplitCopyTensorOut(out []Tensor, self Tensor, splitSize int64, opts []Op
 
 // SplitWithSizesCopyOut is PyTorch's split_with_sizes_copy_out.out.
 //
-//	aten::split_with_sizes_copy.out(Tensor self, int[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()
+//	aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()
 //
 // Options: WithDim.
 func SplitWithSizesCopyOut(out []Tensor, self Tensor, splitSizes []int64, opts ...Option) {
@@ -97080,7 +97557,7 @@ func genSplitWithSizesCopyOut(out []Tensor, self Tensor, splitSizes []int64, opt
 		unpinAll(out)
 		return
 	}
-	e_ := shard3.Atg_split_with_sizes_copy_out_out(tensorsPtr(outC), int64(len(outC)), unsafe.Pointer(selfC), i64p(splitSizes), int64(len(splitSizes)), dim)
+	e_ := shard2.Atg_split_with_sizes_copy_out_out(tensorsPtr(outC), int64(len(outC)), unsafe.Pointer(selfC), i64p(splitSizes), int64(len(splitSizes)), dim)
 	unpinAll(out)
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97116,7 +97593,7 @@ func genSqueezeCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_squeeze_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_squeeze_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97153,7 +97630,7 @@ func genSqueezeCopyDimOut(out Tensor, self Tensor, dim int64) (r0_ Tensor, err_ 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_squeeze_copy_out_dim_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim)
+	e_ := shard2.Atg_squeeze_copy_out_dim_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97190,7 +97667,7 @@ func genTCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_t_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg_t_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97227,7 +97704,7 @@ func genTransposeCopyIntOut(out Tensor, self Tensor, dim0 int64, dim1 int64) (r0
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_transpose_copy_out_int_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim0, dim1)
+	e_ := shard2.Atg_transpose_copy_out_int_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim0, dim1)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97264,7 +97741,7 @@ func genUnsqueezeCopyOut(out Tensor, self Tensor, dim int64) (r0_ Tensor, err_ e
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_unsqueeze_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim)
+	e_ := shard2.Atg_unsqueeze_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), dim)
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97301,7 +97778,7 @@ func genInternalIndicesCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error)
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__indices_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	e_ := shard2.Atg__indices_copy_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -97692,7 +98169,7 @@ func genAliasCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 
 // ToPaddedTensor is PyTorch's to_padded_tensor.
 //
-//	aten::to_padded_tensor(Tensor self, float padding, int[]? output_size=None) -> Tensor
+//	aten::to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor
 //
 // Options: WithOutputSize.
 func (self Tensor) ToPaddedTensor(padding float64, opts ...Option) Tensor {
@@ -98061,6 +98538,8 @@ func genInternalNativeMultiHeadAttention(query Tensor, key Tensor, value Tensor,
 //	aten::_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool need_attn_weights=False, bool is_causal=False) -> (Tensor, Tensor)
 //
 // Options: WithAttnMask, WithDropoutP, WithNeedAttnWeights, WithIsCausal.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalScaledDotProductAttention(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genInternalScaledDotProductAttention(query, key, value, opts)
 	if err != nil {
@@ -98135,6 +98614,8 @@ func genInternalScaledDotProductAttention(query Tensor, key Tensor, value Tensor
 //	aten::_scaled_dot_product_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool need_attn_weights=False, bool is_causal=False) -> (Tensor, Tensor)
 //
 // Options: WithAttnMask, WithDropoutP, WithNeedAttnWeights, WithIsCausal.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalScaledDotProductAttentionForward(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genInternalScaledDotProductAttentionForward(query, key, value, opts)
 	if err != nil {
@@ -98206,9 +98687,11 @@ func genInternalScaledDotProductAttentionForward(query Tensor, key Tensor, value
 
 // InternalScaledDotProductAttentionMath is PyTorch's _scaled_dot_product_attention_math.
 //
-//	aten::_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool need_attn_weights=False, bool is_causal=False) -> (Tensor, Tensor)
+//	aten::_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)
 //
-// Options: WithAttnMask, WithDropoutP, WithNeedAttnWeights, WithIsCausal.
+// Options: WithAttnMask, WithDropoutP, WithIsCausal, WithDropoutMask, WithScale, WithEnableGqa.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalScaledDotProductAttentionMath(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor) {
 	r0, r1, err := genInternalScaledDotProductAttentionMath(query, key, value, opts)
 	if err != nil {
@@ -98226,18 +98709,26 @@ func genInternalScaledDotProductAttentionMath(query Tensor, key Tensor, value Te
 	const op = "_scaled_dot_product_attention_math"
 	var attnMask Tensor
 	dropoutP := float64(0.0)
-	needAttnWeights := false
 	isCausal := false
+	var dropoutMask Tensor
+	var scale float64
+	scaleHas := false
+	enableGqa := false
 	for _, o := range opts {
 		switch o.key {
 		case optAttnMask:
 			attnMask = o.t
 		case optDropoutP:
 			dropoutP = o.s.Float()
-		case optNeedAttnWeights:
-			needAttnWeights = o.b
 		case optIsCausal:
 			isCausal = o.b
+		case optDropoutMask:
+			dropoutMask = o.t
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optEnableGqa:
+			enableGqa = o.b
 		default:
 			err_ = badOption(op, o)
 			return
@@ -98265,11 +98756,20 @@ func genInternalScaledDotProductAttentionMath(query Tensor, key Tensor, value Te
 		value.unpin()
 		return
 	}
-	r0, r1, e_ := shard3.Atg__scaled_dot_product_attention_math(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnMaskC), dropoutP, b32(needAttnWeights), b32(isCausal))
+	dropoutMaskC, err_ := dropoutMask.optPtr(op, "dropout_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnMask.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__scaled_dot_product_attention_math(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnMaskC), dropoutP, b32(isCausal), unsafe.Pointer(dropoutMaskC), scale, b32(scaleHas), b32(enableGqa))
 	query.unpin()
 	key.unpin()
 	value.unpin()
 	attnMask.unpin()
+	dropoutMask.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
 	}
@@ -98502,6 +99002,8 @@ func genSpecialAiryAiOut(out Tensor, x Tensor) (r0_ Tensor, err_ error) {
 // InternalFlashScaledDotProductAttention is PyTorch's _flash_scaled_dot_product_attention.
 //
 //	aten::_flash_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor cum_seq_q, Tensor cum_seq_k, int max_q, int max_k, float dropout_p, bool is_causal) -> Tensor
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalFlashScaledDotProductAttention(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool) Tensor {
 	r0, err := genInternalFlashScaledDotProductAttention(query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal)
 	if err != nil {
@@ -98562,6 +99064,8 @@ func genInternalFlashScaledDotProductAttention(query Tensor, key Tensor, value T
 //	aten::_transformer_decoder_only_layer_fwd(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, Tensor? incr_key=None, Tensor? incr_value=None) -> (Tensor, Tensor, Tensor)
 //
 // Options: WithMask, WithIncrKey, WithIncrValue.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalTransformerDecoderOnlyLayerFwd(src Tensor, embedDim int64, numHeads int64, qkvWeight Tensor, qkvBias Tensor, projWeight Tensor, projBias Tensor, useGelu bool, normFirst bool, eps float64, normWeight1 Tensor, normBias1 Tensor, normWeight2 Tensor, normBias2 Tensor, ffnWeight1 Tensor, ffnBias1 Tensor, ffnWeight2 Tensor, ffnBias2 Tensor, opts ...Option) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalTransformerDecoderOnlyLayerFwd(src, embedDim, numHeads, qkvWeight, qkvBias, projWeight, projBias, useGelu, normFirst, eps, normWeight1, normBias1, normWeight2, normBias2, ffnWeight1, ffnBias1, ffnWeight2, ffnBias2, opts)
 	if err != nil {
@@ -98808,6 +99312,8 @@ func genInternalTransformerDecoderOnlyLayerFwd(src Tensor, embedDim int64, numHe
 //	aten::_native_decoder_only_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim, int num_head, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, Tensor? mask=None, Tensor? incr_key=None, Tensor? incr_value=None, bool need_weights=True, bool average_attn_weights=True) -> (Tensor, Tensor, Tensor, Tensor)
 //
 // Options: WithMask, WithIncrKey, WithIncrValue, WithNeedWeights, WithAverageAttnWeights.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalNativeDecoderOnlyMultiHeadAttention(query Tensor, key Tensor, value Tensor, embedDim int64, numHead int64, qkvWeight Tensor, qkvBias Tensor, projWeight Tensor, projBias Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
 	r0, r1, r2, r3, err := genInternalNativeDecoderOnlyMultiHeadAttention(query, key, value, embedDim, numHead, qkvWeight, qkvBias, projWeight, projBias, opts)
 	if err != nil {
@@ -102615,7 +103121,7 @@ func genAddScalarOut(out Tensor, self Tensor, other Scalar, opts []Option) (r0_ 
 
 // AffineGridGeneratorOut is PyTorch's affine_grid_generator_out.out.
 //
-//	aten::affine_grid_generator.out(Tensor theta, int[] size, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::affine_grid_generator.out(Tensor theta, SymInt[] size, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)
 func AffineGridGeneratorOut(out Tensor, theta Tensor, size []int64, alignCorners bool) Tensor {
 	r0, err := genAffineGridGeneratorOut(out, theta, size, alignCorners)
 	if err != nil {
@@ -103042,7 +103548,7 @@ func genBinaryCrossEntropyWithLogitsOut(out Tensor, self Tensor, target Tensor, 
 
 // BincountOut is PyTorch's bincount_out.out.
 //
-//	aten::bincount.out(Tensor self, Tensor? weights=None, int minlength=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::bincount.out(Tensor self, Tensor? weights=None, SymInt minlength=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithWeights, WithMinlength.
 func BincountOut(out Tensor, self Tensor, opts ...Option) Tensor {
@@ -103202,7 +103708,7 @@ func genBlockDiagOut(out Tensor, tensors []Tensor) (r0_ Tensor, err_ error) {
 
 // ConstantPadNdOut is PyTorch's constant_pad_nd_out.out.
 //
-//	aten::constant_pad_nd.out(Tensor self, int[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithValue.
 func ConstantPadNdOut(out Tensor, self Tensor, pad []int64, opts ...Option) Tensor {
@@ -103251,7 +103757,7 @@ func genConstantPadNdOut(out Tensor, self Tensor, pad []int64, opts []Option) (r
 
 // ConvolutionOut is PyTorch's convolution_out.out.
 //
-//	aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 func ConvolutionOut(out Tensor, input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64) Tensor {
 	r0, err := genConvolutionOut(out, input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups)
 	if err != nil {
@@ -103303,7 +103809,7 @@ func genConvolutionOut(out Tensor, input Tensor, weight Tensor, bias Tensor, str
 
 // ConvolutionBackwardOut is PyTorch's convolution_backward_out.out.
 //
-//	aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//	aten::convolution_backward.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 func ConvolutionBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, gradOutput Tensor, input Tensor, weight Tensor, biasSizes []int64, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genConvolutionBackwardOut(out0, out1, out2, gradOutput, input, weight, biasSizes, stride, padding, dilation, transposed, outputPadding, groups, outputMask)
 	if err != nil {
@@ -103376,7 +103882,7 @@ func genConvolutionBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, gradOutput
 
 // ConvolutionOverrideableOut is PyTorch's convolution_overrideable_out.out.
 //
-//	aten::convolution_overrideable.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::convolution_overrideable.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 func ConvolutionOverrideableOut(out Tensor, input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64) Tensor {
 	r0, err := genConvolutionOverrideableOut(out, input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups)
 	if err != nil {
@@ -103428,7 +103934,7 @@ func genConvolutionOverrideableOut(out Tensor, input Tensor, weight Tensor, bias
 
 // ConvolutionBackwardOverrideableOut is PyTorch's convolution_backward_overrideable_out.out.
 //
-//	aten::convolution_backward_overrideable.out(Tensor grad_output, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//	aten::convolution_backward_overrideable.out(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 func ConvolutionBackwardOverrideableOut(out0 Tensor, out1 Tensor, out2 Tensor, gradOutput Tensor, input Tensor, weight Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genConvolutionBackwardOverrideableOut(out0, out1, out2, gradOutput, input, weight, stride, padding, dilation, transposed, outputPadding, groups, outputMask)
 	if err != nil {
@@ -103501,7 +104007,7 @@ func genConvolutionBackwardOverrideableOut(out0 Tensor, out1 Tensor, out2 Tensor
 
 // InternalConvolutionOut is PyTorch's _convolution_out.out.
 //
-//	aten::_convolution.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
 func InternalConvolutionOut(out Tensor, input Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, transposed bool, outputPadding []int64, groups int64, benchmark bool, deterministic bool, cudnnEnabled bool, allowTf32 bool) Tensor {
 	r0, err := genInternalConvolutionOut(out, input, weight, bias, stride, padding, dilation, transposed, outputPadding, groups, benchmark, deterministic, cudnnEnabled, allowTf32)
 	if err != nil {
@@ -104187,7 +104693,7 @@ func genCudnnBatchNormBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, input T
 
 // CudnnConvolutionOut is PyTorch's cudnn_convolution_out.out.
 //
-//	aten::cudnn_convolution.out(Tensor self, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::cudnn_convolution.out(Tensor self, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
 func CudnnConvolutionOut(out Tensor, self Tensor, weight Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool, allowTf32 bool) Tensor {
 	r0, err := genCudnnConvolutionOut(out, self, weight, padding, stride, dilation, groups, benchmark, deterministic, allowTf32)
 	if err != nil {
@@ -104231,7 +104737,7 @@ func genCudnnConvolutionOut(out Tensor, self Tensor, weight Tensor, padding []in
 
 // CudnnConvolutionTransposeOut is PyTorch's cudnn_convolution_transpose_out.out.
 //
-//	aten::cudnn_convolution_transpose.out(Tensor self, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::cudnn_convolution_transpose.out(Tensor self, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, bool allow_tf32, *, Tensor(a!) out) -> Tensor(a!)
 func CudnnConvolutionTransposeOut(out Tensor, self Tensor, weight Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool, allowTf32 bool) Tensor {
 	r0, err := genCudnnConvolutionTransposeOut(out, self, weight, padding, outputPadding, stride, dilation, groups, benchmark, deterministic, allowTf32)
 	if err != nil {
@@ -104275,7 +104781,7 @@ func genCudnnConvolutionTransposeOut(out Tensor, self Tensor, weight Tensor, pad
 
 // MpsConvolutionTransposeBackwardOut is PyTorch's mps_convolution_transpose_backward_out.out.
 //
-//	aten::mps_convolution_transpose_backward.out(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool[2] output_mask, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//	aten::mps_convolution_transpose_backward.out(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[2] output_mask, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
 func MpsConvolutionTransposeBackwardOut(out0 Tensor, out1 Tensor, self Tensor, gradOutput Tensor, weight Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, outputMask [2]bool) (Tensor, Tensor) {
 	r0, r1, err := genMpsConvolutionTransposeBackwardOut(out0, out1, self, gradOutput, weight, padding, outputPadding, stride, dilation, groups, outputMask)
 	if err != nil {
@@ -104337,7 +104843,7 @@ func genMpsConvolutionTransposeBackwardOut(out0 Tensor, out1 Tensor, self Tensor
 
 // CudnnConvolutionReluOut is PyTorch's cudnn_convolution_relu_out.out.
 //
-//	aten::cudnn_convolution_relu.out(Tensor self, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::cudnn_convolution_relu.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 func CudnnConvolutionReluOut(out Tensor, self Tensor, weight Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64) Tensor {
 	r0, err := genCudnnConvolutionReluOut(out, self, weight, bias, stride, padding, dilation, groups)
 	if err != nil {
@@ -104389,7 +104895,7 @@ func genCudnnConvolutionReluOut(out Tensor, self Tensor, weight Tensor, bias Ten
 
 // CudnnConvolutionAddReluOut is PyTorch's cudnn_convolution_add_relu_out.out.
 //
-//	aten::cudnn_convolution_add_relu.out(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, int[] stride, int[] padding, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::cudnn_convolution_add_relu.out(Tensor self, Tensor weight, Tensor z, Scalar? alpha, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithAlpha.
 func CudnnConvolutionAddReluOut(out Tensor, self Tensor, weight Tensor, z Tensor, bias Tensor, stride []int64, padding []int64, dilation []int64, groups int64, opts ...Option) Tensor {
@@ -104909,7 +105415,7 @@ func genDivScalarModeOut(out Tensor, self Tensor, other Scalar, opts []Option) (
 
 // EmbeddingOut is PyTorch's embedding_out.out.
 //
-//	aten::embedding.out(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithPaddingIdx, WithScaleGradByFreq, WithSparse.
 func EmbeddingOut(out Tensor, weight Tensor, indices Tensor, opts ...Option) Tensor {
@@ -104973,7 +105479,7 @@ func genEmbeddingOut(out Tensor, weight Tensor, indices Tensor, opts []Option) (
 
 // EmbeddingDenseBackwardOut is PyTorch's embedding_dense_backward_out.out.
 //
-//	aten::embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)
 func EmbeddingDenseBackwardOut(out Tensor, gradOutput Tensor, indices Tensor, numWeights int64, paddingIdx int64, scaleGradByFreq bool) Tensor {
 	r0, err := genEmbeddingDenseBackwardOut(out, gradOutput, indices, numWeights, paddingIdx, scaleGradByFreq)
 	if err != nil {
@@ -105351,7 +105857,7 @@ func genInternalEmbeddingBagOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tens
 
 // InternalEmbeddingBagDenseBackwardOut is PyTorch's _embedding_bag_dense_backward_out.out.
 //
-//	aten::_embedding_bag_dense_backward.out(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_embedding_bag_dense_backward.out(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithPaddingIdx.
 func InternalEmbeddingBagDenseBackwardOut(out Tensor, grad Tensor, indices Tensor, offset2bag Tensor, bagSize Tensor, maximumIndices Tensor, numWeights int64, scaleGradByFreq bool, mode int64, perSampleWeights Tensor, opts ...Option) Tensor {
@@ -105717,7 +106223,7 @@ func genNewOnesOut(out Tensor, self Tensor, size []int64) (r0_ Tensor, err_ erro
 
 // InternalEmptyAffineQuantizedOut is PyTorch's _empty_affine_quantized_out.out.
 //
-//	aten::_empty_affine_quantized.out(int[] size, *, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!)
+//	aten::_empty_affine_quantized.out(SymInt[] size, *, float scale=1, int zero_point=0, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithScale, WithZeroPoint, WithMemoryFormat.
 func InternalEmptyAffineQuantizedOut(out Tensor, size []int64, opts ...Option) Tensor {
@@ -105770,7 +106276,7 @@ func genInternalEmptyAffineQuantizedOut(out Tensor, size []int64, opts []Option)
 
 // InternalEmptyPerChannelAffineQuantizedOut is PyTorch's _empty_per_channel_affine_quantized_out.out.
 //
-//	aten::_empty_per_channel_affine_quantized.out(int[] size, *, Tensor scales, Tensor zero_points, int axis, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!)
+//	aten::_empty_per_channel_affine_quantized.out(SymInt[] size, *, Tensor scales, Tensor zero_points, int axis, MemoryFormat? memory_format=contiguous_format, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithMemoryFormat.
 func InternalEmptyPerChannelAffineQuantizedOut(out Tensor, size []int64, scales Tensor, zeroPoints Tensor, axis int64, opts ...Option) Tensor {
@@ -105921,7 +106427,7 @@ func genResize(self Tensor, size []int64, opts []Option) (r0_ Tensor, err_ error
 
 // InternalResizeOutputOut is PyTorch's _resize_output_out.out.
 //
-//	aten::_resize_output.out(Tensor self, int[] size, Device device, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_resize_output.out(Tensor self, SymInt[] size, Device device, *, Tensor(a!) out) -> Tensor(a!)
 func InternalResizeOutputOut(out Tensor, self Tensor, size []int64, device Device) Tensor {
 	r0, err := genInternalResizeOutputOut(out, self, size, device)
 	if err != nil {
@@ -105958,7 +106464,7 @@ func genInternalResizeOutputOut(out Tensor, self Tensor, size []int64, device De
 
 // InternalResizeOutput is PyTorch's _resize_output.
 //
-//	aten::_resize_output(Tensor self, int[] size, Device device) -> Tensor
+//	aten::_resize_output(Tensor self, SymInt[] size, Device device) -> Tensor
 func InternalResizeOutput(self Tensor, size []int64, device Device) Tensor {
 	r0, err := genInternalResizeOutput(self, size, device)
 	if err != nil {
@@ -107896,6 +108402,8 @@ func genInternalAminmaxDimOut(out0 Tensor, out1 Tensor, self Tensor, dim int64, 
 //	aten::mps_max_pool2d_backward.out(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func MpsMaxPool2dBackwardOut(out Tensor, gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
 	r0, err := genMpsMaxPool2dBackwardOut(out, gradOutput, self, kernelSize, opts)
 	if err != nil {
@@ -108473,7 +108981,7 @@ func genNanMedianOut2(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 
 // MpsConvolutionBackwardOut is PyTorch's mps_convolution_backward_out.out.
 //
-//	aten::mps_convolution_backward.out(Tensor self, Tensor grad_output, Tensor weight, int[] padding, int[] stride, int[] dilation, int groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//	aten::mps_convolution_backward.out(Tensor self, Tensor grad_output, Tensor weight, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 func MpsConvolutionBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, self Tensor, gradOutput Tensor, weight Tensor, padding []int64, stride []int64, dilation []int64, groups int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genMpsConvolutionBackwardOut(out0, out1, out2, self, gradOutput, weight, padding, stride, dilation, groups, outputMask)
 	if err != nil {
@@ -108546,7 +109054,7 @@ func genMpsConvolutionBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, self Te
 
 // MkldnnConvolutionOut is PyTorch's mkldnn_convolution_out.out.
 //
-//	aten::mkldnn_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::mkldnn_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 func MkldnnConvolutionOut(out Tensor, self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64) Tensor {
 	r0, err := genMkldnnConvolutionOut(out, self, weight, bias, padding, stride, dilation, groups)
 	if err != nil {
@@ -108817,7 +109325,7 @@ func genMiopenBatchNormBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, input 
 
 // MiopenConvolutionOut is PyTorch's miopen_convolution_out.out.
 //
-//	aten::miopen_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::miopen_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
 func MiopenConvolutionOut(out Tensor, self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenConvolutionOut(out, self, weight, bias, padding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -108869,7 +109377,7 @@ func genMiopenConvolutionOut(out Tensor, self Tensor, weight Tensor, bias Tensor
 
 // MiopenConvolutionTransposeOut is PyTorch's miopen_convolution_transpose_out.out.
 //
-//	aten::miopen_convolution_transpose.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] output_padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::miopen_convolution_transpose.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] output_padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
 func MiopenConvolutionTransposeOut(out Tensor, self Tensor, weight Tensor, bias Tensor, padding []int64, outputPadding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenConvolutionTransposeOut(out, self, weight, bias, padding, outputPadding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -108921,7 +109429,7 @@ func genMiopenConvolutionTransposeOut(out Tensor, self Tensor, weight Tensor, bi
 
 // MiopenDepthwiseConvolutionOut is PyTorch's miopen_depthwise_convolution_out.out.
 //
-//	aten::miopen_depthwise_convolution.out(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::miopen_depthwise_convolution.out(Tensor self, Tensor weight, Tensor? bias, SymInt[] padding, SymInt[] stride, SymInt[] dilation, SymInt groups, bool benchmark, bool deterministic, *, Tensor(a!) out) -> Tensor(a!)
 func MiopenDepthwiseConvolutionOut(out Tensor, self Tensor, weight Tensor, bias Tensor, padding []int64, stride []int64, dilation []int64, groups int64, benchmark bool, deterministic bool) Tensor {
 	r0, err := genMiopenDepthwiseConvolutionOut(out, self, weight, bias, padding, stride, dilation, groups, benchmark, deterministic)
 	if err != nil {
@@ -109344,6 +109852,8 @@ func genInternalSparseSparseMatmulOut(out Tensor, self Tensor, other Tensor) (r0
 // InternalSparseMaskHelperOut is PyTorch's _sparse_mask_helper_out.out.
 //
 //	aten::_sparse_mask_helper.out(Tensor t, Tensor mask_indices, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalSparseMaskHelperOut(out Tensor, t Tensor, maskIndices Tensor) Tensor {
 	r0, err := genInternalSparseMaskHelperOut(out, t, maskIndices)
 	if err != nil {
@@ -109880,9 +110390,9 @@ func genBatchNormBackwardReduceOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 T
 
 // BatchNormBackwardElemtOut is PyTorch's batch_norm_backward_elemt_out.out.
 //
-//	aten::batch_norm_backward_elemt.out(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor mean_dy, Tensor mean_dy_xmu, Tensor count, *, Tensor(a!) out) -> Tensor(a!)
-func BatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) Tensor {
-	r0, err := genBatchNormBackwardElemtOut(out, gradOut, input, mean, invstd, weight, meanDy, meanDyXmu, count)
+//	aten::batch_norm_backward_elemt.out(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count, *, Tensor(a!) out) -> Tensor(a!)
+func BatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) Tensor {
+	r0, err := genBatchNormBackwardElemtOut(out, gradOut, input, mean, invstd, weight, sumDy, sumDyXmu, count)
 	if err != nil {
 		panic(err)
 	}
@@ -109890,11 +110400,11 @@ func BatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Te
 }
 
 // TryBatchNormBackwardElemtOut is BatchNormBackwardElemtOut that returns its error.
-func TryBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) (Tensor, error) {
-	return genBatchNormBackwardElemtOut(out, gradOut, input, mean, invstd, weight, meanDy, meanDyXmu, count)
+func TryBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) (Tensor, error) {
+	return genBatchNormBackwardElemtOut(out, gradOut, input, mean, invstd, weight, sumDy, sumDyXmu, count)
 }
 
-func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, meanDy Tensor, meanDyXmu Tensor, count Tensor) (r0_ Tensor, err_ error) {
+func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean Tensor, invstd Tensor, weight Tensor, sumDy Tensor, sumDyXmu Tensor, count Tensor) (r0_ Tensor, err_ error) {
 	const op = "batch_norm_backward_elemt_out"
 	outC, err_ := out.ptr(op, "out")
 	if err_ != nil {
@@ -109935,7 +110445,7 @@ func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean
 		invstd.unpin()
 		return
 	}
-	meanDyC, err_ := meanDy.ptr(op, "mean_dy")
+	sumDyC, err_ := sumDy.ptr(op, "sum_dy")
 	if err_ != nil {
 		out.unpin()
 		gradOut.unpin()
@@ -109945,7 +110455,7 @@ func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean
 		weight.unpin()
 		return
 	}
-	meanDyXmuC, err_ := meanDyXmu.ptr(op, "mean_dy_xmu")
+	sumDyXmuC, err_ := sumDyXmu.ptr(op, "sum_dy_xmu")
 	if err_ != nil {
 		out.unpin()
 		gradOut.unpin()
@@ -109953,7 +110463,7 @@ func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean
 		mean.unpin()
 		invstd.unpin()
 		weight.unpin()
-		meanDy.unpin()
+		sumDy.unpin()
 		return
 	}
 	countC, err_ := count.ptr(op, "count")
@@ -109964,19 +110474,19 @@ func genBatchNormBackwardElemtOut(out Tensor, gradOut Tensor, input Tensor, mean
 		mean.unpin()
 		invstd.unpin()
 		weight.unpin()
-		meanDy.unpin()
-		meanDyXmu.unpin()
+		sumDy.unpin()
+		sumDyXmu.unpin()
 		return
 	}
-	e_ := shard3.Atg_batch_norm_backward_elemt_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(meanDyC), unsafe.Pointer(meanDyXmuC), unsafe.Pointer(countC))
+	e_ := shard3.Atg_batch_norm_backward_elemt_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(meanC), unsafe.Pointer(invstdC), unsafe.Pointer(weightC), unsafe.Pointer(sumDyC), unsafe.Pointer(sumDyXmuC), unsafe.Pointer(countC))
 	out.unpin()
 	gradOut.unpin()
 	input.unpin()
 	mean.unpin()
 	invstd.unpin()
 	weight.unpin()
-	meanDy.unpin()
-	meanDyXmu.unpin()
+	sumDy.unpin()
+	sumDyXmu.unpin()
 	count.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
 		return
@@ -110049,7 +110559,7 @@ func genBatchNormUpdateStatsOut(out0 Tensor, out1 Tensor, input Tensor, runningM
 
 // InternalNnpackSpatialConvolutionOut is PyTorch's _nnpack_spatial_convolution_out.out.
 //
-//	aten::_nnpack_spatial_convolution.out(Tensor input, Tensor weight, Tensor? bias, int[2] padding, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_nnpack_spatial_convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[2] padding, SymInt[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithStride.
 func InternalNnpackSpatialConvolutionOut(out Tensor, input Tensor, weight Tensor, bias Tensor, padding []int64, opts ...Option) Tensor {
@@ -110271,9 +110781,9 @@ func genInternalCdistForwardOut(out Tensor, x1 Tensor, x2 Tensor, p float64, opt
 
 // InternalCdistBackwardOut is PyTorch's _cdist_backward_out.out.
 //
-//	aten::_cdist_backward.out(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist, *, Tensor(a!) out) -> Tensor(a!)
-func InternalCdistBackwardOut(out Tensor, grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) Tensor {
-	r0, err := genInternalCdistBackwardOut(out, grad, x1, x2, p, cdist)
+//	aten::_cdist_backward.out(Tensor grad_output, Tensor x1, Tensor x2, float p, Tensor cdist, *, Tensor(a!) out) -> Tensor(a!)
+func InternalCdistBackwardOut(out Tensor, gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) Tensor {
+	r0, err := genInternalCdistBackwardOut(out, gradOutput, x1, x2, p, cdist)
 	if err != nil {
 		panic(err)
 	}
@@ -110281,17 +110791,17 @@ func InternalCdistBackwardOut(out Tensor, grad Tensor, x1 Tensor, x2 Tensor, p f
 }
 
 // TryInternalCdistBackwardOut is InternalCdistBackwardOut that returns its error.
-func TryInternalCdistBackwardOut(out Tensor, grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (Tensor, error) {
-	return genInternalCdistBackwardOut(out, grad, x1, x2, p, cdist)
+func TryInternalCdistBackwardOut(out Tensor, gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (Tensor, error) {
+	return genInternalCdistBackwardOut(out, gradOutput, x1, x2, p, cdist)
 }
 
-func genInternalCdistBackwardOut(out Tensor, grad Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (r0_ Tensor, err_ error) {
+func genInternalCdistBackwardOut(out Tensor, gradOutput Tensor, x1 Tensor, x2 Tensor, p float64, cdist Tensor) (r0_ Tensor, err_ error) {
 	const op = "_cdist_backward_out"
 	outC, err_ := out.ptr(op, "out")
 	if err_ != nil {
 		return
 	}
-	gradC, err_ := grad.ptr(op, "grad")
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
 	if err_ != nil {
 		out.unpin()
 		return
@@ -110299,27 +110809,27 @@ func genInternalCdistBackwardOut(out Tensor, grad Tensor, x1 Tensor, x2 Tensor, 
 	x1C, err_ := x1.ptr(op, "x1")
 	if err_ != nil {
 		out.unpin()
-		grad.unpin()
+		gradOutput.unpin()
 		return
 	}
 	x2C, err_ := x2.ptr(op, "x2")
 	if err_ != nil {
 		out.unpin()
-		grad.unpin()
+		gradOutput.unpin()
 		x1.unpin()
 		return
 	}
 	cdistC, err_ := cdist.ptr(op, "cdist")
 	if err_ != nil {
 		out.unpin()
-		grad.unpin()
+		gradOutput.unpin()
 		x1.unpin()
 		x2.unpin()
 		return
 	}
-	e_ := shard3.Atg__cdist_backward_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
+	e_ := shard3.Atg__cdist_backward_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradOutputC), unsafe.Pointer(x1C), unsafe.Pointer(x2C), p, unsafe.Pointer(cdistC))
 	out.unpin()
-	grad.unpin()
+	gradOutput.unpin()
 	x1.unpin()
 	x2.unpin()
 	cdist.unpin()
@@ -110381,9 +110891,9 @@ func genInternalPdistForwardOut(out Tensor, self Tensor, opts []Option) (r0_ Ten
 
 // InternalPdistBackwardOut is PyTorch's _pdist_backward_out.out.
 //
-//	aten::_pdist_backward.out(Tensor grad, Tensor self, float p, Tensor pdist, *, Tensor(a!) out) -> Tensor(a!)
-func InternalPdistBackwardOut(out Tensor, grad Tensor, self Tensor, p float64, pdist Tensor) Tensor {
-	r0, err := genInternalPdistBackwardOut(out, grad, self, p, pdist)
+//	aten::_pdist_backward.out(Tensor grad_output, Tensor self, float p, Tensor pdist, *, Tensor(a!) out) -> Tensor(a!)
+func InternalPdistBackwardOut(out Tensor, gradOutput Tensor, self Tensor, p float64, pdist Tensor) Tensor {
+	r0, err := genInternalPdistBackwardOut(out, gradOutput, self, p, pdist)
 	if err != nil {
 		panic(err)
 	}
@@ -110391,17 +110901,17 @@ func InternalPdistBackwardOut(out Tensor, grad Tensor, self Tensor, p float64, p
 }
 
 // TryInternalPdistBackwardOut is InternalPdistBackwardOut that returns its error.
-func TryInternalPdistBackwardOut(out Tensor, grad Tensor, self Tensor, p float64, pdist Tensor) (Tensor, error) {
-	return genInternalPdistBackwardOut(out, grad, self, p, pdist)
+func TryInternalPdistBackwardOut(out Tensor, gradOutput Tensor, self Tensor, p float64, pdist Tensor) (Tensor, error) {
+	return genInternalPdistBackwardOut(out, gradOutput, self, p, pdist)
 }
 
-func genInternalPdistBackwardOut(out Tensor, grad Tensor, self Tensor, p float64, pdist Tensor) (r0_ Tensor, err_ error) {
+func genInternalPdistBackwardOut(out Tensor, gradOutput Tensor, self Tensor, p float64, pdist Tensor) (r0_ Tensor, err_ error) {
 	const op = "_pdist_backward_out"
 	outC, err_ := out.ptr(op, "out")
 	if err_ != nil {
 		return
 	}
-	gradC, err_ := grad.ptr(op, "grad")
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
 	if err_ != nil {
 		out.unpin()
 		return
@@ -110409,19 +110919,19 @@ func genInternalPdistBackwardOut(out Tensor, grad Tensor, self Tensor, p float64
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
 		out.unpin()
-		grad.unpin()
+		gradOutput.unpin()
 		return
 	}
 	pdistC, err_ := pdist.ptr(op, "pdist")
 	if err_ != nil {
 		out.unpin()
-		grad.unpin()
+		gradOutput.unpin()
 		self.unpin()
 		return
 	}
-	e_ := shard3.Atg__pdist_backward_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
+	e_ := shard3.Atg__pdist_backward_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), p, unsafe.Pointer(pdistC))
 	out.unpin()
-	grad.unpin()
+	gradOutput.unpin()
 	self.unpin()
 	pdist.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -110507,7 +111017,7 @@ func genPixelUnshuffleOut(out Tensor, self Tensor, downscaleFactor int64) (r0_ T
 
 // ChannelShuffleOut is PyTorch's channel_shuffle_out.out.
 //
-//	aten::channel_shuffle.out(Tensor self, int groups, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::channel_shuffle.out(Tensor self, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)
 func ChannelShuffleOut(out Tensor, self Tensor, groups int64) Tensor {
 	r0, err := genChannelShuffleOut(out, self, groups)
 	if err != nil {
@@ -110677,7 +111187,7 @@ func genRandLikeOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // RandIntLikeOut is PyTorch's randint_like_out.out.
 //
-//	aten::randint_like.out(Tensor self, int high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithMemoryFormat.
 func RandIntLikeOut(out Tensor, self Tensor, high int64, opts ...Option) Tensor {
@@ -110728,7 +111238,7 @@ func genRandIntLikeOut(out Tensor, self Tensor, high int64, opts []Option) (r0_ 
 
 // RandIntLikeLowDtypeOut is PyTorch's randint_like_out.low_dtype_out.
 //
-//	aten::randint_like.low_dtype_out(Tensor self, int low, int high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//	aten::randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithMemoryFormat.
 func RandIntLikeLowDtypeOut(out Tensor, self Tensor, low int64, high int64, opts ...Option) Tensor {
@@ -110867,7 +111377,7 @@ func genRepeatOut(out Tensor, self Tensor, repeats []int64) (r0_ Tensor, err_ er
 
 // RepeatInterleaveTensorOut is PyTorch's repeat_interleave_out.Tensor_out.
 //
-//	aten::repeat_interleave.Tensor_out(Tensor repeats, *, int? output_size=None, Tensor(a!) out) -> Tensor(a!)
+//	aten::repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithOutputSize.
 func RepeatInterleaveTensorOut(out Tensor, repeats Tensor, opts ...Option) Tensor {
@@ -110995,6 +111505,8 @@ func genReluOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 // PreluOut is PyTorch's prelu_out.out.
 //
 //	aten::prelu.out(Tensor self, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func PreluOut(out Tensor, self Tensor, weight Tensor) Tensor {
 	r0, err := genPreluOut(out, self, weight)
 	if err != nil {
@@ -111039,6 +111551,8 @@ func genPreluOut(out Tensor, self Tensor, weight Tensor) (r0_ Tensor, err_ error
 // PreluBackwardOut is PyTorch's prelu_backward_out.out.
 //
 //	aten::prelu_backward.out(Tensor grad_output, Tensor self, Tensor weight, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func PreluBackwardOut(out0 Tensor, out1 Tensor, gradOutput Tensor, self Tensor, weight Tensor) (Tensor, Tensor) {
 	r0, r1, err := genPreluBackwardOut(out0, out1, gradOutput, self, weight)
 	if err != nil {
@@ -111100,7 +111614,7 @@ func genPreluBackwardOut(out0 Tensor, out1 Tensor, gradOutput Tensor, self Tenso
 
 // SelectBackwardOut is PyTorch's select_backward_out.out.
 //
-//	aten::select_backward.out(Tensor grad_output, SymInt[] input_sizes, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::select_backward.out(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)
 func SelectBackwardOut(out Tensor, gradOutput Tensor, inputSizes []int64, dim int64, index int64) Tensor {
 	r0, err := genSelectBackwardOut(out, gradOutput, inputSizes, dim, index)
 	if err != nil {
@@ -111300,7 +111814,7 @@ func genSliceScatterOut(out Tensor, self Tensor, src Tensor, opts []Option) (r0_
 
 // SelectScatterOut is PyTorch's select_scatter_out.out.
 //
-//	aten::select_scatter.out(Tensor self, Tensor src, int dim, int index, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)
 func SelectScatterOut(out Tensor, self Tensor, src Tensor, dim int64, index int64) Tensor {
 	r0, err := genSelectScatterOut(out, self, src, dim, index)
 	if err != nil {
@@ -111472,7 +111986,7 @@ func genAsStridedScatterOut(out Tensor, self Tensor, src Tensor, size []int64, s
 
 // UnsafeSplitTensorOut is PyTorch's unsafe_split_out.Tensor_out.
 //
-//	aten::unsafe_split.Tensor_out(Tensor self, int split_size, int dim=0, *, Tensor(a!)[] out) -> ()
+//	aten::unsafe_split.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> ()
 //
 // Options: WithDim.
 func UnsafeSplitTensorOut(out []Tensor, self Tensor, splitSize int64, opts ...Option) {
@@ -111518,7 +112032,7 @@ func genUnsafeSplitTensorOut(out []Tensor, self Tensor, splitSize int64, opts []
 
 // UnsafeSplitWithSizesOut is PyTorch's unsafe_split_with_sizes_out.out.
 //
-//	aten::unsafe_split_with_sizes.out(Tensor self, int[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()
+//	aten::unsafe_split_with_sizes.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()
 //
 // Options: WithDim.
 func UnsafeSplitWithSizesOut(out []Tensor, self Tensor, splitSizes []int64, opts ...Option) {
@@ -111615,11 +112129,13 @@ func genSumOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) 
 
 // StdMeanCorrectionOut is PyTorch's std_mean_out.correction_out.
 //
-//	aten::std_mean.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//	aten::std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
 //
-// Options: WithCorrection, WithKeepdim.
-func StdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, Tensor) {
-	r0, r1, err := genStdMeanCorrectionOut(out0, out1, self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func StdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genStdMeanCorrectionOut(out0, out1, self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -111627,21 +112143,25 @@ func StdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, op
 }
 
 // TryStdMeanCorrectionOut is StdMeanCorrectionOut that returns its error.
-func TryStdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, Tensor, error) {
-	return genStdMeanCorrectionOut(out0, out1, self, dim, opts)
+func TryStdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genStdMeanCorrectionOut(out0, out1, self, opts)
 }
 
-func genStdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+func genStdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	const op = "std_mean_out"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -111665,7 +112185,7 @@ func genStdMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64,
 		out1.unpin()
 		return
 	}
-	e_ := shard3.Atg_std_mean_out_correction_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	e_ := shard3.Atg_std_mean_out_correction_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	out0.unpin()
 	out1.unpin()
 	self.unpin()
@@ -111804,7 +112324,7 @@ func genFlipOut(out Tensor, self Tensor, dims []int64) (r0_ Tensor, err_ error) 
 
 // RollOut is PyTorch's roll_out.out.
 //
-//	aten::roll.out(Tensor self, int[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)
+//	aten::roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithDims.
 func RollOut(out Tensor, self Tensor, shifts []int64, opts ...Option) Tensor {
@@ -112428,11 +112948,13 @@ func genInternalUnsafeViewOut(out Tensor, self Tensor, size []int64) (r0_ Tensor
 
 // VarMeanCorrectionOut is PyTorch's var_mean_out.correction_out.
 //
-//	aten::var_mean.correction_out(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//	aten::var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
 //
-// Options: WithCorrection, WithKeepdim.
-func VarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, Tensor) {
-	r0, r1, err := genVarMeanCorrectionOut(out0, out1, self, dim, opts)
+// Options: WithDim, WithCorrection, WithKeepdim.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func VarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genVarMeanCorrectionOut(out0, out1, self, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -112440,21 +112962,25 @@ func VarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, op
 }
 
 // TryVarMeanCorrectionOut is VarMeanCorrectionOut that returns its error.
-func TryVarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts ...Option) (Tensor, Tensor, error) {
-	return genVarMeanCorrectionOut(out0, out1, self, dim, opts)
+func TryVarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genVarMeanCorrectionOut(out0, out1, self, opts)
 }
 
-func genVarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+func genVarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
 	const op = "var_mean_out"
-	var correction int64
+	var dim []int64
+	var correction Scalar
 	correctionHas := false
 	keepdim := false
 	for _, o := range opts {
 		switch o.key {
-		case optCorrection:
-			if correction, err_ = o.int64(op); err_ != nil {
-				return
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
 			}
+		case optCorrection:
+			correction = o.s
 			correctionHas = true
 		case optKeepdim:
 			keepdim = o.b
@@ -112478,7 +113004,7 @@ func genVarMeanCorrectionOut(out0 Tensor, out1 Tensor, self Tensor, dim []int64,
 		out1.unpin()
 		return
 	}
-	e_ := shard3.Atg_var_mean_out_correction_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction, b32(correctionHas), b32(keepdim))
+	e_ := shard3.Atg_var_mean_out_correction_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), correction.i, correction.re, correction.im, correction.kind, b32(correctionHas), b32(keepdim))
 	out0.unpin()
 	out1.unpin()
 	self.unpin()
@@ -112631,7 +113157,7 @@ func genInternalWeightNormInterfaceBackwardOut(out0 Tensor, out1 Tensor, gradW T
 
 // InternalEfficientzerotensorOut is PyTorch's _efficientzerotensor_out.out.
 //
-//	aten::_efficientzerotensor.out(int[] size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_efficientzerotensor.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 func InternalEfficientzerotensorOut(out Tensor, size []int64) Tensor {
 	r0, err := genInternalEfficientzerotensorOut(out, size)
 	if err != nil {
@@ -114146,9 +114672,13 @@ func genInternalSparseCooTensorWithDimsOut(out Tensor, sparseDim int64, denseDim
 
 // InternalSparseCooTensorWithDimsAndTensorsOut is PyTorch's _sparse_coo_tensor_with_dims_and_tensors_out.out.
 //
-//	aten::_sparse_coo_tensor_with_dims_and_tensors.out(int sparse_dim, int dense_dim, int[] size, Tensor indices, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
-func InternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor) Tensor {
-	r0, err := genInternalSparseCooTensorWithDimsAndTensorsOut(out, sparseDim, denseDim, size, indices, values)
+//	aten::_sparse_coo_tensor_with_dims_and_tensors.out(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, bool? is_coalesced=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithIsCoalesced.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
+func InternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseCooTensorWithDimsAndTensorsOut(out, sparseDim, denseDim, size, indices, values, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -114156,12 +114686,24 @@ func InternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, d
 }
 
 // TryInternalSparseCooTensorWithDimsAndTensorsOut is InternalSparseCooTensorWithDimsAndTensorsOut that returns its error.
-func TryInternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor) (Tensor, error) {
-	return genInternalSparseCooTensorWithDimsAndTensorsOut(out, sparseDim, denseDim, size, indices, values)
+func TryInternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseCooTensorWithDimsAndTensorsOut(out, sparseDim, denseDim, size, indices, values, opts)
 }
 
-func genInternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor) (r0_ Tensor, err_ error) {
+func genInternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64, denseDim int64, size []int64, indices Tensor, values Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "_sparse_coo_tensor_with_dims_and_tensors_out"
+	var isCoalesced bool
+	isCoalescedHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optIsCoalesced:
+			isCoalesced = o.b
+			isCoalescedHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
 	outC, err_ := out.ptr(op, "out")
 	if err_ != nil {
 		return
@@ -114177,7 +114719,7 @@ func genInternalSparseCooTensorWithDimsAndTensorsOut(out Tensor, sparseDim int64
 		indices.unpin()
 		return
 	}
-	e_ := shard3.Atg__sparse_coo_tensor_with_dims_and_tensors_out_out(unsafe.Pointer(outC), sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC))
+	e_ := shard3.Atg__sparse_coo_tensor_with_dims_and_tensors_out_out(unsafe.Pointer(outC), sparseDim, denseDim, i64p(size), int64(len(size)), unsafe.Pointer(indicesC), unsafe.Pointer(valuesC), b32(isCoalesced), b32(isCoalescedHas))
 	out.unpin()
 	indices.unpin()
 	values.unpin()
@@ -114364,9 +114906,11 @@ func genSparseMaskOut(out Tensor, self Tensor, mask Tensor) (r0_ Tensor, err_ er
 
 // InternalToDenseOut is PyTorch's _to_dense_out.out.
 //
-//	aten::_to_dense.out(Tensor self, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_to_dense.out(Tensor self, ScalarType? dtype=None, bool? masked_grad=None, *, Tensor(a!) out) -> Tensor(a!)
 //
-// Options: WithDtype.
+// Options: WithDtype, WithMaskedGrad.
+//
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalToDenseOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genInternalToDenseOut(out, self, opts)
 	if err != nil {
@@ -114384,11 +114928,16 @@ func genInternalToDenseOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 	const op = "_to_dense_out"
 	var dtype DType
 	dtypeHas := false
+	var maskedGrad bool
+	maskedGradHas := false
 	for _, o := range opts {
 		switch o.key {
 		case optDtype:
 			dtype = DType(o.i)
 			dtypeHas = true
+		case optMaskedGrad:
+			maskedGrad = o.b
+			maskedGradHas = true
 		default:
 			err_ = badOption(op, o)
 			return
@@ -114403,7 +114952,7 @@ func genInternalToDenseOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, 
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg__to_dense_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	e_ := shard3.Atg__to_dense_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas), b32(maskedGrad), b32(maskedGradHas))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -114620,6 +115169,8 @@ func genCopySparseToSparse(self Tensor, src Tensor, opts []Option) (r0_ Tensor, 
 // ToSparseSparseDimOut is PyTorch's to_sparse_out.sparse_dim_out.
 //
 //	aten::to_sparse.sparse_dim_out(Tensor self, int sparse_dim, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseSparseDimOut(out Tensor, self Tensor, sparseDim int64) Tensor {
 	r0, err := genToSparseSparseDimOut(out, self, sparseDim)
 	if err != nil {
@@ -114657,6 +115208,8 @@ func genToSparseSparseDimOut(out Tensor, self Tensor, sparseDim int64) (r0_ Tens
 // ToSparseOut is PyTorch's to_sparse_out.out.
 //
 //	aten::to_sparse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseOut(out Tensor, self Tensor) Tensor {
 	r0, err := genToSparseOut(out, self)
 	if err != nil {
@@ -114694,6 +115247,8 @@ func genToSparseOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 // ToSparseCsrOut is PyTorch's to_sparse_csr_out.out.
 //
 //	aten::to_sparse_csr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseCsrOut(out Tensor, self Tensor) Tensor {
 	r0, err := genToSparseCsrOut(out, self)
 	if err != nil {
@@ -114731,6 +115286,8 @@ func genToSparseCsrOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 // ToSparseCscOut is PyTorch's to_sparse_csc_out.out.
 //
 //	aten::to_sparse_csc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseCscOut(out Tensor, self Tensor) Tensor {
 	r0, err := genToSparseCscOut(out, self)
 	if err != nil {
@@ -114768,6 +115325,8 @@ func genToSparseCscOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 // ToSparseBsrOut is PyTorch's to_sparse_bsr_out.out.
 //
 //	aten::to_sparse_bsr.out(Tensor self, int[2] blocksize, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseBsrOut(out Tensor, self Tensor, blocksize []int64) Tensor {
 	r0, err := genToSparseBsrOut(out, self, blocksize)
 	if err != nil {
@@ -114805,6 +115364,8 @@ func genToSparseBsrOut(out Tensor, self Tensor, blocksize []int64) (r0_ Tensor, 
 // ToSparseBscOut is PyTorch's to_sparse_bsc_out.out.
 //
 //	aten::to_sparse_bsc.out(Tensor self, int[2] blocksize, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func ToSparseBscOut(out Tensor, self Tensor, blocksize []int64) Tensor {
 	r0, err := genToSparseBscOut(out, self, blocksize)
 	if err != nil {
@@ -114892,9 +115453,11 @@ func genToMkldnnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 
 // MkldnnReorderConv2dWeightOut is PyTorch's mkldnn_reorder_conv2d_weight_out.out.
 //
-//	aten::mkldnn_reorder_conv2d_weight.out(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::mkldnn_reorder_conv2d_weight.out(Tensor self, SymInt[2] padding=0, SymInt[2] stride=1, SymInt[2] dilation=1, SymInt groups=1, SymInt[]? input_size=None, *, Tensor(a!) out) -> Tensor(a!)
 //
-// Options: WithPadding, WithStride, WithDilation, WithGroups.
+// Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func MkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv2dWeightOut(out, self, opts)
 	if err != nil {
@@ -114914,6 +115477,7 @@ func genMkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 	stride := []int64{1}
 	dilation := []int64{1}
 	groups := int64(1)
+	var inputSize []int64
 	for _, o := range opts {
 		switch o.key {
 		case optPadding:
@@ -114935,6 +115499,11 @@ func genMkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 			if groups, err_ = o.int64(op); err_ != nil {
 				return
 			}
+		case optInputSize:
+			inputSize = o.ints
+			if inputSize == nil {
+				inputSize = []int64{}
+			}
 		default:
 			err_ = badOption(op, o)
 			return
@@ -114949,7 +115518,7 @@ func genMkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_mkldnn_reorder_conv2d_weight_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	e_ := shard3.Atg_mkldnn_reorder_conv2d_weight_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, i64p(inputSize), optLen(len(inputSize), inputSize == nil))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -114961,9 +115530,11 @@ func genMkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 
 // MkldnnReorderConv3dWeightOut is PyTorch's mkldnn_reorder_conv3d_weight_out.out.
 //
-//	aten::mkldnn_reorder_conv3d_weight.out(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::mkldnn_reorder_conv3d_weight.out(Tensor self, SymInt[3] padding=0, SymInt[3] stride=1, SymInt[3] dilation=1, SymInt groups=1, SymInt[]? input_size=None, *, Tensor(a!) out) -> Tensor(a!)
 //
-// Options: WithPadding, WithStride, WithDilation, WithGroups.
+// Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
 func MkldnnReorderConv3dWeightOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv3dWeightOut(out, self, opts)
 	if err != nil {
@@ -114983,6 +115554,7 @@ func genMkldnnReorderConv3dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 	stride := []int64{1}
 	dilation := []int64{1}
 	groups := int64(1)
+	var inputSize []int64
 	for _, o := range opts {
 		switch o.key {
 		case optPadding:
@@ -115004,6 +115576,11 @@ func genMkldnnReorderConv3dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 			if groups, err_ = o.int64(op); err_ != nil {
 				return
 			}
+		case optInputSize:
+			inputSize = o.ints
+			if inputSize == nil {
+				inputSize = []int64{}
+			}
 		default:
 			err_ = badOption(op, o)
 			return
@@ -115018,7 +115595,7 @@ func genMkldnnReorderConv3dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 		out.unpin()
 		return
 	}
-	e_ := shard3.Atg_mkldnn_reorder_conv3d_weight_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups)
+	e_ := shard3.Atg_mkldnn_reorder_conv3d_weight_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(padding), int64(len(padding)), i64p(stride), int64(len(stride)), i64p(dilation), int64(len(dilation)), groups, i64p(inputSize), optLen(len(inputSize), inputSize == nil))
 	out.unpin()
 	self.unpin()
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -116110,21 +116687,23 @@ func genInternalToCopyOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, e
 
 // InternalLstmMpsOut is PyTorch's _lstm_mps_out.out.
 //
-//	aten::_lstm_mps.out(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!))
-func InternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor) {
-	r0, r1, r2, r3, r4, err := genInternalLstmMpsOut(out0, out1, out2, out3, out4, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+//	aten::_lstm_mps.out(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4, Tensor(f!) out5) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!), Tensor(f!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+func InternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, r5, err := genInternalLstmMpsOut(out0, out1, out2, out3, out4, out5, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 	if err != nil {
 		panic(err)
 	}
-	return r0, r1, r2, r3, r4
+	return r0, r1, r2, r3, r4, r5
 }
 
 // TryInternalLstmMpsOut is InternalLstmMpsOut that returns its error.
-func TryInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
-	return genInternalLstmMpsOut(out0, out1, out2, out3, out4, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+func TryInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalLstmMpsOut(out0, out1, out2, out3, out4, out5, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 }
 
-func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, r5_ Tensor, err_ error) {
 	const op = "_lstm_mps_out"
 	out0C, err_ := out0.ptr(op, "out0")
 	if err_ != nil {
@@ -116156,6 +116735,15 @@ func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, o
 		out3.unpin()
 		return
 	}
+	out5C, err_ := out5.ptr(op, "out5")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		return
+	}
 	inputC, err_ := input.ptr(op, "input")
 	if err_ != nil {
 		out0.unpin()
@@ -116163,6 +116751,7 @@ func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, o
 		out2.unpin()
 		out3.unpin()
 		out4.unpin()
+		out5.unpin()
 		return
 	}
 	hxC, err_ := tensorPtrs(op, "hx", hx)
@@ -116172,6 +116761,7 @@ func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, o
 		out2.unpin()
 		out3.unpin()
 		out4.unpin()
+		out5.unpin()
 		input.unpin()
 		return
 	}
@@ -116182,16 +116772,18 @@ func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, o
 		out2.unpin()
 		out3.unpin()
 		out4.unpin()
+		out5.unpin()
 		input.unpin()
 		unpinAll(hx)
 		return
 	}
-	e_ := shard3.Atg__lstm_mps_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(out3C), unsafe.Pointer(out4C), unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
+	e_ := shard3.Atg__lstm_mps_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(out3C), unsafe.Pointer(out4C), unsafe.Pointer(out5C), unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
 	out0.unpin()
 	out1.unpin()
 	out2.unpin()
 	out3.unpin()
 	out4.unpin()
+	out5.unpin()
 	input.unpin()
 	unpinAll(hx)
 	unpinAll(params)
@@ -116203,22 +116795,25 @@ func genInternalLstmMpsOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, o
 	r2_ = out2
 	r3_ = out3
 	r4_ = out4
+	r5_ = out5
 	return
 }
 
 // LstmMpsBackwardOut is PyTorch's lstm_mps_backward_out.out.
 //
-//	aten::lstm_mps_backward.out(Tensor grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!)[] out1, Tensor(c!)[] out2) -> ()
-func LstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) {
-	must(genLstmMpsBackwardOut(out0, out1, out2, gradY, gradHy, gradCy, zState, cellStateFwd, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst))
+//	aten::lstm_mps_backward.out(Tensor? grad_y, Tensor? grad_hy, Tensor? grad_cy, Tensor z_state, Tensor cell_state_fwd, Tensor input, Tensor layersOutputs, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first, *, Tensor(a!) out0, Tensor(b!)[] out1, Tensor(c!)[] out2) -> ()
+//
+// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+func LstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) {
+	must(genLstmMpsBackwardOut(out0, out1, out2, gradY, gradHy, gradCy, zState, cellStateFwd, input, layersOutputs, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst))
 }
 
 // TryLstmMpsBackwardOut is LstmMpsBackwardOut that returns its error.
-func TryLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) error {
-	return genLstmMpsBackwardOut(out0, out1, out2, gradY, gradHy, gradCy, zState, cellStateFwd, input, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
+func TryLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) error {
+	return genLstmMpsBackwardOut(out0, out1, out2, gradY, gradHy, gradCy, zState, cellStateFwd, input, layersOutputs, hx, params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst)
 }
 
-func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (err_ error) {
+func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tensor, gradHy Tensor, gradCy Tensor, zState Tensor, cellStateFwd Tensor, input Tensor, layersOutputs Tensor, hx []Tensor, params []Tensor, hasBiases bool, numLayers int64, dropout float64, train bool, bidirectional bool, batchFirst bool) (err_ error) {
 	const op = "lstm_mps_backward_out"
 	out0C, err_ := out0.ptr(op, "out0")
 	if err_ != nil {
@@ -116235,7 +116830,7 @@ func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tens
 		unpinAll(out1)
 		return
 	}
-	gradYC, err_ := gradY.ptr(op, "grad_y")
+	gradYC, err_ := gradY.optPtr(op, "grad_y")
 	if err_ != nil {
 		out0.unpin()
 		unpinAll(out1)
@@ -116292,6 +116887,19 @@ func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tens
 		cellStateFwd.unpin()
 		return
 	}
+	layersOutputsC, err_ := layersOutputs.ptr(op, "layersOutputs")
+	if err_ != nil {
+		out0.unpin()
+		unpinAll(out1)
+		unpinAll(out2)
+		gradY.unpin()
+		gradHy.unpin()
+		gradCy.unpin()
+		zState.unpin()
+		cellStateFwd.unpin()
+		input.unpin()
+		return
+	}
 	hxC, err_ := tensorPtrs(op, "hx", hx)
 	if err_ != nil {
 		out0.unpin()
@@ -116303,6 +116911,7 @@ func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tens
 		zState.unpin()
 		cellStateFwd.unpin()
 		input.unpin()
+		layersOutputs.unpin()
 		return
 	}
 	paramsC, err_ := tensorPtrs(op, "params", params)
@@ -116316,10 +116925,11 @@ func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tens
 		zState.unpin()
 		cellStateFwd.unpin()
 		input.unpin()
+		layersOutputs.unpin()
 		unpinAll(hx)
 		return
 	}
-	e_ := shard3.Atg_lstm_mps_backward_out_out(unsafe.Pointer(out0C), tensorsPtr(out1C), int64(len(out1C)), tensorsPtr(out2C), int64(len(out2C)), unsafe.Pointer(gradYC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), unsafe.Pointer(zStateC), unsafe.Pointer(cellStateFwdC), unsafe.Pointer(inputC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
+	e_ := shard3.Atg_lstm_mps_backward_out_out(unsafe.Pointer(out0C), tensorsPtr(out1C), int64(len(out1C)), tensorsPtr(out2C), int64(len(out2C)), unsafe.Pointer(gradYC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), unsafe.Pointer(zStateC), unsafe.Pointer(cellStateFwdC), unsafe.Pointer(inputC), unsafe.Pointer(layersOutputsC), tensorsPtr(hxC), int64(len(hxC)), tensorsPtr(paramsC), int64(len(paramsC)), b32(hasBiases), numLayers, dropout, b32(train), b32(bidirectional), b32(batchFirst))
 	out0.unpin()
 	unpinAll(out1)
 	unpinAll(out2)
@@ -116329,6 +116939,7 @@ func genLstmMpsBackwardOut(out0 Tensor, out1 []Tensor, out2 []Tensor, gradY Tens
 	zState.unpin()
 	cellStateFwd.unpin()
 	input.unpin()
+	layersOutputs.unpin()
 	unpinAll(hx)
 	unpinAll(params)
 	if err_ = cErrorP(op, e_); err_ != nil {
@@ -118399,6 +119010,8 @@ func genTraceOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 // InternalSymeigHelperOut is PyTorch's _symeig_helper_out.out.
 //
 //	aten::_symeig_helper.out(Tensor self, bool eigenvectors, bool upper, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalSymeigHelperOut(out0 Tensor, out1 Tensor, self Tensor, eigenvectors bool, upper bool) (Tensor, Tensor) {
 	r0, r1, err := genInternalSymeigHelperOut(out0, out1, self, eigenvectors, upper)
 	if err != nil {
@@ -118826,7 +119439,7 @@ func genArgSortStableOut(out Tensor, self Tensor, stable bool, opts []Option) (r
 
 // UnfoldBackwardOut is PyTorch's unfold_backward_out.out.
 //
-//	aten::unfold_backward.out(Tensor grad_in, int[] input_sizes, int dim, int size, int step, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::unfold_backward.out(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step, *, Tensor(a!) out) -> Tensor(a!)
 func UnfoldBackwardOut(out Tensor, gradIn Tensor, inputSizes []int64, dim int64, size int64, step int64) Tensor {
 	r0, err := genUnfoldBackwardOut(out, gradIn, inputSizes, dim, size, step)
 	if err != nil {
@@ -119167,6 +119780,8 @@ func genBucketizeScalarOut(out Tensor, self Scalar, boundaries Tensor, opts []Op
 // InternalTorchCudaCuLinkerSymbolOpOut is PyTorch's _torch_cuda_cu_linker_symbol_op_out.out.
 //
 //	aten::_torch_cuda_cu_linker_symbol_op.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalTorchCudaCuLinkerSymbolOpOut(out Tensor, self Tensor) Tensor {
 	r0, err := genInternalTorchCudaCuLinkerSymbolOpOut(out, self)
 	if err != nil {
@@ -119614,7 +120229,7 @@ func genInternalAdaptiveAvgPool2dBackwardOut(out Tensor, gradOutput Tensor, self
 
 // InternalAdaptiveAvgPool3dOut is PyTorch's _adaptive_avg_pool3d_out.out.
 //
-//	aten::_adaptive_avg_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)
 func InternalAdaptiveAvgPool3dOut(out Tensor, self Tensor, outputSize []int64) Tensor {
 	r0, err := genInternalAdaptiveAvgPool3dOut(out, self, outputSize)
 	if err != nil {
@@ -119696,6 +120311,8 @@ func genInternalAdaptiveAvgPool3dBackwardOut(out Tensor, gradOutput Tensor, self
 // UpsampleLinear1dVecOut is PyTorch's upsample_linear1d_out.vec_out.
 //
 //	aten::upsample_linear1d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleLinear1dVecOut(out Tensor, input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleLinear1dVecOut(out, input, outputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119733,6 +120350,8 @@ func genUpsampleLinear1dVecOut(out Tensor, input Tensor, outputSize []int64, ali
 // UpsampleLinear1dBackwardVecOut is PyTorch's upsample_linear1d_backward_out.vec_out.
 //
 //	aten::upsample_linear1d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleLinear1dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleLinear1dBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119807,6 +120426,8 @@ func genUpsampleBilinear2dVecOut(out Tensor, input Tensor, outputSize []int64, a
 // UpsampleBilinear2dBackwardVecOut is PyTorch's upsample_bilinear2d_backward_out.vec_out.
 //
 //	aten::upsample_bilinear2d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleBilinear2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleBilinear2dBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119844,6 +120465,8 @@ func genUpsampleBilinear2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSi
 // InternalUpsampleBilinear2dAaVecOut is PyTorch's _upsample_bilinear2d_aa_out.vec_out.
 //
 //	aten::_upsample_bilinear2d_aa.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBilinear2dAaVecOut(out Tensor, input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBilinear2dAaVecOut(out, input, outputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119881,6 +120504,8 @@ func genInternalUpsampleBilinear2dAaVecOut(out Tensor, input Tensor, outputSize 
 // InternalUpsampleBilinear2dAaBackwardVecOut is PyTorch's _upsample_bilinear2d_aa_backward_out.vec_out.
 //
 //	aten::_upsample_bilinear2d_aa_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBilinear2dAaBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBilinear2dAaBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119918,6 +120543,8 @@ func genInternalUpsampleBilinear2dAaBackwardVecOut(out Tensor, gradOutput Tensor
 // UpsampleTrilinear3dVecOut is PyTorch's upsample_trilinear3d_out.vec_out.
 //
 //	aten::upsample_trilinear3d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleTrilinear3dVecOut(out Tensor, input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleTrilinear3dVecOut(out, input, outputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119955,6 +120582,8 @@ func genUpsampleTrilinear3dVecOut(out Tensor, input Tensor, outputSize []int64, 
 // UpsampleTrilinear3dBackwardVecOut is PyTorch's upsample_trilinear3d_backward_out.vec_out.
 //
 //	aten::upsample_trilinear3d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleTrilinear3dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleTrilinear3dBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -119992,6 +120621,8 @@ func genUpsampleTrilinear3dBackwardVecOut(out Tensor, gradOutput Tensor, outputS
 // UpsampleBicubic2dVecOut is PyTorch's upsample_bicubic2d_out.vec_out.
 //
 //	aten::upsample_bicubic2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleBicubic2dVecOut(out Tensor, input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleBicubic2dVecOut(out, input, outputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -120029,6 +120660,8 @@ func genUpsampleBicubic2dVecOut(out Tensor, input Tensor, outputSize []int64, al
 // UpsampleBicubic2dBackwardVecOut is PyTorch's upsample_bicubic2d_backward_out.vec_out.
 //
 //	aten::upsample_bicubic2d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleBicubic2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleBicubic2dBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -120066,6 +120699,8 @@ func genUpsampleBicubic2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSiz
 // InternalUpsampleBicubic2dAaVecOut is PyTorch's _upsample_bicubic2d_aa_out.vec_out.
 //
 //	aten::_upsample_bicubic2d_aa.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBicubic2dAaVecOut(out Tensor, input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBicubic2dAaVecOut(out, input, outputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -120103,6 +120738,8 @@ func genInternalUpsampleBicubic2dAaVecOut(out Tensor, input Tensor, outputSize [
 // InternalUpsampleBicubic2dAaBackwardVecOut is PyTorch's _upsample_bicubic2d_aa_backward_out.vec_out.
 //
 //	aten::_upsample_bicubic2d_aa_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleBicubic2dAaBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleBicubic2dAaBackwardVecOut(out, gradOutput, outputSize, inputSize, alignCorners, scaleFactors)
 	if err != nil {
@@ -120140,6 +120777,8 @@ func genInternalUpsampleBicubic2dAaBackwardVecOut(out Tensor, gradOutput Tensor,
 // UpsampleNearest1dVecOut is PyTorch's upsample_nearest1d_out.vec_out.
 //
 //	aten::upsample_nearest1d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest1dVecOut(out Tensor, input Tensor, outputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest1dVecOut(out, input, outputSize, scaleFactors)
 	if err != nil {
@@ -120177,6 +120816,8 @@ func genUpsampleNearest1dVecOut(out Tensor, input Tensor, outputSize []int64, sc
 // InternalUpsampleNearestExact1dVecOut is PyTorch's _upsample_nearest_exact1d_out.vec_out.
 //
 //	aten::_upsample_nearest_exact1d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact1dVecOut(out Tensor, input Tensor, outputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact1dVecOut(out, input, outputSize, scaleFactors)
 	if err != nil {
@@ -120214,6 +120855,8 @@ func genInternalUpsampleNearestExact1dVecOut(out Tensor, input Tensor, outputSiz
 // UpsampleNearest1dBackwardVecOut is PyTorch's upsample_nearest1d_backward_out.vec_out.
 //
 //	aten::upsample_nearest1d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest1dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest1dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120251,6 +120894,8 @@ func genUpsampleNearest1dBackwardVecOut(out Tensor, gradOutput Tensor, outputSiz
 // InternalUpsampleNearestExact1dBackwardVecOut is PyTorch's _upsample_nearest_exact1d_backward_out.vec_out.
 //
 //	aten::_upsample_nearest_exact1d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact1dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact1dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120325,6 +120970,8 @@ func genUpsampleNearest2dVecOut(out Tensor, input Tensor, outputSize []int64, sc
 // InternalUpsampleNearestExact2dVecOut is PyTorch's _upsample_nearest_exact2d_out.vec_out.
 //
 //	aten::_upsample_nearest_exact2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact2dVecOut(out Tensor, input Tensor, outputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact2dVecOut(out, input, outputSize, scaleFactors)
 	if err != nil {
@@ -120362,6 +121009,8 @@ func genInternalUpsampleNearestExact2dVecOut(out Tensor, input Tensor, outputSiz
 // UpsampleNearest2dBackwardVecOut is PyTorch's upsample_nearest2d_backward_out.vec_out.
 //
 //	aten::upsample_nearest2d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest2dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120399,6 +121048,8 @@ func genUpsampleNearest2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSiz
 // InternalUpsampleNearestExact2dBackwardVecOut is PyTorch's _upsample_nearest_exact2d_backward_out.vec_out.
 //
 //	aten::_upsample_nearest_exact2d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact2dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact2dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120436,6 +121087,8 @@ func genInternalUpsampleNearestExact2dBackwardVecOut(out Tensor, gradOutput Tens
 // UpsampleNearest3dVecOut is PyTorch's upsample_nearest3d_out.vec_out.
 //
 //	aten::upsample_nearest3d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest3dVecOut(out Tensor, input Tensor, outputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest3dVecOut(out, input, outputSize, scaleFactors)
 	if err != nil {
@@ -120473,6 +121126,8 @@ func genUpsampleNearest3dVecOut(out Tensor, input Tensor, outputSize []int64, sc
 // InternalUpsampleNearestExact3dVecOut is PyTorch's _upsample_nearest_exact3d_out.vec_out.
 //
 //	aten::_upsample_nearest_exact3d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact3dVecOut(out Tensor, input Tensor, outputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact3dVecOut(out, input, outputSize, scaleFactors)
 	if err != nil {
@@ -120510,6 +121165,8 @@ func genInternalUpsampleNearestExact3dVecOut(out Tensor, input Tensor, outputSiz
 // UpsampleNearest3dBackwardVecOut is PyTorch's upsample_nearest3d_backward_out.vec_out.
 //
 //	aten::upsample_nearest3d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func UpsampleNearest3dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genUpsampleNearest3dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120547,6 +121204,8 @@ func genUpsampleNearest3dBackwardVecOut(out Tensor, gradOutput Tensor, outputSiz
 // InternalUpsampleNearestExact3dBackwardVecOut is PyTorch's _upsample_nearest_exact3d_backward_out.vec_out.
 //
 //	aten::_upsample_nearest_exact3d_backward.vec_out(Tensor grad_output, SymInt[]? output_size, SymInt[] input_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalUpsampleNearestExact3dBackwardVecOut(out Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, scaleFactors []float64) Tensor {
 	r0, err := genInternalUpsampleNearestExact3dBackwardVecOut(out, gradOutput, outputSize, inputSize, scaleFactors)
 	if err != nil {
@@ -120583,7 +121242,7 @@ func genInternalUpsampleNearestExact3dBackwardVecOut(out Tensor, gradOutput Tens
 
 // InternalSlowConv2dBackwardOutputMaskOut is PyTorch's _slow_conv2d_backward_out.output_mask_out.
 //
-//	aten::_slow_conv2d_backward.output_mask_out(Tensor grad_output, Tensor self, Tensor weight, int[2] kernel_size, int[2] stride, int[2] padding, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//	aten::_slow_conv2d_backward.output_mask_out(Tensor grad_output, Tensor self, Tensor weight, SymInt[2] kernel_size, SymInt[2] stride, SymInt[2] padding, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 func InternalSlowConv2dBackwardOutputMaskOut(out0 Tensor, out1 Tensor, out2 Tensor, gradOutput Tensor, self Tensor, weight Tensor, kernelSize []int64, stride []int64, padding []int64, outputMask [3]bool) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalSlowConv2dBackwardOutputMaskOut(out0, out1, out2, gradOutput, self, weight, kernelSize, stride, padding, outputMask)
 	if err != nil {
@@ -120656,7 +121315,7 @@ func genInternalSlowConv2dBackwardOutputMaskOut(out0 Tensor, out1 Tensor, out2 T
 
 // ConvDepthwise3dOut is PyTorch's conv_depthwise3d_out.out.
 //
-//	aten::conv_depthwise3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias, int[3] stride, int[3] padding, int[3] dilation, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::conv_depthwise3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias, SymInt[3] stride, SymInt[3] padding, SymInt[3] dilation, *, Tensor(a!) out) -> Tensor(a!)
 func ConvDepthwise3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64, dilation []int64) Tensor {
 	r0, err := genConvDepthwise3dOut(out, self, weight, kernelSize, bias, stride, padding, dilation)
 	if err != nil {
@@ -120708,7 +121367,7 @@ func genConvDepthwise3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []
 
 // SlowConvDilated2dOut is PyTorch's slow_conv_dilated2d_out.out.
 //
-//	aten::slow_conv_dilated2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::slow_conv_dilated2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation.
 func SlowConvDilated2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -120790,7 +121449,7 @@ func genSlowConvDilated2dOut(out Tensor, self Tensor, weight Tensor, kernelSize 
 
 // SlowConvDilated3dOut is PyTorch's slow_conv_dilated3d_out.out.
 //
-//	aten::slow_conv_dilated3d.out(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::slow_conv_dilated3d.out(Tensor self, Tensor weight, SymInt[3] kernel_size, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithBias, WithStride, WithPadding, WithDilation.
 func SlowConvDilated3dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, opts ...Option) Tensor {
@@ -121208,7 +121867,7 @@ func genRowIndicesCopyOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
 
 // ToPaddedTensorOut is PyTorch's to_padded_tensor_out.out.
 //
-//	aten::to_padded_tensor.out(Tensor self, float padding, int[]? output_size=None, *, Tensor(a!) out) -> Tensor(a!)
+//	aten::to_padded_tensor.out(Tensor self, float padding, SymInt[]? output_size=None, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithOutputSize.
 func ToPaddedTensorOut(out Tensor, self Tensor, padding float64, opts ...Option) Tensor {
@@ -121818,6 +122477,8 @@ func genInternalTritonMultiHeadAttentionOut(out Tensor, query Tensor, key Tensor
 //	aten::_transformer_decoder_only_layer_fwd.out(Tensor src, int embed_dim, int num_heads, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, bool use_gelu, bool norm_first, float eps, Tensor norm_weight_1, Tensor norm_bias_1, Tensor norm_weight_2, Tensor norm_bias_2, Tensor ffn_weight_1, Tensor ffn_bias_1, Tensor ffn_weight_2, Tensor ffn_bias_2, Tensor? mask=None, Tensor? incr_key=None, Tensor? incr_value=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 //
 // Options: WithMask, WithIncrKey, WithIncrValue.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalTransformerDecoderOnlyLayerFwdOut(out0 Tensor, out1 Tensor, out2 Tensor, src Tensor, embedDim int64, numHeads int64, qkvWeight Tensor, qkvBias Tensor, projWeight Tensor, projBias Tensor, useGelu bool, normFirst bool, eps float64, normWeight1 Tensor, normBias1 Tensor, normWeight2 Tensor, normBias2 Tensor, ffnWeight1 Tensor, ffnBias1 Tensor, ffnWeight2 Tensor, ffnBias2 Tensor, opts ...Option) (Tensor, Tensor, Tensor) {
 	r0, r1, r2, err := genInternalTransformerDecoderOnlyLayerFwdOut(out0, out1, out2, src, embedDim, numHeads, qkvWeight, qkvBias, projWeight, projBias, useGelu, normFirst, eps, normWeight1, normBias1, normWeight2, normBias2, ffnWeight1, ffnBias1, ffnWeight2, ffnBias2, opts)
 	if err != nil {
@@ -122130,6 +122791,8 @@ func genInternalTransformerDecoderOnlyLayerFwdOut(out0 Tensor, out1 Tensor, out2
 //	aten::_native_decoder_only_multi_head_attention.out(Tensor query, Tensor key, Tensor value, int embed_dim, int num_head, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, Tensor? mask=None, Tensor? incr_key=None, Tensor? incr_value=None, bool need_weights=True, bool average_attn_weights=True, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))
 //
 // Options: WithMask, WithIncrKey, WithIncrValue, WithNeedWeights, WithAverageAttnWeights.
+//
+// Not in every libtorch: removed after libtorch 1.13.1 (not in 2.6.0); elsewhere it returns ErrUnsupported.
 func InternalNativeDecoderOnlyMultiHeadAttentionOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, query Tensor, key Tensor, value Tensor, embedDim int64, numHead int64, qkvWeight Tensor, qkvBias Tensor, projWeight Tensor, projBias Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
 	r0, r1, r2, r3, err := genInternalNativeDecoderOnlyMultiHeadAttentionOut(out0, out1, out2, out3, query, key, value, embedDim, numHead, qkvWeight, qkvBias, projWeight, projBias, opts)
 	if err != nil {
@@ -122391,5 +123054,13497 @@ func genInternalFoobarOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, e
 		return
 	}
 	r0_ = out
+	return
+}
+
+// InternalAssertAsyncMsg is PyTorch's _assert_async.msg.
+//
+//	aten::_assert_async.msg(Tensor self, str assert_msg) -> ()
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalAssertAsyncMsg(self Tensor, assertMsg string) {
+	must(genInternalAssertAsyncMsg(self, assertMsg))
+}
+
+// TryInternalAssertAsyncMsg is InternalAssertAsyncMsg that returns its error.
+func TryInternalAssertAsyncMsg(self Tensor, assertMsg string) error {
+	return genInternalAssertAsyncMsg(self, assertMsg)
+}
+
+func genInternalAssertAsyncMsg(self Tensor, assertMsg string) (err_ error) {
+	const op = "_assert_async"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	e_ := shard3.Atg__assert_async_msg(unsafe.Pointer(selfC), assertMsg)
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalAssertScalar is PyTorch's _assert_scalar.
+//
+//	aten::_assert_scalar(Scalar self, str assert_msg) -> ()
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalAssertScalar(self Scalar, assertMsg string) {
+	must(genInternalAssertScalar(self, assertMsg))
+}
+
+// TryInternalAssertScalar is InternalAssertScalar that returns its error.
+func TryInternalAssertScalar(self Scalar, assertMsg string) error {
+	return genInternalAssertScalar(self, assertMsg)
+}
+
+func genInternalAssertScalar(self Scalar, assertMsg string) (err_ error) {
+	const op = "_assert_scalar"
+	e_ := shard3.Atg__assert_scalar(self.i, self.re, self.im, self.kind, assertMsg)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFunctionalAssertScalar is PyTorch's _functional_assert_scalar.
+//
+//	aten::_functional_assert_scalar(Scalar self, str assert_msg, Tensor dep_token) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFunctionalAssertScalar(self Scalar, assertMsg string, depToken Tensor) Tensor {
+	r0, err := genInternalFunctionalAssertScalar(self, assertMsg, depToken)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFunctionalAssertScalar is InternalFunctionalAssertScalar that returns its error.
+func TryInternalFunctionalAssertScalar(self Scalar, assertMsg string, depToken Tensor) (Tensor, error) {
+	return genInternalFunctionalAssertScalar(self, assertMsg, depToken)
+}
+
+func genInternalFunctionalAssertScalar(self Scalar, assertMsg string, depToken Tensor) (r0_ Tensor, err_ error) {
+	const op = "_functional_assert_scalar"
+	depTokenC, err_ := depToken.ptr(op, "dep_token")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__functional_assert_scalar(self.i, self.re, self.im, self.kind, assertMsg, unsafe.Pointer(depTokenC))
+	depToken.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalFunctionalAssertAsync is PyTorch's _functional_assert_async.msg.
+//
+//	aten::_functional_assert_async.msg(Tensor self, str assert_msg, Tensor dep_token) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFunctionalAssertAsync(self Tensor, assertMsg string, depToken Tensor) Tensor {
+	r0, err := genInternalFunctionalAssertAsync(self, assertMsg, depToken)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFunctionalAssertAsync is InternalFunctionalAssertAsync that returns its error.
+func TryInternalFunctionalAssertAsync(self Tensor, assertMsg string, depToken Tensor) (Tensor, error) {
+	return genInternalFunctionalAssertAsync(self, assertMsg, depToken)
+}
+
+func genInternalFunctionalAssertAsync(self Tensor, assertMsg string, depToken Tensor) (r0_ Tensor, err_ error) {
+	const op = "_functional_assert_async"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	depTokenC, err_ := depToken.ptr(op, "dep_token")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__functional_assert_async_msg(unsafe.Pointer(selfC), assertMsg, unsafe.Pointer(depTokenC))
+	self.unpin()
+	depToken.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPrint is PyTorch's _print.
+//
+//	aten::_print(str s) -> ()
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalPrint(s string) {
+	must(genInternalPrint(s))
+}
+
+// TryInternalPrint is InternalPrint that returns its error.
+func TryInternalPrint(s string) error {
+	return genInternalPrint(s)
+}
+
+func genInternalPrint(s string) (err_ error) {
+	const op = "_print"
+	e_ := shard3.Atg__print(s)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// SymConstrainRange is PyTorch's sym_constrain_range.
+//
+//	aten::sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> ()
+//
+// Options: WithMin, WithMax.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SymConstrainRange(size Scalar, opts ...Option) {
+	must(genSymConstrainRange(size, opts))
+}
+
+// TrySymConstrainRange is SymConstrainRange that returns its error.
+func TrySymConstrainRange(size Scalar, opts ...Option) error {
+	return genSymConstrainRange(size, opts)
+}
+
+func genSymConstrainRange(size Scalar, opts []Option) (err_ error) {
+	const op = "sym_constrain_range"
+	var min_ int64
+	min_Has := false
+	var max_ int64
+	max_Has := false
+	for _, o := range opts {
+		switch o.key {
+		case optMin:
+			if min_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			min_Has = true
+		case optMax:
+			if max_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			max_Has = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	e_ := shard3.Atg_sym_constrain_range(size.i, size.re, size.im, size.kind, min_, b32(min_Has), max_, b32(max_Has))
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// SymConstrainRangeForSize is PyTorch's sym_constrain_range_for_size.
+//
+//	aten::sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> ()
+//
+// Options: WithMin, WithMax.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SymConstrainRangeForSize(size Scalar, opts ...Option) {
+	must(genSymConstrainRangeForSize(size, opts))
+}
+
+// TrySymConstrainRangeForSize is SymConstrainRangeForSize that returns its error.
+func TrySymConstrainRangeForSize(size Scalar, opts ...Option) error {
+	return genSymConstrainRangeForSize(size, opts)
+}
+
+func genSymConstrainRangeForSize(size Scalar, opts []Option) (err_ error) {
+	const op = "sym_constrain_range_for_size"
+	var min_ int64
+	min_Has := false
+	var max_ int64
+	max_Has := false
+	for _, o := range opts {
+		switch o.key {
+		case optMin:
+			if min_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			min_Has = true
+		case optMax:
+			if max_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			max_Has = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	e_ := shard3.Atg_sym_constrain_range_for_size(size.i, size.re, size.im, size.kind, min_, b32(min_Has), max_, b32(max_Has))
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFunctionalSymConstrainRange is PyTorch's _functional_sym_constrain_range.
+//
+//	aten::_functional_sym_constrain_range(Scalar size, int? min, int? max, Tensor dep_token) -> Tensor
+//
+// Options: WithMin, WithMax.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFunctionalSymConstrainRange(size Scalar, depToken Tensor, opts ...Option) Tensor {
+	r0, err := genInternalFunctionalSymConstrainRange(size, depToken, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFunctionalSymConstrainRange is InternalFunctionalSymConstrainRange that returns its error.
+func TryInternalFunctionalSymConstrainRange(size Scalar, depToken Tensor, opts ...Option) (Tensor, error) {
+	return genInternalFunctionalSymConstrainRange(size, depToken, opts)
+}
+
+func genInternalFunctionalSymConstrainRange(size Scalar, depToken Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_functional_sym_constrain_range"
+	var min_ int64
+	min_Has := false
+	var max_ int64
+	max_Has := false
+	for _, o := range opts {
+		switch o.key {
+		case optMin:
+			if min_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			min_Has = true
+		case optMax:
+			if max_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			max_Has = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	depTokenC, err_ := depToken.ptr(op, "dep_token")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__functional_sym_constrain_range(size.i, size.re, size.im, size.kind, min_, b32(min_Has), max_, b32(max_Has), unsafe.Pointer(depTokenC))
+	depToken.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalFunctionalSymConstrainRangeForSize is PyTorch's _functional_sym_constrain_range_for_size.
+//
+//	aten::_functional_sym_constrain_range_for_size(Scalar size, int? min, int? max, Tensor dep_token) -> Tensor
+//
+// Options: WithMin, WithMax.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFunctionalSymConstrainRangeForSize(size Scalar, depToken Tensor, opts ...Option) Tensor {
+	r0, err := genInternalFunctionalSymConstrainRangeForSize(size, depToken, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFunctionalSymConstrainRangeForSize is InternalFunctionalSymConstrainRangeForSize that returns its error.
+func TryInternalFunctionalSymConstrainRangeForSize(size Scalar, depToken Tensor, opts ...Option) (Tensor, error) {
+	return genInternalFunctionalSymConstrainRangeForSize(size, depToken, opts)
+}
+
+func genInternalFunctionalSymConstrainRangeForSize(size Scalar, depToken Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_functional_sym_constrain_range_for_size"
+	var min_ int64
+	min_Has := false
+	var max_ int64
+	max_Has := false
+	for _, o := range opts {
+		switch o.key {
+		case optMin:
+			if min_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			min_Has = true
+		case optMax:
+			if max_, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			max_Has = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	depTokenC, err_ := depToken.ptr(op, "dep_token")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__functional_sym_constrain_range_for_size(size.i, size.re, size.im, size.kind, min_, b32(min_Has), max_, b32(max_Has), unsafe.Pointer(depTokenC))
+	depToken.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalMakeDepToken is PyTorch's _make_dep_token.
+//
+//	aten::_make_dep_token(*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalMakeDepToken(opts ...Option) Tensor {
+	r0, err := genInternalMakeDepToken(opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalMakeDepToken is InternalMakeDepToken that returns its error.
+func TryInternalMakeDepToken(opts ...Option) (Tensor, error) {
+	return genInternalMakeDepToken(opts)
+}
+
+func genInternalMakeDepToken(opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_make_dep_token"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	t_, e_, n_ := shard3.Atg__make_dep_token(to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalIsAllTrue is PyTorch's _is_all_true.
+//
+//	aten::_is_all_true(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalIsAllTrue(self Tensor) Tensor {
+	r0, err := genInternalIsAllTrue(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIsAllTrue is InternalIsAllTrue that returns its error.
+func TryInternalIsAllTrue(self Tensor) (Tensor, error) {
+	return genInternalIsAllTrue(self)
+}
+
+// InternalIsAllTrue is PyTorch's _is_all_true.
+//
+//	aten::_is_all_true(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalIsAllTrue() Tensor {
+	r0, err := genInternalIsAllTrue(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIsAllTrue is InternalIsAllTrue that returns its error.
+func (self Tensor) TryInternalIsAllTrue() (Tensor, error) {
+	return genInternalIsAllTrue(self)
+}
+
+func genInternalIsAllTrue(self Tensor) (r0_ Tensor, err_ error) {
+	const op = "_is_all_true"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__is_all_true(unsafe.Pointer(selfC))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalIsAnyTrue is PyTorch's _is_any_true.
+//
+//	aten::_is_any_true(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalIsAnyTrue(self Tensor) Tensor {
+	r0, err := genInternalIsAnyTrue(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIsAnyTrue is InternalIsAnyTrue that returns its error.
+func TryInternalIsAnyTrue(self Tensor) (Tensor, error) {
+	return genInternalIsAnyTrue(self)
+}
+
+// InternalIsAnyTrue is PyTorch's _is_any_true.
+//
+//	aten::_is_any_true(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalIsAnyTrue() Tensor {
+	r0, err := genInternalIsAnyTrue(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIsAnyTrue is InternalIsAnyTrue that returns its error.
+func (self Tensor) TryInternalIsAnyTrue() (Tensor, error) {
+	return genInternalIsAnyTrue(self)
+}
+
+func genInternalIsAnyTrue(self Tensor) (r0_ Tensor, err_ error) {
+	const op = "_is_any_true"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__is_any_true(unsafe.Pointer(selfC))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// AllDims is PyTorch's all.dims.
+//
+//	aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AllDims(self Tensor, opts ...Option) Tensor {
+	r0, err := genAllDims(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAllDims is AllDims that returns its error.
+func TryAllDims(self Tensor, opts ...Option) (Tensor, error) {
+	return genAllDims(self, opts)
+}
+
+// AllDims is PyTorch's all.dims.
+//
+//	aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) AllDims(opts ...Option) Tensor {
+	r0, err := genAllDims(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAllDims is AllDims that returns its error.
+func (self Tensor) TryAllDims(opts ...Option) (Tensor, error) {
+	return genAllDims(self, opts)
+}
+
+func genAllDims(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "all"
+	var dim []int64
+	keepdim := false
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_all_dims(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// AllDimsOut is PyTorch's all_out.dims_out.
+//
+//	aten::all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AllDimsOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genAllDimsOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAllDimsOut is AllDimsOut that returns its error.
+func TryAllDimsOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genAllDimsOut(out, self, opts)
+}
+
+func genAllDimsOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "all_out"
+	var dim []int64
+	keepdim := false
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_all_out_dims_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// AnyDims is PyTorch's any.dims.
+//
+//	aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AnyDims(self Tensor, opts ...Option) Tensor {
+	r0, err := genAnyDims(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAnyDims is AnyDims that returns its error.
+func TryAnyDims(self Tensor, opts ...Option) (Tensor, error) {
+	return genAnyDims(self, opts)
+}
+
+// AnyDims is PyTorch's any.dims.
+//
+//	aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) AnyDims(opts ...Option) Tensor {
+	r0, err := genAnyDims(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAnyDims is AnyDims that returns its error.
+func (self Tensor) TryAnyDims(opts ...Option) (Tensor, error) {
+	return genAnyDims(self, opts)
+}
+
+func genAnyDims(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "any"
+	var dim []int64
+	keepdim := false
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_any_dims(unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// AnyDimsOut is PyTorch's any_out.dims_out.
+//
+//	aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDim, WithKeepdim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AnyDimsOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genAnyDimsOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAnyDimsOut is AnyDimsOut that returns its error.
+func TryAnyDimsOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genAnyDimsOut(out, self, opts)
+}
+
+func genAnyDimsOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "any_out"
+	var dim []int64
+	keepdim := false
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_any_out_dims_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), optLen(len(dim), dim == nil), b32(keepdim))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalLazyClone is PyTorch's _lazy_clone.
+//
+//	aten::_lazy_clone(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalLazyClone(self Tensor) Tensor {
+	r0, err := genInternalLazyClone(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalLazyClone is InternalLazyClone that returns its error.
+func TryInternalLazyClone(self Tensor) (Tensor, error) {
+	return genInternalLazyClone(self)
+}
+
+// InternalLazyClone is PyTorch's _lazy_clone.
+//
+//	aten::_lazy_clone(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalLazyClone() Tensor {
+	r0, err := genInternalLazyClone(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalLazyClone is InternalLazyClone that returns its error.
+func (self Tensor) TryInternalLazyClone() (Tensor, error) {
+	return genInternalLazyClone(self)
+}
+
+func genInternalLazyClone(self Tensor) (r0_ Tensor, err_ error) {
+	const op = "_lazy_clone"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__lazy_clone(unsafe.Pointer(selfC))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// EmptyPermuted is PyTorch's empty_permuted.
+//
+//	aten::empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func EmptyPermuted(size []int64, physicalLayout []int64, opts ...Option) Tensor {
+	r0, err := genEmptyPermuted(size, physicalLayout, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryEmptyPermuted is EmptyPermuted that returns its error.
+func TryEmptyPermuted(size []int64, physicalLayout []int64, opts ...Option) (Tensor, error) {
+	return genEmptyPermuted(size, physicalLayout, opts)
+}
+
+func genEmptyPermuted(size []int64, physicalLayout []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "empty_permuted"
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	t_, e_, n_ := shard3.Atg_empty_permuted(i64p(size), int64(len(size)), i64p(physicalLayout), int64(len(physicalLayout)), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUnsafeIndex is PyTorch's _unsafe_index.Tensor.
+//
+//	aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalUnsafeIndex(self Tensor, indices []Tensor) Tensor {
+	r0, err := genInternalUnsafeIndex(self, indices)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUnsafeIndex is InternalUnsafeIndex that returns its error.
+func TryInternalUnsafeIndex(self Tensor, indices []Tensor) (Tensor, error) {
+	return genInternalUnsafeIndex(self, indices)
+}
+
+func genInternalUnsafeIndex(self Tensor, indices []Tensor) (r0_ Tensor, err_ error) {
+	const op = "_unsafe_index"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	indicesC, err_ := optTensorPtrs(op, "indices", indices)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__unsafe_index_Tensor(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)))
+	self.unpin()
+	unpinAll(indices)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUnsafeMaskedIndex is PyTorch's _unsafe_masked_index.
+//
+//	aten::_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalUnsafeMaskedIndex(self Tensor, mask Tensor, indices []Tensor, fill Scalar) Tensor {
+	r0, err := genInternalUnsafeMaskedIndex(self, mask, indices, fill)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUnsafeMaskedIndex is InternalUnsafeMaskedIndex that returns its error.
+func TryInternalUnsafeMaskedIndex(self Tensor, mask Tensor, indices []Tensor, fill Scalar) (Tensor, error) {
+	return genInternalUnsafeMaskedIndex(self, mask, indices, fill)
+}
+
+func genInternalUnsafeMaskedIndex(self Tensor, mask Tensor, indices []Tensor, fill Scalar) (r0_ Tensor, err_ error) {
+	const op = "_unsafe_masked_index"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	maskC, err_ := mask.ptr(op, "mask")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	indicesC, err_ := optTensorPtrs(op, "indices", indices)
+	if err_ != nil {
+		self.unpin()
+		mask.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__unsafe_masked_index(unsafe.Pointer(selfC), unsafe.Pointer(maskC), tensorsPtr(indicesC), int64(len(indicesC)), fill.i, fill.re, fill.im, fill.kind)
+	self.unpin()
+	mask.unpin()
+	unpinAll(indices)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUnsafeMaskedIndexPutAccumulate is PyTorch's _unsafe_masked_index_put_accumulate.
+//
+//	aten::_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalUnsafeMaskedIndexPutAccumulate(self Tensor, mask Tensor, indices []Tensor, values Tensor) Tensor {
+	r0, err := genInternalUnsafeMaskedIndexPutAccumulate(self, mask, indices, values)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUnsafeMaskedIndexPutAccumulate is InternalUnsafeMaskedIndexPutAccumulate that returns its error.
+func TryInternalUnsafeMaskedIndexPutAccumulate(self Tensor, mask Tensor, indices []Tensor, values Tensor) (Tensor, error) {
+	return genInternalUnsafeMaskedIndexPutAccumulate(self, mask, indices, values)
+}
+
+func genInternalUnsafeMaskedIndexPutAccumulate(self Tensor, mask Tensor, indices []Tensor, values Tensor) (r0_ Tensor, err_ error) {
+	const op = "_unsafe_masked_index_put_accumulate"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	maskC, err_ := mask.ptr(op, "mask")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	indicesC, err_ := optTensorPtrs(op, "indices", indices)
+	if err_ != nil {
+		self.unpin()
+		mask.unpin()
+		return
+	}
+	valuesC, err_ := values.ptr(op, "values")
+	if err_ != nil {
+		self.unpin()
+		mask.unpin()
+		unpinAll(indices)
+		return
+	}
+	t_, e_, n_ := shard3.Atg__unsafe_masked_index_put_accumulate(unsafe.Pointer(selfC), unsafe.Pointer(maskC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC))
+	self.unpin()
+	mask.unpin()
+	unpinAll(indices)
+	values.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUnsafeIndexPut is PyTorch's _unsafe_index_put.
+//
+//	aten::_unsafe_index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+//
+// Options: WithAccumulate.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalUnsafeIndexPut(self Tensor, indices []Tensor, values Tensor, opts ...Option) Tensor {
+	r0, err := genInternalUnsafeIndexPut(self, indices, values, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUnsafeIndexPut is InternalUnsafeIndexPut that returns its error.
+func TryInternalUnsafeIndexPut(self Tensor, indices []Tensor, values Tensor, opts ...Option) (Tensor, error) {
+	return genInternalUnsafeIndexPut(self, indices, values, opts)
+}
+
+func genInternalUnsafeIndexPut(self Tensor, indices []Tensor, values Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_unsafe_index_put"
+	accumulate := false
+	for _, o := range opts {
+		switch o.key {
+		case optAccumulate:
+			accumulate = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	indicesC, err_ := optTensorPtrs(op, "indices", indices)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	valuesC, err_ := values.ptr(op, "values")
+	if err_ != nil {
+		self.unpin()
+		unpinAll(indices)
+		return
+	}
+	t_, e_, n_ := shard3.Atg__unsafe_index_put(unsafe.Pointer(selfC), tensorsPtr(indicesC), int64(len(indicesC)), unsafe.Pointer(valuesC), b32(accumulate))
+	self.unpin()
+	unpinAll(indices)
+	values.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RmsNorm is PyTorch's rms_norm.
+//
+//	aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+//
+// Options: WithWeight, WithEps.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func RmsNorm(input Tensor, normalizedShape []int64, opts ...Option) Tensor {
+	r0, err := genRmsNorm(input, normalizedShape, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRmsNorm is RmsNorm that returns its error.
+func TryRmsNorm(input Tensor, normalizedShape []int64, opts ...Option) (Tensor, error) {
+	return genRmsNorm(input, normalizedShape, opts)
+}
+
+func genRmsNorm(input Tensor, normalizedShape []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "rms_norm"
+	var weight Tensor
+	var eps float64
+	epsHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optWeight:
+			weight = o.t
+		case optEps:
+			eps = o.s.Float()
+			epsHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_rms_norm(unsafe.Pointer(inputC), i64p(normalizedShape), int64(len(normalizedShape)), unsafe.Pointer(weightC), eps, b32(epsHas))
+	input.unpin()
+	weight.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalCsltCompress is PyTorch's _cslt_compress.
+//
+//	aten::_cslt_compress(Tensor input) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalCsltCompress(input Tensor) Tensor {
+	r0, err := genInternalCsltCompress(input)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalCsltCompress is InternalCsltCompress that returns its error.
+func TryInternalCsltCompress(input Tensor) (Tensor, error) {
+	return genInternalCsltCompress(input)
+}
+
+func genInternalCsltCompress(input Tensor) (r0_ Tensor, err_ error) {
+	const op = "_cslt_compress"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__cslt_compress(unsafe.Pointer(inputC))
+	input.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalCsltSparseMm is PyTorch's _cslt_sparse_mm.
+//
+//	aten::_cslt_sparse_mm(Tensor compressed_A, Tensor dense_B, Tensor? bias=None, Tensor? alpha=None, ScalarType? out_dtype=None, bool transpose_result=False, int alg_id=0, int split_k=1, int split_k_mode=-1) -> Tensor
+//
+// Options: WithBias, WithAlphaTensor, WithOutDtype, WithTransposeResult, WithAlgId, WithSplitK, WithSplitKMode.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalCsltSparseMm(compressedA Tensor, denseB Tensor, opts ...Option) Tensor {
+	r0, err := genInternalCsltSparseMm(compressedA, denseB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalCsltSparseMm is InternalCsltSparseMm that returns its error.
+func TryInternalCsltSparseMm(compressedA Tensor, denseB Tensor, opts ...Option) (Tensor, error) {
+	return genInternalCsltSparseMm(compressedA, denseB, opts)
+}
+
+func genInternalCsltSparseMm(compressedA Tensor, denseB Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_cslt_sparse_mm"
+	var bias Tensor
+	var alpha Tensor
+	var outDtype DType
+	outDtypeHas := false
+	transposeResult := false
+	algId := int64(0)
+	splitK := int64(1)
+	splitKMode := int64(-1)
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optAlphaTensor:
+			alpha = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optTransposeResult:
+			transposeResult = o.b
+		case optAlgId:
+			if algId, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		case optSplitK:
+			if splitK, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		case optSplitKMode:
+			if splitKMode, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	compressedAC, err_ := compressedA.ptr(op, "compressed_A")
+	if err_ != nil {
+		return
+	}
+	denseBC, err_ := denseB.ptr(op, "dense_B")
+	if err_ != nil {
+		compressedA.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		compressedA.unpin()
+		denseB.unpin()
+		return
+	}
+	alphaC, err_ := alpha.optPtr(op, "alpha")
+	if err_ != nil {
+		compressedA.unpin()
+		denseB.unpin()
+		bias.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__cslt_sparse_mm(unsafe.Pointer(compressedAC), unsafe.Pointer(denseBC), unsafe.Pointer(biasC), unsafe.Pointer(alphaC), int32(outDtype), b32(outDtypeHas), b32(transposeResult), algId, splitK, splitKMode)
+	compressedA.unpin()
+	denseB.unpin()
+	bias.unpin()
+	alpha.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalCsltSparseMmSearch is PyTorch's _cslt_sparse_mm_search.
+//
+//	aten::_cslt_sparse_mm_search(Tensor compressed_A, Tensor dense_B, Tensor? bias=None, Tensor? alpha=None, ScalarType? out_dtype=None, bool transpose_result=False) -> int
+//
+// Options: WithBias, WithAlphaTensor, WithOutDtype, WithTransposeResult.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalCsltSparseMmSearch(compressedA Tensor, denseB Tensor, opts ...Option) int64 {
+	r0, err := genInternalCsltSparseMmSearch(compressedA, denseB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalCsltSparseMmSearch is InternalCsltSparseMmSearch that returns its error.
+func TryInternalCsltSparseMmSearch(compressedA Tensor, denseB Tensor, opts ...Option) (int64, error) {
+	return genInternalCsltSparseMmSearch(compressedA, denseB, opts)
+}
+
+func genInternalCsltSparseMmSearch(compressedA Tensor, denseB Tensor, opts []Option) (r0_ int64, err_ error) {
+	const op = "_cslt_sparse_mm_search"
+	var bias Tensor
+	var alpha Tensor
+	var outDtype DType
+	outDtypeHas := false
+	transposeResult := false
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optAlphaTensor:
+			alpha = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optTransposeResult:
+			transposeResult = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	compressedAC, err_ := compressedA.ptr(op, "compressed_A")
+	if err_ != nil {
+		return
+	}
+	denseBC, err_ := denseB.ptr(op, "dense_B")
+	if err_ != nil {
+		compressedA.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		compressedA.unpin()
+		denseB.unpin()
+		return
+	}
+	alphaC, err_ := alpha.optPtr(op, "alpha")
+	if err_ != nil {
+		compressedA.unpin()
+		denseB.unpin()
+		bias.unpin()
+		return
+	}
+	r0, e_ := shard3.Atg__cslt_sparse_mm_search(unsafe.Pointer(compressedAC), unsafe.Pointer(denseBC), unsafe.Pointer(biasC), unsafe.Pointer(alphaC), int32(outDtype), b32(outDtypeHas), b32(transposeResult))
+	compressedA.unpin()
+	denseB.unpin()
+	bias.unpin()
+	alpha.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0
+	return
+}
+
+// InternalSparseSemiStructuredTile is PyTorch's _sparse_semi_structured_tile.
+//
+//	aten::_sparse_semi_structured_tile(Tensor input, str algorithm="", bool use_cutlass=True) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+//
+// Options: WithAlgorithm, WithUseCutlass.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredTile(input Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, err := genInternalSparseSemiStructuredTile(input, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4
+}
+
+// TryInternalSparseSemiStructuredTile is InternalSparseSemiStructuredTile that returns its error.
+func TryInternalSparseSemiStructuredTile(input Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalSparseSemiStructuredTile(input, opts)
+}
+
+func genInternalSparseSemiStructuredTile(input Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_tile"
+	algorithm := ""
+	useCutlass := true
+	for _, o := range opts {
+		switch o.key {
+		case optAlgorithm:
+			algorithm = o.str
+		case optUseCutlass:
+			useCutlass = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	r0, r1, r2, r3, r4, e_ := shard3.Atg__sparse_semi_structured_tile(unsafe.Pointer(inputC), algorithm, b32(useCutlass))
+	input.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	return
+}
+
+// InternalSparseSemiStructuredApply is PyTorch's _sparse_semi_structured_apply.
+//
+//	aten::_sparse_semi_structured_apply(Tensor input, Tensor thread_masks) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredApply(input Tensor, threadMasks Tensor) (Tensor, Tensor) {
+	r0, r1, err := genInternalSparseSemiStructuredApply(input, threadMasks)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalSparseSemiStructuredApply is InternalSparseSemiStructuredApply that returns its error.
+func TryInternalSparseSemiStructuredApply(input Tensor, threadMasks Tensor) (Tensor, Tensor, error) {
+	return genInternalSparseSemiStructuredApply(input, threadMasks)
+}
+
+func genInternalSparseSemiStructuredApply(input Tensor, threadMasks Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_apply"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	threadMasksC, err_ := threadMasks.ptr(op, "thread_masks")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__sparse_semi_structured_apply(unsafe.Pointer(inputC), unsafe.Pointer(threadMasksC))
+	input.unpin()
+	threadMasks.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalSparseSemiStructuredApplyDense is PyTorch's _sparse_semi_structured_apply_dense.
+//
+//	aten::_sparse_semi_structured_apply_dense(Tensor input, Tensor thread_masks) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredApplyDense(input Tensor, threadMasks Tensor) Tensor {
+	r0, err := genInternalSparseSemiStructuredApplyDense(input, threadMasks)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseSemiStructuredApplyDense is InternalSparseSemiStructuredApplyDense that returns its error.
+func TryInternalSparseSemiStructuredApplyDense(input Tensor, threadMasks Tensor) (Tensor, error) {
+	return genInternalSparseSemiStructuredApplyDense(input, threadMasks)
+}
+
+func genInternalSparseSemiStructuredApplyDense(input Tensor, threadMasks Tensor) (r0_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_apply_dense"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	threadMasksC, err_ := threadMasks.ptr(op, "thread_masks")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_semi_structured_apply_dense(unsafe.Pointer(inputC), unsafe.Pointer(threadMasksC))
+	input.unpin()
+	threadMasks.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSparseSemiStructuredLinear is PyTorch's _sparse_semi_structured_linear.
+//
+//	aten::_sparse_semi_structured_linear(Tensor input, Tensor weight, Tensor meta, *, Tensor? bias=None, str? activation=None, ScalarType? out_dtype=None) -> Tensor
+//
+// Options: WithBias, WithActivation, WithOutDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredLinear(input Tensor, weight Tensor, meta Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseSemiStructuredLinear(input, weight, meta, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseSemiStructuredLinear is InternalSparseSemiStructuredLinear that returns its error.
+func TryInternalSparseSemiStructuredLinear(input Tensor, weight Tensor, meta Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseSemiStructuredLinear(input, weight, meta, opts)
+}
+
+func genInternalSparseSemiStructuredLinear(input Tensor, weight Tensor, meta Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_linear"
+	var bias Tensor
+	var activation string
+	activationHas := false
+	var outDtype DType
+	outDtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optActivation:
+			activation = o.str
+			activationHas = true
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	metaC, err_ := meta.ptr(op, "meta")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		meta.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_semi_structured_linear(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(metaC), unsafe.Pointer(biasC), activation, b32(activationHas), int32(outDtype), b32(outDtypeHas))
+	input.unpin()
+	weight.unpin()
+	meta.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSparseSemiStructuredMm is PyTorch's _sparse_semi_structured_mm.
+//
+//	aten::_sparse_semi_structured_mm(Tensor mat1, Tensor mat1_meta, Tensor mat2, *, ScalarType? out_dtype=None) -> Tensor
+//
+// Options: WithOutDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredMm(mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseSemiStructuredMm(mat1, mat1Meta, mat2, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseSemiStructuredMm is InternalSparseSemiStructuredMm that returns its error.
+func TryInternalSparseSemiStructuredMm(mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseSemiStructuredMm(mat1, mat1Meta, mat2, opts)
+}
+
+func genInternalSparseSemiStructuredMm(mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_mm"
+	var outDtype DType
+	outDtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	mat1C, err_ := mat1.ptr(op, "mat1")
+	if err_ != nil {
+		return
+	}
+	mat1MetaC, err_ := mat1Meta.ptr(op, "mat1_meta")
+	if err_ != nil {
+		mat1.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		mat1.unpin()
+		mat1Meta.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_semi_structured_mm(unsafe.Pointer(mat1C), unsafe.Pointer(mat1MetaC), unsafe.Pointer(mat2C), int32(outDtype), b32(outDtypeHas))
+	mat1.unpin()
+	mat1Meta.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSparseSemiStructuredAddmm is PyTorch's _sparse_semi_structured_addmm.
+//
+//	aten::_sparse_semi_structured_addmm(Tensor input, Tensor mat1, Tensor mat1_meta, Tensor mat2, *, Scalar alpha=1, Scalar beta=1, ScalarType? out_dtype=None) -> Tensor
+//
+// Options: WithAlpha, WithBeta, WithOutDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseSemiStructuredAddmm(input Tensor, mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseSemiStructuredAddmm(input, mat1, mat1Meta, mat2, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseSemiStructuredAddmm is InternalSparseSemiStructuredAddmm that returns its error.
+func TryInternalSparseSemiStructuredAddmm(input Tensor, mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseSemiStructuredAddmm(input, mat1, mat1Meta, mat2, opts)
+}
+
+func genInternalSparseSemiStructuredAddmm(input Tensor, mat1 Tensor, mat1Meta Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_semi_structured_addmm"
+	alpha := intScalar(1)
+	beta := intScalar(1)
+	var outDtype DType
+	outDtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optAlpha:
+			alpha = o.s
+		case optBeta:
+			beta = o.s
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	mat1C, err_ := mat1.ptr(op, "mat1")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	mat1MetaC, err_ := mat1Meta.ptr(op, "mat1_meta")
+	if err_ != nil {
+		input.unpin()
+		mat1.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		input.unpin()
+		mat1.unpin()
+		mat1Meta.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_semi_structured_addmm(unsafe.Pointer(inputC), unsafe.Pointer(mat1C), unsafe.Pointer(mat1MetaC), unsafe.Pointer(mat2C), alpha.i, alpha.re, alpha.im, alpha.kind, beta.i, beta.re, beta.im, beta.kind, int32(outDtype), b32(outDtypeHas))
+	input.unpin()
+	mat1.unpin()
+	mat1Meta.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalMixedDtypesLinear is PyTorch's _mixed_dtypes_linear.
+//
+//	aten::_mixed_dtypes_linear(Tensor input, Tensor weight, Tensor scale, *, Tensor? bias=None, str? activation=None) -> Tensor
+//
+// Options: WithBias, WithActivation.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalMixedDtypesLinear(input Tensor, weight Tensor, scale Tensor, opts ...Option) Tensor {
+	r0, err := genInternalMixedDtypesLinear(input, weight, scale, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalMixedDtypesLinear is InternalMixedDtypesLinear that returns its error.
+func TryInternalMixedDtypesLinear(input Tensor, weight Tensor, scale Tensor, opts ...Option) (Tensor, error) {
+	return genInternalMixedDtypesLinear(input, weight, scale, opts)
+}
+
+func genInternalMixedDtypesLinear(input Tensor, weight Tensor, scale Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_mixed_dtypes_linear"
+	var bias Tensor
+	var activation string
+	activationHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optActivation:
+			activation = o.str
+			activationHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	scaleC, err_ := scale.ptr(op, "scale")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		scale.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__mixed_dtypes_linear(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(scaleC), unsafe.Pointer(biasC), activation, b32(activationHas))
+	input.unpin()
+	weight.unpin()
+	scale.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalWrappedLinearPrepack is PyTorch's _wrapped_linear_prepack.
+//
+//	aten::_wrapped_linear_prepack(Tensor weight, Tensor weight_scale, Tensor weight_zero_point, Tensor bias) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalWrappedLinearPrepack(weight Tensor, weightScale Tensor, weightZeroPoint Tensor, bias Tensor) Tensor {
+	r0, err := genInternalWrappedLinearPrepack(weight, weightScale, weightZeroPoint, bias)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWrappedLinearPrepack is InternalWrappedLinearPrepack that returns its error.
+func TryInternalWrappedLinearPrepack(weight Tensor, weightScale Tensor, weightZeroPoint Tensor, bias Tensor) (Tensor, error) {
+	return genInternalWrappedLinearPrepack(weight, weightScale, weightZeroPoint, bias)
+}
+
+func genInternalWrappedLinearPrepack(weight Tensor, weightScale Tensor, weightZeroPoint Tensor, bias Tensor) (r0_ Tensor, err_ error) {
+	const op = "_wrapped_linear_prepack"
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		return
+	}
+	weightScaleC, err_ := weightScale.ptr(op, "weight_scale")
+	if err_ != nil {
+		weight.unpin()
+		return
+	}
+	weightZeroPointC, err_ := weightZeroPoint.ptr(op, "weight_zero_point")
+	if err_ != nil {
+		weight.unpin()
+		weightScale.unpin()
+		return
+	}
+	biasC, err_ := bias.ptr(op, "bias")
+	if err_ != nil {
+		weight.unpin()
+		weightScale.unpin()
+		weightZeroPoint.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__wrapped_linear_prepack(unsafe.Pointer(weightC), unsafe.Pointer(weightScaleC), unsafe.Pointer(weightZeroPointC), unsafe.Pointer(biasC))
+	weight.unpin()
+	weightScale.unpin()
+	weightZeroPoint.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalWrappedQuantizedLinearPrepacked is PyTorch's _wrapped_quantized_linear_prepacked.
+//
+//	aten::_wrapped_quantized_linear_prepacked(Tensor input, Tensor input_scale, Tensor input_zero_point, Tensor packed_weight, Tensor output_scale, Tensor output_zero_point, int out_channel) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalWrappedQuantizedLinearPrepacked(input Tensor, inputScale Tensor, inputZeroPoint Tensor, packedWeight Tensor, outputScale Tensor, outputZeroPoint Tensor, outChannel int64) Tensor {
+	r0, err := genInternalWrappedQuantizedLinearPrepacked(input, inputScale, inputZeroPoint, packedWeight, outputScale, outputZeroPoint, outChannel)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWrappedQuantizedLinearPrepacked is InternalWrappedQuantizedLinearPrepacked that returns its error.
+func TryInternalWrappedQuantizedLinearPrepacked(input Tensor, inputScale Tensor, inputZeroPoint Tensor, packedWeight Tensor, outputScale Tensor, outputZeroPoint Tensor, outChannel int64) (Tensor, error) {
+	return genInternalWrappedQuantizedLinearPrepacked(input, inputScale, inputZeroPoint, packedWeight, outputScale, outputZeroPoint, outChannel)
+}
+
+func genInternalWrappedQuantizedLinearPrepacked(input Tensor, inputScale Tensor, inputZeroPoint Tensor, packedWeight Tensor, outputScale Tensor, outputZeroPoint Tensor, outChannel int64) (r0_ Tensor, err_ error) {
+	const op = "_wrapped_quantized_linear_prepacked"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	inputScaleC, err_ := inputScale.ptr(op, "input_scale")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	inputZeroPointC, err_ := inputZeroPoint.ptr(op, "input_zero_point")
+	if err_ != nil {
+		input.unpin()
+		inputScale.unpin()
+		return
+	}
+	packedWeightC, err_ := packedWeight.ptr(op, "packed_weight")
+	if err_ != nil {
+		input.unpin()
+		inputScale.unpin()
+		inputZeroPoint.unpin()
+		return
+	}
+	outputScaleC, err_ := outputScale.ptr(op, "output_scale")
+	if err_ != nil {
+		input.unpin()
+		inputScale.unpin()
+		inputZeroPoint.unpin()
+		packedWeight.unpin()
+		return
+	}
+	outputZeroPointC, err_ := outputZeroPoint.ptr(op, "output_zero_point")
+	if err_ != nil {
+		input.unpin()
+		inputScale.unpin()
+		inputZeroPoint.unpin()
+		packedWeight.unpin()
+		outputScale.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__wrapped_quantized_linear_prepacked(unsafe.Pointer(inputC), unsafe.Pointer(inputScaleC), unsafe.Pointer(inputZeroPointC), unsafe.Pointer(packedWeightC), unsafe.Pointer(outputScaleC), unsafe.Pointer(outputZeroPointC), outChannel)
+	input.unpin()
+	inputScale.unpin()
+	inputZeroPoint.unpin()
+	packedWeight.unpin()
+	outputScale.unpin()
+	outputZeroPoint.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinspaceTensorTensor is PyTorch's linspace.Tensor_Tensor.
+//
+//	aten::linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceTensorTensor(start Tensor, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLinspaceTensorTensor(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceTensorTensor is LinspaceTensorTensor that returns its error.
+func TryLinspaceTensorTensor(start Tensor, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLinspaceTensorTensor(start, end, steps, opts)
+}
+
+func genLinspaceTensorTensor(start Tensor, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "linspace"
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		start.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_linspace_Tensor_Tensor(unsafe.Pointer(startC), unsafe.Pointer(endC), steps, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	start.unpin()
+	end.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinspaceTensorScalar is PyTorch's linspace.Tensor_Scalar.
+//
+//	aten::linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceTensorScalar(start Tensor, end Scalar, steps int64, opts ...Option) Tensor {
+	r0, err := genLinspaceTensorScalar(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceTensorScalar is LinspaceTensorScalar that returns its error.
+func TryLinspaceTensorScalar(start Tensor, end Scalar, steps int64, opts ...Option) (Tensor, error) {
+	return genLinspaceTensorScalar(start, end, steps, opts)
+}
+
+func genLinspaceTensorScalar(start Tensor, end Scalar, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "linspace"
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_linspace_Tensor_Scalar(unsafe.Pointer(startC), end.i, end.re, end.im, end.kind, steps, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	start.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinspaceScalarTensor is PyTorch's linspace.Scalar_Tensor.
+//
+//	aten::linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceScalarTensor(start Scalar, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLinspaceScalarTensor(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceScalarTensor is LinspaceScalarTensor that returns its error.
+func TryLinspaceScalarTensor(start Scalar, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLinspaceScalarTensor(start, end, steps, opts)
+}
+
+func genLinspaceScalarTensor(start Scalar, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "linspace"
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_linspace_Scalar_Tensor(start.i, start.re, start.im, start.kind, unsafe.Pointer(endC), steps, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	end.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinspaceTensorTensorOut is PyTorch's linspace_out.Tensor_Tensor_out.
+//
+//	aten::linspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64) Tensor {
+	r0, err := genLinspaceTensorTensorOut(out, start, end, steps)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceTensorTensorOut is LinspaceTensorTensorOut that returns its error.
+func TryLinspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64) (Tensor, error) {
+	return genLinspaceTensorTensorOut(out, start, end, steps)
+}
+
+func genLinspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64) (r0_ Tensor, err_ error) {
+	const op = "linspace_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		out.unpin()
+		start.unpin()
+		return
+	}
+	e_ := shard3.Atg_linspace_out_Tensor_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(startC), unsafe.Pointer(endC), steps)
+	out.unpin()
+	start.unpin()
+	end.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// LinspaceTensorScalarOut is PyTorch's linspace_out.Tensor_Scalar_out.
+//
+//	aten::linspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64) Tensor {
+	r0, err := genLinspaceTensorScalarOut(out, start, end, steps)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceTensorScalarOut is LinspaceTensorScalarOut that returns its error.
+func TryLinspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64) (Tensor, error) {
+	return genLinspaceTensorScalarOut(out, start, end, steps)
+}
+
+func genLinspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64) (r0_ Tensor, err_ error) {
+	const op = "linspace_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_linspace_out_Tensor_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(startC), end.i, end.re, end.im, end.kind, steps)
+	out.unpin()
+	start.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// LinspaceScalarTensorOut is PyTorch's linspace_out.Scalar_Tensor_out.
+//
+//	aten::linspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LinspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64) Tensor {
+	r0, err := genLinspaceScalarTensorOut(out, start, end, steps)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinspaceScalarTensorOut is LinspaceScalarTensorOut that returns its error.
+func TryLinspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64) (Tensor, error) {
+	return genLinspaceScalarTensorOut(out, start, end, steps)
+}
+
+func genLinspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64) (r0_ Tensor, err_ error) {
+	const op = "linspace_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_linspace_out_Scalar_Tensor_out(unsafe.Pointer(outC), start.i, start.re, start.im, start.kind, unsafe.Pointer(endC), steps)
+	out.unpin()
+	end.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// LogspaceTensorTensor is PyTorch's logspace.Tensor_Tensor.
+//
+//	aten::logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithBase, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceTensorTensor(start Tensor, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceTensorTensor(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceTensorTensor is LogspaceTensorTensor that returns its error.
+func TryLogspaceTensorTensor(start Tensor, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceTensorTensor(start, end, steps, opts)
+}
+
+func genLogspaceTensorTensor(start Tensor, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace"
+	base := float64(10.0)
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		start.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_logspace_Tensor_Tensor(unsafe.Pointer(startC), unsafe.Pointer(endC), steps, base, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	start.unpin()
+	end.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LogspaceTensorScalar is PyTorch's logspace.Tensor_Scalar.
+//
+//	aten::logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithBase, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceTensorScalar(start Tensor, end Scalar, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceTensorScalar(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceTensorScalar is LogspaceTensorScalar that returns its error.
+func TryLogspaceTensorScalar(start Tensor, end Scalar, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceTensorScalar(start, end, steps, opts)
+}
+
+func genLogspaceTensorScalar(start Tensor, end Scalar, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace"
+	base := float64(10.0)
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_logspace_Tensor_Scalar(unsafe.Pointer(startC), end.i, end.re, end.im, end.kind, steps, base, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	start.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LogspaceScalarTensor is PyTorch's logspace.Scalar_Tensor.
+//
+//	aten::logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+//
+// Options: WithBase, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceScalarTensor(start Scalar, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceScalarTensor(start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceScalarTensor is LogspaceScalarTensor that returns its error.
+func TryLogspaceScalarTensor(start Scalar, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceScalarTensor(start, end, steps, opts)
+}
+
+func genLogspaceScalarTensor(start Scalar, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace"
+	base := float64(10.0)
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_logspace_Scalar_Tensor(start.i, start.re, start.im, start.kind, unsafe.Pointer(endC), steps, base, to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	end.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LogspaceTensorTensorOut is PyTorch's logspace_out.Tensor_Tensor_out.
+//
+//	aten::logspace.Tensor_Tensor_out(Tensor start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBase.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceTensorTensorOut(out, start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceTensorTensorOut is LogspaceTensorTensorOut that returns its error.
+func TryLogspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceTensorTensorOut(out, start, end, steps, opts)
+}
+
+func genLogspaceTensorTensorOut(out Tensor, start Tensor, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace_out"
+	base := float64(10.0)
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		out.unpin()
+		start.unpin()
+		return
+	}
+	e_ := shard3.Atg_logspace_out_Tensor_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(startC), unsafe.Pointer(endC), steps, base)
+	out.unpin()
+	start.unpin()
+	end.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// LogspaceTensorScalarOut is PyTorch's logspace_out.Tensor_Scalar_out.
+//
+//	aten::logspace.Tensor_Scalar_out(Tensor start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBase.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceTensorScalarOut(out, start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceTensorScalarOut is LogspaceTensorScalarOut that returns its error.
+func TryLogspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceTensorScalarOut(out, start, end, steps, opts)
+}
+
+func genLogspaceTensorScalarOut(out Tensor, start Tensor, end Scalar, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace_out"
+	base := float64(10.0)
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	startC, err_ := start.ptr(op, "start")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_logspace_out_Tensor_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(startC), end.i, end.re, end.im, end.kind, steps, base)
+	out.unpin()
+	start.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// LogspaceScalarTensorOut is PyTorch's logspace_out.Scalar_Tensor_out.
+//
+//	aten::logspace.Scalar_Tensor_out(Scalar start, Tensor end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBase.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func LogspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64, opts ...Option) Tensor {
+	r0, err := genLogspaceScalarTensorOut(out, start, end, steps, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLogspaceScalarTensorOut is LogspaceScalarTensorOut that returns its error.
+func TryLogspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64, opts ...Option) (Tensor, error) {
+	return genLogspaceScalarTensorOut(out, start, end, steps, opts)
+}
+
+func genLogspaceScalarTensorOut(out Tensor, start Scalar, end Tensor, steps int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "logspace_out"
+	base := float64(10.0)
+	for _, o := range opts {
+		switch o.key {
+		case optBase:
+			base = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	endC, err_ := end.ptr(op, "end")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_logspace_out_Scalar_Tensor_out(unsafe.Pointer(outC), start.i, start.re, start.im, start.kind, unsafe.Pointer(endC), steps, base)
+	out.unpin()
+	end.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// MaxPool2dBackward is PyTorch's max_pool2d_backward.
+//
+//	aten::max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+//
+// Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
+	r0, err := genMaxPool2dBackward(gradOutput, self, kernelSize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMaxPool2dBackward is MaxPool2dBackward that returns its error.
+func TryMaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) (Tensor, error) {
+	return genMaxPool2dBackward(gradOutput, self, kernelSize, opts)
+}
+
+func genMaxPool2dBackward(gradOutput Tensor, self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "max_pool2d_backward"
+	stride := []int64{}
+	padding := []int64{0}
+	dilation := []int64{1}
+	ceilMode := false
+	for _, o := range opts {
+		switch o.key {
+		case optStride:
+			stride = o.ints
+			if stride == nil {
+				stride = []int64{}
+			}
+		case optPadding:
+			padding = o.ints
+			if padding == nil {
+				padding = []int64{}
+			}
+		case optDilation:
+			dilation = o.ints
+			if dilation == nil {
+				dilation = []int64{}
+			}
+		case optCeilMode:
+			ceilMode = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		gradOutput.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_max_pool2d_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	gradOutput.unpin()
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// QuantizedMaxPool3d is PyTorch's quantized_max_pool3d.
+//
+//	aten::quantized_max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+//
+// Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func QuantizedMaxPool3d(self Tensor, kernelSize []int64, opts ...Option) Tensor {
+	r0, err := genQuantizedMaxPool3d(self, kernelSize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryQuantizedMaxPool3d is QuantizedMaxPool3d that returns its error.
+func TryQuantizedMaxPool3d(self Tensor, kernelSize []int64, opts ...Option) (Tensor, error) {
+	return genQuantizedMaxPool3d(self, kernelSize, opts)
+}
+
+func genQuantizedMaxPool3d(self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "quantized_max_pool3d"
+	stride := []int64{}
+	padding := []int64{0}
+	dilation := []int64{1}
+	ceilMode := false
+	for _, o := range opts {
+		switch o.key {
+		case optStride:
+			stride = o.ints
+			if stride == nil {
+				stride = []int64{}
+			}
+		case optPadding:
+			padding = o.ints
+			if padding == nil {
+				padding = []int64{}
+			}
+		case optDilation:
+			dilation = o.ints
+			if dilation == nil {
+				dilation = []int64{}
+			}
+		case optCeilMode:
+			ceilMode = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_quantized_max_pool3d(unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// MeanDtypeOut is PyTorch's mean_out.dtype_out.
+//
+//	aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MeanDtypeOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genMeanDtypeOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMeanDtypeOut is MeanDtypeOut that returns its error.
+func TryMeanDtypeOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genMeanDtypeOut(out, self, opts)
+}
+
+func genMeanDtypeOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "mean_out"
+	var dtype DType
+	dtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDtype:
+			dtype = DType(o.i)
+			dtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_mean_out_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), int32(dtype), b32(dtypeHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// MkldnnRnnLayer is PyTorch's mkldnn_rnn_layer.
+//
+//	aten::mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MkldnnRnnLayer(input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genMkldnnRnnLayer(input, weight0, weight1, weight2, weight3, hx, cx, reverse, batchSizes, mode, hiddenSize, numLayers, hasBiases, bidirectional, batchFirst, train)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryMkldnnRnnLayer is MkldnnRnnLayer that returns its error.
+func TryMkldnnRnnLayer(input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genMkldnnRnnLayer(input, weight0, weight1, weight2, weight3, hx, cx, reverse, batchSizes, mode, hiddenSize, numLayers, hasBiases, bidirectional, batchFirst, train)
+}
+
+func genMkldnnRnnLayer(input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "mkldnn_rnn_layer"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weight0C, err_ := weight0.ptr(op, "weight0")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	weight1C, err_ := weight1.ptr(op, "weight1")
+	if err_ != nil {
+		input.unpin()
+		weight0.unpin()
+		return
+	}
+	weight2C, err_ := weight2.ptr(op, "weight2")
+	if err_ != nil {
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		return
+	}
+	weight3C, err_ := weight3.ptr(op, "weight3")
+	if err_ != nil {
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		return
+	}
+	hxC, err_ := hx.ptr(op, "hx_")
+	if err_ != nil {
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		return
+	}
+	cxC, err_ := cx.ptr(op, "cx_")
+	if err_ != nil {
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		hx.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg_mkldnn_rnn_layer(unsafe.Pointer(inputC), unsafe.Pointer(weight0C), unsafe.Pointer(weight1C), unsafe.Pointer(weight2C), unsafe.Pointer(weight3C), unsafe.Pointer(hxC), unsafe.Pointer(cxC), b32(reverse), i64p(batchSizes), int64(len(batchSizes)), mode, hiddenSize, numLayers, b32(hasBiases), b32(bidirectional), b32(batchFirst), b32(train))
+	input.unpin()
+	weight0.unpin()
+	weight1.unpin()
+	weight2.unpin()
+	weight3.unpin()
+	hx.unpin()
+	cx.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// MkldnnRnnLayerBackward is PyTorch's mkldnn_rnn_layer_backward.
+//
+//	aten::mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MkldnnRnnLayerBackward(input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, r5, r6, err := genMkldnnRnnLayerBackward(input, weight1, weight2, weight3, weight4, hx, cxTmp, output, hy, cy, gradOutput, gradHy, gradCy, reverse, mode, hiddenSize, numLayers, hasBiases, train, bidirectional, batchSizes, batchFirst, workspace)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4, r5, r6
+}
+
+// TryMkldnnRnnLayerBackward is MkldnnRnnLayerBackward that returns its error.
+func TryMkldnnRnnLayerBackward(input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genMkldnnRnnLayerBackward(input, weight1, weight2, weight3, weight4, hx, cxTmp, output, hy, cy, gradOutput, gradHy, gradCy, reverse, mode, hiddenSize, numLayers, hasBiases, train, bidirectional, batchSizes, batchFirst, workspace)
+}
+
+func genMkldnnRnnLayerBackward(input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, r5_ Tensor, r6_ Tensor, err_ error) {
+	const op = "mkldnn_rnn_layer_backward"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weight1C, err_ := weight1.ptr(op, "weight1")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	weight2C, err_ := weight2.ptr(op, "weight2")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		return
+	}
+	weight3C, err_ := weight3.ptr(op, "weight3")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		return
+	}
+	weight4C, err_ := weight4.ptr(op, "weight4")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		return
+	}
+	hxC, err_ := hx.ptr(op, "hx_")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		return
+	}
+	cxTmpC, err_ := cxTmp.ptr(op, "cx_tmp")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		return
+	}
+	outputC, err_ := output.ptr(op, "output")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		return
+	}
+	hyC, err_ := hy.ptr(op, "hy_")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		return
+	}
+	cyC, err_ := cy.ptr(op, "cy_")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		return
+	}
+	gradOutputC, err_ := gradOutput.optPtr(op, "grad_output")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		return
+	}
+	gradHyC, err_ := gradHy.optPtr(op, "grad_hy")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		return
+	}
+	gradCyC, err_ := gradCy.optPtr(op, "grad_cy")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		gradHy.unpin()
+		return
+	}
+	workspaceC, err_ := workspace.ptr(op, "workspace")
+	if err_ != nil {
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		gradHy.unpin()
+		gradCy.unpin()
+		return
+	}
+	r0, r1, r2, r3, r4, r5, r6, e_ := shard3.Atg_mkldnn_rnn_layer_backward(unsafe.Pointer(inputC), unsafe.Pointer(weight1C), unsafe.Pointer(weight2C), unsafe.Pointer(weight3C), unsafe.Pointer(weight4C), unsafe.Pointer(hxC), unsafe.Pointer(cxTmpC), unsafe.Pointer(outputC), unsafe.Pointer(hyC), unsafe.Pointer(cyC), unsafe.Pointer(gradOutputC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), b32(reverse), mode, hiddenSize, numLayers, b32(hasBiases), b32(train), b32(bidirectional), i64p(batchSizes), int64(len(batchSizes)), b32(batchFirst), unsafe.Pointer(workspaceC))
+	input.unpin()
+	weight1.unpin()
+	weight2.unpin()
+	weight3.unpin()
+	weight4.unpin()
+	hx.unpin()
+	cxTmp.unpin()
+	output.unpin()
+	hy.unpin()
+	cy.unpin()
+	gradOutput.unpin()
+	gradHy.unpin()
+	gradCy.unpin()
+	workspace.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	r5_ = newTensorP(r5)
+	r6_ = newTensorP(r6)
+	return
+}
+
+// InternalIntMm is PyTorch's _int_mm.
+//
+//	aten::_int_mm(Tensor self, Tensor mat2) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalIntMm(self Tensor, mat2 Tensor) Tensor {
+	r0, err := genInternalIntMm(self, mat2)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIntMm is InternalIntMm that returns its error.
+func TryInternalIntMm(self Tensor, mat2 Tensor) (Tensor, error) {
+	return genInternalIntMm(self, mat2)
+}
+
+func genInternalIntMm(self Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
+	const op = "_int_mm"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__int_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
+	self.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalIntMmOut is PyTorch's _int_mm_out.out.
+//
+//	aten::_int_mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalIntMmOut(out Tensor, self Tensor, mat2 Tensor) Tensor {
+	r0, err := genInternalIntMmOut(out, self, mat2)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalIntMmOut is InternalIntMmOut that returns its error.
+func TryInternalIntMmOut(out Tensor, self Tensor, mat2 Tensor) (Tensor, error) {
+	return genInternalIntMmOut(out, self, mat2)
+}
+
+func genInternalIntMmOut(out Tensor, self Tensor, mat2 Tensor) (r0_ Tensor, err_ error) {
+	const op = "_int_mm_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__int_mm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalConvertWeightToInt4pack is PyTorch's _convert_weight_to_int4pack.
+//
+//	aten::_convert_weight_to_int4pack(Tensor self, int innerKTiles) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalConvertWeightToInt4pack(self Tensor, innerKTiles int64) Tensor {
+	r0, err := genInternalConvertWeightToInt4pack(self, innerKTiles)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalConvertWeightToInt4pack is InternalConvertWeightToInt4pack that returns its error.
+func TryInternalConvertWeightToInt4pack(self Tensor, innerKTiles int64) (Tensor, error) {
+	return genInternalConvertWeightToInt4pack(self, innerKTiles)
+}
+
+func genInternalConvertWeightToInt4pack(self Tensor, innerKTiles int64) (r0_ Tensor, err_ error) {
+	const op = "_convert_weight_to_int4pack"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__convert_weight_to_int4pack(unsafe.Pointer(selfC), innerKTiles)
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalWeightInt4packMm is PyTorch's _weight_int4pack_mm.
+//
+//	aten::_weight_int4pack_mm(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalWeightInt4packMm(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) Tensor {
+	r0, err := genInternalWeightInt4packMm(self, mat2, qGroupSize, qScaleAndZeros)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWeightInt4packMm is InternalWeightInt4packMm that returns its error.
+func TryInternalWeightInt4packMm(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) (Tensor, error) {
+	return genInternalWeightInt4packMm(self, mat2, qGroupSize, qScaleAndZeros)
+}
+
+func genInternalWeightInt4packMm(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) (r0_ Tensor, err_ error) {
+	const op = "_weight_int4pack_mm"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	qScaleAndZerosC, err_ := qScaleAndZeros.ptr(op, "qScaleAndZeros")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__weight_int4pack_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), qGroupSize, unsafe.Pointer(qScaleAndZerosC))
+	self.unpin()
+	mat2.unpin()
+	qScaleAndZeros.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalConvertWeightToInt4packForCpu is PyTorch's _convert_weight_to_int4pack_for_cpu.
+//
+//	aten::_convert_weight_to_int4pack_for_cpu(Tensor self, int innerKTiles) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalConvertWeightToInt4packForCpu(self Tensor, innerKTiles int64) Tensor {
+	r0, err := genInternalConvertWeightToInt4packForCpu(self, innerKTiles)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalConvertWeightToInt4packForCpu is InternalConvertWeightToInt4packForCpu that returns its error.
+func TryInternalConvertWeightToInt4packForCpu(self Tensor, innerKTiles int64) (Tensor, error) {
+	return genInternalConvertWeightToInt4packForCpu(self, innerKTiles)
+}
+
+func genInternalConvertWeightToInt4packForCpu(self Tensor, innerKTiles int64) (r0_ Tensor, err_ error) {
+	const op = "_convert_weight_to_int4pack_for_cpu"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__convert_weight_to_int4pack_for_cpu(unsafe.Pointer(selfC), innerKTiles)
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalWeightInt4packMmForCpu is PyTorch's _weight_int4pack_mm_for_cpu.
+//
+//	aten::_weight_int4pack_mm_for_cpu(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalWeightInt4packMmForCpu(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) Tensor {
+	r0, err := genInternalWeightInt4packMmForCpu(self, mat2, qGroupSize, qScaleAndZeros)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWeightInt4packMmForCpu is InternalWeightInt4packMmForCpu that returns its error.
+func TryInternalWeightInt4packMmForCpu(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) (Tensor, error) {
+	return genInternalWeightInt4packMmForCpu(self, mat2, qGroupSize, qScaleAndZeros)
+}
+
+func genInternalWeightInt4packMmForCpu(self Tensor, mat2 Tensor, qGroupSize int64, qScaleAndZeros Tensor) (r0_ Tensor, err_ error) {
+	const op = "_weight_int4pack_mm_for_cpu"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	qScaleAndZerosC, err_ := qScaleAndZeros.ptr(op, "qScaleAndZeros")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__weight_int4pack_mm_for_cpu(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), qGroupSize, unsafe.Pointer(qScaleAndZerosC))
+	self.unpin()
+	mat2.unpin()
+	qScaleAndZeros.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalWeightInt8packMm is PyTorch's _weight_int8pack_mm.
+//
+//	aten::_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalWeightInt8packMm(self Tensor, mat2 Tensor, scales Tensor) Tensor {
+	r0, err := genInternalWeightInt8packMm(self, mat2, scales)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWeightInt8packMm is InternalWeightInt8packMm that returns its error.
+func TryInternalWeightInt8packMm(self Tensor, mat2 Tensor, scales Tensor) (Tensor, error) {
+	return genInternalWeightInt8packMm(self, mat2, scales)
+}
+
+func genInternalWeightInt8packMm(self Tensor, mat2 Tensor, scales Tensor) (r0_ Tensor, err_ error) {
+	const op = "_weight_int8pack_mm"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	scalesC, err_ := scales.ptr(op, "scales")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__weight_int8pack_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), unsafe.Pointer(scalesC))
+	self.unpin()
+	mat2.unpin()
+	scales.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSparseMmReduce is PyTorch's _sparse_mm.reduce.
+//
+//	aten::_sparse_mm.reduce(Tensor sparse, Tensor dense, str reduce) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseMmReduce(sparse Tensor, dense Tensor, reduce string) Tensor {
+	r0, err := genInternalSparseMmReduce(sparse, dense, reduce)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseMmReduce is InternalSparseMmReduce that returns its error.
+func TryInternalSparseMmReduce(sparse Tensor, dense Tensor, reduce string) (Tensor, error) {
+	return genInternalSparseMmReduce(sparse, dense, reduce)
+}
+
+func genInternalSparseMmReduce(sparse Tensor, dense Tensor, reduce string) (r0_ Tensor, err_ error) {
+	const op = "_sparse_mm"
+	sparseC, err_ := sparse.ptr(op, "sparse")
+	if err_ != nil {
+		return
+	}
+	denseC, err_ := dense.ptr(op, "dense")
+	if err_ != nil {
+		sparse.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_mm_reduce(unsafe.Pointer(sparseC), unsafe.Pointer(denseC), reduce)
+	sparse.unpin()
+	dense.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalNativeBatchNormLegit is PyTorch's _native_batch_norm_legit.
+//
+//	aten::_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegit(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegit(input, weight, bias, runningMean, runningVar, training, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegit is InternalNativeBatchNormLegit that returns its error.
+func TryInternalNativeBatchNormLegit(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegit(input, weight, bias, runningMean, runningVar, training, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegit(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__native_batch_norm_legit(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(training), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalNativeBatchNormLegitNoTraining is PyTorch's _native_batch_norm_legit_no_training.
+//
+//	aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitNoTraining(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegitNoTraining(input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegitNoTraining is InternalNativeBatchNormLegitNoTraining that returns its error.
+func TryInternalNativeBatchNormLegitNoTraining(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitNoTraining(input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitNoTraining(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit_no_training"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__native_batch_norm_legit_no_training(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalNativeBatchNormLegitOut is PyTorch's _native_batch_norm_legit_out.out.
+//
+//	aten::_native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd) -> (Tensor(d!), Tensor(e!), Tensor(f!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegitOut(out, saveMean, saveInvstd, input, weight, bias, runningMean, runningVar, training, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegitOut is InternalNativeBatchNormLegitOut that returns its error.
+func TryInternalNativeBatchNormLegitOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitOut(out, saveMean, saveInvstd, input, weight, bias, runningMean, runningVar, training, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	saveMeanC, err_ := saveMean.ptr(op, "save_mean")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	saveInvstdC, err_ := saveInvstd.ptr(op, "save_invstd")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	e_ := shard3.Atg__native_batch_norm_legit_out_out(unsafe.Pointer(outC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveInvstdC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(training), momentum, eps)
+	out.unpin()
+	saveMean.unpin()
+	saveInvstd.unpin()
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	r1_ = saveMean
+	r2_ = saveInvstd
+	return
+}
+
+// InternalNativeBatchNormLegitNoStats is PyTorch's _native_batch_norm_legit.no_stats.
+//
+//	aten::_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitNoStats(input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegitNoStats(input, weight, bias, training, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegitNoStats is InternalNativeBatchNormLegitNoStats that returns its error.
+func TryInternalNativeBatchNormLegitNoStats(input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitNoStats(input, weight, bias, training, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitNoStats(input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__native_batch_norm_legit_no_stats(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), b32(training), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalNativeBatchNormLegitNoStatsOut is PyTorch's _native_batch_norm_legit_out.no_stats_out.
+//
+//	aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitNoStatsOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegitNoStatsOut(out, saveMean, saveInvstd, input, weight, bias, training, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegitNoStatsOut is InternalNativeBatchNormLegitNoStatsOut that returns its error.
+func TryInternalNativeBatchNormLegitNoStatsOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitNoStatsOut(out, saveMean, saveInvstd, input, weight, bias, training, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitNoStatsOut(out Tensor, saveMean Tensor, saveInvstd Tensor, input Tensor, weight Tensor, bias Tensor, training bool, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	saveMeanC, err_ := saveMean.ptr(op, "save_mean")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	saveInvstdC, err_ := saveInvstd.ptr(op, "save_invstd")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	e_ := shard3.Atg__native_batch_norm_legit_out_no_stats_out(unsafe.Pointer(outC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveInvstdC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), b32(training), momentum, eps)
+	out.unpin()
+	saveMean.unpin()
+	saveInvstd.unpin()
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	r1_ = saveMean
+	r2_ = saveInvstd
+	return
+}
+
+// InternalReshapeCopy is PyTorch's _reshape_copy.
+//
+//	aten::_reshape_copy(Tensor self, SymInt[] size) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalReshapeCopy(self Tensor, size []int64) Tensor {
+	r0, err := genInternalReshapeCopy(self, size)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalReshapeCopy is InternalReshapeCopy that returns its error.
+func TryInternalReshapeCopy(self Tensor, size []int64) (Tensor, error) {
+	return genInternalReshapeCopy(self, size)
+}
+
+func genInternalReshapeCopy(self Tensor, size []int64) (r0_ Tensor, err_ error) {
+	const op = "_reshape_copy"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__reshape_copy(unsafe.Pointer(selfC), i64p(size), int64(len(size)))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPreluKernel is PyTorch's _prelu_kernel.
+//
+//	aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalPreluKernel(self Tensor, weight Tensor) Tensor {
+	r0, err := genInternalPreluKernel(self, weight)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPreluKernel is InternalPreluKernel that returns its error.
+func TryInternalPreluKernel(self Tensor, weight Tensor) (Tensor, error) {
+	return genInternalPreluKernel(self, weight)
+}
+
+func genInternalPreluKernel(self Tensor, weight Tensor) (r0_ Tensor, err_ error) {
+	const op = "_prelu_kernel"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__prelu_kernel(unsafe.Pointer(selfC), unsafe.Pointer(weightC))
+	self.unpin()
+	weight.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPreluKernelBackward is PyTorch's _prelu_kernel_backward.
+//
+//	aten::_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalPreluKernelBackward(gradOutput Tensor, self Tensor, weight Tensor) (Tensor, Tensor) {
+	r0, r1, err := genInternalPreluKernelBackward(gradOutput, self, weight)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalPreluKernelBackward is InternalPreluKernelBackward that returns its error.
+func TryInternalPreluKernelBackward(gradOutput Tensor, self Tensor, weight Tensor) (Tensor, Tensor, error) {
+	return genInternalPreluKernelBackward(gradOutput, self, weight)
+}
+
+func genInternalPreluKernelBackward(gradOutput Tensor, self Tensor, weight Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_prelu_kernel_backward"
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		gradOutput.unpin()
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		gradOutput.unpin()
+		self.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__prelu_kernel_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), unsafe.Pointer(weightC))
+	gradOutput.unpin()
+	self.unpin()
+	weight.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// SliceInverse is PyTorch's slice_inverse.
+//
+//	aten::slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+//
+// Options: WithDim, WithStart, WithEnd, WithStep.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SliceInverse(self Tensor, src Tensor, opts ...Option) Tensor {
+	r0, err := genSliceInverse(self, src, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySliceInverse is SliceInverse that returns its error.
+func TrySliceInverse(self Tensor, src Tensor, opts ...Option) (Tensor, error) {
+	return genSliceInverse(self, src, opts)
+}
+
+// SliceInverse is PyTorch's slice_inverse.
+//
+//	aten::slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
+//
+// Options: WithDim, WithStart, WithEnd, WithStep.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) SliceInverse(src Tensor, opts ...Option) Tensor {
+	r0, err := genSliceInverse(self, src, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySliceInverse is SliceInverse that returns its error.
+func (self Tensor) TrySliceInverse(src Tensor, opts ...Option) (Tensor, error) {
+	return genSliceInverse(self, src, opts)
+}
+
+func genSliceInverse(self Tensor, src Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "slice_inverse"
+	dim := int64(0)
+	var start int64
+	startHas := false
+	var end int64
+	endHas := false
+	step := int64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			if dim, err_ = o.one(op); err_ != nil {
+				return
+			}
+		case optStart:
+			if start, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			startHas = true
+		case optEnd:
+			if end, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			endHas = true
+		case optStep:
+			if step, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	srcC, err_ := src.ptr(op, "src")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_slice_inverse(unsafe.Pointer(selfC), unsafe.Pointer(srcC), dim, start, b32(startHas), end, b32(endHas), step)
+	self.unpin()
+	src.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// SqueezeDims is PyTorch's squeeze.dims.
+//
+//	aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SqueezeDims(self Tensor, dim []int64) Tensor {
+	r0, err := genSqueezeDims(self, dim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySqueezeDims is SqueezeDims that returns its error.
+func TrySqueezeDims(self Tensor, dim []int64) (Tensor, error) {
+	return genSqueezeDims(self, dim)
+}
+
+// SqueezeDims is PyTorch's squeeze.dims.
+//
+//	aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) SqueezeDims(dim []int64) Tensor {
+	r0, err := genSqueezeDims(self, dim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySqueezeDims is SqueezeDims that returns its error.
+func (self Tensor) TrySqueezeDims(dim []int64) (Tensor, error) {
+	return genSqueezeDims(self, dim)
+}
+
+func genSqueezeDims(self Tensor, dim []int64) (r0_ Tensor, err_ error) {
+	const op = "squeeze"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_squeeze_dims(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// SqueezeDims_ is PyTorch's squeeze_.dims.
+//
+//	aten::squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) SqueezeDims_(dim []int64) Tensor {
+	r0, err := genSqueezeDims_(self, dim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySqueezeDims_ is SqueezeDims_ that returns its error.
+func (self Tensor) TrySqueezeDims_(dim []int64) (Tensor, error) {
+	return genSqueezeDims_(self, dim)
+}
+
+func genSqueezeDims_(self Tensor, dim []int64) (r0_ Tensor, err_ error) {
+	const op = "squeeze_"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	e_ := shard3.Atg_squeeze__dims(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = self
+	return
+}
+
+// InternalChunkCat is PyTorch's _chunk_cat.
+//
+//	aten::_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalChunkCat(tensors []Tensor, dim int64, numChunks int64) Tensor {
+	r0, err := genInternalChunkCat(tensors, dim, numChunks)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalChunkCat is InternalChunkCat that returns its error.
+func TryInternalChunkCat(tensors []Tensor, dim int64, numChunks int64) (Tensor, error) {
+	return genInternalChunkCat(tensors, dim, numChunks)
+}
+
+func genInternalChunkCat(tensors []Tensor, dim int64, numChunks int64) (r0_ Tensor, err_ error) {
+	const op = "_chunk_cat"
+	tensorsC, err_ := tensorPtrs(op, "tensors", tensors)
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__chunk_cat(tensorsPtr(tensorsC), int64(len(tensorsC)), dim, numChunks)
+	unpinAll(tensors)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalChunkCatOut is PyTorch's _chunk_cat_out.out.
+//
+//	aten::_chunk_cat.out(Tensor[] tensors, int dim, int num_chunks, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalChunkCatOut(out Tensor, tensors []Tensor, dim int64, numChunks int64) Tensor {
+	r0, err := genInternalChunkCatOut(out, tensors, dim, numChunks)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalChunkCatOut is InternalChunkCatOut that returns its error.
+func TryInternalChunkCatOut(out Tensor, tensors []Tensor, dim int64, numChunks int64) (Tensor, error) {
+	return genInternalChunkCatOut(out, tensors, dim, numChunks)
+}
+
+func genInternalChunkCatOut(out Tensor, tensors []Tensor, dim int64, numChunks int64) (r0_ Tensor, err_ error) {
+	const op = "_chunk_cat_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	tensorsC, err_ := tensorPtrs(op, "tensors", tensors)
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__chunk_cat_out_out(unsafe.Pointer(outC), tensorsPtr(tensorsC), int64(len(tensorsC)), dim, numChunks)
+	out.unpin()
+	unpinAll(tensors)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalBatchNormWithUpdate is PyTorch's _batch_norm_with_update.
+//
+//	aten::_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalBatchNormWithUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalBatchNormWithUpdate(input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalBatchNormWithUpdate is InternalBatchNormWithUpdate that returns its error.
+func TryInternalBatchNormWithUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalBatchNormWithUpdate(input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalBatchNormWithUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_batch_norm_with_update"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__batch_norm_with_update(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// InternalBatchNormWithUpdateOut is PyTorch's _batch_norm_with_update_out.out.
+//
+//	aten::_batch_norm_with_update.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd, Tensor(g!) reserve) -> (Tensor(d!), Tensor(e!), Tensor(f!), Tensor(g!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalBatchNormWithUpdateOut(out Tensor, saveMean Tensor, saveInvstd Tensor, reserve Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalBatchNormWithUpdateOut(out, saveMean, saveInvstd, reserve, input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalBatchNormWithUpdateOut is InternalBatchNormWithUpdateOut that returns its error.
+func TryInternalBatchNormWithUpdateOut(out Tensor, saveMean Tensor, saveInvstd Tensor, reserve Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalBatchNormWithUpdateOut(out, saveMean, saveInvstd, reserve, input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalBatchNormWithUpdateOut(out Tensor, saveMean Tensor, saveInvstd Tensor, reserve Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_batch_norm_with_update_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	saveMeanC, err_ := saveMean.ptr(op, "save_mean")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	saveInvstdC, err_ := saveInvstd.ptr(op, "save_invstd")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		return
+	}
+	reserveC, err_ := reserve.ptr(op, "reserve")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		reserve.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		reserve.unpin()
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		reserve.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		reserve.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		out.unpin()
+		saveMean.unpin()
+		saveInvstd.unpin()
+		reserve.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	e_ := shard3.Atg__batch_norm_with_update_out_out(unsafe.Pointer(outC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveInvstdC), unsafe.Pointer(reserveC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	out.unpin()
+	saveMean.unpin()
+	saveInvstd.unpin()
+	reserve.unpin()
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	r1_ = saveMean
+	r2_ = saveInvstd
+	r3_ = reserve
+	return
+}
+
+// InternalBatchNormNoUpdate is PyTorch's _batch_norm_no_update.
+//
+//	aten::_batch_norm_no_update(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalBatchNormNoUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalBatchNormNoUpdate(input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalBatchNormNoUpdate is InternalBatchNormNoUpdate that returns its error.
+func TryInternalBatchNormNoUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalBatchNormNoUpdate(input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalBatchNormNoUpdate(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_batch_norm_no_update"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.optPtr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.optPtr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__batch_norm_no_update(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// BatchNormBackward is PyTorch's batch_norm_backward.
+//
+//	aten::batch_norm_backward(Tensor grad_out, Tensor input, Tensor weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var, bool update, float eps, bool[3] output_mask, Tensor reserve) -> (Tensor, Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func BatchNormBackward(gradOut Tensor, input Tensor, weight Tensor, runningMean Tensor, runningVar Tensor, saveMean Tensor, saveVar Tensor, update bool, eps float64, outputMask [3]bool, reserve Tensor) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genBatchNormBackward(gradOut, input, weight, runningMean, runningVar, saveMean, saveVar, update, eps, outputMask, reserve)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryBatchNormBackward is BatchNormBackward that returns its error.
+func TryBatchNormBackward(gradOut Tensor, input Tensor, weight Tensor, runningMean Tensor, runningVar Tensor, saveMean Tensor, saveVar Tensor, update bool, eps float64, outputMask [3]bool, reserve Tensor) (Tensor, Tensor, Tensor, error) {
+	return genBatchNormBackward(gradOut, input, weight, runningMean, runningVar, saveMean, saveVar, update, eps, outputMask, reserve)
+}
+
+func genBatchNormBackward(gradOut Tensor, input Tensor, weight Tensor, runningMean Tensor, runningVar Tensor, saveMean Tensor, saveVar Tensor, update bool, eps float64, outputMask [3]bool, reserve Tensor) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "batch_norm_backward"
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.optPtr(op, "running_mean")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.optPtr(op, "running_var")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		weight.unpin()
+		runningMean.unpin()
+		return
+	}
+	saveMeanC, err_ := saveMean.optPtr(op, "save_mean")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		weight.unpin()
+		runningMean.unpin()
+		runningVar.unpin()
+		return
+	}
+	saveVarC, err_ := saveVar.optPtr(op, "save_var")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		weight.unpin()
+		runningMean.unpin()
+		runningVar.unpin()
+		saveMean.unpin()
+		return
+	}
+	reserveC, err_ := reserve.ptr(op, "reserve")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		weight.unpin()
+		runningMean.unpin()
+		runningVar.unpin()
+		saveMean.unpin()
+		saveVar.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg_batch_norm_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), unsafe.Pointer(saveMeanC), unsafe.Pointer(saveVarC), b32(update), eps, boolMask(outputMask[:]), unsafe.Pointer(reserveC))
+	gradOut.unpin()
+	input.unpin()
+	weight.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	saveMean.unpin()
+	saveVar.unpin()
+	reserve.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalSparseMmReduceImpl is PyTorch's _sparse_mm_reduce_impl.
+//
+//	aten::_sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseMmReduceImpl(self Tensor, other Tensor, reduce string) (Tensor, Tensor) {
+	r0, r1, err := genInternalSparseMmReduceImpl(self, other, reduce)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalSparseMmReduceImpl is InternalSparseMmReduceImpl that returns its error.
+func TryInternalSparseMmReduceImpl(self Tensor, other Tensor, reduce string) (Tensor, Tensor, error) {
+	return genInternalSparseMmReduceImpl(self, other, reduce)
+}
+
+func genInternalSparseMmReduceImpl(self Tensor, other Tensor, reduce string) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_sparse_mm_reduce_impl"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	otherC, err_ := other.ptr(op, "other")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__sparse_mm_reduce_impl(unsafe.Pointer(selfC), unsafe.Pointer(otherC), reduce)
+	self.unpin()
+	other.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalSparseMmReduceImplBackward is PyTorch's _sparse_mm_reduce_impl_backward.
+//
+//	aten::_sparse_mm_reduce_impl_backward(Tensor self, Tensor grad_out, Tensor weight, str reduce, Tensor arg_out, bool[2] output_mask) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseMmReduceImplBackward(self Tensor, gradOut Tensor, weight Tensor, reduce string, argOut Tensor, outputMask [2]bool) (Tensor, Tensor) {
+	r0, r1, err := genInternalSparseMmReduceImplBackward(self, gradOut, weight, reduce, argOut, outputMask)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalSparseMmReduceImplBackward is InternalSparseMmReduceImplBackward that returns its error.
+func TryInternalSparseMmReduceImplBackward(self Tensor, gradOut Tensor, weight Tensor, reduce string, argOut Tensor, outputMask [2]bool) (Tensor, Tensor, error) {
+	return genInternalSparseMmReduceImplBackward(self, gradOut, weight, reduce, argOut, outputMask)
+}
+
+func genInternalSparseMmReduceImplBackward(self Tensor, gradOut Tensor, weight Tensor, reduce string, argOut Tensor, outputMask [2]bool) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_sparse_mm_reduce_impl_backward"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	weightC, err_ := weight.ptr(op, "weight")
+	if err_ != nil {
+		self.unpin()
+		gradOut.unpin()
+		return
+	}
+	argOutC, err_ := argOut.ptr(op, "arg_out")
+	if err_ != nil {
+		self.unpin()
+		gradOut.unpin()
+		weight.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__sparse_mm_reduce_impl_backward(unsafe.Pointer(selfC), unsafe.Pointer(gradOutC), unsafe.Pointer(weightC), reduce, unsafe.Pointer(argOutC), boolMask(outputMask[:]))
+	self.unpin()
+	gradOut.unpin()
+	weight.unpin()
+	argOut.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalScaledMm is PyTorch's _scaled_mm.
+//
+//	aten::_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
+//
+// Options: WithBias, WithScaleResult, WithOutDtype, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) Tensor {
+	r0, err := genInternalScaledMm(self, mat2, scaleA, scaleB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledMm is InternalScaledMm that returns its error.
+func TryInternalScaledMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) (Tensor, error) {
+	return genInternalScaledMm(self, mat2, scaleA, scaleB, opts)
+}
+
+func genInternalScaledMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_mm"
+	var bias Tensor
+	var scaleResult Tensor
+	var outDtype DType
+	outDtypeHas := false
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optScaleResult:
+			scaleResult = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := scaleA.ptr(op, "scale_a")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := scaleB.ptr(op, "scale_b")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		return
+	}
+	scaleResultC, err_ := scaleResult.optPtr(op, "scale_result")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		bias.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__scaled_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), unsafe.Pointer(scaleAC), unsafe.Pointer(scaleBC), unsafe.Pointer(biasC), unsafe.Pointer(scaleResultC), int32(outDtype), b32(outDtypeHas), b32(useFastAccum))
+	self.unpin()
+	mat2.unpin()
+	scaleA.unpin()
+	scaleB.unpin()
+	bias.unpin()
+	scaleResult.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalScaledMmOut is PyTorch's _scaled_mm_out.out.
+//
+//	aten::_scaled_mm.out(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBias, WithScaleResult, WithOutDtype, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledMmOut(out Tensor, self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) Tensor {
+	r0, err := genInternalScaledMmOut(out, self, mat2, scaleA, scaleB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledMmOut is InternalScaledMmOut that returns its error.
+func TryInternalScaledMmOut(out Tensor, self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) (Tensor, error) {
+	return genInternalScaledMmOut(out, self, mat2, scaleA, scaleB, opts)
+}
+
+func genInternalScaledMmOut(out Tensor, self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_mm_out"
+	var bias Tensor
+	var scaleResult Tensor
+	var outDtype DType
+	outDtypeHas := false
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optBias:
+			bias = o.t
+		case optScaleResult:
+			scaleResult = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := scaleA.ptr(op, "scale_a")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := scaleB.ptr(op, "scale_b")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		return
+	}
+	scaleResultC, err_ := scaleResult.optPtr(op, "scale_result")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		bias.unpin()
+		return
+	}
+	e_ := shard3.Atg__scaled_mm_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C), unsafe.Pointer(scaleAC), unsafe.Pointer(scaleBC), unsafe.Pointer(biasC), unsafe.Pointer(scaleResultC), int32(outDtype), b32(outDtypeHas), b32(useFastAccum))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	scaleA.unpin()
+	scaleB.unpin()
+	bias.unpin()
+	scaleResult.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalSparseCompressedTensorWithDims is PyTorch's _sparse_compressed_tensor_with_dims.
+//
+//	aten::_sparse_compressed_tensor_with_dims(int nnz, int dense_dim, int[] size, int[] blocksize, ScalarType index_dtype, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor
+//
+// Options: WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseCompressedTensorWithDims(nnz int64, denseDim int64, size []int64, blocksize []int64, indexDtype DType, opts ...Option) Tensor {
+	r0, err := genInternalSparseCompressedTensorWithDims(nnz, denseDim, size, blocksize, indexDtype, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseCompressedTensorWithDims is InternalSparseCompressedTensorWithDims that returns its error.
+func TryInternalSparseCompressedTensorWithDims(nnz int64, denseDim int64, size []int64, blocksize []int64, indexDtype DType, opts ...Option) (Tensor, error) {
+	return genInternalSparseCompressedTensorWithDims(nnz, denseDim, size, blocksize, indexDtype, opts)
+}
+
+func genInternalSparseCompressedTensorWithDims(nnz int64, denseDim int64, size []int64, blocksize []int64, indexDtype DType, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_compressed_tensor_with_dims"
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	t_, e_, n_ := shard3.Atg__sparse_compressed_tensor_with_dims(nnz, denseDim, i64p(size), int64(len(size)), i64p(blocksize), int64(len(blocksize)), int32(indexDtype), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad))
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSparseMaskProjection is PyTorch's _sparse_mask_projection.
+//
+//	aten::_sparse_mask_projection(Tensor self, Tensor mask, bool accumulate_matches=False) -> Tensor
+//
+// Options: WithAccumulateMatches.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalSparseMaskProjection(mask Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseMaskProjection(self, mask, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseMaskProjection is InternalSparseMaskProjection that returns its error.
+func (self Tensor) TryInternalSparseMaskProjection(mask Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseMaskProjection(self, mask, opts)
+}
+
+func genInternalSparseMaskProjection(self Tensor, mask Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_mask_projection"
+	accumulateMatches := false
+	for _, o := range opts {
+		switch o.key {
+		case optAccumulateMatches:
+			accumulateMatches = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	maskC, err_ := mask.ptr(op, "mask")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__sparse_mask_projection(unsafe.Pointer(selfC), unsafe.Pointer(maskC), b32(accumulateMatches))
+	self.unpin()
+	mask.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseSparseDim is PyTorch's _to_sparse.sparse_dim.
+//
+//	aten::_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparseSparseDim(sparseDim int64) Tensor {
+	r0, err := genInternalToSparseSparseDim(self, sparseDim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseSparseDim is InternalToSparseSparseDim that returns its error.
+func (self Tensor) TryInternalToSparseSparseDim(sparseDim int64) (Tensor, error) {
+	return genInternalToSparseSparseDim(self, sparseDim)
+}
+
+func genInternalToSparseSparseDim(self Tensor, sparseDim int64) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse_sparse_dim(unsafe.Pointer(selfC), sparseDim)
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparse is PyTorch's _to_sparse.
+//
+//	aten::_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+//
+// Options: WithLayout, WithBlocksize, WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparse(opts ...Option) Tensor {
+	r0, err := genInternalToSparse(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparse is InternalToSparse that returns its error.
+func (self Tensor) TryInternalToSparse(opts ...Option) (Tensor, error) {
+	return genInternalToSparse(self, opts)
+}
+
+func genInternalToSparse(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse"
+	var layout Layout
+	layoutHas := false
+	var blocksize []int64
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optLayout:
+			layout = Layout(o.i)
+			layoutHas = true
+		case optBlocksize:
+			blocksize = o.ints
+			if blocksize == nil {
+				blocksize = []int64{}
+			}
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse(unsafe.Pointer(selfC), int32(layout), b32(layoutHas), i64p(blocksize), optLen(len(blocksize), blocksize == nil), denseDim, b32(denseDimHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseCsr is PyTorch's _to_sparse_csr.
+//
+//	aten::_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparseCsr(opts ...Option) Tensor {
+	r0, err := genInternalToSparseCsr(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseCsr is InternalToSparseCsr that returns its error.
+func (self Tensor) TryInternalToSparseCsr(opts ...Option) (Tensor, error) {
+	return genInternalToSparseCsr(self, opts)
+}
+
+func genInternalToSparseCsr(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_csr"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse_csr(unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseCsc is PyTorch's _to_sparse_csc.
+//
+//	aten::_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparseCsc(opts ...Option) Tensor {
+	r0, err := genInternalToSparseCsc(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseCsc is InternalToSparseCsc that returns its error.
+func (self Tensor) TryInternalToSparseCsc(opts ...Option) (Tensor, error) {
+	return genInternalToSparseCsc(self, opts)
+}
+
+func genInternalToSparseCsc(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_csc"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse_csc(unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseBsr is PyTorch's _to_sparse_bsr.
+//
+//	aten::_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparseBsr(blocksize []int64, opts ...Option) Tensor {
+	r0, err := genInternalToSparseBsr(self, blocksize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseBsr is InternalToSparseBsr that returns its error.
+func (self Tensor) TryInternalToSparseBsr(blocksize []int64, opts ...Option) (Tensor, error) {
+	return genInternalToSparseBsr(self, blocksize, opts)
+}
+
+func genInternalToSparseBsr(self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_bsr"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse_bsr(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseBsc is PyTorch's _to_sparse_bsc.
+//
+//	aten::_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalToSparseBsc(blocksize []int64, opts ...Option) Tensor {
+	r0, err := genInternalToSparseBsc(self, blocksize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseBsc is InternalToSparseBsc that returns its error.
+func (self Tensor) TryInternalToSparseBsc(blocksize []int64, opts ...Option) (Tensor, error) {
+	return genInternalToSparseBsc(self, blocksize, opts)
+}
+
+func genInternalToSparseBsc(self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_bsc"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__to_sparse_bsc(unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalToSparseSemiStructured is PyTorch's _to_sparse_semi_structured.
+//
+//	aten::_to_sparse_semi_structured(Tensor dense) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseSemiStructured(dense Tensor) (Tensor, Tensor) {
+	r0, r1, err := genInternalToSparseSemiStructured(dense)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalToSparseSemiStructured is InternalToSparseSemiStructured that returns its error.
+func TryInternalToSparseSemiStructured(dense Tensor) (Tensor, Tensor, error) {
+	return genInternalToSparseSemiStructured(dense)
+}
+
+func genInternalToSparseSemiStructured(dense Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_to_sparse_semi_structured"
+	denseC, err_ := dense.ptr(op, "dense")
+	if err_ != nil {
+		return
+	}
+	r0, r1, e_ := shard3.Atg__to_sparse_semi_structured(unsafe.Pointer(denseC))
+	dense.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// MaskedScatterBackward is PyTorch's masked_scatter_backward.
+//
+//	aten::masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MaskedScatterBackward(gradOutput Tensor, mask Tensor, sizes []int64) Tensor {
+	r0, err := genMaskedScatterBackward(gradOutput, mask, sizes)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMaskedScatterBackward is MaskedScatterBackward that returns its error.
+func TryMaskedScatterBackward(gradOutput Tensor, mask Tensor, sizes []int64) (Tensor, error) {
+	return genMaskedScatterBackward(gradOutput, mask, sizes)
+}
+
+func genMaskedScatterBackward(gradOutput Tensor, mask Tensor, sizes []int64) (r0_ Tensor, err_ error) {
+	const op = "masked_scatter_backward"
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		return
+	}
+	maskC, err_ := mask.ptr(op, "mask")
+	if err_ != nil {
+		gradOutput.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_masked_scatter_backward(unsafe.Pointer(gradOutputC), unsafe.Pointer(maskC), i64p(sizes), int64(len(sizes)))
+	gradOutput.unpin()
+	mask.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// NonzeroStaticOut is PyTorch's nonzero_static_out.out.
+//
+//	aten::nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithFillValue.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func NonzeroStaticOut(out Tensor, self Tensor, size int64, opts ...Option) Tensor {
+	r0, err := genNonzeroStaticOut(out, self, size, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryNonzeroStaticOut is NonzeroStaticOut that returns its error.
+func TryNonzeroStaticOut(out Tensor, self Tensor, size int64, opts ...Option) (Tensor, error) {
+	return genNonzeroStaticOut(out, self, size, opts)
+}
+
+func genNonzeroStaticOut(out Tensor, self Tensor, size int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "nonzero_static_out"
+	fillValue := int64(-1)
+	for _, o := range opts {
+		switch o.key {
+		case optFillValue:
+			if fillValue, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_nonzero_static_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), size, fillValue)
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// NonzeroStatic is PyTorch's nonzero_static.
+//
+//	aten::nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+//
+// Options: WithFillValue.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func NonzeroStatic(self Tensor, size int64, opts ...Option) Tensor {
+	r0, err := genNonzeroStatic(self, size, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryNonzeroStatic is NonzeroStatic that returns its error.
+func TryNonzeroStatic(self Tensor, size int64, opts ...Option) (Tensor, error) {
+	return genNonzeroStatic(self, size, opts)
+}
+
+// NonzeroStatic is PyTorch's nonzero_static.
+//
+//	aten::nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+//
+// Options: WithFillValue.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func (self Tensor) NonzeroStatic(size int64, opts ...Option) Tensor {
+	r0, err := genNonzeroStatic(self, size, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryNonzeroStatic is NonzeroStatic that returns its error.
+func (self Tensor) TryNonzeroStatic(size int64, opts ...Option) (Tensor, error) {
+	return genNonzeroStatic(self, size, opts)
+}
+
+func genNonzeroStatic(self Tensor, size int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "nonzero_static"
+	fillValue := int64(-1)
+	for _, o := range opts {
+		switch o.key {
+		case optFillValue:
+			if fillValue, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_nonzero_static(unsafe.Pointer(selfC), size, fillValue)
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// MinUnaryOut is PyTorch's min_out.unary_out.
+//
+//	aten::min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MinUnaryOut(out Tensor, self Tensor) Tensor {
+	r0, err := genMinUnaryOut(out, self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMinUnaryOut is MinUnaryOut that returns its error.
+func TryMinUnaryOut(out Tensor, self Tensor) (Tensor, error) {
+	return genMinUnaryOut(out, self)
+}
+
+func genMinUnaryOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
+	const op = "min_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_min_out_unary_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// MaxUnaryOut is PyTorch's max_out.unary_out.
+//
+//	aten::max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MaxUnaryOut(out Tensor, self Tensor) Tensor {
+	r0, err := genMaxUnaryOut(out, self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMaxUnaryOut is MaxUnaryOut that returns its error.
+func TryMaxUnaryOut(out Tensor, self Tensor) (Tensor, error) {
+	return genMaxUnaryOut(out, self)
+}
+
+func genMaxUnaryOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
+	const op = "max_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_max_out_unary_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalLinalgEigvals is PyTorch's _linalg_eigvals.
+//
+//	aten::_linalg_eigvals(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalLinalgEigvals(self Tensor) Tensor {
+	r0, err := genInternalLinalgEigvals(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalLinalgEigvals is InternalLinalgEigvals that returns its error.
+func TryInternalLinalgEigvals(self Tensor) (Tensor, error) {
+	return genInternalLinalgEigvals(self)
+}
+
+func genInternalLinalgEigvals(self Tensor) (r0_ Tensor, err_ error) {
+	const op = "_linalg_eigvals"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__linalg_eigvals(unsafe.Pointer(selfC))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSpsolve is PyTorch's _spsolve.
+//
+//	aten::_spsolve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+//
+// Options: WithLeft.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSpsolve(a Tensor, b Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSpsolve(a, b, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSpsolve is InternalSpsolve that returns its error.
+func TryInternalSpsolve(a Tensor, b Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSpsolve(a, b, opts)
+}
+
+func genInternalSpsolve(a Tensor, b Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_spsolve"
+	left := true
+	for _, o := range opts {
+		switch o.key {
+		case optLeft:
+			left = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	aC, err_ := a.ptr(op, "A")
+	if err_ != nil {
+		return
+	}
+	bC, err_ := b.ptr(op, "B")
+	if err_ != nil {
+		a.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__spsolve(unsafe.Pointer(aC), unsafe.Pointer(bC), b32(left))
+	a.unpin()
+	b.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// SqueezeCopyDims is PyTorch's squeeze_copy.dims.
+//
+//	aten::squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SqueezeCopyDims(self Tensor, dim []int64) Tensor {
+	r0, err := genSqueezeCopyDims(self, dim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySqueezeCopyDims is SqueezeCopyDims that returns its error.
+func TrySqueezeCopyDims(self Tensor, dim []int64) (Tensor, error) {
+	return genSqueezeCopyDims(self, dim)
+}
+
+func genSqueezeCopyDims(self Tensor, dim []int64) (r0_ Tensor, err_ error) {
+	const op = "squeeze_copy"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_squeeze_copy_dims(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalJaggedToPaddedDenseForward is PyTorch's _jagged_to_padded_dense_forward.
+//
+//	aten::_jagged_to_padded_dense_forward(Tensor values, Tensor[] offsets, SymInt[] max_lengths, float padding_value=0.0) -> Tensor
+//
+// Options: WithPaddingValue.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalJaggedToPaddedDenseForward(values Tensor, offsets []Tensor, maxLengths []int64, opts ...Option) Tensor {
+	r0, err := genInternalJaggedToPaddedDenseForward(values, offsets, maxLengths, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalJaggedToPaddedDenseForward is InternalJaggedToPaddedDenseForward that returns its error.
+func TryInternalJaggedToPaddedDenseForward(values Tensor, offsets []Tensor, maxLengths []int64, opts ...Option) (Tensor, error) {
+	return genInternalJaggedToPaddedDenseForward(values, offsets, maxLengths, opts)
+}
+
+func genInternalJaggedToPaddedDenseForward(values Tensor, offsets []Tensor, maxLengths []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_jagged_to_padded_dense_forward"
+	paddingValue := float64(0.0)
+	for _, o := range opts {
+		switch o.key {
+		case optPaddingValue:
+			paddingValue = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	valuesC, err_ := values.ptr(op, "values")
+	if err_ != nil {
+		return
+	}
+	offsetsC, err_ := tensorPtrs(op, "offsets", offsets)
+	if err_ != nil {
+		values.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__jagged_to_padded_dense_forward(unsafe.Pointer(valuesC), tensorsPtr(offsetsC), int64(len(offsetsC)), i64p(maxLengths), int64(len(maxLengths)), paddingValue)
+	values.unpin()
+	unpinAll(offsets)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPaddedDenseToJaggedForward is PyTorch's _padded_dense_to_jagged_forward.
+//
+//	aten::_padded_dense_to_jagged_forward(Tensor dense, Tensor[] offsets, SymInt? total_L=None) -> Tensor
+//
+// Options: WithTotalL.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalPaddedDenseToJaggedForward(dense Tensor, offsets []Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPaddedDenseToJaggedForward(dense, offsets, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPaddedDenseToJaggedForward is InternalPaddedDenseToJaggedForward that returns its error.
+func TryInternalPaddedDenseToJaggedForward(dense Tensor, offsets []Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPaddedDenseToJaggedForward(dense, offsets, opts)
+}
+
+func genInternalPaddedDenseToJaggedForward(dense Tensor, offsets []Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_padded_dense_to_jagged_forward"
+	var totalL int64
+	totalLHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optTotalL:
+			if totalL, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			totalLHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	denseC, err_ := dense.ptr(op, "dense")
+	if err_ != nil {
+		return
+	}
+	offsetsC, err_ := tensorPtrs(op, "offsets", offsets)
+	if err_ != nil {
+		dense.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__padded_dense_to_jagged_forward(unsafe.Pointer(denseC), tensorsPtr(offsetsC), int64(len(offsetsC)), totalL, b32(totalLHas))
+	dense.unpin()
+	unpinAll(offsets)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalSafeSoftmax is PyTorch's _safe_softmax.
+//
+//	aten::_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+//
+// Options: WithDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSafeSoftmax(self Tensor, dim int64, opts ...Option) Tensor {
+	r0, err := genInternalSafeSoftmax(self, dim, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSafeSoftmax is InternalSafeSoftmax that returns its error.
+func TryInternalSafeSoftmax(self Tensor, dim int64, opts ...Option) (Tensor, error) {
+	return genInternalSafeSoftmax(self, dim, opts)
+}
+
+func genInternalSafeSoftmax(self Tensor, dim int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_safe_softmax"
+	var dtype DType
+	dtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDtype:
+			dtype = DType(o.i)
+			dtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__safe_softmax(unsafe.Pointer(selfC), dim, int32(dtype), b32(dtypeHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// ScaledDotProductAttention is PyTorch's scaled_dot_product_attention.
+//
+//	aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+//
+// Options: WithAttnMask, WithDropoutP, WithIsCausal, WithScale, WithEnableGqa.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func ScaledDotProductAttention(query Tensor, key Tensor, value Tensor, opts ...Option) Tensor {
+	r0, err := genScaledDotProductAttention(query, key, value, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryScaledDotProductAttention is ScaledDotProductAttention that returns its error.
+func TryScaledDotProductAttention(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, error) {
+	return genScaledDotProductAttention(query, key, value, opts)
+}
+
+func genScaledDotProductAttention(query Tensor, key Tensor, value Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "scaled_dot_product_attention"
+	var attnMask Tensor
+	dropoutP := float64(0.0)
+	isCausal := false
+	var scale float64
+	scaleHas := false
+	enableGqa := false
+	for _, o := range opts {
+		switch o.key {
+		case optAttnMask:
+			attnMask = o.t
+		case optDropoutP:
+			dropoutP = o.s.Float()
+		case optIsCausal:
+			isCausal = o.b
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optEnableGqa:
+			enableGqa = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnMaskC, err_ := attnMask.optPtr(op, "attn_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_scaled_dot_product_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnMaskC), dropoutP, b32(isCausal), scale, b32(scaleHas), b32(enableGqa))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnMask.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalFusedSdpChoice is PyTorch's _fused_sdp_choice.
+//
+//	aten::_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int
+//
+// Options: WithAttnMask, WithDropoutP, WithIsCausal, WithScale, WithEnableGqa.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSdpChoice(query Tensor, key Tensor, value Tensor, opts ...Option) int64 {
+	r0, err := genInternalFusedSdpChoice(query, key, value, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFusedSdpChoice is InternalFusedSdpChoice that returns its error.
+func TryInternalFusedSdpChoice(query Tensor, key Tensor, value Tensor, opts ...Option) (int64, error) {
+	return genInternalFusedSdpChoice(query, key, value, opts)
+}
+
+func genInternalFusedSdpChoice(query Tensor, key Tensor, value Tensor, opts []Option) (r0_ int64, err_ error) {
+	const op = "_fused_sdp_choice"
+	var attnMask Tensor
+	dropoutP := float64(0.0)
+	isCausal := false
+	var scale float64
+	scaleHas := false
+	enableGqa := false
+	for _, o := range opts {
+		switch o.key {
+		case optAttnMask:
+			attnMask = o.t
+		case optDropoutP:
+			dropoutP = o.s.Float()
+		case optIsCausal:
+			isCausal = o.b
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optEnableGqa:
+			enableGqa = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnMaskC, err_ := attnMask.optPtr(op, "attn_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	r0, e_ := shard3.Atg__fused_sdp_choice(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnMaskC), dropoutP, b32(isCausal), scale, b32(scaleHas), b32(enableGqa))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnMask.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0
+	return
+}
+
+// InternalScaledDotProductAttentionMathForMps is PyTorch's _scaled_dot_product_attention_math_for_mps.
+//
+//	aten::_scaled_dot_product_attention_math_for_mps(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, bool enable_gqa=False) -> (Tensor, Tensor)
+//
+// Options: WithAttnMask, WithDropoutP, WithIsCausal, WithDropoutMask, WithScale, WithEnableGqa.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductAttentionMathForMps(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genInternalScaledDotProductAttentionMathForMps(query, key, value, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalScaledDotProductAttentionMathForMps is InternalScaledDotProductAttentionMathForMps that returns its error.
+func TryInternalScaledDotProductAttentionMathForMps(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genInternalScaledDotProductAttentionMathForMps(query, key, value, opts)
+}
+
+func genInternalScaledDotProductAttentionMathForMps(query Tensor, key Tensor, value Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_attention_math_for_mps"
+	var attnMask Tensor
+	dropoutP := float64(0.0)
+	isCausal := false
+	var dropoutMask Tensor
+	var scale float64
+	scaleHas := false
+	enableGqa := false
+	for _, o := range opts {
+		switch o.key {
+		case optAttnMask:
+			attnMask = o.t
+		case optDropoutP:
+			dropoutP = o.s.Float()
+		case optIsCausal:
+			isCausal = o.b
+		case optDropoutMask:
+			dropoutMask = o.t
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optEnableGqa:
+			enableGqa = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnMaskC, err_ := attnMask.optPtr(op, "attn_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	dropoutMaskC, err_ := dropoutMask.optPtr(op, "dropout_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnMask.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__scaled_dot_product_attention_math_for_mps(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnMaskC), dropoutP, b32(isCausal), unsafe.Pointer(dropoutMaskC), scale, b32(scaleHas), b32(enableGqa))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnMask.unpin()
+	dropoutMask.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalScaledDotProductFlashAttentionForCpu is PyTorch's _scaled_dot_product_flash_attention_for_cpu.
+//
+//	aten::_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+//
+// Options: WithDropoutP, WithIsCausal, WithAttnMask, WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductFlashAttentionForCpu(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genInternalScaledDotProductFlashAttentionForCpu(query, key, value, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalScaledDotProductFlashAttentionForCpu is InternalScaledDotProductFlashAttentionForCpu that returns its error.
+func TryInternalScaledDotProductFlashAttentionForCpu(query Tensor, key Tensor, value Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genInternalScaledDotProductFlashAttentionForCpu(query, key, value, opts)
+}
+
+func genInternalScaledDotProductFlashAttentionForCpu(query Tensor, key Tensor, value Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_flash_attention_for_cpu"
+	dropoutP := float64(0.0)
+	isCausal := false
+	var attnMask Tensor
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDropoutP:
+			dropoutP = o.s.Float()
+		case optIsCausal:
+			isCausal = o.b
+		case optAttnMask:
+			attnMask = o.t
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnMaskC, err_ := attnMask.optPtr(op, "attn_mask")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__scaled_dot_product_flash_attention_for_cpu(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), dropoutP, b32(isCausal), unsafe.Pointer(attnMaskC), scale, b32(scaleHas))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnMask.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalScaledDotProductFlashAttentionBackward is PyTorch's _scaled_dot_product_flash_attention_backward.
+//
+//	aten::_scaled_dot_product_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+//
+// Options: WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts ...Option) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalScaledDotProductFlashAttentionBackward(gradOut, query, key, value, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, philoxSeed, philoxOffset, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalScaledDotProductFlashAttentionBackward is InternalScaledDotProductFlashAttentionBackward that returns its error.
+func TryInternalScaledDotProductFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts ...Option) (Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductFlashAttentionBackward(gradOut, query, key, value, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, philoxSeed, philoxOffset, opts)
+}
+
+func genInternalScaledDotProductFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_flash_attention_backward"
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.ptr(op, "cum_seq_q")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.ptr(op, "cum_seq_k")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	philoxSeedC, err_ := philoxSeed.ptr(op, "philox_seed")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	philoxOffsetC, err_ := philoxOffset.ptr(op, "philox_offset")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		philoxSeed.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__scaled_dot_product_flash_attention_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), unsafe.Pointer(philoxSeedC), unsafe.Pointer(philoxOffsetC), scale, b32(scaleHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	philoxSeed.unpin()
+	philoxOffset.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalScaledDotProductFlashAttentionForCpuBackward is PyTorch's _scaled_dot_product_flash_attention_for_cpu_backward.
+//
+//	aten::_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+//
+// Options: WithAttnMask, WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductFlashAttentionForCpuBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, dropoutP float64, isCausal bool, opts ...Option) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalScaledDotProductFlashAttentionForCpuBackward(gradOut, query, key, value, out, logSumExp, dropoutP, isCausal, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalScaledDotProductFlashAttentionForCpuBackward is InternalScaledDotProductFlashAttentionForCpuBackward that returns its error.
+func TryInternalScaledDotProductFlashAttentionForCpuBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, dropoutP float64, isCausal bool, opts ...Option) (Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductFlashAttentionForCpuBackward(gradOut, query, key, value, out, logSumExp, dropoutP, isCausal, opts)
+}
+
+func genInternalScaledDotProductFlashAttentionForCpuBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, dropoutP float64, isCausal bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_flash_attention_for_cpu_backward"
+	var attnMask Tensor
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optAttnMask:
+			attnMask = o.t
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		return
+	}
+	attnMaskC, err_ := attnMask.optPtr(op, "attn_mask")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__scaled_dot_product_flash_attention_for_cpu_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), dropoutP, b32(isCausal), unsafe.Pointer(attnMaskC), scale, b32(scaleHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	attnMask.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalScaledDotProductFusedAttentionOverrideableBackward is PyTorch's _scaled_dot_product_fused_attention_overrideable_backward.
+//
+//	aten::_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
+//
+// Options: WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductFusedAttentionOverrideableBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, gradInputMask [4]bool, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalScaledDotProductFusedAttentionOverrideableBackward(gradOut, query, key, value, attnBias, gradInputMask, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, philoxSeed, philoxOffset, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalScaledDotProductFusedAttentionOverrideableBackward is InternalScaledDotProductFusedAttentionOverrideableBackward that returns its error.
+func TryInternalScaledDotProductFusedAttentionOverrideableBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, gradInputMask [4]bool, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductFusedAttentionOverrideableBackward(gradOut, query, key, value, attnBias, gradInputMask, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, philoxSeed, philoxOffset, opts)
+}
+
+func genInternalScaledDotProductFusedAttentionOverrideableBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, gradInputMask [4]bool, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, philoxSeed Tensor, philoxOffset Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_fused_attention_overrideable_backward"
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnBiasC, err_ := attnBias.ptr(op, "attn_bias")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.ptr(op, "cum_seq_q")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.ptr(op, "cum_seq_k")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	philoxSeedC, err_ := philoxSeed.ptr(op, "philox_seed")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	philoxOffsetC, err_ := philoxOffset.ptr(op, "philox_offset")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		philoxSeed.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__scaled_dot_product_fused_attention_overrideable_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnBiasC), boolMask(gradInputMask[:]), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), unsafe.Pointer(philoxSeedC), unsafe.Pointer(philoxOffsetC), scale, b32(scaleHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnBias.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	philoxSeed.unpin()
+	philoxOffset.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// InternalScaledDotProductEfficientAttention is PyTorch's _scaled_dot_product_efficient_attention.
+//
+//	aten::_scaled_dot_product_efficient_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_bias, bool compute_log_sumexp, float dropout_p=0.0, bool is_causal=False, *, float? scale=None) -> (Tensor output, Tensor log_sumexp, Tensor philox_seed, Tensor philox_offset)
+//
+// Options: WithDropoutP, WithIsCausal, WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductEfficientAttention(query Tensor, key Tensor, value Tensor, attnBias Tensor, computeLogSumexp bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalScaledDotProductEfficientAttention(query, key, value, attnBias, computeLogSumexp, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalScaledDotProductEfficientAttention is InternalScaledDotProductEfficientAttention that returns its error.
+func TryInternalScaledDotProductEfficientAttention(query Tensor, key Tensor, value Tensor, attnBias Tensor, computeLogSumexp bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductEfficientAttention(query, key, value, attnBias, computeLogSumexp, opts)
+}
+
+func genInternalScaledDotProductEfficientAttention(query Tensor, key Tensor, value Tensor, attnBias Tensor, computeLogSumexp bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_efficient_attention"
+	dropoutP := float64(0.0)
+	isCausal := false
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDropoutP:
+			dropoutP = o.s.Float()
+		case optIsCausal:
+			isCausal = o.b
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnBiasC, err_ := attnBias.optPtr(op, "attn_bias")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__scaled_dot_product_efficient_attention(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnBiasC), b32(computeLogSumexp), dropoutP, b32(isCausal), scale, b32(scaleHas))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnBias.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// InternalScaledDotProductEfficientAttentionBackward is PyTorch's _scaled_dot_product_efficient_attention_backward.
+//
+//	aten::_scaled_dot_product_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor attn_bias, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, float dropout_p, bool[4] grad_input_mask, bool is_causal=False, *, float? scale=None) -> (Tensor, Tensor, Tensor, Tensor)
+//
+// Options: WithIsCausal, WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, dropoutP float64, gradInputMask [4]bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalScaledDotProductEfficientAttentionBackward(gradOut, query, key, value, attnBias, out, logSumExp, philoxSeed, philoxOffset, dropoutP, gradInputMask, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalScaledDotProductEfficientAttentionBackward is InternalScaledDotProductEfficientAttentionBackward that returns its error.
+func TryInternalScaledDotProductEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, dropoutP float64, gradInputMask [4]bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductEfficientAttentionBackward(gradOut, query, key, value, attnBias, out, logSumExp, philoxSeed, philoxOffset, dropoutP, gradInputMask, opts)
+}
+
+func genInternalScaledDotProductEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, attnBias Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, dropoutP float64, gradInputMask [4]bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_efficient_attention_backward"
+	isCausal := false
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optIsCausal:
+			isCausal = o.b
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out_")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	attnBiasC, err_ := attnBias.ptr(op, "attn_bias")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		return
+	}
+	philoxSeedC, err_ := philoxSeed.ptr(op, "philox_seed")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	philoxOffsetC, err_ := philoxOffset.ptr(op, "philox_offset")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		attnBias.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__scaled_dot_product_efficient_attention_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(attnBiasC), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), unsafe.Pointer(philoxSeedC), unsafe.Pointer(philoxOffsetC), dropoutP, boolMask(gradInputMask[:]), b32(isCausal), scale, b32(scaleHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	attnBias.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	philoxSeed.unpin()
+	philoxOffset.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// InternalScaledDotProductCudnnAttentionBackward is PyTorch's _scaled_dot_product_cudnn_attention_backward.
+//
+//	aten::_scaled_dot_product_cudnn_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor philox_seed, Tensor philox_offset, Tensor attn_bias, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, *, float? scale=None) -> (Tensor, Tensor, Tensor)
+//
+// Options: WithScale.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalScaledDotProductCudnnAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, attnBias Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, opts ...Option) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalScaledDotProductCudnnAttentionBackward(gradOut, query, key, value, out, logSumExp, philoxSeed, philoxOffset, attnBias, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalScaledDotProductCudnnAttentionBackward is InternalScaledDotProductCudnnAttentionBackward that returns its error.
+func TryInternalScaledDotProductCudnnAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, attnBias Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, opts ...Option) (Tensor, Tensor, Tensor, error) {
+	return genInternalScaledDotProductCudnnAttentionBackward(gradOut, query, key, value, out, logSumExp, philoxSeed, philoxOffset, attnBias, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, opts)
+}
+
+func genInternalScaledDotProductCudnnAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, philoxSeed Tensor, philoxOffset Tensor, attnBias Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_scaled_dot_product_cudnn_attention_backward"
+	var scale float64
+	scaleHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		return
+	}
+	philoxSeedC, err_ := philoxSeed.ptr(op, "philox_seed")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	philoxOffsetC, err_ := philoxOffset.ptr(op, "philox_offset")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		return
+	}
+	attnBiasC, err_ := attnBias.ptr(op, "attn_bias")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		philoxOffset.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.ptr(op, "cum_seq_q")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		philoxOffset.unpin()
+		attnBias.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.ptr(op, "cum_seq_k")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		philoxOffset.unpin()
+		attnBias.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__scaled_dot_product_cudnn_attention_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), unsafe.Pointer(philoxSeedC), unsafe.Pointer(philoxOffsetC), unsafe.Pointer(attnBiasC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), scale, b32(scaleHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	philoxSeed.unpin()
+	philoxOffset.unpin()
+	attnBias.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalFlashAttentionForward is PyTorch's _flash_attention_forward.
+//
+//	aten::_flash_attention_forward(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+//
+// Options: WithScale, WithWindowSizeLeft, WithWindowSizeRight, WithSequsedK, WithAlibiSlopes, WithBlockTable, WithNumSplits.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFlashAttentionForward(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, err := genInternalFlashAttentionForward(query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4
+}
+
+// TryInternalFlashAttentionForward is InternalFlashAttentionForward that returns its error.
+func TryInternalFlashAttentionForward(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalFlashAttentionForward(query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, opts)
+}
+
+func genInternalFlashAttentionForward(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+	const op = "_flash_attention_forward"
+	var scale float64
+	scaleHas := false
+	var windowSizeLeft int64
+	windowSizeLeftHas := false
+	var windowSizeRight int64
+	windowSizeRightHas := false
+	var sequsedK Tensor
+	var alibiSlopes Tensor
+	var blockTable Tensor
+	var numSplits int64
+	numSplitsHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optWindowSizeLeft:
+			if windowSizeLeft, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeLeftHas = true
+		case optWindowSizeRight:
+			if windowSizeRight, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeRightHas = true
+		case optSequsedK:
+			sequsedK = o.t
+		case optAlibiSlopes:
+			alibiSlopes = o.t
+		case optBlockTable:
+			blockTable = o.t
+		case optNumSplits:
+			if numSplits, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			numSplitsHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.optPtr(op, "cum_seq_q")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.optPtr(op, "cum_seq_k")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	sequsedKC, err_ := sequsedK.optPtr(op, "seqused_k")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	alibiSlopesC, err_ := alibiSlopes.optPtr(op, "alibi_slopes")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		sequsedK.unpin()
+		return
+	}
+	blockTableC, err_ := blockTable.optPtr(op, "block_table")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		sequsedK.unpin()
+		alibiSlopes.unpin()
+		return
+	}
+	r0, r1, r2, r3, r4, e_ := shard3.Atg__flash_attention_forward(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), b32(returnDebugMask), scale, b32(scaleHas), windowSizeLeft, b32(windowSizeLeftHas), windowSizeRight, b32(windowSizeRightHas), unsafe.Pointer(sequsedKC), unsafe.Pointer(alibiSlopesC), unsafe.Pointer(blockTableC), numSplits, b32(numSplitsHas))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	sequsedK.unpin()
+	alibiSlopes.unpin()
+	blockTable.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	return
+}
+
+// InternalFlashAttentionBackward is PyTorch's _flash_attention_backward.
+//
+//	aten::_flash_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor rng_state, Tensor unused, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None) -> (Tensor, Tensor, Tensor)
+//
+// Options: WithScale, WithWindowSizeLeft, WithWindowSizeRight.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, rngState Tensor, unused Tensor, opts ...Option) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalFlashAttentionBackward(gradOut, query, key, value, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, rngState, unused, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalFlashAttentionBackward is InternalFlashAttentionBackward that returns its error.
+func TryInternalFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, rngState Tensor, unused Tensor, opts ...Option) (Tensor, Tensor, Tensor, error) {
+	return genInternalFlashAttentionBackward(gradOut, query, key, value, out, logSumExp, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, rngState, unused, opts)
+}
+
+func genInternalFlashAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, out Tensor, logSumExp Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, rngState Tensor, unused Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_flash_attention_backward"
+	var scale float64
+	scaleHas := false
+	var windowSizeLeft int64
+	windowSizeLeftHas := false
+	var windowSizeRight int64
+	windowSizeRightHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optWindowSizeLeft:
+			if windowSizeLeft, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeLeftHas = true
+		case optWindowSizeRight:
+			if windowSizeRight, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeRightHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.ptr(op, "cum_seq_q")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.ptr(op, "cum_seq_k")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	rngStateC, err_ := rngState.ptr(op, "rng_state")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	unusedC, err_ := unused.ptr(op, "unused")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		out.unpin()
+		logSumExp.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		rngState.unpin()
+		return
+	}
+	r0, r1, r2, e_ := shard3.Atg__flash_attention_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(outC), unsafe.Pointer(logSumExpC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), unsafe.Pointer(rngStateC), unsafe.Pointer(unusedC), scale, b32(scaleHas), windowSizeLeft, b32(windowSizeLeftHas), windowSizeRight, b32(windowSizeRightHas))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	out.unpin()
+	logSumExp.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	rngState.unpin()
+	unused.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	return
+}
+
+// InternalEfficientAttentionBackward is PyTorch's _efficient_attention_backward.
+//
+//	aten::_efficient_attention_backward(Tensor grad_out_, Tensor query, Tensor key, Tensor value, Tensor? bias, Tensor out, Tensor? cu_seqlens_q, Tensor? cu_seqlens_k, SymInt max_seqlen_q, SymInt max_seqlen_k, Tensor logsumexp, float dropout_p, Tensor philox_seed, Tensor philox_offset, int custom_mask_type, bool bias_requires_grad, *, float? scale=None, int? num_splits_key=None, int? window_size=None, bool shared_storage_dqdkdv=False) -> (Tensor, Tensor, Tensor, Tensor)
+//
+// Options: WithScale, WithNumSplitsKey, WithWindowSize, WithSharedStorageDqdkdv.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, bias Tensor, out Tensor, cuSeqlensQ Tensor, cuSeqlensK Tensor, maxSeqlenQ int64, maxSeqlenK int64, logSumExp Tensor, dropoutP float64, philoxSeed Tensor, philoxOffset Tensor, customMaskType int64, biasRequiresGrad bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalEfficientAttentionBackward(gradOut, query, key, value, bias, out, cuSeqlensQ, cuSeqlensK, maxSeqlenQ, maxSeqlenK, logSumExp, dropoutP, philoxSeed, philoxOffset, customMaskType, biasRequiresGrad, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalEfficientAttentionBackward is InternalEfficientAttentionBackward that returns its error.
+func TryInternalEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, bias Tensor, out Tensor, cuSeqlensQ Tensor, cuSeqlensK Tensor, maxSeqlenQ int64, maxSeqlenK int64, logSumExp Tensor, dropoutP float64, philoxSeed Tensor, philoxOffset Tensor, customMaskType int64, biasRequiresGrad bool, opts ...Option) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalEfficientAttentionBackward(gradOut, query, key, value, bias, out, cuSeqlensQ, cuSeqlensK, maxSeqlenQ, maxSeqlenK, logSumExp, dropoutP, philoxSeed, philoxOffset, customMaskType, biasRequiresGrad, opts)
+}
+
+func genInternalEfficientAttentionBackward(gradOut Tensor, query Tensor, key Tensor, value Tensor, bias Tensor, out Tensor, cuSeqlensQ Tensor, cuSeqlensK Tensor, maxSeqlenQ int64, maxSeqlenK int64, logSumExp Tensor, dropoutP float64, philoxSeed Tensor, philoxOffset Tensor, customMaskType int64, biasRequiresGrad bool, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_efficient_attention_backward"
+	var scale float64
+	scaleHas := false
+	var numSplitsKey int64
+	numSplitsKeyHas := false
+	var windowSize int64
+	windowSizeHas := false
+	sharedStorageDqdkdv := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optNumSplitsKey:
+			if numSplitsKey, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			numSplitsKeyHas = true
+		case optWindowSize:
+			if windowSize, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeHas = true
+		case optSharedStorageDqdkdv:
+			sharedStorageDqdkdv = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutC, err_ := gradOut.ptr(op, "grad_out_")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		return
+	}
+	cuSeqlensQC, err_ := cuSeqlensQ.optPtr(op, "cu_seqlens_q")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		out.unpin()
+		return
+	}
+	cuSeqlensKC, err_ := cuSeqlensK.optPtr(op, "cu_seqlens_k")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		out.unpin()
+		cuSeqlensQ.unpin()
+		return
+	}
+	logSumExpC, err_ := logSumExp.ptr(op, "logsumexp")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		out.unpin()
+		cuSeqlensQ.unpin()
+		cuSeqlensK.unpin()
+		return
+	}
+	philoxSeedC, err_ := philoxSeed.ptr(op, "philox_seed")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		out.unpin()
+		cuSeqlensQ.unpin()
+		cuSeqlensK.unpin()
+		logSumExp.unpin()
+		return
+	}
+	philoxOffsetC, err_ := philoxOffset.ptr(op, "philox_offset")
+	if err_ != nil {
+		gradOut.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		bias.unpin()
+		out.unpin()
+		cuSeqlensQ.unpin()
+		cuSeqlensK.unpin()
+		logSumExp.unpin()
+		philoxSeed.unpin()
+		return
+	}
+	r0, r1, r2, r3, e_ := shard3.Atg__efficient_attention_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(biasC), unsafe.Pointer(outC), unsafe.Pointer(cuSeqlensQC), unsafe.Pointer(cuSeqlensKC), maxSeqlenQ, maxSeqlenK, unsafe.Pointer(logSumExpC), dropoutP, unsafe.Pointer(philoxSeedC), unsafe.Pointer(philoxOffsetC), customMaskType, b32(biasRequiresGrad), scale, b32(scaleHas), numSplitsKey, b32(numSplitsKeyHas), windowSize, b32(windowSizeHas), b32(sharedStorageDqdkdv))
+	gradOut.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	bias.unpin()
+	out.unpin()
+	cuSeqlensQ.unpin()
+	cuSeqlensK.unpin()
+	logSumExp.unpin()
+	philoxSeed.unpin()
+	philoxOffset.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	return
+}
+
+// InternalFillMemEffDropoutMask_ is PyTorch's _fill_mem_eff_dropout_mask_.
+//
+//	aten::_fill_mem_eff_dropout_mask_(Tensor(a!) self, float dropout_p, int seed, int offset) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFillMemEffDropoutMask_(self Tensor, dropoutP float64, seed int64, offset int64) Tensor {
+	r0, err := genInternalFillMemEffDropoutMask_(self, dropoutP, seed, offset)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFillMemEffDropoutMask_ is InternalFillMemEffDropoutMask_ that returns its error.
+func TryInternalFillMemEffDropoutMask_(self Tensor, dropoutP float64, seed int64, offset int64) (Tensor, error) {
+	return genInternalFillMemEffDropoutMask_(self, dropoutP, seed, offset)
+}
+
+func genInternalFillMemEffDropoutMask_(self Tensor, dropoutP float64, seed int64, offset int64) (r0_ Tensor, err_ error) {
+	const op = "_fill_mem_eff_dropout_mask_"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	e_ := shard3.Atg__fill_mem_eff_dropout_mask_(unsafe.Pointer(selfC), dropoutP, seed, offset)
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = self
+	return
+}
+
+// InternalFusedSgd_ is PyTorch's _fused_sgd_.
+//
+//	aten::_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgd_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) {
+	must(genInternalFusedSgd_(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts))
+}
+
+// TryInternalFusedSgd_ is InternalFusedSgd_ that returns its error.
+func TryInternalFusedSgd_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) error {
+	return genInternalFusedSgd_(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgd_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (err_ error) {
+	const op = "_fused_sgd_"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_sgd_(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, lr, dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedSgdTensorLr_ is PyTorch's _fused_sgd_.tensor_lr.
+//
+//	aten::_fused_sgd_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgdTensorLr_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) {
+	must(genInternalFusedSgdTensorLr_(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts))
+}
+
+// TryInternalFusedSgdTensorLr_ is InternalFusedSgdTensorLr_ that returns its error.
+func TryInternalFusedSgdTensorLr_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) error {
+	return genInternalFusedSgdTensorLr_(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgdTensorLr_(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (err_ error) {
+	const op = "_fused_sgd_"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_sgd__tensor_lr(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, unsafe.Pointer(lrC), dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedAdagrad_ is PyTorch's _fused_adagrad_.
+//
+//	aten::_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagrad_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) {
+	must(genInternalFusedAdagrad_(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts))
+}
+
+// TryInternalFusedAdagrad_ is InternalFusedAdagrad_ that returns its error.
+func TryInternalFusedAdagrad_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) error {
+	return genInternalFusedAdagrad_(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagrad_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (err_ error) {
+	const op = "_fused_adagrad_"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_adagrad_(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), lr, lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalPropagateXlaData is PyTorch's _propagate_xla_data.
+//
+//	aten::_propagate_xla_data(Tensor input, Tensor output) -> ()
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalPropagateXlaData(input Tensor, output Tensor) {
+	must(genInternalPropagateXlaData(input, output))
+}
+
+// TryInternalPropagateXlaData is InternalPropagateXlaData that returns its error.
+func TryInternalPropagateXlaData(input Tensor, output Tensor) error {
+	return genInternalPropagateXlaData(input, output)
+}
+
+func genInternalPropagateXlaData(input Tensor, output Tensor) (err_ error) {
+	const op = "_propagate_xla_data"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	outputC, err_ := output.ptr(op, "output")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	e_ := shard3.Atg__propagate_xla_data(unsafe.Pointer(inputC), unsafe.Pointer(outputC))
+	input.unpin()
+	output.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// AvgPool1dOut is PyTorch's avg_pool1d_out.out.
+//
+//	aten::avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithStride, WithPadding, WithCeilMode, WithCountIncludePad.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AvgPool1dOut(out Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
+	r0, err := genAvgPool1dOut(out, self, kernelSize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAvgPool1dOut is AvgPool1dOut that returns its error.
+func TryAvgPool1dOut(out Tensor, self Tensor, kernelSize []int64, opts ...Option) (Tensor, error) {
+	return genAvgPool1dOut(out, self, kernelSize, opts)
+}
+
+func genAvgPool1dOut(out Tensor, self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "avg_pool1d_out"
+	stride := []int64{}
+	padding := []int64{0}
+	ceilMode := false
+	countIncludePad := true
+	for _, o := range opts {
+		switch o.key {
+		case optStride:
+			stride = o.ints
+			if stride == nil {
+				stride = []int64{}
+			}
+		case optPadding:
+			padding = o.ints
+			if padding == nil {
+				padding = []int64{}
+			}
+		case optCeilMode:
+			ceilMode = o.b
+		case optCountIncludePad:
+			countIncludePad = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_avg_pool1d_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), b32(ceilMode), b32(countIncludePad))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// AdaptiveAvgPool1dOut is PyTorch's adaptive_avg_pool1d_out.out.
+//
+//	aten::adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func AdaptiveAvgPool1dOut(out Tensor, self Tensor, outputSize []int64) Tensor {
+	r0, err := genAdaptiveAvgPool1dOut(out, self, outputSize)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAdaptiveAvgPool1dOut is AdaptiveAvgPool1dOut that returns its error.
+func TryAdaptiveAvgPool1dOut(out Tensor, self Tensor, outputSize []int64) (Tensor, error) {
+	return genAdaptiveAvgPool1dOut(out, self, outputSize)
+}
+
+func genAdaptiveAvgPool1dOut(out Tensor, self Tensor, outputSize []int64) (r0_ Tensor, err_ error) {
+	const op = "adaptive_avg_pool1d_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_adaptive_avg_pool1d_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalCtcLossTensorOut is PyTorch's _ctc_loss_out.Tensor_out.
+//
+//	aten::_ctc_loss.Tensor_out(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//
+// Options: WithBlank, WithZeroInfinity.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalCtcLossTensorOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genInternalCtcLossTensorOut(out0, out1, logProbs, targets, inputLengths, targetLengths, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalCtcLossTensorOut is InternalCtcLossTensorOut that returns its error.
+func TryInternalCtcLossTensorOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genInternalCtcLossTensorOut(out0, out1, logProbs, targets, inputLengths, targetLengths, opts)
+}
+
+func genInternalCtcLossTensorOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_ctc_loss_out"
+	blank := int64(0)
+	zeroInfinity := false
+	for _, o := range opts {
+		switch o.key {
+		case optBlank:
+			if blank, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		case optZeroInfinity:
+			zeroInfinity = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		logProbs.unpin()
+		return
+	}
+	inputLengthsC, err_ := inputLengths.ptr(op, "input_lengths")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		logProbs.unpin()
+		targets.unpin()
+		return
+	}
+	targetLengthsC, err_ := targetLengths.ptr(op, "target_lengths")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		logProbs.unpin()
+		targets.unpin()
+		inputLengths.unpin()
+		return
+	}
+	e_ := shard3.Atg__ctc_loss_out_Tensor_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), blank, b32(zeroInfinity))
+	out0.unpin()
+	out1.unpin()
+	logProbs.unpin()
+	targets.unpin()
+	inputLengths.unpin()
+	targetLengths.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	return
+}
+
+// EmptyPermutedOut is PyTorch's empty_permuted_out.out.
+//
+//	aten::empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func EmptyPermutedOut(out Tensor, size []int64, physicalLayout []int64) Tensor {
+	r0, err := genEmptyPermutedOut(out, size, physicalLayout)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryEmptyPermutedOut is EmptyPermutedOut that returns its error.
+func TryEmptyPermutedOut(out Tensor, size []int64, physicalLayout []int64) (Tensor, error) {
+	return genEmptyPermutedOut(out, size, physicalLayout)
+}
+
+func genEmptyPermutedOut(out Tensor, size []int64, physicalLayout []int64) (r0_ Tensor, err_ error) {
+	const op = "empty_permuted_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	e_ := shard3.Atg_empty_permuted_out_out(unsafe.Pointer(outC), i64p(size), int64(len(size)), i64p(physicalLayout), int64(len(physicalLayout)))
+	out.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// FloorDivideScalarOut is PyTorch's floor_divide_out.Scalar_out.
+//
+//	aten::floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func FloorDivideScalarOut(out Tensor, self Tensor, other Scalar) Tensor {
+	r0, err := genFloorDivideScalarOut(out, self, other)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryFloorDivideScalarOut is FloorDivideScalarOut that returns its error.
+func TryFloorDivideScalarOut(out Tensor, self Tensor, other Scalar) (Tensor, error) {
+	return genFloorDivideScalarOut(out, self, other)
+}
+
+func genFloorDivideScalarOut(out Tensor, self Tensor, other Scalar) (r0_ Tensor, err_ error) {
+	const op = "floor_divide_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_floor_divide_out_Scalar_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), other.i, other.re, other.im, other.kind)
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// MaxPool2dBackwardOut is PyTorch's max_pool2d_backward_out.out.
+//
+//	aten::max_pool2d_backward.out(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MaxPool2dBackwardOut(out Tensor, gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
+	r0, err := genMaxPool2dBackwardOut(out, gradOutput, self, kernelSize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMaxPool2dBackwardOut is MaxPool2dBackwardOut that returns its error.
+func TryMaxPool2dBackwardOut(out Tensor, gradOutput Tensor, self Tensor, kernelSize []int64, opts ...Option) (Tensor, error) {
+	return genMaxPool2dBackwardOut(out, gradOutput, self, kernelSize, opts)
+}
+
+func genMaxPool2dBackwardOut(out Tensor, gradOutput Tensor, self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "max_pool2d_backward_out"
+	stride := []int64{}
+	padding := []int64{0}
+	dilation := []int64{1}
+	ceilMode := false
+	for _, o := range opts {
+		switch o.key {
+		case optStride:
+			stride = o.ints
+			if stride == nil {
+				stride = []int64{}
+			}
+		case optPadding:
+			padding = o.ints
+			if padding == nil {
+				padding = []int64{}
+			}
+		case optDilation:
+			dilation = o.ints
+			if dilation == nil {
+				dilation = []int64{}
+			}
+		case optCeilMode:
+			ceilMode = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		gradOutput.unpin()
+		return
+	}
+	e_ := shard3.Atg_max_pool2d_backward_out_out(unsafe.Pointer(outC), unsafe.Pointer(gradOutputC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	out.unpin()
+	gradOutput.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// QuantizedMaxPool3dOut is PyTorch's quantized_max_pool3d_out.out.
+//
+//	aten::quantized_max_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithStride, WithPadding, WithDilation, WithCeilMode.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func QuantizedMaxPool3dOut(out Tensor, self Tensor, kernelSize []int64, opts ...Option) Tensor {
+	r0, err := genQuantizedMaxPool3dOut(out, self, kernelSize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryQuantizedMaxPool3dOut is QuantizedMaxPool3dOut that returns its error.
+func TryQuantizedMaxPool3dOut(out Tensor, self Tensor, kernelSize []int64, opts ...Option) (Tensor, error) {
+	return genQuantizedMaxPool3dOut(out, self, kernelSize, opts)
+}
+
+func genQuantizedMaxPool3dOut(out Tensor, self Tensor, kernelSize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "quantized_max_pool3d_out"
+	stride := []int64{}
+	padding := []int64{0}
+	dilation := []int64{1}
+	ceilMode := false
+	for _, o := range opts {
+		switch o.key {
+		case optStride:
+			stride = o.ints
+			if stride == nil {
+				stride = []int64{}
+			}
+		case optPadding:
+			padding = o.ints
+			if padding == nil {
+				padding = []int64{}
+			}
+		case optDilation:
+			dilation = o.ints
+			if dilation == nil {
+				dilation = []int64{}
+			}
+		case optCeilMode:
+			ceilMode = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_quantized_max_pool3d_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(kernelSize), int64(len(kernelSize)), i64p(stride), int64(len(stride)), i64p(padding), int64(len(padding)), i64p(dilation), int64(len(dilation)), b32(ceilMode))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// MkldnnRnnLayerOut is PyTorch's mkldnn_rnn_layer_out.out.
+//
+//	aten::mkldnn_rnn_layer.out(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MkldnnRnnLayerOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genMkldnnRnnLayerOut(out0, out1, out2, out3, input, weight0, weight1, weight2, weight3, hx, cx, reverse, batchSizes, mode, hiddenSize, numLayers, hasBiases, bidirectional, batchFirst, train)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryMkldnnRnnLayerOut is MkldnnRnnLayerOut that returns its error.
+func TryMkldnnRnnLayerOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genMkldnnRnnLayerOut(out0, out1, out2, out3, input, weight0, weight1, weight2, weight3, hx, cx, reverse, batchSizes, mode, hiddenSize, numLayers, hasBiases, bidirectional, batchFirst, train)
+}
+
+func genMkldnnRnnLayerOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight0 Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, hx Tensor, cx Tensor, reverse bool, batchSizes []int64, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, bidirectional bool, batchFirst bool, train bool) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "mkldnn_rnn_layer_out"
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	out2C, err_ := out2.ptr(op, "out2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	out3C, err_ := out3.ptr(op, "out3")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		return
+	}
+	weight0C, err_ := weight0.ptr(op, "weight0")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		return
+	}
+	weight1C, err_ := weight1.ptr(op, "weight1")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight0.unpin()
+		return
+	}
+	weight2C, err_ := weight2.ptr(op, "weight2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		return
+	}
+	weight3C, err_ := weight3.ptr(op, "weight3")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		return
+	}
+	hxC, err_ := hx.ptr(op, "hx_")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		return
+	}
+	cxC, err_ := cx.ptr(op, "cx_")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight0.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		hx.unpin()
+		return
+	}
+	e_ := shard3.Atg_mkldnn_rnn_layer_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(out3C), unsafe.Pointer(inputC), unsafe.Pointer(weight0C), unsafe.Pointer(weight1C), unsafe.Pointer(weight2C), unsafe.Pointer(weight3C), unsafe.Pointer(hxC), unsafe.Pointer(cxC), b32(reverse), i64p(batchSizes), int64(len(batchSizes)), mode, hiddenSize, numLayers, b32(hasBiases), b32(bidirectional), b32(batchFirst), b32(train))
+	out0.unpin()
+	out1.unpin()
+	out2.unpin()
+	out3.unpin()
+	input.unpin()
+	weight0.unpin()
+	weight1.unpin()
+	weight2.unpin()
+	weight3.unpin()
+	hx.unpin()
+	cx.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	r2_ = out2
+	r3_ = out3
+	return
+}
+
+// MkldnnRnnLayerBackwardOut is PyTorch's mkldnn_rnn_layer_backward_out.out.
+//
+//	aten::mkldnn_rnn_layer_backward.out(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4, Tensor(f!) out5, Tensor(g!) out6) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!), Tensor(f!), Tensor(g!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func MkldnnRnnLayerBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, out6 Tensor, input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, r5, r6, err := genMkldnnRnnLayerBackwardOut(out0, out1, out2, out3, out4, out5, out6, input, weight1, weight2, weight3, weight4, hx, cxTmp, output, hy, cy, gradOutput, gradHy, gradCy, reverse, mode, hiddenSize, numLayers, hasBiases, train, bidirectional, batchSizes, batchFirst, workspace)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4, r5, r6
+}
+
+// TryMkldnnRnnLayerBackwardOut is MkldnnRnnLayerBackwardOut that returns its error.
+func TryMkldnnRnnLayerBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, out6 Tensor, input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genMkldnnRnnLayerBackwardOut(out0, out1, out2, out3, out4, out5, out6, input, weight1, weight2, weight3, weight4, hx, cxTmp, output, hy, cy, gradOutput, gradHy, gradCy, reverse, mode, hiddenSize, numLayers, hasBiases, train, bidirectional, batchSizes, batchFirst, workspace)
+}
+
+func genMkldnnRnnLayerBackwardOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, out4 Tensor, out5 Tensor, out6 Tensor, input Tensor, weight1 Tensor, weight2 Tensor, weight3 Tensor, weight4 Tensor, hx Tensor, cxTmp Tensor, output Tensor, hy Tensor, cy Tensor, gradOutput Tensor, gradHy Tensor, gradCy Tensor, reverse bool, mode int64, hiddenSize int64, numLayers int64, hasBiases bool, train bool, bidirectional bool, batchSizes []int64, batchFirst bool, workspace Tensor) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, r5_ Tensor, r6_ Tensor, err_ error) {
+	const op = "mkldnn_rnn_layer_backward_out"
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	out2C, err_ := out2.ptr(op, "out2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	out3C, err_ := out3.ptr(op, "out3")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		return
+	}
+	out4C, err_ := out4.ptr(op, "out4")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		return
+	}
+	out5C, err_ := out5.ptr(op, "out5")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		return
+	}
+	out6C, err_ := out6.ptr(op, "out6")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		return
+	}
+	weight1C, err_ := weight1.ptr(op, "weight1")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		return
+	}
+	weight2C, err_ := weight2.ptr(op, "weight2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		return
+	}
+	weight3C, err_ := weight3.ptr(op, "weight3")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		return
+	}
+	weight4C, err_ := weight4.ptr(op, "weight4")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		return
+	}
+	hxC, err_ := hx.ptr(op, "hx_")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		return
+	}
+	cxTmpC, err_ := cxTmp.ptr(op, "cx_tmp")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		return
+	}
+	outputC, err_ := output.ptr(op, "output")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		return
+	}
+	hyC, err_ := hy.ptr(op, "hy_")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		return
+	}
+	cyC, err_ := cy.ptr(op, "cy_")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		return
+	}
+	gradOutputC, err_ := gradOutput.optPtr(op, "grad_output")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		return
+	}
+	gradHyC, err_ := gradHy.optPtr(op, "grad_hy")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		return
+	}
+	gradCyC, err_ := gradCy.optPtr(op, "grad_cy")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		gradHy.unpin()
+		return
+	}
+	workspaceC, err_ := workspace.ptr(op, "workspace")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		out4.unpin()
+		out5.unpin()
+		out6.unpin()
+		input.unpin()
+		weight1.unpin()
+		weight2.unpin()
+		weight3.unpin()
+		weight4.unpin()
+		hx.unpin()
+		cxTmp.unpin()
+		output.unpin()
+		hy.unpin()
+		cy.unpin()
+		gradOutput.unpin()
+		gradHy.unpin()
+		gradCy.unpin()
+		return
+	}
+	e_ := shard3.Atg_mkldnn_rnn_layer_backward_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(out3C), unsafe.Pointer(out4C), unsafe.Pointer(out5C), unsafe.Pointer(out6C), unsafe.Pointer(inputC), unsafe.Pointer(weight1C), unsafe.Pointer(weight2C), unsafe.Pointer(weight3C), unsafe.Pointer(weight4C), unsafe.Pointer(hxC), unsafe.Pointer(cxTmpC), unsafe.Pointer(outputC), unsafe.Pointer(hyC), unsafe.Pointer(cyC), unsafe.Pointer(gradOutputC), unsafe.Pointer(gradHyC), unsafe.Pointer(gradCyC), b32(reverse), mode, hiddenSize, numLayers, b32(hasBiases), b32(train), b32(bidirectional), i64p(batchSizes), int64(len(batchSizes)), b32(batchFirst), unsafe.Pointer(workspaceC))
+	out0.unpin()
+	out1.unpin()
+	out2.unpin()
+	out3.unpin()
+	out4.unpin()
+	out5.unpin()
+	out6.unpin()
+	input.unpin()
+	weight1.unpin()
+	weight2.unpin()
+	weight3.unpin()
+	weight4.unpin()
+	hx.unpin()
+	cxTmp.unpin()
+	output.unpin()
+	hy.unpin()
+	cy.unpin()
+	gradOutput.unpin()
+	gradHy.unpin()
+	gradCy.unpin()
+	workspace.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	r2_ = out2
+	r3_ = out3
+	r4_ = out4
+	r5_ = out5
+	r6_ = out6
+	return
+}
+
+// InternalNativeBatchNormLegitFunctional is PyTorch's _native_batch_norm_legit_functional.
+//
+//	aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, err := genInternalNativeBatchNormLegitFunctional(input, weight, bias, runningMean, runningVar, training, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4
+}
+
+// TryInternalNativeBatchNormLegitFunctional is InternalNativeBatchNormLegitFunctional that returns its error.
+func TryInternalNativeBatchNormLegitFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitFunctional(input, weight, bias, runningMean, runningVar, training, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, training bool, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit_functional"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, r3, r4, e_ := shard3.Atg__native_batch_norm_legit_functional(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), b32(training), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	return
+}
+
+// InternalNativeBatchNormLegitNoTrainingOut is PyTorch's _native_batch_norm_legit_no_training_out.out.
+//
+//	aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalNativeBatchNormLegitNoTrainingOut(out0 Tensor, out1 Tensor, out2 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor) {
+	r0, r1, r2, err := genInternalNativeBatchNormLegitNoTrainingOut(out0, out1, out2, input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalNativeBatchNormLegitNoTrainingOut is InternalNativeBatchNormLegitNoTrainingOut that returns its error.
+func TryInternalNativeBatchNormLegitNoTrainingOut(out0 Tensor, out1 Tensor, out2 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, error) {
+	return genInternalNativeBatchNormLegitNoTrainingOut(out0, out1, out2, input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalNativeBatchNormLegitNoTrainingOut(out0 Tensor, out1 Tensor, out2 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, err_ error) {
+	const op = "_native_batch_norm_legit_no_training_out"
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	out2C, err_ := out2.ptr(op, "out2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	e_ := shard3.Atg__native_batch_norm_legit_no_training_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	out0.unpin()
+	out1.unpin()
+	out2.unpin()
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	r2_ = out2
+	return
+}
+
+// InternalBatchNormWithUpdateFunctional is PyTorch's _batch_norm_with_update_functional.
+//
+//	aten::_batch_norm_with_update_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalBatchNormWithUpdateFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, r5, err := genInternalBatchNormWithUpdateFunctional(input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4, r5
+}
+
+// TryInternalBatchNormWithUpdateFunctional is InternalBatchNormWithUpdateFunctional that returns its error.
+func TryInternalBatchNormWithUpdateFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalBatchNormWithUpdateFunctional(input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalBatchNormWithUpdateFunctional(input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, r5_ Tensor, err_ error) {
+	const op = "_batch_norm_with_update_functional"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.ptr(op, "running_mean")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.ptr(op, "running_var")
+	if err_ != nil {
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	r0, r1, r2, r3, r4, r5, e_ := shard3.Atg__batch_norm_with_update_functional(unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	r5_ = newTensorP(r5)
+	return
+}
+
+// InternalBatchNormNoUpdateOut is PyTorch's _batch_norm_no_update_out.out.
+//
+//	aten::_batch_norm_no_update.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalBatchNormNoUpdateOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, err := genInternalBatchNormNoUpdateOut(out0, out1, out2, out3, input, weight, bias, runningMean, runningVar, momentum, eps)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalBatchNormNoUpdateOut is InternalBatchNormNoUpdateOut that returns its error.
+func TryInternalBatchNormNoUpdateOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalBatchNormNoUpdateOut(out0, out1, out2, out3, input, weight, bias, runningMean, runningVar, momentum, eps)
+}
+
+func genInternalBatchNormNoUpdateOut(out0 Tensor, out1 Tensor, out2 Tensor, out3 Tensor, input Tensor, weight Tensor, bias Tensor, runningMean Tensor, runningVar Tensor, momentum float64, eps float64) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, err_ error) {
+	const op = "_batch_norm_no_update_out"
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	out2C, err_ := out2.ptr(op, "out2")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	out3C, err_ := out3.ptr(op, "out3")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight.unpin()
+		return
+	}
+	runningMeanC, err_ := runningMean.optPtr(op, "running_mean")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		return
+	}
+	runningVarC, err_ := runningVar.optPtr(op, "running_var")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		out2.unpin()
+		out3.unpin()
+		input.unpin()
+		weight.unpin()
+		bias.unpin()
+		runningMean.unpin()
+		return
+	}
+	e_ := shard3.Atg__batch_norm_no_update_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(out2C), unsafe.Pointer(out3C), unsafe.Pointer(inputC), unsafe.Pointer(weightC), unsafe.Pointer(biasC), unsafe.Pointer(runningMeanC), unsafe.Pointer(runningVarC), momentum, eps)
+	out0.unpin()
+	out1.unpin()
+	out2.unpin()
+	out3.unpin()
+	input.unpin()
+	weight.unpin()
+	bias.unpin()
+	runningMean.unpin()
+	runningVar.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	r2_ = out2
+	r3_ = out3
+	return
+}
+
+// InternalSparseMaskProjectionOut is PyTorch's _sparse_mask_projection_out.out.
+//
+//	aten::_sparse_mask_projection.out(Tensor self, Tensor mask, bool accumulate_matches=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithAccumulateMatches.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalSparseMaskProjectionOut(out Tensor, self Tensor, mask Tensor, opts ...Option) Tensor {
+	r0, err := genInternalSparseMaskProjectionOut(out, self, mask, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalSparseMaskProjectionOut is InternalSparseMaskProjectionOut that returns its error.
+func TryInternalSparseMaskProjectionOut(out Tensor, self Tensor, mask Tensor, opts ...Option) (Tensor, error) {
+	return genInternalSparseMaskProjectionOut(out, self, mask, opts)
+}
+
+func genInternalSparseMaskProjectionOut(out Tensor, self Tensor, mask Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_sparse_mask_projection_out"
+	accumulateMatches := false
+	for _, o := range opts {
+		switch o.key {
+		case optAccumulateMatches:
+			accumulateMatches = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	maskC, err_ := mask.ptr(op, "mask")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__sparse_mask_projection_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(maskC), b32(accumulateMatches))
+	out.unpin()
+	self.unpin()
+	mask.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseSparseDimOut is PyTorch's _to_sparse_out.sparse_dim_out.
+//
+//	aten::_to_sparse.sparse_dim_out(Tensor self, int sparse_dim, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseSparseDimOut(out Tensor, self Tensor, sparseDim int64) Tensor {
+	r0, err := genInternalToSparseSparseDimOut(out, self, sparseDim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseSparseDimOut is InternalToSparseSparseDimOut that returns its error.
+func TryInternalToSparseSparseDimOut(out Tensor, self Tensor, sparseDim int64) (Tensor, error) {
+	return genInternalToSparseSparseDimOut(out, self, sparseDim)
+}
+
+func genInternalToSparseSparseDimOut(out Tensor, self Tensor, sparseDim int64) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_out_sparse_dim_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), sparseDim)
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseOut is PyTorch's _to_sparse_out.out.
+//
+//	aten::_to_sparse.out(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithLayout, WithBlocksize, WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genInternalToSparseOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseOut is InternalToSparseOut that returns its error.
+func TryInternalToSparseOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genInternalToSparseOut(out, self, opts)
+}
+
+func genInternalToSparseOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_out"
+	var layout Layout
+	layoutHas := false
+	var blocksize []int64
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optLayout:
+			layout = Layout(o.i)
+			layoutHas = true
+		case optBlocksize:
+			blocksize = o.ints
+			if blocksize == nil {
+				blocksize = []int64{}
+			}
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), int32(layout), b32(layoutHas), i64p(blocksize), optLen(len(blocksize), blocksize == nil), denseDim, b32(denseDimHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseCsrOut is PyTorch's _to_sparse_csr_out.out.
+//
+//	aten::_to_sparse_csr.out(Tensor self, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseCsrOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genInternalToSparseCsrOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseCsrOut is InternalToSparseCsrOut that returns its error.
+func TryInternalToSparseCsrOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genInternalToSparseCsrOut(out, self, opts)
+}
+
+func genInternalToSparseCsrOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_csr_out"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_csr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseCscOut is PyTorch's _to_sparse_csc_out.out.
+//
+//	aten::_to_sparse_csc.out(Tensor self, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseCscOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genInternalToSparseCscOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseCscOut is InternalToSparseCscOut that returns its error.
+func TryInternalToSparseCscOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genInternalToSparseCscOut(out, self, opts)
+}
+
+func genInternalToSparseCscOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_csc_out"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_csc_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), denseDim, b32(denseDimHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseBsrOut is PyTorch's _to_sparse_bsr_out.out.
+//
+//	aten::_to_sparse_bsr.out(Tensor self, int[2] blocksize, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseBsrOut(out Tensor, self Tensor, blocksize []int64, opts ...Option) Tensor {
+	r0, err := genInternalToSparseBsrOut(out, self, blocksize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseBsrOut is InternalToSparseBsrOut that returns its error.
+func TryInternalToSparseBsrOut(out Tensor, self Tensor, blocksize []int64, opts ...Option) (Tensor, error) {
+	return genInternalToSparseBsrOut(out, self, blocksize, opts)
+}
+
+func genInternalToSparseBsrOut(out Tensor, self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_bsr_out"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_bsr_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalToSparseBscOut is PyTorch's _to_sparse_bsc_out.out.
+//
+//	aten::_to_sparse_bsc.out(Tensor self, int[2] blocksize, int? dense_dim=None, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDenseDim.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalToSparseBscOut(out Tensor, self Tensor, blocksize []int64, opts ...Option) Tensor {
+	r0, err := genInternalToSparseBscOut(out, self, blocksize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalToSparseBscOut is InternalToSparseBscOut that returns its error.
+func TryInternalToSparseBscOut(out Tensor, self Tensor, blocksize []int64, opts ...Option) (Tensor, error) {
+	return genInternalToSparseBscOut(out, self, blocksize, opts)
+}
+
+func genInternalToSparseBscOut(out Tensor, self Tensor, blocksize []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_to_sparse_bsc_out"
+	var denseDim int64
+	denseDimHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optDenseDim:
+			if denseDim, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			denseDimHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__to_sparse_bsc_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(blocksize), int64(len(blocksize)), denseDim, b32(denseDimHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RreluWithNoiseFunctional is PyTorch's rrelu_with_noise_functional.
+//
+//	aten::rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)
+//
+// Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func RreluWithNoiseFunctional(self Tensor, noise Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genRreluWithNoiseFunctional(self, noise, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryRreluWithNoiseFunctional is RreluWithNoiseFunctional that returns its error.
+func TryRreluWithNoiseFunctional(self Tensor, noise Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genRreluWithNoiseFunctional(self, noise, opts)
+}
+
+func genRreluWithNoiseFunctional(self Tensor, noise Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "rrelu_with_noise_functional"
+	lower := floatScalar(0.125)
+	upper := floatScalar(0.3333333333333333)
+	training := false
+	var generator *Generator
+	for _, o := range opts {
+		switch o.key {
+		case optLower:
+			lower = o.s
+		case optUpperNum:
+			upper = o.s
+		case optTraining:
+			training = o.b
+		case optGenerator:
+			generator = o.gen
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	noiseC, err_ := noise.ptr(op, "noise")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		noise.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg_rrelu_with_noise_functional(unsafe.Pointer(selfC), unsafe.Pointer(noiseC), lower.i, lower.re, lower.im, lower.kind, upper.i, upper.re, upper.im, upper.kind, b32(training), unsafe.Pointer(generatorC))
+	self.unpin()
+	noise.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// SqueezeCopyDimsOut is PyTorch's squeeze_copy_out.dims_out.
+//
+//	aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func SqueezeCopyDimsOut(out Tensor, self Tensor, dim []int64) Tensor {
+	r0, err := genSqueezeCopyDimsOut(out, self, dim)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TrySqueezeCopyDimsOut is SqueezeCopyDimsOut that returns its error.
+func TrySqueezeCopyDimsOut(out Tensor, self Tensor, dim []int64) (Tensor, error) {
+	return genSqueezeCopyDimsOut(out, self, dim)
+}
+
+func genSqueezeCopyDimsOut(out Tensor, self Tensor, dim []int64) (r0_ Tensor, err_ error) {
+	const op = "squeeze_copy_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_squeeze_copy_out_dims_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), int64(len(dim)))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalFusedSgdOut is PyTorch's _fused_sgd_out.out.
+//
+//	aten::_fused_sgd.out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgdOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) {
+	must(genInternalFusedSgdOut(out, self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts))
+}
+
+// TryInternalFusedSgdOut is InternalFusedSgdOut that returns its error.
+func TryInternalFusedSgdOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) error {
+	return genInternalFusedSgdOut(out, self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgdOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (err_ error) {
+	const op = "_fused_sgd_out"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := tensorPtrs(op, "out", out)
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		unpinAll(out)
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_sgd_out_out(tensorsPtr(outC), int64(len(outC)), tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, lr, dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(out)
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedSgd is PyTorch's _fused_sgd.
+//
+//	aten::_fused_sgd(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] momentum_buffer_list_out)
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgd(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) ([]Tensor, []Tensor, []Tensor) {
+	r0, r1, r2, err := genInternalFusedSgd(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalFusedSgd is InternalFusedSgd that returns its error.
+func TryInternalFusedSgd(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) ([]Tensor, []Tensor, []Tensor, error) {
+	return genInternalFusedSgd(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgd(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr float64, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (r0_ []Tensor, r1_ []Tensor, r2_ []Tensor, err_ error) {
+	const op = "_fused_sgd"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		gradScale.unpin()
+		return
+	}
+	r0, r0Len, r1, r1Len, r2, r2Len, e_ := shard3.Atg__fused_sgd(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, lr, dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = tensorList(r0, r0Len)
+	r1_ = tensorList(r1, r1Len)
+	r2_ = tensorList(r2, r2Len)
+	return
+}
+
+// InternalFusedSgdTensorLrOut is PyTorch's _fused_sgd_out.tensor_lr_out.
+//
+//	aten::_fused_sgd.tensor_lr_out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgdTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) {
+	must(genInternalFusedSgdTensorLrOut(out, self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts))
+}
+
+// TryInternalFusedSgdTensorLrOut is InternalFusedSgdTensorLrOut that returns its error.
+func TryInternalFusedSgdTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) error {
+	return genInternalFusedSgdTensorLrOut(out, self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgdTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (err_ error) {
+	const op = "_fused_sgd_out"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := tensorPtrs(op, "out", out)
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		unpinAll(out)
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_sgd_out_tensor_lr_out(tensorsPtr(outC), int64(len(outC)), tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, unsafe.Pointer(lrC), dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(out)
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedSgdTensorLr is PyTorch's _fused_sgd.tensor_lr.
+//
+//	aten::_fused_sgd.tensor_lr(Tensor[] self, Tensor[] grads, Tensor[] momentum_buffer_list, *, float weight_decay, float momentum, Tensor lr, float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] momentum_buffer_list_out)
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedSgdTensorLr(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) ([]Tensor, []Tensor, []Tensor) {
+	r0, r1, r2, err := genInternalFusedSgdTensorLr(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalFusedSgdTensorLr is InternalFusedSgdTensorLr that returns its error.
+func TryInternalFusedSgdTensorLr(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts ...Option) ([]Tensor, []Tensor, []Tensor, error) {
+	return genInternalFusedSgdTensorLr(self, grads, momentumBufferList, weightDecay, momentum, lr, dampening, nesterov, maximize, isFirstStep, opts)
+}
+
+func genInternalFusedSgdTensorLr(self []Tensor, grads []Tensor, momentumBufferList []Tensor, weightDecay float64, momentum float64, lr Tensor, dampening float64, nesterov bool, maximize bool, isFirstStep bool, opts []Option) (r0_ []Tensor, r1_ []Tensor, r2_ []Tensor, err_ error) {
+	const op = "_fused_sgd"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	momentumBufferListC, err_ := tensorPtrs(op, "momentum_buffer_list", momentumBufferList)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(momentumBufferList)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	r0, r0Len, r1, r1Len, r2, r2Len, e_ := shard3.Atg__fused_sgd_tensor_lr(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(momentumBufferListC), int64(len(momentumBufferListC)), weightDecay, momentum, unsafe.Pointer(lrC), dampening, b32(nesterov), b32(maximize), b32(isFirstStep), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(momentumBufferList)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = tensorList(r0, r0Len)
+	r1_ = tensorList(r1, r1Len)
+	r2_ = tensorList(r2, r2Len)
+	return
+}
+
+// InternalFusedAdagradOut is PyTorch's _fused_adagrad_out.out.
+//
+//	aten::_fused_adagrad.out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagradOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) {
+	must(genInternalFusedAdagradOut(out, self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts))
+}
+
+// TryInternalFusedAdagradOut is InternalFusedAdagradOut that returns its error.
+func TryInternalFusedAdagradOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) error {
+	return genInternalFusedAdagradOut(out, self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagradOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (err_ error) {
+	const op = "_fused_adagrad_out"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := tensorPtrs(op, "out", out)
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		unpinAll(out)
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_adagrad_out_out(tensorsPtr(outC), int64(len(outC)), tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), lr, lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(out)
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedAdagrad is PyTorch's _fused_adagrad.
+//
+//	aten::_fused_adagrad(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, float lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] state_sums_out, Tensor[] state_steps_out)
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.6.0; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagrad(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) ([]Tensor, []Tensor, []Tensor, []Tensor) {
+	r0, r1, r2, r3, err := genInternalFusedAdagrad(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3
+}
+
+// TryInternalFusedAdagrad is InternalFusedAdagrad that returns its error.
+func TryInternalFusedAdagrad(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) ([]Tensor, []Tensor, []Tensor, []Tensor, error) {
+	return genInternalFusedAdagrad(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagrad(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr float64, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (r0_ []Tensor, r1_ []Tensor, r2_ []Tensor, r3_ []Tensor, err_ error) {
+	const op = "_fused_adagrad"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		gradScale.unpin()
+		return
+	}
+	r0, r0Len, r1, r1Len, r2, r2Len, r3, r3Len, e_ := shard3.Atg__fused_adagrad(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), lr, lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = tensorList(r0, r0Len)
+	r1_ = tensorList(r1, r1Len)
+	r2_ = tensorList(r2, r2Len)
+	r3_ = tensorList(r3, r3Len)
+	return
+}
+
+// BAddBMMDtype is PyTorch's baddbmm.dtype.
+//
+//	aten::baddbmm.dtype(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//
+// Options: WithBeta, WithAlpha.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func BAddBMMDtype(self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts ...Option) Tensor {
+	r0, err := genBAddBMMDtype(self, batch1, batch2, outDtype, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryBAddBMMDtype is BAddBMMDtype that returns its error.
+func TryBAddBMMDtype(self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts ...Option) (Tensor, error) {
+	return genBAddBMMDtype(self, batch1, batch2, outDtype, opts)
+}
+
+func genBAddBMMDtype(self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "baddbmm"
+	beta := intScalar(1)
+	alpha := intScalar(1)
+	for _, o := range opts {
+		switch o.key {
+		case optBeta:
+			beta = o.s
+		case optAlpha:
+			alpha = o.s
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	batch1C, err_ := batch1.ptr(op, "batch1")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	batch2C, err_ := batch2.ptr(op, "batch2")
+	if err_ != nil {
+		self.unpin()
+		batch1.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_baddbmm_dtype(unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), int32(outDtype), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	self.unpin()
+	batch1.unpin()
+	batch2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// BAddBMMDtypeOut is PyTorch's baddbmm_out.dtype_out.
+//
+//	aten::baddbmm.dtype_out(Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBeta, WithAlpha.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func BAddBMMDtypeOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts ...Option) Tensor {
+	r0, err := genBAddBMMDtypeOut(out, self, batch1, batch2, outDtype, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryBAddBMMDtypeOut is BAddBMMDtypeOut that returns its error.
+func TryBAddBMMDtypeOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts ...Option) (Tensor, error) {
+	return genBAddBMMDtypeOut(out, self, batch1, batch2, outDtype, opts)
+}
+
+func genBAddBMMDtypeOut(out Tensor, self Tensor, batch1 Tensor, batch2 Tensor, outDtype DType, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "baddbmm_out"
+	beta := intScalar(1)
+	alpha := intScalar(1)
+	for _, o := range opts {
+		switch o.key {
+		case optBeta:
+			beta = o.s
+		case optAlpha:
+			alpha = o.s
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	batch1C, err_ := batch1.ptr(op, "batch1")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	batch2C, err_ := batch2.ptr(op, "batch2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		batch1.unpin()
+		return
+	}
+	e_ := shard3.Atg_baddbmm_out_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(batch1C), unsafe.Pointer(batch2C), int32(outDtype), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	out.unpin()
+	self.unpin()
+	batch1.unpin()
+	batch2.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// BMMDtype is PyTorch's bmm.dtype.
+//
+//	aten::bmm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func BMMDtype(self Tensor, mat2 Tensor, outDtype DType) Tensor {
+	r0, err := genBMMDtype(self, mat2, outDtype)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryBMMDtype is BMMDtype that returns its error.
+func TryBMMDtype(self Tensor, mat2 Tensor, outDtype DType) (Tensor, error) {
+	return genBMMDtype(self, mat2, outDtype)
+}
+
+func genBMMDtype(self Tensor, mat2 Tensor, outDtype DType) (r0_ Tensor, err_ error) {
+	const op = "bmm"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_bmm_dtype(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), int32(outDtype))
+	self.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// BMMDtypeOut is PyTorch's bmm_out.dtype_out.
+//
+//	aten::bmm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func BMMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) Tensor {
+	r0, err := genBMMDtypeOut(out, self, mat2, outDtype)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryBMMDtypeOut is BMMDtypeOut that returns its error.
+func TryBMMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) (Tensor, error) {
+	return genBMMDtypeOut(out, self, mat2, outDtype)
+}
+
+func genBMMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) (r0_ Tensor, err_ error) {
+	const op = "bmm_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_bmm_out_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C), int32(outDtype))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// GetDevice is PyTorch's get_device.
+//
+//	aten::get_device(Tensor self) -> int
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) GetDevice() int64 {
+	r0, err := genGetDevice(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryGetDevice is GetDevice that returns its error.
+func (self Tensor) TryGetDevice() (int64, error) {
+	return genGetDevice(self)
+}
+
+func genGetDevice(self Tensor) (r0_ int64, err_ error) {
+	const op = "get_device"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	r0, e_ := shard3.Atg_get_device(unsafe.Pointer(selfC))
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0
+	return
+}
+
+// StorageOffset is PyTorch's storage_offset.
+//
+//	aten::storage_offset(Tensor self) -> int
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) StorageOffset() int64 {
+	r0, err := genStorageOffset(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryStorageOffset is StorageOffset that returns its error.
+func (self Tensor) TryStorageOffset() (int64, error) {
+	return genStorageOffset(self)
+}
+
+func genStorageOffset(self Tensor) (r0_ int64, err_ error) {
+	const op = "storage_offset"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	r0, e_ := shard3.Atg_storage_offset(unsafe.Pointer(selfC))
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0
+	return
+}
+
+// IsContiguous is PyTorch's is_contiguous.
+//
+//	aten::is_contiguous(Tensor self) -> bool
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) IsContiguous() bool {
+	r0, err := genIsContiguous(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryIsContiguous is IsContiguous that returns its error.
+func (self Tensor) TryIsContiguous() (bool, error) {
+	return genIsContiguous(self)
+}
+
+func genIsContiguous(self Tensor) (r0_ bool, err_ error) {
+	const op = "is_contiguous"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	r0, e_ := shard3.Atg_is_contiguous(unsafe.Pointer(selfC))
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0 != 0
+	return
+}
+
+// IsContiguousMemoryFormat is PyTorch's is_contiguous.memory_format.
+//
+//	aten::is_contiguous.memory_format(Tensor self, MemoryFormat memory_format) -> bool
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) IsContiguousMemoryFormat(memoryFormat MemoryFormat) bool {
+	r0, err := genIsContiguousMemoryFormat(self, memoryFormat)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryIsContiguousMemoryFormat is IsContiguousMemoryFormat that returns its error.
+func (self Tensor) TryIsContiguousMemoryFormat(memoryFormat MemoryFormat) (bool, error) {
+	return genIsContiguousMemoryFormat(self, memoryFormat)
+}
+
+func genIsContiguousMemoryFormat(self Tensor, memoryFormat MemoryFormat) (r0_ bool, err_ error) {
+	const op = "is_contiguous"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	r0, e_ := shard3.Atg_is_contiguous_memory_format(unsafe.Pointer(selfC), int32(memoryFormat))
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0 != 0
+	return
+}
+
+// InternalFusedRmsNorm is PyTorch's _fused_rms_norm.
+//
+//	aten::_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+//
+// Options: WithEps.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFusedRmsNorm(input Tensor, normalizedShape []int64, weight Tensor, opts ...Option) (Tensor, Tensor) {
+	r0, r1, err := genInternalFusedRmsNorm(input, normalizedShape, weight, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalFusedRmsNorm is InternalFusedRmsNorm that returns its error.
+func TryInternalFusedRmsNorm(input Tensor, normalizedShape []int64, weight Tensor, opts ...Option) (Tensor, Tensor, error) {
+	return genInternalFusedRmsNorm(input, normalizedShape, weight, opts)
+}
+
+func genInternalFusedRmsNorm(input Tensor, normalizedShape []int64, weight Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_fused_rms_norm"
+	var eps float64
+	epsHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optEps:
+			eps = o.s.Float()
+			epsHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__fused_rms_norm(unsafe.Pointer(inputC), i64p(normalizedShape), int64(len(normalizedShape)), unsafe.Pointer(weightC), eps, b32(epsHas))
+	input.unpin()
+	weight.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// InternalFusedRmsNormBackward is PyTorch's _fused_rms_norm_backward.
+//
+//	aten::_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFusedRmsNormBackward(gradOut Tensor, input Tensor, normalizedShape []int64, rstd Tensor, weight Tensor, outputMask [2]bool) (Tensor, Tensor) {
+	r0, r1, err := genInternalFusedRmsNormBackward(gradOut, input, normalizedShape, rstd, weight, outputMask)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryInternalFusedRmsNormBackward is InternalFusedRmsNormBackward that returns its error.
+func TryInternalFusedRmsNormBackward(gradOut Tensor, input Tensor, normalizedShape []int64, rstd Tensor, weight Tensor, outputMask [2]bool) (Tensor, Tensor, error) {
+	return genInternalFusedRmsNormBackward(gradOut, input, normalizedShape, rstd, weight, outputMask)
+}
+
+func genInternalFusedRmsNormBackward(gradOut Tensor, input Tensor, normalizedShape []int64, rstd Tensor, weight Tensor, outputMask [2]bool) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "_fused_rms_norm_backward"
+	gradOutC, err_ := gradOut.ptr(op, "grad_out")
+	if err_ != nil {
+		return
+	}
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		gradOut.unpin()
+		return
+	}
+	rstdC, err_ := rstd.ptr(op, "rstd")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		return
+	}
+	weightC, err_ := weight.optPtr(op, "weight")
+	if err_ != nil {
+		gradOut.unpin()
+		input.unpin()
+		rstd.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg__fused_rms_norm_backward(unsafe.Pointer(gradOutC), unsafe.Pointer(inputC), i64p(normalizedShape), int64(len(normalizedShape)), unsafe.Pointer(rstdC), unsafe.Pointer(weightC), boolMask(outputMask[:]))
+	gradOut.unpin()
+	input.unpin()
+	rstd.unpin()
+	weight.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// FbgemmLinearFp16WeightFp32ActivationOut is PyTorch's fbgemm_linear_fp16_weight_fp32_activation.out.
+//
+//	aten::fbgemm_linear_fp16_weight_fp32_activation.out(Tensor input, Tensor packed_weight, Tensor? bias, Tensor(a!) output) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func FbgemmLinearFp16WeightFp32ActivationOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) Tensor {
+	r0, err := genFbgemmLinearFp16WeightFp32ActivationOut(input, packedWeight, bias, output)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryFbgemmLinearFp16WeightFp32ActivationOut is FbgemmLinearFp16WeightFp32ActivationOut that returns its error.
+func TryFbgemmLinearFp16WeightFp32ActivationOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) (Tensor, error) {
+	return genFbgemmLinearFp16WeightFp32ActivationOut(input, packedWeight, bias, output)
+}
+
+func genFbgemmLinearFp16WeightFp32ActivationOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) (r0_ Tensor, err_ error) {
+	const op = "fbgemm_linear_fp16_weight_fp32_activation"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	packedWeightC, err_ := packedWeight.ptr(op, "packed_weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		packedWeight.unpin()
+		return
+	}
+	outputC, err_ := output.ptr(op, "output")
+	if err_ != nil {
+		input.unpin()
+		packedWeight.unpin()
+		bias.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_fbgemm_linear_fp16_weight_fp32_activation_out(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC), unsafe.Pointer(outputC))
+	input.unpin()
+	packedWeight.unpin()
+	bias.unpin()
+	output.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// FbgemmLinearFp16WeightOut is PyTorch's fbgemm_linear_fp16_weight.out.
+//
+//	aten::fbgemm_linear_fp16_weight.out(Tensor input, Tensor packed_weight, Tensor bias, Tensor(a!) output) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func FbgemmLinearFp16WeightOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) Tensor {
+	r0, err := genFbgemmLinearFp16WeightOut(input, packedWeight, bias, output)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryFbgemmLinearFp16WeightOut is FbgemmLinearFp16WeightOut that returns its error.
+func TryFbgemmLinearFp16WeightOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) (Tensor, error) {
+	return genFbgemmLinearFp16WeightOut(input, packedWeight, bias, output)
+}
+
+func genFbgemmLinearFp16WeightOut(input Tensor, packedWeight Tensor, bias Tensor, output Tensor) (r0_ Tensor, err_ error) {
+	const op = "fbgemm_linear_fp16_weight"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	packedWeightC, err_ := packedWeight.ptr(op, "packed_weight")
+	if err_ != nil {
+		input.unpin()
+		return
+	}
+	biasC, err_ := bias.ptr(op, "bias")
+	if err_ != nil {
+		input.unpin()
+		packedWeight.unpin()
+		return
+	}
+	outputC, err_ := output.ptr(op, "output")
+	if err_ != nil {
+		input.unpin()
+		packedWeight.unpin()
+		bias.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_fbgemm_linear_fp16_weight_out(unsafe.Pointer(inputC), unsafe.Pointer(packedWeightC), unsafe.Pointer(biasC), unsafe.Pointer(outputC))
+	input.unpin()
+	packedWeight.unpin()
+	bias.unpin()
+	output.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUseMiopenCtcLoss is PyTorch's _use_miopen_ctc_loss.
+//
+//	aten::_use_miopen_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank) -> bool
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUseMiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64) bool {
+	r0, err := genInternalUseMiopenCtcLoss(logProbs, targets, inputLengths, targetLengths, blank)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUseMiopenCtcLoss is InternalUseMiopenCtcLoss that returns its error.
+func TryInternalUseMiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64) (bool, error) {
+	return genInternalUseMiopenCtcLoss(logProbs, targets, inputLengths, targetLengths, blank)
+}
+
+func genInternalUseMiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64) (r0_ bool, err_ error) {
+	const op = "_use_miopen_ctc_loss"
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		logProbs.unpin()
+		return
+	}
+	r0, e_ := shard3.Atg__use_miopen_ctc_loss(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), blank)
+	logProbs.unpin()
+	targets.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0 != 0
+	return
+}
+
+// InternalUseMiopenCtcLossTensor is PyTorch's _use_miopen_ctc_loss.Tensor.
+//
+//	aten::_use_miopen_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank) -> bool
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUseMiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64) bool {
+	r0, err := genInternalUseMiopenCtcLossTensor(logProbs, targets, inputLengths, targetLengths, blank)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUseMiopenCtcLossTensor is InternalUseMiopenCtcLossTensor that returns its error.
+func TryInternalUseMiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64) (bool, error) {
+	return genInternalUseMiopenCtcLossTensor(logProbs, targets, inputLengths, targetLengths, blank)
+}
+
+func genInternalUseMiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64) (r0_ bool, err_ error) {
+	const op = "_use_miopen_ctc_loss"
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		logProbs.unpin()
+		return
+	}
+	inputLengthsC, err_ := inputLengths.ptr(op, "input_lengths")
+	if err_ != nil {
+		logProbs.unpin()
+		targets.unpin()
+		return
+	}
+	targetLengthsC, err_ := targetLengths.ptr(op, "target_lengths")
+	if err_ != nil {
+		logProbs.unpin()
+		targets.unpin()
+		inputLengths.unpin()
+		return
+	}
+	r0, e_ := shard3.Atg__use_miopen_ctc_loss_Tensor(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), blank)
+	logProbs.unpin()
+	targets.unpin()
+	inputLengths.unpin()
+	targetLengths.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = r0 != 0
+	return
+}
+
+// MiopenCtcLoss is PyTorch's miopen_ctc_loss.
+//
+//	aten::miopen_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank, bool deterministic, bool zero_infinity) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func MiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor) {
+	r0, r1, err := genMiopenCtcLoss(logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryMiopenCtcLoss is MiopenCtcLoss that returns its error.
+func TryMiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor, error) {
+	return genMiopenCtcLoss(logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+}
+
+func genMiopenCtcLoss(logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "miopen_ctc_loss"
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		logProbs.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg_miopen_ctc_loss(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), blank, b32(deterministic), b32(zeroInfinity))
+	logProbs.unpin()
+	targets.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// MiopenCtcLossTensor is PyTorch's miopen_ctc_loss.Tensor.
+//
+//	aten::miopen_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank, bool deterministic, bool zero_infinity) -> (Tensor, Tensor)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func MiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor) {
+	r0, r1, err := genMiopenCtcLossTensor(logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryMiopenCtcLossTensor is MiopenCtcLossTensor that returns its error.
+func TryMiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor, error) {
+	return genMiopenCtcLossTensor(logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+}
+
+func genMiopenCtcLossTensor(logProbs Tensor, targets Tensor, inputLengths Tensor, targetLengths Tensor, blank int64, deterministic bool, zeroInfinity bool) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "miopen_ctc_loss"
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		logProbs.unpin()
+		return
+	}
+	inputLengthsC, err_ := inputLengths.ptr(op, "input_lengths")
+	if err_ != nil {
+		logProbs.unpin()
+		targets.unpin()
+		return
+	}
+	targetLengthsC, err_ := targetLengths.ptr(op, "target_lengths")
+	if err_ != nil {
+		logProbs.unpin()
+		targets.unpin()
+		inputLengths.unpin()
+		return
+	}
+	r0, r1, e_ := shard3.Atg_miopen_ctc_loss_Tensor(unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), unsafe.Pointer(inputLengthsC), unsafe.Pointer(targetLengthsC), blank, b32(deterministic), b32(zeroInfinity))
+	logProbs.unpin()
+	targets.unpin()
+	inputLengths.unpin()
+	targetLengths.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// MMDtype is PyTorch's mm.dtype.
+//
+//	aten::mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func MMDtype(self Tensor, mat2 Tensor, outDtype DType) Tensor {
+	r0, err := genMMDtype(self, mat2, outDtype)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMMDtype is MMDtype that returns its error.
+func TryMMDtype(self Tensor, mat2 Tensor, outDtype DType) (Tensor, error) {
+	return genMMDtype(self, mat2, outDtype)
+}
+
+func genMMDtype(self Tensor, mat2 Tensor, outDtype DType) (r0_ Tensor, err_ error) {
+	const op = "mm"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_mm_dtype(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), int32(outDtype))
+	self.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// MMDtypeOut is PyTorch's mm_out.dtype_out.
+//
+//	aten::mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func MMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) Tensor {
+	r0, err := genMMDtypeOut(out, self, mat2, outDtype)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryMMDtypeOut is MMDtypeOut that returns its error.
+func TryMMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) (Tensor, error) {
+	return genMMDtypeOut(out, self, mat2, outDtype)
+}
+
+func genMMDtypeOut(out Tensor, self Tensor, mat2 Tensor, outDtype DType) (r0_ Tensor, err_ error) {
+	const op = "mm_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_mm_out_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C), int32(outDtype))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalWeightInt4packMmWithScalesAndZeros is PyTorch's _weight_int4pack_mm_with_scales_and_zeros.
+//
+//	aten::_weight_int4pack_mm_with_scales_and_zeros(Tensor self, Tensor mat2, int qGroupSize, Tensor qScale, Tensor qZeros) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalWeightInt4packMmWithScalesAndZeros(self Tensor, mat2 Tensor, qGroupSize int64, qScale Tensor, qZeros Tensor) Tensor {
+	r0, err := genInternalWeightInt4packMmWithScalesAndZeros(self, mat2, qGroupSize, qScale, qZeros)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalWeightInt4packMmWithScalesAndZeros is InternalWeightInt4packMmWithScalesAndZeros that returns its error.
+func TryInternalWeightInt4packMmWithScalesAndZeros(self Tensor, mat2 Tensor, qGroupSize int64, qScale Tensor, qZeros Tensor) (Tensor, error) {
+	return genInternalWeightInt4packMmWithScalesAndZeros(self, mat2, qGroupSize, qScale, qZeros)
+}
+
+func genInternalWeightInt4packMmWithScalesAndZeros(self Tensor, mat2 Tensor, qGroupSize int64, qScale Tensor, qZeros Tensor) (r0_ Tensor, err_ error) {
+	const op = "_weight_int4pack_mm_with_scales_and_zeros"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	qScaleC, err_ := qScale.ptr(op, "qScale")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	qZerosC, err_ := qZeros.ptr(op, "qZeros")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		qScale.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__weight_int4pack_mm_with_scales_and_zeros(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), qGroupSize, unsafe.Pointer(qScaleC), unsafe.Pointer(qZerosC))
+	self.unpin()
+	mat2.unpin()
+	qScale.unpin()
+	qZeros.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalDynQuantPack4bitWeight is PyTorch's _dyn_quant_pack_4bit_weight.
+//
+//	aten::_dyn_quant_pack_4bit_weight(Tensor weights, Tensor scales_zeros, Tensor? bias, int block_size, int in_features, int out_features) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalDynQuantPack4bitWeight(weights Tensor, scalesZeros Tensor, bias Tensor, blockSize int64, inFeatures int64, outFeatures int64) Tensor {
+	r0, err := genInternalDynQuantPack4bitWeight(weights, scalesZeros, bias, blockSize, inFeatures, outFeatures)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalDynQuantPack4bitWeight is InternalDynQuantPack4bitWeight that returns its error.
+func TryInternalDynQuantPack4bitWeight(weights Tensor, scalesZeros Tensor, bias Tensor, blockSize int64, inFeatures int64, outFeatures int64) (Tensor, error) {
+	return genInternalDynQuantPack4bitWeight(weights, scalesZeros, bias, blockSize, inFeatures, outFeatures)
+}
+
+func genInternalDynQuantPack4bitWeight(weights Tensor, scalesZeros Tensor, bias Tensor, blockSize int64, inFeatures int64, outFeatures int64) (r0_ Tensor, err_ error) {
+	const op = "_dyn_quant_pack_4bit_weight"
+	weightsC, err_ := weights.ptr(op, "weights")
+	if err_ != nil {
+		return
+	}
+	scalesZerosC, err_ := scalesZeros.ptr(op, "scales_zeros")
+	if err_ != nil {
+		weights.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		weights.unpin()
+		scalesZeros.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__dyn_quant_pack_4bit_weight(unsafe.Pointer(weightsC), unsafe.Pointer(scalesZerosC), unsafe.Pointer(biasC), blockSize, inFeatures, outFeatures)
+	weights.unpin()
+	scalesZeros.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalDynQuantMatmul4bit is PyTorch's _dyn_quant_matmul_4bit.
+//
+//	aten::_dyn_quant_matmul_4bit(Tensor inp, Tensor packed_weights, int block_size, int in_features, int out_features) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalDynQuantMatmul4bit(inp Tensor, packedWeights Tensor, blockSize int64, inFeatures int64, outFeatures int64) Tensor {
+	r0, err := genInternalDynQuantMatmul4bit(inp, packedWeights, blockSize, inFeatures, outFeatures)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalDynQuantMatmul4bit is InternalDynQuantMatmul4bit that returns its error.
+func TryInternalDynQuantMatmul4bit(inp Tensor, packedWeights Tensor, blockSize int64, inFeatures int64, outFeatures int64) (Tensor, error) {
+	return genInternalDynQuantMatmul4bit(inp, packedWeights, blockSize, inFeatures, outFeatures)
+}
+
+func genInternalDynQuantMatmul4bit(inp Tensor, packedWeights Tensor, blockSize int64, inFeatures int64, outFeatures int64) (r0_ Tensor, err_ error) {
+	const op = "_dyn_quant_matmul_4bit"
+	inpC, err_ := inp.ptr(op, "inp")
+	if err_ != nil {
+		return
+	}
+	packedWeightsC, err_ := packedWeights.ptr(op, "packed_weights")
+	if err_ != nil {
+		inp.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__dyn_quant_matmul_4bit(unsafe.Pointer(inpC), unsafe.Pointer(packedWeightsC), blockSize, inFeatures, outFeatures)
+	inp.unpin()
+	packedWeights.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandLikeGenerator is PyTorch's rand_like.generator.
+//
+//	aten::rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandLikeGenerator(self Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandLikeGenerator(self, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandLikeGenerator is RandLikeGenerator that returns its error.
+func TryRandLikeGenerator(self Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandLikeGenerator(self, generator, opts)
+}
+
+func genRandLikeGenerator(self Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "rand_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_rand_like_generator(unsafe.Pointer(selfC), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	runtime.KeepAlive(generator)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandIntLikeGenerator is PyTorch's randint_like.generator.
+//
+//	aten::randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeGenerator(self Tensor, high int64, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeGenerator(self, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeGenerator is RandIntLikeGenerator that returns its error.
+func TryRandIntLikeGenerator(self Tensor, high int64, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeGenerator(self, high, generator, opts)
+}
+
+func genRandIntLikeGenerator(self Tensor, high int64, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_randint_like_generator(unsafe.Pointer(selfC), high, unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	runtime.KeepAlive(generator)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandIntLikeTensor is PyTorch's randint_like.Tensor.
+//
+//	aten::randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeTensor(self Tensor, high Tensor, opts ...Option) Tensor {
+	r0, err := genRandIntLikeTensor(self, high, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeTensor is RandIntLikeTensor that returns its error.
+func TryRandIntLikeTensor(self Tensor, high Tensor, opts ...Option) (Tensor, error) {
+	return genRandIntLikeTensor(self, high, opts)
+}
+
+func genRandIntLikeTensor(self Tensor, high Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	highC, err_ := high.ptr(op, "high")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_randint_like_Tensor(unsafe.Pointer(selfC), unsafe.Pointer(highC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	high.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandIntLikeTensorGenerator is PyTorch's randint_like.Tensor_generator.
+//
+//	aten::randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeTensorGenerator(self Tensor, high Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeTensorGenerator(self, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeTensorGenerator is RandIntLikeTensorGenerator that returns its error.
+func TryRandIntLikeTensorGenerator(self Tensor, high Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeTensorGenerator(self, high, generator, opts)
+}
+
+func genRandIntLikeTensorGenerator(self Tensor, high Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	highC, err_ := high.ptr(op, "high")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		high.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_randint_like_Tensor_generator(unsafe.Pointer(selfC), unsafe.Pointer(highC), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	high.unpin()
+	runtime.KeepAlive(generator)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandIntLikeLowGeneratorDtype is PyTorch's randint_like.low_generator_dtype.
+//
+//	aten::randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeLowGeneratorDtype(self Tensor, low int64, high int64, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeLowGeneratorDtype(self, low, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeLowGeneratorDtype is RandIntLikeLowGeneratorDtype that returns its error.
+func TryRandIntLikeLowGeneratorDtype(self Tensor, low int64, high int64, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeLowGeneratorDtype(self, low, high, generator, opts)
+}
+
+func genRandIntLikeLowGeneratorDtype(self Tensor, low int64, high int64, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_randint_like_low_generator_dtype(unsafe.Pointer(selfC), low, high, unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	runtime.KeepAlive(generator)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// RandNLikeGenerator is PyTorch's randn_like.generator.
+//
+//	aten::randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+//
+// Options: WithMemoryFormat, WithDtype, WithDevice, WithLayout, WithRequiresGrad.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandNLikeGenerator(self Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandNLikeGenerator(self, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandNLikeGenerator is RandNLikeGenerator that returns its error.
+func TryRandNLikeGenerator(self Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandNLikeGenerator(self, generator, opts)
+}
+
+func genRandNLikeGenerator(self Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randn_like"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	var to_ = tensorOptions{dtype: dtypeUnset, layout: -1, device: Device{Type: -1, Index: -1}}
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		case optDtype, optDevice, optLayout, optRequiresGrad:
+			to_.set(o)
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_randn_like_generator(unsafe.Pointer(selfC), unsafe.Pointer(generatorC), to_.cDtype(), to_.cDevice(), to_.cDeviceIndex(), to_.cLayout(), b32(to_.requiresGrad), int32(memoryFormat), b32(memoryFormatHas))
+	self.unpin()
+	runtime.KeepAlive(generator)
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// HashTensor is PyTorch's hash_tensor.
+//
+//	aten::hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor
+//
+// Options: WithDim, WithKeepdim, WithMode.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func HashTensor(self Tensor, opts ...Option) Tensor {
+	r0, err := genHashTensor(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryHashTensor is HashTensor that returns its error.
+func TryHashTensor(self Tensor, opts ...Option) (Tensor, error) {
+	return genHashTensor(self, opts)
+}
+
+// HashTensor is PyTorch's hash_tensor.
+//
+//	aten::hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor
+//
+// Options: WithDim, WithKeepdim, WithMode.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) HashTensor(opts ...Option) Tensor {
+	r0, err := genHashTensor(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryHashTensor is HashTensor that returns its error.
+func (self Tensor) TryHashTensor(opts ...Option) (Tensor, error) {
+	return genHashTensor(self, opts)
+}
+
+func genHashTensor(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "hash_tensor"
+	dim := []int64{}
+	keepdim := false
+	mode := int64(0)
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		case optMode:
+			if mode, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_hash_tensor(unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim), mode)
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// HashTensorOut is PyTorch's hash_tensor_out.out.
+//
+//	aten::hash_tensor.out(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithDim, WithKeepdim, WithMode.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func HashTensorOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genHashTensorOut(out, self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryHashTensorOut is HashTensorOut that returns its error.
+func TryHashTensorOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genHashTensorOut(out, self, opts)
+}
+
+func genHashTensorOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "hash_tensor_out"
+	dim := []int64{}
+	keepdim := false
+	mode := int64(0)
+	for _, o := range opts {
+		switch o.key {
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		case optMode:
+			if mode, err_ = o.int64(op); err_ != nil {
+				return
+			}
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_hash_tensor_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(dim), int64(len(dim)), b32(keepdim), mode)
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalPhiloxKeySplit is PyTorch's _philox_key_split.
+//
+//	aten::_philox_key_split(Tensor key, int num_splits) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxKeySplit(key Tensor, numSplits int64) Tensor {
+	r0, err := genInternalPhiloxKeySplit(key, numSplits)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxKeySplit is InternalPhiloxKeySplit that returns its error.
+func TryInternalPhiloxKeySplit(key Tensor, numSplits int64) (Tensor, error) {
+	return genInternalPhiloxKeySplit(key, numSplits)
+}
+
+func genInternalPhiloxKeySplit(key Tensor, numSplits int64) (r0_ Tensor, err_ error) {
+	const op = "_philox_key_split"
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__philox_key_split(unsafe.Pointer(keyC), numSplits)
+	key.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPhiloxKeyFoldIn is PyTorch's _philox_key_fold_in.
+//
+//	aten::_philox_key_fold_in(Tensor key, int data) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxKeyFoldIn(key Tensor, data int64) Tensor {
+	r0, err := genInternalPhiloxKeyFoldIn(key, data)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxKeyFoldIn is InternalPhiloxKeyFoldIn that returns its error.
+func TryInternalPhiloxKeyFoldIn(key Tensor, data int64) (Tensor, error) {
+	return genInternalPhiloxKeyFoldIn(key, data)
+}
+
+func genInternalPhiloxKeyFoldIn(key Tensor, data int64) (r0_ Tensor, err_ error) {
+	const op = "_philox_key_fold_in"
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__philox_key_fold_in(unsafe.Pointer(keyC), data)
+	key.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPhiloxKeyFoldInTensor is PyTorch's _philox_key_fold_in.Tensor.
+//
+//	aten::_philox_key_fold_in.Tensor(Tensor key, Tensor data) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxKeyFoldInTensor(key Tensor, data Tensor) Tensor {
+	r0, err := genInternalPhiloxKeyFoldInTensor(key, data)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxKeyFoldInTensor is InternalPhiloxKeyFoldInTensor that returns its error.
+func TryInternalPhiloxKeyFoldInTensor(key Tensor, data Tensor) (Tensor, error) {
+	return genInternalPhiloxKeyFoldInTensor(key, data)
+}
+
+func genInternalPhiloxKeyFoldInTensor(key Tensor, data Tensor) (r0_ Tensor, err_ error) {
+	const op = "_philox_key_fold_in"
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		return
+	}
+	dataC, err_ := data.ptr(op, "data")
+	if err_ != nil {
+		key.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__philox_key_fold_in_Tensor(unsafe.Pointer(keyC), unsafe.Pointer(dataC))
+	key.unpin()
+	data.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPhiloxNormal_ is PyTorch's _philox_normal_.
+//
+//	aten::_philox_normal_(Tensor(a!) self, Tensor key, float mean=0, float std=1) -> Tensor(a!)
+//
+// Options: WithMean, WithStd.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxNormal_(self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxNormal_(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxNormal_ is InternalPhiloxNormal_ that returns its error.
+func TryInternalPhiloxNormal_(self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxNormal_(self, key, opts)
+}
+
+// InternalPhiloxNormal_ is PyTorch's _philox_normal_.
+//
+//	aten::_philox_normal_(Tensor(a!) self, Tensor key, float mean=0, float std=1) -> Tensor(a!)
+//
+// Options: WithMean, WithStd.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalPhiloxNormal_(key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxNormal_(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxNormal_ is InternalPhiloxNormal_ that returns its error.
+func (self Tensor) TryInternalPhiloxNormal_(key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxNormal_(self, key, opts)
+}
+
+func genInternalPhiloxNormal_(self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_normal_"
+	mean := float64(0)
+	std := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optMean:
+			mean = o.s.Float()
+		case optStd:
+			std = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__philox_normal_(unsafe.Pointer(selfC), unsafe.Pointer(keyC), mean, std)
+	self.unpin()
+	key.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = self
+	return
+}
+
+// InternalPhiloxUniform_ is PyTorch's _philox_uniform_.
+//
+//	aten::_philox_uniform_(Tensor(a!) self, Tensor key, float low=0, float high=1) -> Tensor(a!)
+//
+// Options: WithLow, WithHigh.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxUniform_(self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxUniform_(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxUniform_ is InternalPhiloxUniform_ that returns its error.
+func TryInternalPhiloxUniform_(self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxUniform_(self, key, opts)
+}
+
+// InternalPhiloxUniform_ is PyTorch's _philox_uniform_.
+//
+//	aten::_philox_uniform_(Tensor(a!) self, Tensor key, float low=0, float high=1) -> Tensor(a!)
+//
+// Options: WithLow, WithHigh.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func (self Tensor) InternalPhiloxUniform_(key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxUniform_(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxUniform_ is InternalPhiloxUniform_ that returns its error.
+func (self Tensor) TryInternalPhiloxUniform_(key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxUniform_(self, key, opts)
+}
+
+func genInternalPhiloxUniform_(self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_uniform_"
+	low := float64(0)
+	high := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optLow:
+			low = o.s.Float()
+		case optHigh:
+			high = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__philox_uniform_(unsafe.Pointer(selfC), unsafe.Pointer(keyC), low, high)
+	self.unpin()
+	key.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = self
+	return
+}
+
+// AddMMDtype is PyTorch's addmm.dtype.
+//
+//	aten::addmm.dtype(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+//
+// Options: WithBeta, WithAlpha.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func AddMMDtype(self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts ...Option) Tensor {
+	r0, err := genAddMMDtype(self, mat1, mat2, outDtype, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAddMMDtype is AddMMDtype that returns its error.
+func TryAddMMDtype(self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts ...Option) (Tensor, error) {
+	return genAddMMDtype(self, mat1, mat2, outDtype, opts)
+}
+
+func genAddMMDtype(self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "addmm"
+	beta := intScalar(1)
+	alpha := intScalar(1)
+	for _, o := range opts {
+		switch o.key {
+		case optBeta:
+			beta = o.s
+		case optAlpha:
+			alpha = o.s
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat1C, err_ := mat1.ptr(op, "mat1")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		mat1.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg_addmm_dtype(unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), int32(outDtype), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	self.unpin()
+	mat1.unpin()
+	mat2.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// AddMMDtypeOut is PyTorch's addmm_out.dtype_out.
+//
+//	aten::addmm.dtype_out(Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithBeta, WithAlpha.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func AddMMDtypeOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts ...Option) Tensor {
+	r0, err := genAddMMDtypeOut(out, self, mat1, mat2, outDtype, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryAddMMDtypeOut is AddMMDtypeOut that returns its error.
+func TryAddMMDtypeOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts ...Option) (Tensor, error) {
+	return genAddMMDtypeOut(out, self, mat1, mat2, outDtype, opts)
+}
+
+func genAddMMDtypeOut(out Tensor, self Tensor, mat1 Tensor, mat2 Tensor, outDtype DType, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "addmm_out"
+	beta := intScalar(1)
+	alpha := intScalar(1)
+	for _, o := range opts {
+		switch o.key {
+		case optBeta:
+			beta = o.s
+		case optAlpha:
+			alpha = o.s
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat1C, err_ := mat1.ptr(op, "mat1")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat1.unpin()
+		return
+	}
+	e_ := shard3.Atg_addmm_out_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat1C), unsafe.Pointer(mat2C), int32(outDtype), beta.i, beta.re, beta.im, beta.kind, alpha.i, alpha.re, alpha.im, alpha.kind)
+	out.unpin()
+	self.unpin()
+	mat1.unpin()
+	mat2.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalScaledMmV2 is PyTorch's _scaled_mm_v2.
+//
+//	aten::_scaled_mm_v2(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? bias, ScalarType? out_dtype, int[] contraction_dim=[], bool use_fast_accum=False) -> Tensor
+//
+// Options: WithOutDtype, WithContractionDim, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalScaledMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts ...Option) Tensor {
+	r0, err := genInternalScaledMmV2(self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, bias, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledMmV2 is InternalScaledMmV2 that returns its error.
+func TryInternalScaledMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts ...Option) (Tensor, error) {
+	return genInternalScaledMmV2(self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, bias, opts)
+}
+
+func genInternalScaledMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_mm_v2"
+	var outDtype DType
+	outDtypeHas := false
+	contractionDim := []int64{}
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optContractionDim:
+			contractionDim = o.ints
+			if contractionDim == nil {
+				contractionDim = []int64{}
+			}
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := tensorPtrs(op, "scale_a", scaleA)
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := tensorPtrs(op, "scale_b", scaleB)
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		return
+	}
+	t_, e_, n_ := shard3.Atg__scaled_mm_v2(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), tensorsPtr(scaleAC), int64(len(scaleAC)), i64p(recipeA), int64(len(recipeA)), i64p(swizzleA), int64(len(swizzleA)), tensorsPtr(scaleBC), int64(len(scaleBC)), i64p(recipeB), int64(len(recipeB)), i64p(swizzleB), int64(len(swizzleB)), unsafe.Pointer(biasC), int32(outDtype), b32(outDtypeHas), i64p(contractionDim), int64(len(contractionDim)), b32(useFastAccum))
+	self.unpin()
+	mat2.unpin()
+	unpinAll(scaleA)
+	unpinAll(scaleB)
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalScaledMmV2Out is PyTorch's _scaled_mm_v2_out.out.
+//
+//	aten::_scaled_mm_v2.out(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? bias, ScalarType? out_dtype, int[] contraction_dim=[], bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithOutDtype, WithContractionDim, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalScaledMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts ...Option) Tensor {
+	r0, err := genInternalScaledMmV2Out(out, self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, bias, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledMmV2Out is InternalScaledMmV2Out that returns its error.
+func TryInternalScaledMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts ...Option) (Tensor, error) {
+	return genInternalScaledMmV2Out(out, self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, bias, opts)
+}
+
+func genInternalScaledMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, bias Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_mm_v2_out"
+	var outDtype DType
+	outDtypeHas := false
+	contractionDim := []int64{}
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optContractionDim:
+			contractionDim = o.ints
+			if contractionDim == nil {
+				contractionDim = []int64{}
+			}
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := tensorPtrs(op, "scale_a", scaleA)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := tensorPtrs(op, "scale_b", scaleB)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		return
+	}
+	e_ := shard3.Atg__scaled_mm_v2_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C), tensorsPtr(scaleAC), int64(len(scaleAC)), i64p(recipeA), int64(len(recipeA)), i64p(swizzleA), int64(len(swizzleA)), tensorsPtr(scaleBC), int64(len(scaleBC)), i64p(recipeB), int64(len(recipeB)), i64p(swizzleB), int64(len(swizzleB)), unsafe.Pointer(biasC), int32(outDtype), b32(outDtypeHas), i64p(contractionDim), int64(len(contractionDim)), b32(useFastAccum))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	unpinAll(scaleA)
+	unpinAll(scaleB)
+	bias.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalScaledGroupedMm is PyTorch's _scaled_grouped_mm.
+//
+//	aten::_scaled_grouped_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? offs=None, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor
+//
+// Options: WithOffs, WithBias, WithScaleResult, WithOutDtype, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalScaledGroupedMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) Tensor {
+	r0, err := genInternalScaledGroupedMm(self, mat2, scaleA, scaleB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledGroupedMm is InternalScaledGroupedMm that returns its error.
+func TryInternalScaledGroupedMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts ...Option) (Tensor, error) {
+	return genInternalScaledGroupedMm(self, mat2, scaleA, scaleB, opts)
+}
+
+func genInternalScaledGroupedMm(self Tensor, mat2 Tensor, scaleA Tensor, scaleB Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_grouped_mm"
+	var offs Tensor
+	var bias Tensor
+	var scaleResult Tensor
+	var outDtype DType
+	outDtypeHas := false
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optOffs:
+			offs = o.t
+		case optBias:
+			bias = o.t
+		case optScaleResult:
+			scaleResult = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := scaleA.ptr(op, "scale_a")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := scaleB.ptr(op, "scale_b")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		return
+	}
+	offsC, err_ := offs.optPtr(op, "offs")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		offs.unpin()
+		return
+	}
+	scaleResultC, err_ := scaleResult.optPtr(op, "scale_result")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		scaleA.unpin()
+		scaleB.unpin()
+		offs.unpin()
+		bias.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__scaled_grouped_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), unsafe.Pointer(scaleAC), unsafe.Pointer(scaleBC), unsafe.Pointer(offsC), unsafe.Pointer(biasC), unsafe.Pointer(scaleResultC), int32(outDtype), b32(outDtypeHas), b32(useFastAccum))
+	self.unpin()
+	mat2.unpin()
+	scaleA.unpin()
+	scaleB.unpin()
+	offs.unpin()
+	bias.unpin()
+	scaleResult.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalScaledGroupedMmV2 is PyTorch's _scaled_grouped_mm_v2.
+//
+//	aten::_scaled_grouped_mm_v2(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None, int[] contraction_dim=[], bool use_fast_accum=False) -> Tensor
+//
+// Options: WithOffs, WithBias, WithOutDtype, WithContractionDim, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalScaledGroupedMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts ...Option) Tensor {
+	r0, err := genInternalScaledGroupedMmV2(self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledGroupedMmV2 is InternalScaledGroupedMmV2 that returns its error.
+func TryInternalScaledGroupedMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts ...Option) (Tensor, error) {
+	return genInternalScaledGroupedMmV2(self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, opts)
+}
+
+func genInternalScaledGroupedMmV2(self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_grouped_mm_v2"
+	var offs Tensor
+	var bias Tensor
+	var outDtype DType
+	outDtypeHas := false
+	contractionDim := []int64{}
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optOffs:
+			offs = o.t
+		case optBias:
+			bias = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optContractionDim:
+			contractionDim = o.ints
+			if contractionDim == nil {
+				contractionDim = []int64{}
+			}
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := tensorPtrs(op, "scale_a", scaleA)
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := tensorPtrs(op, "scale_b", scaleB)
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		return
+	}
+	offsC, err_ := offs.optPtr(op, "offs")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		offs.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__scaled_grouped_mm_v2(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), tensorsPtr(scaleAC), int64(len(scaleAC)), i64p(recipeA), int64(len(recipeA)), i64p(swizzleA), int64(len(swizzleA)), tensorsPtr(scaleBC), int64(len(scaleBC)), i64p(recipeB), int64(len(recipeB)), i64p(swizzleB), int64(len(swizzleB)), unsafe.Pointer(offsC), unsafe.Pointer(biasC), int32(outDtype), b32(outDtypeHas), i64p(contractionDim), int64(len(contractionDim)), b32(useFastAccum))
+	self.unpin()
+	mat2.unpin()
+	unpinAll(scaleA)
+	unpinAll(scaleB)
+	offs.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalScaledGroupedMmV2Out is PyTorch's _scaled_grouped_mm_v2_out.out.
+//
+//	aten::_scaled_grouped_mm_v2.out(Tensor self, Tensor mat2, Tensor[] scale_a, int[] recipe_a, int[] swizzle_a, Tensor[] scale_b, int[] recipe_b, int[] swizzle_b, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None, int[] contraction_dim=[], bool use_fast_accum=False, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithOffs, WithBias, WithOutDtype, WithContractionDim, WithUseFastAccum.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalScaledGroupedMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts ...Option) Tensor {
+	r0, err := genInternalScaledGroupedMmV2Out(out, self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalScaledGroupedMmV2Out is InternalScaledGroupedMmV2Out that returns its error.
+func TryInternalScaledGroupedMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts ...Option) (Tensor, error) {
+	return genInternalScaledGroupedMmV2Out(out, self, mat2, scaleA, recipeA, swizzleA, scaleB, recipeB, swizzleB, opts)
+}
+
+func genInternalScaledGroupedMmV2Out(out Tensor, self Tensor, mat2 Tensor, scaleA []Tensor, recipeA []int64, swizzleA []int64, scaleB []Tensor, recipeB []int64, swizzleB []int64, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_scaled_grouped_mm_v2_out"
+	var offs Tensor
+	var bias Tensor
+	var outDtype DType
+	outDtypeHas := false
+	contractionDim := []int64{}
+	useFastAccum := false
+	for _, o := range opts {
+		switch o.key {
+		case optOffs:
+			offs = o.t
+		case optBias:
+			bias = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		case optContractionDim:
+			contractionDim = o.ints
+			if contractionDim == nil {
+				contractionDim = []int64{}
+			}
+		case optUseFastAccum:
+			useFastAccum = o.b
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	scaleAC, err_ := tensorPtrs(op, "scale_a", scaleA)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	scaleBC, err_ := tensorPtrs(op, "scale_b", scaleB)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		return
+	}
+	offsC, err_ := offs.optPtr(op, "offs")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		mat2.unpin()
+		unpinAll(scaleA)
+		unpinAll(scaleB)
+		offs.unpin()
+		return
+	}
+	e_ := shard3.Atg__scaled_grouped_mm_v2_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(mat2C), tensorsPtr(scaleAC), int64(len(scaleAC)), i64p(recipeA), int64(len(recipeA)), i64p(swizzleA), int64(len(swizzleA)), tensorsPtr(scaleBC), int64(len(scaleBC)), i64p(recipeB), int64(len(recipeB)), i64p(swizzleB), int64(len(swizzleB)), unsafe.Pointer(offsC), unsafe.Pointer(biasC), int32(outDtype), b32(outDtypeHas), i64p(contractionDim), int64(len(contractionDim)), b32(useFastAccum))
+	out.unpin()
+	self.unpin()
+	mat2.unpin()
+	unpinAll(scaleA)
+	unpinAll(scaleB)
+	offs.unpin()
+	bias.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalGroupedMm is PyTorch's _grouped_mm.
+//
+//	aten::_grouped_mm(Tensor self, Tensor mat2, Tensor? offs=None, Tensor? bias=None, ScalarType? out_dtype=None) -> Tensor
+//
+// Options: WithOffs, WithBias, WithOutDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalGroupedMm(self Tensor, mat2 Tensor, opts ...Option) Tensor {
+	r0, err := genInternalGroupedMm(self, mat2, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalGroupedMm is InternalGroupedMm that returns its error.
+func TryInternalGroupedMm(self Tensor, mat2 Tensor, opts ...Option) (Tensor, error) {
+	return genInternalGroupedMm(self, mat2, opts)
+}
+
+func genInternalGroupedMm(self Tensor, mat2 Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_grouped_mm"
+	var offs Tensor
+	var bias Tensor
+	var outDtype DType
+	outDtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optOffs:
+			offs = o.t
+		case optBias:
+			bias = o.t
+		case optOutDtype:
+			outDtype = DType(o.i)
+			outDtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	mat2C, err_ := mat2.ptr(op, "mat2")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	offsC, err_ := offs.optPtr(op, "offs")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		return
+	}
+	biasC, err_ := bias.optPtr(op, "bias")
+	if err_ != nil {
+		self.unpin()
+		mat2.unpin()
+		offs.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__grouped_mm(unsafe.Pointer(selfC), unsafe.Pointer(mat2C), unsafe.Pointer(offsC), unsafe.Pointer(biasC), int32(outDtype), b32(outDtypeHas))
+	self.unpin()
+	mat2.unpin()
+	offs.unpin()
+	bias.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUpsampleLanczos2dAaVec is PyTorch's _upsample_lanczos2d_aa.vec.
+//
+//	aten::_upsample_lanczos2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUpsampleLanczos2dAaVec(input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) Tensor {
+	r0, err := genInternalUpsampleLanczos2dAaVec(input, outputSize, alignCorners, scaleFactors)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUpsampleLanczos2dAaVec is InternalUpsampleLanczos2dAaVec that returns its error.
+func TryInternalUpsampleLanczos2dAaVec(input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) (Tensor, error) {
+	return genInternalUpsampleLanczos2dAaVec(input, outputSize, alignCorners, scaleFactors)
+}
+
+func genInternalUpsampleLanczos2dAaVec(input Tensor, outputSize []int64, alignCorners bool, scaleFactors []float64) (r0_ Tensor, err_ error) {
+	const op = "_upsample_lanczos2d_aa"
+	inputC, err_ := input.ptr(op, "input")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__upsample_lanczos2d_aa_vec(unsafe.Pointer(inputC), i64p(outputSize), optLen(len(outputSize), outputSize == nil), b32(alignCorners), f64p(scaleFactors), optLen(len(scaleFactors), scaleFactors == nil))
+	input.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUpsampleLanczos2dAaOut is PyTorch's _upsample_lanczos2d_aa_out.out.
+//
+//	aten::_upsample_lanczos2d_aa.out(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithScalesH, WithScalesW.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUpsampleLanczos2dAaOut(out Tensor, self Tensor, outputSize []int64, alignCorners bool, opts ...Option) Tensor {
+	r0, err := genInternalUpsampleLanczos2dAaOut(out, self, outputSize, alignCorners, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUpsampleLanczos2dAaOut is InternalUpsampleLanczos2dAaOut that returns its error.
+func TryInternalUpsampleLanczos2dAaOut(out Tensor, self Tensor, outputSize []int64, alignCorners bool, opts ...Option) (Tensor, error) {
+	return genInternalUpsampleLanczos2dAaOut(out, self, outputSize, alignCorners, opts)
+}
+
+func genInternalUpsampleLanczos2dAaOut(out Tensor, self Tensor, outputSize []int64, alignCorners bool, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_upsample_lanczos2d_aa_out"
+	var scalesH float64
+	scalesHHas := false
+	var scalesW float64
+	scalesWHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScalesH:
+			scalesH = o.s.Float()
+			scalesHHas = true
+		case optScalesW:
+			scalesW = o.s.Float()
+			scalesWHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg__upsample_lanczos2d_aa_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalUpsampleLanczos2dAa is PyTorch's _upsample_lanczos2d_aa.
+//
+//	aten::_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+//
+// Options: WithScalesH, WithScalesW.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUpsampleLanczos2dAa(self Tensor, outputSize []int64, alignCorners bool, opts ...Option) Tensor {
+	r0, err := genInternalUpsampleLanczos2dAa(self, outputSize, alignCorners, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUpsampleLanczos2dAa is InternalUpsampleLanczos2dAa that returns its error.
+func TryInternalUpsampleLanczos2dAa(self Tensor, outputSize []int64, alignCorners bool, opts ...Option) (Tensor, error) {
+	return genInternalUpsampleLanczos2dAa(self, outputSize, alignCorners, opts)
+}
+
+func genInternalUpsampleLanczos2dAa(self Tensor, outputSize []int64, alignCorners bool, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_upsample_lanczos2d_aa"
+	var scalesH float64
+	scalesHHas := false
+	var scalesW float64
+	scalesWHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScalesH:
+			scalesH = o.s.Float()
+			scalesHHas = true
+		case optScalesW:
+			scalesW = o.s.Float()
+			scalesWHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__upsample_lanczos2d_aa(unsafe.Pointer(selfC), i64p(outputSize), int64(len(outputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalUpsampleLanczos2dAaBackwardOut is PyTorch's _upsample_lanczos2d_aa_backward_out.grad_input.
+//
+//	aten::_upsample_lanczos2d_aa_backward.grad_input(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!)
+//
+// Options: WithScalesH, WithScalesW.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUpsampleLanczos2dAaBackwardOut(gradInput Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts ...Option) Tensor {
+	r0, err := genInternalUpsampleLanczos2dAaBackwardOut(gradInput, gradOutput, outputSize, inputSize, alignCorners, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUpsampleLanczos2dAaBackwardOut is InternalUpsampleLanczos2dAaBackwardOut that returns its error.
+func TryInternalUpsampleLanczos2dAaBackwardOut(gradInput Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts ...Option) (Tensor, error) {
+	return genInternalUpsampleLanczos2dAaBackwardOut(gradInput, gradOutput, outputSize, inputSize, alignCorners, opts)
+}
+
+func genInternalUpsampleLanczos2dAaBackwardOut(gradInput Tensor, gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_upsample_lanczos2d_aa_backward_out"
+	var scalesH float64
+	scalesHHas := false
+	var scalesW float64
+	scalesWHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScalesH:
+			scalesH = o.s.Float()
+			scalesHHas = true
+		case optScalesW:
+			scalesW = o.s.Float()
+			scalesWHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradInputC, err_ := gradInput.ptr(op, "grad_input")
+	if err_ != nil {
+		return
+	}
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		gradInput.unpin()
+		return
+	}
+	e_ := shard3.Atg__upsample_lanczos2d_aa_backward_out_grad_input(unsafe.Pointer(gradInputC), unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	gradInput.unpin()
+	gradOutput.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = gradInput
+	return
+}
+
+// InternalUpsampleLanczos2dAaBackward is PyTorch's _upsample_lanczos2d_aa_backward.
+//
+//	aten::_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+//
+// Options: WithScalesH, WithScalesW.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalUpsampleLanczos2dAaBackward(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts ...Option) Tensor {
+	r0, err := genInternalUpsampleLanczos2dAaBackward(gradOutput, outputSize, inputSize, alignCorners, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalUpsampleLanczos2dAaBackward is InternalUpsampleLanczos2dAaBackward that returns its error.
+func TryInternalUpsampleLanczos2dAaBackward(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts ...Option) (Tensor, error) {
+	return genInternalUpsampleLanczos2dAaBackward(gradOutput, outputSize, inputSize, alignCorners, opts)
+}
+
+func genInternalUpsampleLanczos2dAaBackward(gradOutput Tensor, outputSize []int64, inputSize []int64, alignCorners bool, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_upsample_lanczos2d_aa_backward"
+	var scalesH float64
+	scalesHHas := false
+	var scalesW float64
+	scalesWHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScalesH:
+			scalesH = o.s.Float()
+			scalesHHas = true
+		case optScalesW:
+			scalesW = o.s.Float()
+			scalesWHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	gradOutputC, err_ := gradOutput.ptr(op, "grad_output")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg__upsample_lanczos2d_aa_backward(unsafe.Pointer(gradOutputC), i64p(outputSize), int64(len(outputSize)), i64p(inputSize), int64(len(inputSize)), b32(alignCorners), scalesH, b32(scalesHHas), scalesW, b32(scalesWHas))
+	gradOutput.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinalgMatrixSqrth is PyTorch's linalg_matrix_sqrth.
+//
+//	aten::linalg_matrix_sqrth(Tensor self) -> Tensor
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func LinalgMatrixSqrth(self Tensor) Tensor {
+	r0, err := genLinalgMatrixSqrth(self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinalgMatrixSqrth is LinalgMatrixSqrth that returns its error.
+func TryLinalgMatrixSqrth(self Tensor) (Tensor, error) {
+	return genLinalgMatrixSqrth(self)
+}
+
+func genLinalgMatrixSqrth(self Tensor) (r0_ Tensor, err_ error) {
+	const op = "linalg_matrix_sqrth"
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_linalg_matrix_sqrth(unsafe.Pointer(selfC))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinalgPowsum is PyTorch's linalg__powsum.
+//
+//	aten::linalg__powsum(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+//
+// Options: WithOrd, WithDim, WithKeepdim, WithDtype.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func LinalgPowsum(self Tensor, opts ...Option) Tensor {
+	r0, err := genLinalgPowsum(self, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinalgPowsum is LinalgPowsum that returns its error.
+func TryLinalgPowsum(self Tensor, opts ...Option) (Tensor, error) {
+	return genLinalgPowsum(self, opts)
+}
+
+func genLinalgPowsum(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "linalg__powsum"
+	ord := intScalar(2)
+	var dim []int64
+	keepdim := false
+	var dtype DType
+	dtypeHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optOrd:
+			ord = o.s
+		case optDim:
+			dim = o.ints
+			if dim == nil {
+				dim = []int64{}
+			}
+		case optKeepdim:
+			keepdim = o.b
+		case optDtype:
+			dtype = DType(o.i)
+			dtypeHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	t_, e_, n_ := shard3.Atg_linalg__powsum(unsafe.Pointer(selfC), ord.i, ord.re, ord.im, ord.kind, i64p(dim), optLen(len(dim), dim == nil), b32(keepdim), int32(dtype), b32(dtypeHas))
+	self.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinalgPolar is PyTorch's linalg_polar.
+//
+//	aten::linalg_polar(Tensor A) -> (Tensor U, Tensor H)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func LinalgPolar(a Tensor) (Tensor, Tensor) {
+	r0, r1, err := genLinalgPolar(a)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryLinalgPolar is LinalgPolar that returns its error.
+func TryLinalgPolar(a Tensor) (Tensor, Tensor, error) {
+	return genLinalgPolar(a)
+}
+
+func genLinalgPolar(a Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "linalg_polar"
+	aC, err_ := a.ptr(op, "A")
+	if err_ != nil {
+		return
+	}
+	r0, r1, e_ := shard3.Atg_linalg_polar(unsafe.Pointer(aC))
+	a.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	return
+}
+
+// LinalgPolarOut is PyTorch's linalg_polar_out.out.
+//
+//	aten::linalg_polar.out(Tensor A, *, Tensor(a!) U, Tensor(b!) H) -> (Tensor(a!) U, Tensor(b!) H)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func LinalgPolarOut(u Tensor, h Tensor, a Tensor) (Tensor, Tensor) {
+	r0, r1, err := genLinalgPolarOut(u, h, a)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryLinalgPolarOut is LinalgPolarOut that returns its error.
+func TryLinalgPolarOut(u Tensor, h Tensor, a Tensor) (Tensor, Tensor, error) {
+	return genLinalgPolarOut(u, h, a)
+}
+
+func genLinalgPolarOut(u Tensor, h Tensor, a Tensor) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "linalg_polar_out"
+	uC, err_ := u.ptr(op, "U")
+	if err_ != nil {
+		return
+	}
+	hC, err_ := h.ptr(op, "H")
+	if err_ != nil {
+		u.unpin()
+		return
+	}
+	aC, err_ := a.ptr(op, "A")
+	if err_ != nil {
+		u.unpin()
+		h.unpin()
+		return
+	}
+	e_ := shard3.Atg_linalg_polar_out_out(unsafe.Pointer(uC), unsafe.Pointer(hC), unsafe.Pointer(aC))
+	u.unpin()
+	h.unpin()
+	a.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = u
+	r1_ = h
+	return
+}
+
+// InternalFlashAttentionForwardNoDropoutInplace is PyTorch's _flash_attention_forward_no_dropout_inplace.
+//
+//	aten::_flash_attention_forward_no_dropout_inplace(Tensor(a!) out, Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None, Tensor? block_table=None, int? num_splits=None) -> Tensor softmax_logsumexp
+//
+// Options: WithScale, WithWindowSizeLeft, WithWindowSizeRight, WithSequsedK, WithAlibiSlopes, WithBlockTable, WithNumSplits.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFlashAttentionForwardNoDropoutInplace(out Tensor, query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts ...Option) Tensor {
+	r0, err := genInternalFlashAttentionForwardNoDropoutInplace(out, query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalFlashAttentionForwardNoDropoutInplace is InternalFlashAttentionForwardNoDropoutInplace that returns its error.
+func TryInternalFlashAttentionForwardNoDropoutInplace(out Tensor, query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts ...Option) (Tensor, error) {
+	return genInternalFlashAttentionForwardNoDropoutInplace(out, query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, opts)
+}
+
+func genInternalFlashAttentionForwardNoDropoutInplace(out Tensor, query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_flash_attention_forward_no_dropout_inplace"
+	var scale float64
+	scaleHas := false
+	var windowSizeLeft int64
+	windowSizeLeftHas := false
+	var windowSizeRight int64
+	windowSizeRightHas := false
+	var sequsedK Tensor
+	var alibiSlopes Tensor
+	var blockTable Tensor
+	var numSplits int64
+	numSplitsHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optWindowSizeLeft:
+			if windowSizeLeft, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeLeftHas = true
+		case optWindowSizeRight:
+			if windowSizeRight, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeRightHas = true
+		case optSequsedK:
+			sequsedK = o.t
+		case optAlibiSlopes:
+			alibiSlopes = o.t
+		case optBlockTable:
+			blockTable = o.t
+		case optNumSplits:
+			if numSplits, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			numSplitsHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.optPtr(op, "cum_seq_q")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.optPtr(op, "cum_seq_k")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	sequsedKC, err_ := sequsedK.optPtr(op, "seqused_k")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	alibiSlopesC, err_ := alibiSlopes.optPtr(op, "alibi_slopes")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		sequsedK.unpin()
+		return
+	}
+	blockTableC, err_ := blockTable.optPtr(op, "block_table")
+	if err_ != nil {
+		out.unpin()
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		sequsedK.unpin()
+		alibiSlopes.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__flash_attention_forward_no_dropout_inplace(unsafe.Pointer(outC), unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), b32(returnDebugMask), scale, b32(scaleHas), windowSizeLeft, b32(windowSizeLeftHas), windowSizeRight, b32(windowSizeRightHas), unsafe.Pointer(sequsedKC), unsafe.Pointer(alibiSlopesC), unsafe.Pointer(blockTableC), numSplits, b32(numSplitsHas))
+	out.unpin()
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	sequsedK.unpin()
+	alibiSlopes.unpin()
+	blockTable.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalFlashAttentionForwardQuantized is PyTorch's _flash_attention_forward.quantized.
+//
+//	aten::_flash_attention_forward.quantized(Tensor query, Tensor key, Tensor value, Tensor? cum_seq_q, Tensor? cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, bool return_debug_mask, Tensor? q_descale, Tensor? k_descale, Tensor? v_descale, *, float? scale=None, SymInt? window_size_left=None, SymInt? window_size_right=None, Tensor? seqused_k=None, Tensor? alibi_slopes=None) -> (Tensor output, Tensor softmax_logsumexp, Tensor rng_state, Tensor unused, Tensor debug_attn_mask)
+//
+// Options: WithScale, WithWindowSizeLeft, WithWindowSizeRight, WithSequsedK, WithAlibiSlopes.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFlashAttentionForwardQuantized(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, qDescale Tensor, kDescale Tensor, vDescale Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor) {
+	r0, r1, r2, r3, r4, err := genInternalFlashAttentionForwardQuantized(query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, qDescale, kDescale, vDescale, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2, r3, r4
+}
+
+// TryInternalFlashAttentionForwardQuantized is InternalFlashAttentionForwardQuantized that returns its error.
+func TryInternalFlashAttentionForwardQuantized(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, qDescale Tensor, kDescale Tensor, vDescale Tensor, opts ...Option) (Tensor, Tensor, Tensor, Tensor, Tensor, error) {
+	return genInternalFlashAttentionForwardQuantized(query, key, value, cumSeqQ, cumSeqK, maxQ, maxK, dropoutP, isCausal, returnDebugMask, qDescale, kDescale, vDescale, opts)
+}
+
+func genInternalFlashAttentionForwardQuantized(query Tensor, key Tensor, value Tensor, cumSeqQ Tensor, cumSeqK Tensor, maxQ int64, maxK int64, dropoutP float64, isCausal bool, returnDebugMask bool, qDescale Tensor, kDescale Tensor, vDescale Tensor, opts []Option) (r0_ Tensor, r1_ Tensor, r2_ Tensor, r3_ Tensor, r4_ Tensor, err_ error) {
+	const op = "_flash_attention_forward"
+	var scale float64
+	scaleHas := false
+	var windowSizeLeft int64
+	windowSizeLeftHas := false
+	var windowSizeRight int64
+	windowSizeRightHas := false
+	var sequsedK Tensor
+	var alibiSlopes Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optScale:
+			scale = o.s.Float()
+			scaleHas = true
+		case optWindowSizeLeft:
+			if windowSizeLeft, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeLeftHas = true
+		case optWindowSizeRight:
+			if windowSizeRight, err_ = o.int64(op); err_ != nil {
+				return
+			}
+			windowSizeRightHas = true
+		case optSequsedK:
+			sequsedK = o.t
+		case optAlibiSlopes:
+			alibiSlopes = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	queryC, err_ := query.ptr(op, "query")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		query.unpin()
+		return
+	}
+	valueC, err_ := value.ptr(op, "value")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		return
+	}
+	cumSeqQC, err_ := cumSeqQ.optPtr(op, "cum_seq_q")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		return
+	}
+	cumSeqKC, err_ := cumSeqK.optPtr(op, "cum_seq_k")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		return
+	}
+	qDescaleC, err_ := qDescale.optPtr(op, "q_descale")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		return
+	}
+	kDescaleC, err_ := kDescale.optPtr(op, "k_descale")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		qDescale.unpin()
+		return
+	}
+	vDescaleC, err_ := vDescale.optPtr(op, "v_descale")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		qDescale.unpin()
+		kDescale.unpin()
+		return
+	}
+	sequsedKC, err_ := sequsedK.optPtr(op, "seqused_k")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		qDescale.unpin()
+		kDescale.unpin()
+		vDescale.unpin()
+		return
+	}
+	alibiSlopesC, err_ := alibiSlopes.optPtr(op, "alibi_slopes")
+	if err_ != nil {
+		query.unpin()
+		key.unpin()
+		value.unpin()
+		cumSeqQ.unpin()
+		cumSeqK.unpin()
+		qDescale.unpin()
+		kDescale.unpin()
+		vDescale.unpin()
+		sequsedK.unpin()
+		return
+	}
+	r0, r1, r2, r3, r4, e_ := shard3.Atg__flash_attention_forward_quantized(unsafe.Pointer(queryC), unsafe.Pointer(keyC), unsafe.Pointer(valueC), unsafe.Pointer(cumSeqQC), unsafe.Pointer(cumSeqKC), maxQ, maxK, dropoutP, b32(isCausal), b32(returnDebugMask), unsafe.Pointer(qDescaleC), unsafe.Pointer(kDescaleC), unsafe.Pointer(vDescaleC), scale, b32(scaleHas), windowSizeLeft, b32(windowSizeLeftHas), windowSizeRight, b32(windowSizeRightHas), unsafe.Pointer(sequsedKC), unsafe.Pointer(alibiSlopesC))
+	query.unpin()
+	key.unpin()
+	value.unpin()
+	cumSeqQ.unpin()
+	cumSeqK.unpin()
+	qDescale.unpin()
+	kDescale.unpin()
+	vDescale.unpin()
+	sequsedK.unpin()
+	alibiSlopes.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = newTensorP(r0)
+	r1_ = newTensorP(r1)
+	r2_ = newTensorP(r2)
+	r3_ = newTensorP(r3)
+	r4_ = newTensorP(r4)
+	return
+}
+
+// InternalFusedAdagradTensorLr_ is PyTorch's _fused_adagrad_.tensor_lr.
+//
+//	aten::_fused_adagrad_.tensor_lr(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagradTensorLr_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) {
+	must(genInternalFusedAdagradTensorLr_(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts))
+}
+
+// TryInternalFusedAdagradTensorLr_ is InternalFusedAdagradTensorLr_ that returns its error.
+func TryInternalFusedAdagradTensorLr_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) error {
+	return genInternalFusedAdagradTensorLr_(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagradTensorLr_(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (err_ error) {
+	const op = "_fused_adagrad_"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_adagrad__tensor_lr(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), unsafe.Pointer(lrC), lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// MiopenCtcLossOut is PyTorch's miopen_ctc_loss_out.out.
+//
+//	aten::miopen_ctc_loss.out(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank, bool deterministic, bool zero_infinity, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func MiopenCtcLossOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor) {
+	r0, r1, err := genMiopenCtcLossOut(out0, out1, logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1
+}
+
+// TryMiopenCtcLossOut is MiopenCtcLossOut that returns its error.
+func TryMiopenCtcLossOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (Tensor, Tensor, error) {
+	return genMiopenCtcLossOut(out0, out1, logProbs, targets, inputLengths, targetLengths, blank, deterministic, zeroInfinity)
+}
+
+func genMiopenCtcLossOut(out0 Tensor, out1 Tensor, logProbs Tensor, targets Tensor, inputLengths []int64, targetLengths []int64, blank int64, deterministic bool, zeroInfinity bool) (r0_ Tensor, r1_ Tensor, err_ error) {
+	const op = "miopen_ctc_loss_out"
+	out0C, err_ := out0.ptr(op, "out0")
+	if err_ != nil {
+		return
+	}
+	out1C, err_ := out1.ptr(op, "out1")
+	if err_ != nil {
+		out0.unpin()
+		return
+	}
+	logProbsC, err_ := logProbs.ptr(op, "log_probs")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		return
+	}
+	targetsC, err_ := targets.ptr(op, "targets")
+	if err_ != nil {
+		out0.unpin()
+		out1.unpin()
+		logProbs.unpin()
+		return
+	}
+	e_ := shard3.Atg_miopen_ctc_loss_out_out(unsafe.Pointer(out0C), unsafe.Pointer(out1C), unsafe.Pointer(logProbsC), unsafe.Pointer(targetsC), i64p(inputLengths), int64(len(inputLengths)), i64p(targetLengths), int64(len(targetLengths)), blank, b32(deterministic), b32(zeroInfinity))
+	out0.unpin()
+	out1.unpin()
+	logProbs.unpin()
+	targets.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out0
+	r1_ = out1
+	return
+}
+
+// RandLikeGeneratorOut is PyTorch's rand_like_out.generator_out.
+//
+//	aten::rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandLikeGeneratorOut(out, self, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandLikeGeneratorOut is RandLikeGeneratorOut that returns its error.
+func TryRandLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandLikeGeneratorOut(out, self, generator, opts)
+}
+
+func genRandLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "rand_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_rand_like_out_generator_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(generatorC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RandIntLikeGeneratorOut is PyTorch's randint_like_out.generator_out.
+//
+//	aten::randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeGeneratorOut(out Tensor, self Tensor, high int64, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeGeneratorOut(out, self, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeGeneratorOut is RandIntLikeGeneratorOut that returns its error.
+func TryRandIntLikeGeneratorOut(out Tensor, self Tensor, high int64, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeGeneratorOut(out, self, high, generator, opts)
+}
+
+func genRandIntLikeGeneratorOut(out Tensor, self Tensor, high int64, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_randint_like_out_generator_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), high, unsafe.Pointer(generatorC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RandIntLikeTensorOut is PyTorch's randint_like_out.Tensor_out.
+//
+//	aten::randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeTensorOut(out Tensor, self Tensor, high Tensor, opts ...Option) Tensor {
+	r0, err := genRandIntLikeTensorOut(out, self, high, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeTensorOut is RandIntLikeTensorOut that returns its error.
+func TryRandIntLikeTensorOut(out Tensor, self Tensor, high Tensor, opts ...Option) (Tensor, error) {
+	return genRandIntLikeTensorOut(out, self, high, opts)
+}
+
+func genRandIntLikeTensorOut(out Tensor, self Tensor, high Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	highC, err_ := high.ptr(op, "high")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_randint_like_out_Tensor_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(highC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	high.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RandIntLikeTensorGeneratorOut is PyTorch's randint_like_out.Tensor_generator_out.
+//
+//	aten::randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeTensorGeneratorOut(out Tensor, self Tensor, high Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeTensorGeneratorOut(out, self, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeTensorGeneratorOut is RandIntLikeTensorGeneratorOut that returns its error.
+func TryRandIntLikeTensorGeneratorOut(out Tensor, self Tensor, high Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeTensorGeneratorOut(out, self, high, generator, opts)
+}
+
+func genRandIntLikeTensorGeneratorOut(out Tensor, self Tensor, high Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	highC, err_ := high.ptr(op, "high")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		high.unpin()
+		return
+	}
+	e_ := shard3.Atg_randint_like_out_Tensor_generator_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(highC), unsafe.Pointer(generatorC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	high.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RandIntLikeLowGeneratorDtypeOut is PyTorch's randint_like_out.low_generator_dtype_out.
+//
+//	aten::randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandIntLikeLowGeneratorDtypeOut(out Tensor, self Tensor, low int64, high int64, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandIntLikeLowGeneratorDtypeOut(out, self, low, high, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandIntLikeLowGeneratorDtypeOut is RandIntLikeLowGeneratorDtypeOut that returns its error.
+func TryRandIntLikeLowGeneratorDtypeOut(out Tensor, self Tensor, low int64, high int64, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandIntLikeLowGeneratorDtypeOut(out, self, low, high, generator, opts)
+}
+
+func genRandIntLikeLowGeneratorDtypeOut(out Tensor, self Tensor, low int64, high int64, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randint_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_randint_like_out_low_generator_dtype_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), low, high, unsafe.Pointer(generatorC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// RandNLikeGeneratorOut is PyTorch's randn_like_out.generator_out.
+//
+//	aten::randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMemoryFormat.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func RandNLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts ...Option) Tensor {
+	r0, err := genRandNLikeGeneratorOut(out, self, generator, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryRandNLikeGeneratorOut is RandNLikeGeneratorOut that returns its error.
+func TryRandNLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts ...Option) (Tensor, error) {
+	return genRandNLikeGeneratorOut(out, self, generator, opts)
+}
+
+func genRandNLikeGeneratorOut(out Tensor, self Tensor, generator *Generator, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "randn_like_out"
+	var memoryFormat MemoryFormat
+	memoryFormatHas := false
+	for _, o := range opts {
+		switch o.key {
+		case optMemoryFormat:
+			memoryFormat = MemoryFormat(o.i)
+			memoryFormatHas = true
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	generatorC, err_ := generator.ptr(op)
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg_randn_like_out_generator_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(generatorC), int32(memoryFormat), b32(memoryFormatHas))
+	out.unpin()
+	self.unpin()
+	runtime.KeepAlive(generator)
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalPhiloxNormalOut is PyTorch's _philox_normal_out.out.
+//
+//	aten::_philox_normal.out(Tensor self, Tensor key, float mean=0, float std=1, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithMean, WithStd.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxNormalOut(out Tensor, self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxNormalOut(out, self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxNormalOut is InternalPhiloxNormalOut that returns its error.
+func TryInternalPhiloxNormalOut(out Tensor, self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxNormalOut(out, self, key, opts)
+}
+
+func genInternalPhiloxNormalOut(out Tensor, self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_normal_out"
+	mean := float64(0)
+	std := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optMean:
+			mean = o.s.Float()
+		case optStd:
+			std = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__philox_normal_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(keyC), mean, std)
+	out.unpin()
+	self.unpin()
+	key.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalPhiloxNormal is PyTorch's _philox_normal.
+//
+//	aten::_philox_normal(Tensor self, Tensor key, float mean=0, float std=1) -> Tensor
+//
+// Options: WithMean, WithStd.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxNormal(self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxNormal(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxNormal is InternalPhiloxNormal that returns its error.
+func TryInternalPhiloxNormal(self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxNormal(self, key, opts)
+}
+
+func genInternalPhiloxNormal(self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_normal"
+	mean := float64(0)
+	std := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optMean:
+			mean = o.s.Float()
+		case optStd:
+			std = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__philox_normal(unsafe.Pointer(selfC), unsafe.Pointer(keyC), mean, std)
+	self.unpin()
+	key.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// InternalPhiloxUniformOut is PyTorch's _philox_uniform_out.out.
+//
+//	aten::_philox_uniform.out(Tensor self, Tensor key, float low=0, float high=1, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Options: WithLow, WithHigh.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxUniformOut(out Tensor, self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxUniformOut(out, self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxUniformOut is InternalPhiloxUniformOut that returns its error.
+func TryInternalPhiloxUniformOut(out Tensor, self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxUniformOut(out, self, key, opts)
+}
+
+func genInternalPhiloxUniformOut(out Tensor, self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_uniform_out"
+	low := float64(0)
+	high := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optLow:
+			low = o.s.Float()
+		case optHigh:
+			high = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		out.unpin()
+		self.unpin()
+		return
+	}
+	e_ := shard3.Atg__philox_uniform_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC), unsafe.Pointer(keyC), low, high)
+	out.unpin()
+	self.unpin()
+	key.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalPhiloxUniform is PyTorch's _philox_uniform.
+//
+//	aten::_philox_uniform(Tensor self, Tensor key, float low=0, float high=1) -> Tensor
+//
+// Options: WithLow, WithHigh.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalPhiloxUniform(self Tensor, key Tensor, opts ...Option) Tensor {
+	r0, err := genInternalPhiloxUniform(self, key, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryInternalPhiloxUniform is InternalPhiloxUniform that returns its error.
+func TryInternalPhiloxUniform(self Tensor, key Tensor, opts ...Option) (Tensor, error) {
+	return genInternalPhiloxUniform(self, key, opts)
+}
+
+func genInternalPhiloxUniform(self Tensor, key Tensor, opts []Option) (r0_ Tensor, err_ error) {
+	const op = "_philox_uniform"
+	low := float64(0)
+	high := float64(1)
+	for _, o := range opts {
+		switch o.key {
+		case optLow:
+			low = o.s.Float()
+		case optHigh:
+			high = o.s.Float()
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		return
+	}
+	keyC, err_ := key.ptr(op, "key")
+	if err_ != nil {
+		self.unpin()
+		return
+	}
+	t_, e_, n_ := shard3.Atg__philox_uniform(unsafe.Pointer(selfC), unsafe.Pointer(keyC), low, high)
+	self.unpin()
+	key.unpin()
+	r0_, err_ = tensorResultP(op, t_, e_, n_)
+	return
+}
+
+// LinalgMatrixSqrthOut is PyTorch's linalg_matrix_sqrth_out.out.
+//
+//	aten::linalg_matrix_sqrth.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func LinalgMatrixSqrthOut(out Tensor, self Tensor) Tensor {
+	r0, err := genLinalgMatrixSqrthOut(out, self)
+	if err != nil {
+		panic(err)
+	}
+	return r0
+}
+
+// TryLinalgMatrixSqrthOut is LinalgMatrixSqrthOut that returns its error.
+func TryLinalgMatrixSqrthOut(out Tensor, self Tensor) (Tensor, error) {
+	return genLinalgMatrixSqrthOut(out, self)
+}
+
+func genLinalgMatrixSqrthOut(out Tensor, self Tensor) (r0_ Tensor, err_ error) {
+	const op = "linalg_matrix_sqrth_out"
+	outC, err_ := out.ptr(op, "out")
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := self.ptr(op, "self")
+	if err_ != nil {
+		out.unpin()
+		return
+	}
+	e_ := shard3.Atg_linalg_matrix_sqrth_out_out(unsafe.Pointer(outC), unsafe.Pointer(selfC))
+	out.unpin()
+	self.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = out
+	return
+}
+
+// InternalFusedAdagradTensorLrOut is PyTorch's _fused_adagrad_out.tensor_lr_out.
+//
+//	aten::_fused_adagrad.tensor_lr_out(Tensor[] self, Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None, Tensor(a!)[] out) -> ()
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagradTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) {
+	must(genInternalFusedAdagradTensorLrOut(out, self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts))
+}
+
+// TryInternalFusedAdagradTensorLrOut is InternalFusedAdagradTensorLrOut that returns its error.
+func TryInternalFusedAdagradTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) error {
+	return genInternalFusedAdagradTensorLrOut(out, self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagradTensorLrOut(out []Tensor, self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (err_ error) {
+	const op = "_fused_adagrad_out"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	outC, err_ := tensorPtrs(op, "out", out)
+	if err_ != nil {
+		return
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		unpinAll(out)
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(out)
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	e_ := shard3.Atg__fused_adagrad_out_tensor_lr_out(tensorsPtr(outC), int64(len(outC)), tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), unsafe.Pointer(lrC), lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(out)
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	return
+}
+
+// InternalFusedAdagradTensorLr is PyTorch's _fused_adagrad.tensor_lr.
+//
+//	aten::_fused_adagrad.tensor_lr(Tensor[] self, Tensor[] grads, Tensor[] state_sums, Tensor[] state_steps, *, Tensor lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> (Tensor[] self_out, Tensor[] grads_out, Tensor[] state_sums_out)
+//
+// Options: WithGradScale, WithFoundInf.
+//
+// Not in every libtorch: needs libtorch >= 2.14.1; elsewhere it returns ErrUnsupported.
+func InternalFusedAdagradTensorLr(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) ([]Tensor, []Tensor, []Tensor) {
+	r0, r1, r2, err := genInternalFusedAdagradTensorLr(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+	if err != nil {
+		panic(err)
+	}
+	return r0, r1, r2
+}
+
+// TryInternalFusedAdagradTensorLr is InternalFusedAdagradTensorLr that returns its error.
+func TryInternalFusedAdagradTensorLr(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts ...Option) ([]Tensor, []Tensor, []Tensor, error) {
+	return genInternalFusedAdagradTensorLr(self, grads, stateSums, stateSteps, lr, lrDecay, weightDecay, eps, maximize, opts)
+}
+
+func genInternalFusedAdagradTensorLr(self []Tensor, grads []Tensor, stateSums []Tensor, stateSteps []Tensor, lr Tensor, lrDecay float64, weightDecay float64, eps float64, maximize bool, opts []Option) (r0_ []Tensor, r1_ []Tensor, r2_ []Tensor, err_ error) {
+	const op = "_fused_adagrad"
+	var gradScale Tensor
+	var foundInf Tensor
+	for _, o := range opts {
+		switch o.key {
+		case optGradScale:
+			gradScale = o.t
+		case optFoundInf:
+			foundInf = o.t
+		default:
+			err_ = badOption(op, o)
+			return
+		}
+	}
+	selfC, err_ := tensorPtrs(op, "self", self)
+	if err_ != nil {
+		return
+	}
+	gradsC, err_ := tensorPtrs(op, "grads", grads)
+	if err_ != nil {
+		unpinAll(self)
+		return
+	}
+	stateSumsC, err_ := tensorPtrs(op, "state_sums", stateSums)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		return
+	}
+	stateStepsC, err_ := tensorPtrs(op, "state_steps", stateSteps)
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		return
+	}
+	lrC, err_ := lr.ptr(op, "lr")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		return
+	}
+	gradScaleC, err_ := gradScale.optPtr(op, "grad_scale")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		return
+	}
+	foundInfC, err_ := foundInf.optPtr(op, "found_inf")
+	if err_ != nil {
+		unpinAll(self)
+		unpinAll(grads)
+		unpinAll(stateSums)
+		unpinAll(stateSteps)
+		lr.unpin()
+		gradScale.unpin()
+		return
+	}
+	r0, r0Len, r1, r1Len, r2, r2Len, e_ := shard3.Atg__fused_adagrad_tensor_lr(tensorsPtr(selfC), int64(len(selfC)), tensorsPtr(gradsC), int64(len(gradsC)), tensorsPtr(stateSumsC), int64(len(stateSumsC)), tensorsPtr(stateStepsC), int64(len(stateStepsC)), unsafe.Pointer(lrC), lrDecay, weightDecay, eps, b32(maximize), unsafe.Pointer(gradScaleC), unsafe.Pointer(foundInfC))
+	unpinAll(self)
+	unpinAll(grads)
+	unpinAll(stateSums)
+	unpinAll(stateSteps)
+	lr.unpin()
+	gradScale.unpin()
+	foundInf.unpin()
+	if err_ = cErrorP(op, e_); err_ != nil {
+		return
+	}
+	r0_ = tensorList(r0, r0Len)
+	r1_ = tensorList(r1, r1Len)
+	r2_ = tensorList(r2, r2Len)
 	return
 }

@@ -5,8 +5,15 @@ package torch
 const (
 	_ optKey = iota
 	optAccumulate
+	optAccumulateMatches
+	optActivation
 	optAdjoint
+	optAlgId
+	optAlgorithm
+	optAlibiSlopes
+	optAlignToWindow
 	optAlpha
+	optAlphaTensor
 	optAppend
 	optApproximate
 	optArg1
@@ -27,12 +34,16 @@ const (
 	optBias
 	optBins
 	optBlank
+	optBlockTable
+	optBlocksize
 	optCeilMode
 	optCenter
 	optCheckErrors
+	optCheckPinning
 	optComputeMode
 	optComputeUv
 	optComputeV
+	optContractionDim
 	optCorrection
 	optCountIncludePad
 	optCreateGraph
@@ -41,6 +52,7 @@ const (
 	optD
 	optDecimals
 	optDelta
+	optDenseDim
 	optDensity
 	optDescending
 	optDevice
@@ -52,23 +64,29 @@ const (
 	optDims
 	optDivisorOverride
 	optDriver
+	optDropoutMask
 	optDropoutP
 	optDtype
 	optDx
 	optEdgeOrder
 	optEigenvectors
+	optEnableGqa
 	optEnd
 	optEndDim
 	optEps
 	optEqualNan
+	optFillValue
+	optFoundInf
 	optFrom
 	optFullMatrices
 	optFweights
 	optGenerator
 	optGradFactor
+	optGradScale
 	optGradient
 	optGroups
 	optHermitian
+	optHigh
 	optHopLength
 	optIgnoreIndex
 	optImplicit
@@ -81,9 +99,11 @@ const (
 	optIndices
 	optInitial
 	optInputScale
+	optInputSize
 	optInterpolation
 	optInvert
 	optIsCausal
+	optIsCoalesced
 	optK
 	optKeepdim
 	optLabelSmoothing
@@ -94,10 +114,12 @@ const (
 	optLength
 	optLengths
 	optLogTarget
+	optLow
 	optLower
 	optMargin
 	optMask
 	optMaskType
+	optMaskedGrad
 	optMax
 	optMaxTensor
 	optMaxVal
@@ -120,11 +142,15 @@ const (
 	optNorm
 	optNormalized
 	optNumClasses
+	optNumSplits
+	optNumSplitsKey
+	optOffs
 	optOffset
 	optOffsets
 	optOnesided
 	optOrd
 	optOrdString
+	optOutDtype
 	optOutInt32
 	optOutputPadding
 	optOutputSize
@@ -133,6 +159,7 @@ const (
 	optPadMode
 	optPadding
 	optPaddingIdx
+	optPaddingSide
 	optPaddingString
 	optPaddingValue
 	optPath
@@ -161,12 +188,15 @@ const (
 	optS
 	optScale
 	optScaleGradByFreq
+	optScaleResult
 	optScales
 	optScalesD
 	optScalesH
 	optScalesW
 	optSelfNumBatchDims
+	optSequsedK
 	optShared
+	optSharedStorageDqdkdv
 	optSide
 	optSigma
 	optSize
@@ -176,6 +206,8 @@ const (
 	optSpacing
 	optSparse
 	optSparseGrad
+	optSplitK
+	optSplitKMode
 	optStable
 	optStart
 	optStartDim
@@ -187,9 +219,11 @@ const (
 	optSymmetricQuant
 	optThreshold
 	optTo
+	optTotalL
 	optTrain
 	optTraining
 	optTranspose
+	optTransposeResult
 	optUPLO
 	optUnbiased
 	optUnitriangular
@@ -199,12 +233,17 @@ const (
 	optUnsafe
 	optUpper
 	optUpperNum
+	optUseCutlass
+	optUseFastAccum
 	optUseGelu
 	optValue
 	optWeight
 	optWeights
 	optWinLength
 	optWindow
+	optWindowSize
+	optWindowSizeLeft
+	optWindowSizeRight
 	optWithReplacement
 	optWrap
 	optZeroInfinity
@@ -212,221 +251,281 @@ const (
 )
 
 var optNames = [...]string{
-	optAccumulate:         "accumulate",
-	optAdjoint:            "adjoint",
-	optAlpha:              "alpha",
-	optAppend:             "append",
-	optApproximate:        "approximate",
-	optArg1:               "arg1",
-	optArg2:               "arg2",
-	optArg3:               "arg3",
-	optAssumeUnique:       "assume_unique",
-	optAtol:               "atol",
-	optAtolTensor:         "atol_tensor",
-	optAttnMask:           "attn_mask",
-	optAverageAttnWeights: "average_attn_weights",
-	optAweights:           "aweights",
-	optAxis:               "axis",
-	optBHh:                "b_hh",
-	optBIh:                "b_ih",
-	optBase:               "base",
-	optBatchFirst:         "batch_first",
-	optBeta:               "beta",
-	optBias:               "bias",
-	optBins:               "bins",
-	optBlank:              "blank",
-	optCeilMode:           "ceil_mode",
-	optCenter:             "center",
-	optCheckErrors:        "check_errors",
-	optComputeMode:        "compute_mode",
-	optComputeUv:          "compute_uv",
-	optComputeV:           "compute_v",
-	optCorrection:         "correction",
-	optCountIncludePad:    "count_include_pad",
-	optCreateGraph:        "create_graph",
-	optCudnnEnable:        "cudnn_enable",
-	optCudnnEnabled:       "cudnn_enabled",
-	optD:                  "d",
-	optDecimals:           "decimals",
-	optDelta:              "delta",
-	optDensity:            "density",
-	optDescending:         "descending",
-	optDevice:             "device",
-	optDiagonal:           "diagonal",
-	optDilation:           "dilation",
-	optDim:                "dim",
-	optDim1:               "dim1",
-	optDim2:               "dim2",
-	optDims:               "dims",
-	optDivisorOverride:    "divisor_override",
-	optDriver:             "driver",
-	optDropoutP:           "dropout_p",
-	optDtype:              "dtype",
-	optDx:                 "dx",
-	optEdgeOrder:          "edge_order",
-	optEigenvectors:       "eigenvectors",
-	optEnd:                "end",
-	optEndDim:             "end_dim",
-	optEps:                "eps",
-	optEqualNan:           "equal_nan",
-	optFrom:               "from",
-	optFullMatrices:       "full_matrices",
-	optFweights:           "fweights",
-	optGenerator:          "generator",
-	optGradFactor:         "grad_factor",
-	optGradient:           "gradient",
-	optGroups:             "groups",
-	optHermitian:          "hermitian",
-	optHopLength:          "hop_length",
-	optIgnoreIndex:        "ignore_index",
-	optImplicit:           "implicit",
-	optIncludeLastOffset:  "include_last_offset",
-	optIncludeSelf:        "include_self",
-	optIncrKey:            "incr_key",
-	optIncrValue:          "incr_value",
-	optIncreasing:         "increasing",
-	optInd:                "ind",
-	optIndices:            "indices",
-	optInitial:            "initial",
-	optInputScale:         "input_scale",
-	optInterpolation:      "interpolation",
-	optInvert:             "invert",
-	optIsCausal:           "is_causal",
-	optK:                  "k",
-	optKeepdim:            "keepdim",
-	optLabelSmoothing:     "label_smoothing",
-	optLambd:              "lambd",
-	optLargest:            "largest",
-	optLayout:             "layout",
-	optLeft:               "left",
-	optLength:             "length",
-	optLengths:            "lengths",
-	optLogTarget:          "log_target",
-	optLower:              "lower",
-	optMargin:             "margin",
-	optMask:               "mask",
-	optMaskType:           "mask_type",
-	optMax:                "max",
-	optMaxTensor:          "max_tensor",
-	optMaxVal:             "max_val",
-	optMean:               "mean",
-	optMedian:             "median",
-	optMemoryFormat:       "memory_format",
-	optMin:                "min",
-	optMinTensor:          "min_tensor",
-	optMinVal:             "min_val",
-	optMinlength:          "minlength",
-	optMode:               "mode",
-	optModeString:         "mode_string",
-	optN:                  "n",
-	optNan:                "nan",
-	optNeedAttnWeights:    "need_attn_weights",
-	optNeedWeights:        "need_weights",
-	optNegativeSlope:      "negative_slope",
-	optNeginf:             "neginf",
-	optNonBlocking:        "non_blocking",
-	optNorm:               "norm",
-	optNormalized:         "normalized",
-	optNumClasses:         "num_classes",
-	optOffset:             "offset",
-	optOffsets:            "offsets",
-	optOnesided:           "onesided",
-	optOrd:                "ord",
-	optOrdString:          "ord_string",
-	optOutInt32:           "out_int32",
-	optOutputPadding:      "output_padding",
-	optOutputSize:         "output_size",
-	optP:                  "p",
-	optPad:                "pad",
-	optPadMode:            "pad_mode",
-	optPadding:            "padding",
-	optPaddingIdx:         "padding_idx",
-	optPaddingString:      "padding_string",
-	optPaddingValue:       "padding_value",
-	optPath:               "path",
-	optPerRowFakeQuant:    "per_row_fake_quant",
-	optPerSampleWeights:   "per_sample_weights",
-	optPivot:              "pivot",
-	optPosWeight:          "pos_weight",
-	optPosinf:             "posinf",
-	optPow:                "pow",
-	optPrepend:            "prepend",
-	optR:                  "r",
-	optRange:              "range",
-	optRcond:              "rcond",
-	optReduceRange:        "reduce_range",
-	optReduction:          "reduction",
-	optReplacement:        "replacement",
-	optRequiresGrad:       "requires_grad",
-	optRetainGraph:        "retain_graph",
-	optReturnComplex:      "return_complex",
-	optReturnCounts:       "return_counts",
-	optReturnInverse:      "return_inverse",
-	optRight:              "right",
-	optRoundingMode:       "rounding_mode",
-	optRtol:               "rtol",
-	optRtolTensor:         "rtol_tensor",
-	optS:                  "s",
-	optScale:              "scale",
-	optScaleGradByFreq:    "scale_grad_by_freq",
-	optScales:             "scales",
-	optScalesD:            "scales_d",
-	optScalesH:            "scales_h",
-	optScalesW:            "scales_w",
-	optSelfNumBatchDims:   "self_num_batch_dims",
-	optShared:             "shared",
-	optSide:               "side",
-	optSigma:              "sigma",
-	optSize:               "size",
-	optSome:               "some",
-	optSorted:             "sorted",
-	optSorter:             "sorter",
-	optSpacing:            "spacing",
-	optSparse:             "sparse",
-	optSparseGrad:         "sparse_grad",
-	optStable:             "stable",
-	optStart:              "start",
-	optStartDim:           "start_dim",
-	optStd:                "std",
-	optStep:               "step",
-	optStorageOffset:      "storage_offset",
-	optStride:             "stride",
-	optSwap:               "swap",
-	optSymmetricQuant:     "symmetric_quant",
-	optThreshold:          "threshold",
-	optTo:                 "to",
-	optTrain:              "train",
-	optTraining:           "training",
-	optTranspose:          "transpose",
-	optUPLO:               "u_p_l_o",
-	optUnbiased:           "unbiased",
-	optUnitriangular:      "unitriangular",
-	optUnpackData:         "unpack_data",
-	optUnpackPivots:       "unpack_pivots",
-	optUnrollDim:          "unroll_dim",
-	optUnsafe:             "unsafe",
-	optUpper:              "upper",
-	optUpperNum:           "upper_num",
-	optUseGelu:            "use_gelu",
-	optValue:              "value",
-	optWeight:             "weight",
-	optWeights:            "weights",
-	optWinLength:          "win_length",
-	optWindow:             "window",
-	optWithReplacement:    "with_replacement",
-	optWrap:               "wrap",
-	optZeroInfinity:       "zero_infinity",
-	optZeroPoint:          "zero_point",
+	optAccumulate:          "accumulate",
+	optAccumulateMatches:   "accumulate_matches",
+	optActivation:          "activation",
+	optAdjoint:             "adjoint",
+	optAlgId:               "alg_id",
+	optAlgorithm:           "algorithm",
+	optAlibiSlopes:         "alibi_slopes",
+	optAlignToWindow:       "align_to_window",
+	optAlpha:               "alpha",
+	optAlphaTensor:         "alpha_tensor",
+	optAppend:              "append",
+	optApproximate:         "approximate",
+	optArg1:                "arg1",
+	optArg2:                "arg2",
+	optArg3:                "arg3",
+	optAssumeUnique:        "assume_unique",
+	optAtol:                "atol",
+	optAtolTensor:          "atol_tensor",
+	optAttnMask:            "attn_mask",
+	optAverageAttnWeights:  "average_attn_weights",
+	optAweights:            "aweights",
+	optAxis:                "axis",
+	optBHh:                 "b_hh",
+	optBIh:                 "b_ih",
+	optBase:                "base",
+	optBatchFirst:          "batch_first",
+	optBeta:                "beta",
+	optBias:                "bias",
+	optBins:                "bins",
+	optBlank:               "blank",
+	optBlockTable:          "block_table",
+	optBlocksize:           "blocksize",
+	optCeilMode:            "ceil_mode",
+	optCenter:              "center",
+	optCheckErrors:         "check_errors",
+	optCheckPinning:        "check_pinning",
+	optComputeMode:         "compute_mode",
+	optComputeUv:           "compute_uv",
+	optComputeV:            "compute_v",
+	optContractionDim:      "contraction_dim",
+	optCorrection:          "correction",
+	optCountIncludePad:     "count_include_pad",
+	optCreateGraph:         "create_graph",
+	optCudnnEnable:         "cudnn_enable",
+	optCudnnEnabled:        "cudnn_enabled",
+	optD:                   "d",
+	optDecimals:            "decimals",
+	optDelta:               "delta",
+	optDenseDim:            "dense_dim",
+	optDensity:             "density",
+	optDescending:          "descending",
+	optDevice:              "device",
+	optDiagonal:            "diagonal",
+	optDilation:            "dilation",
+	optDim:                 "dim",
+	optDim1:                "dim1",
+	optDim2:                "dim2",
+	optDims:                "dims",
+	optDivisorOverride:     "divisor_override",
+	optDriver:              "driver",
+	optDropoutMask:         "dropout_mask",
+	optDropoutP:            "dropout_p",
+	optDtype:               "dtype",
+	optDx:                  "dx",
+	optEdgeOrder:           "edge_order",
+	optEigenvectors:        "eigenvectors",
+	optEnableGqa:           "enable_gqa",
+	optEnd:                 "end",
+	optEndDim:              "end_dim",
+	optEps:                 "eps",
+	optEqualNan:            "equal_nan",
+	optFillValue:           "fill_value",
+	optFoundInf:            "found_inf",
+	optFrom:                "from",
+	optFullMatrices:        "full_matrices",
+	optFweights:            "fweights",
+	optGenerator:           "generator",
+	optGradFactor:          "grad_factor",
+	optGradScale:           "grad_scale",
+	optGradient:            "gradient",
+	optGroups:              "groups",
+	optHermitian:           "hermitian",
+	optHigh:                "high",
+	optHopLength:           "hop_length",
+	optIgnoreIndex:         "ignore_index",
+	optImplicit:            "implicit",
+	optIncludeLastOffset:   "include_last_offset",
+	optIncludeSelf:         "include_self",
+	optIncrKey:             "incr_key",
+	optIncrValue:           "incr_value",
+	optIncreasing:          "increasing",
+	optInd:                 "ind",
+	optIndices:             "indices",
+	optInitial:             "initial",
+	optInputScale:          "input_scale",
+	optInputSize:           "input_size",
+	optInterpolation:       "interpolation",
+	optInvert:              "invert",
+	optIsCausal:            "is_causal",
+	optIsCoalesced:         "is_coalesced",
+	optK:                   "k",
+	optKeepdim:             "keepdim",
+	optLabelSmoothing:      "label_smoothing",
+	optLambd:               "lambd",
+	optLargest:             "largest",
+	optLayout:              "layout",
+	optLeft:                "left",
+	optLength:              "length",
+	optLengths:             "lengths",
+	optLogTarget:           "log_target",
+	optLow:                 "low",
+	optLower:               "lower",
+	optMargin:              "margin",
+	optMask:                "mask",
+	optMaskType:            "mask_type",
+	optMaskedGrad:          "masked_grad",
+	optMax:                 "max",
+	optMaxTensor:           "max_tensor",
+	optMaxVal:              "max_val",
+	optMean:                "mean",
+	optMedian:              "median",
+	optMemoryFormat:        "memory_format",
+	optMin:                 "min",
+	optMinTensor:           "min_tensor",
+	optMinVal:              "min_val",
+	optMinlength:           "minlength",
+	optMode:                "mode",
+	optModeString:          "mode_string",
+	optN:                   "n",
+	optNan:                 "nan",
+	optNeedAttnWeights:     "need_attn_weights",
+	optNeedWeights:         "need_weights",
+	optNegativeSlope:       "negative_slope",
+	optNeginf:              "neginf",
+	optNonBlocking:         "non_blocking",
+	optNorm:                "norm",
+	optNormalized:          "normalized",
+	optNumClasses:          "num_classes",
+	optNumSplits:           "num_splits",
+	optNumSplitsKey:        "num_splits_key",
+	optOffs:                "offs",
+	optOffset:              "offset",
+	optOffsets:             "offsets",
+	optOnesided:            "onesided",
+	optOrd:                 "ord",
+	optOrdString:           "ord_string",
+	optOutDtype:            "out_dtype",
+	optOutInt32:            "out_int32",
+	optOutputPadding:       "output_padding",
+	optOutputSize:          "output_size",
+	optP:                   "p",
+	optPad:                 "pad",
+	optPadMode:             "pad_mode",
+	optPadding:             "padding",
+	optPaddingIdx:          "padding_idx",
+	optPaddingSide:         "padding_side",
+	optPaddingString:       "padding_string",
+	optPaddingValue:        "padding_value",
+	optPath:                "path",
+	optPerRowFakeQuant:     "per_row_fake_quant",
+	optPerSampleWeights:    "per_sample_weights",
+	optPivot:               "pivot",
+	optPosWeight:           "pos_weight",
+	optPosinf:              "posinf",
+	optPow:                 "pow",
+	optPrepend:             "prepend",
+	optR:                   "r",
+	optRange:               "range",
+	optRcond:               "rcond",
+	optReduceRange:         "reduce_range",
+	optReduction:           "reduction",
+	optReplacement:         "replacement",
+	optRequiresGrad:        "requires_grad",
+	optRetainGraph:         "retain_graph",
+	optReturnComplex:       "return_complex",
+	optReturnCounts:        "return_counts",
+	optReturnInverse:       "return_inverse",
+	optRight:               "right",
+	optRoundingMode:        "rounding_mode",
+	optRtol:                "rtol",
+	optRtolTensor:          "rtol_tensor",
+	optS:                   "s",
+	optScale:               "scale",
+	optScaleGradByFreq:     "scale_grad_by_freq",
+	optScaleResult:         "scale_result",
+	optScales:              "scales",
+	optScalesD:             "scales_d",
+	optScalesH:             "scales_h",
+	optScalesW:             "scales_w",
+	optSelfNumBatchDims:    "self_num_batch_dims",
+	optSequsedK:            "seqused_k",
+	optShared:              "shared",
+	optSharedStorageDqdkdv: "shared_storage_dqdkdv",
+	optSide:                "side",
+	optSigma:               "sigma",
+	optSize:                "size",
+	optSome:                "some",
+	optSorted:              "sorted",
+	optSorter:              "sorter",
+	optSpacing:             "spacing",
+	optSparse:              "sparse",
+	optSparseGrad:          "sparse_grad",
+	optSplitK:              "split_k",
+	optSplitKMode:          "split_k_mode",
+	optStable:              "stable",
+	optStart:               "start",
+	optStartDim:            "start_dim",
+	optStd:                 "std",
+	optStep:                "step",
+	optStorageOffset:       "storage_offset",
+	optStride:              "stride",
+	optSwap:                "swap",
+	optSymmetricQuant:      "symmetric_quant",
+	optThreshold:           "threshold",
+	optTo:                  "to",
+	optTotalL:              "total_l",
+	optTrain:               "train",
+	optTraining:            "training",
+	optTranspose:           "transpose",
+	optTransposeResult:     "transpose_result",
+	optUPLO:                "u_p_l_o",
+	optUnbiased:            "unbiased",
+	optUnitriangular:       "unitriangular",
+	optUnpackData:          "unpack_data",
+	optUnpackPivots:        "unpack_pivots",
+	optUnrollDim:           "unroll_dim",
+	optUnsafe:              "unsafe",
+	optUpper:               "upper",
+	optUpperNum:            "upper_num",
+	optUseCutlass:          "use_cutlass",
+	optUseFastAccum:        "use_fast_accum",
+	optUseGelu:             "use_gelu",
+	optValue:               "value",
+	optWeight:              "weight",
+	optWeights:             "weights",
+	optWinLength:           "win_length",
+	optWindow:              "window",
+	optWindowSize:          "window_size",
+	optWindowSizeLeft:      "window_size_left",
+	optWindowSizeRight:     "window_size_right",
+	optWithReplacement:     "with_replacement",
+	optWrap:                "wrap",
+	optZeroInfinity:        "zero_infinity",
+	optZeroPoint:           "zero_point",
 }
 
 // WithAccumulate sets the keyword argument accumulate.
 func WithAccumulate(v bool) Option { return Option{key: optAccumulate, b: v} }
 
+// WithAccumulateMatches sets the keyword argument accumulate_matches.
+func WithAccumulateMatches(v bool) Option { return Option{key: optAccumulateMatches, b: v} }
+
+// WithActivation sets the keyword argument activation.
+func WithActivation(s string) Option { return Option{key: optActivation, str: s} }
+
 // WithAdjoint sets the keyword argument adjoint.
 func WithAdjoint(v bool) Option { return Option{key: optAdjoint, b: v} }
 
+// WithAlgId sets the keyword argument alg_id.
+func WithAlgId[T Element](v T) Option { return Option{key: optAlgId, s: S(v)} }
+
+// WithAlgorithm sets the keyword argument algorithm.
+func WithAlgorithm(s string) Option { return Option{key: optAlgorithm, str: s} }
+
+// WithAlibiSlopes sets the keyword argument alibi_slopes.
+func WithAlibiSlopes(t Tensor) Option { return Option{key: optAlibiSlopes, t: t} }
+
+// WithAlignToWindow sets the keyword argument align_to_window.
+func WithAlignToWindow(v bool) Option { return Option{key: optAlignToWindow, b: v} }
+
 // WithAlpha sets the keyword argument alpha.
 func WithAlpha[T Element](v T) Option { return Option{key: optAlpha, s: S(v)} }
+
+// WithAlphaTensor sets the keyword argument alpha_tensor.
+func WithAlphaTensor(t Tensor) Option { return Option{key: optAlphaTensor, t: t} }
 
 // WithAppend sets the keyword argument append.
 func WithAppend(t Tensor) Option { return Option{key: optAppend, t: t} }
@@ -488,6 +587,12 @@ func WithBins[T Element](v T) Option { return Option{key: optBins, s: S(v)} }
 // WithBlank sets the keyword argument blank.
 func WithBlank[T Element](v T) Option { return Option{key: optBlank, s: S(v)} }
 
+// WithBlockTable sets the keyword argument block_table.
+func WithBlockTable(t Tensor) Option { return Option{key: optBlockTable, t: t} }
+
+// WithBlocksize sets the keyword argument blocksize: one value or a list.
+func WithBlocksize(v ...int64) Option { return Option{key: optBlocksize, ints: v} }
+
 // WithCeilMode sets the keyword argument ceil_mode.
 func WithCeilMode(v bool) Option { return Option{key: optCeilMode, b: v} }
 
@@ -497,6 +602,9 @@ func WithCenter(v bool) Option { return Option{key: optCenter, b: v} }
 // WithCheckErrors sets the keyword argument check_errors.
 func WithCheckErrors(v bool) Option { return Option{key: optCheckErrors, b: v} }
 
+// WithCheckPinning sets the keyword argument check_pinning.
+func WithCheckPinning(v bool) Option { return Option{key: optCheckPinning, b: v} }
+
 // WithComputeMode sets the keyword argument compute_mode.
 func WithComputeMode[T Element](v T) Option { return Option{key: optComputeMode, s: S(v)} }
 
@@ -505,6 +613,9 @@ func WithComputeUv(v bool) Option { return Option{key: optComputeUv, b: v} }
 
 // WithComputeV sets the keyword argument compute_v.
 func WithComputeV(v bool) Option { return Option{key: optComputeV, b: v} }
+
+// WithContractionDim sets the keyword argument contraction_dim: one value or a list.
+func WithContractionDim(v ...int64) Option { return Option{key: optContractionDim, ints: v} }
 
 // WithCorrection sets the keyword argument correction.
 func WithCorrection[T Element](v T) Option { return Option{key: optCorrection, s: S(v)} }
@@ -529,6 +640,9 @@ func WithDecimals[T Element](v T) Option { return Option{key: optDecimals, s: S(
 
 // WithDelta sets the keyword argument delta.
 func WithDelta[T Element](v T) Option { return Option{key: optDelta, s: S(v)} }
+
+// WithDenseDim sets the keyword argument dense_dim.
+func WithDenseDim[T Element](v T) Option { return Option{key: optDenseDim, s: S(v)} }
 
 // WithDensity sets the keyword argument density.
 func WithDensity(v bool) Option { return Option{key: optDensity, b: v} }
@@ -565,6 +679,9 @@ func WithDivisorOverride[T Element](v T) Option { return Option{key: optDivisorO
 // WithDriver sets the keyword argument driver.
 func WithDriver(s string) Option { return Option{key: optDriver, str: s} }
 
+// WithDropoutMask sets the keyword argument dropout_mask.
+func WithDropoutMask(t Tensor) Option { return Option{key: optDropoutMask, t: t} }
+
 // WithDropoutP sets the keyword argument dropout_p.
 func WithDropoutP[T Element](v T) Option { return Option{key: optDropoutP, s: S(v)} }
 
@@ -580,6 +697,9 @@ func WithEdgeOrder[T Element](v T) Option { return Option{key: optEdgeOrder, s: 
 // WithEigenvectors sets the keyword argument eigenvectors.
 func WithEigenvectors(v bool) Option { return Option{key: optEigenvectors, b: v} }
 
+// WithEnableGqa sets the keyword argument enable_gqa.
+func WithEnableGqa(v bool) Option { return Option{key: optEnableGqa, b: v} }
+
 // WithEnd sets the keyword argument end.
 func WithEnd[T Element](v T) Option { return Option{key: optEnd, s: S(v)} }
 
@@ -591,6 +711,12 @@ func WithEps[T Element](v T) Option { return Option{key: optEps, s: S(v)} }
 
 // WithEqualNan sets the keyword argument equal_nan.
 func WithEqualNan(v bool) Option { return Option{key: optEqualNan, b: v} }
+
+// WithFillValue sets the keyword argument fill_value.
+func WithFillValue[T Element](v T) Option { return Option{key: optFillValue, s: S(v)} }
+
+// WithFoundInf sets the keyword argument found_inf.
+func WithFoundInf(t Tensor) Option { return Option{key: optFoundInf, t: t} }
 
 // WithFrom sets the keyword argument from.
 func WithFrom[T Element](v T) Option { return Option{key: optFrom, s: S(v)} }
@@ -607,6 +733,9 @@ func WithGenerator(g *Generator) Option { return Option{key: optGenerator, gen: 
 // WithGradFactor sets the keyword argument grad_factor.
 func WithGradFactor[T Element](v T) Option { return Option{key: optGradFactor, s: S(v)} }
 
+// WithGradScale sets the keyword argument grad_scale.
+func WithGradScale(t Tensor) Option { return Option{key: optGradScale, t: t} }
+
 // WithGradient sets the keyword argument gradient.
 func WithGradient(t Tensor) Option { return Option{key: optGradient, t: t} }
 
@@ -615,6 +744,9 @@ func WithGroups[T Element](v T) Option { return Option{key: optGroups, s: S(v)} 
 
 // WithHermitian sets the keyword argument hermitian.
 func WithHermitian(v bool) Option { return Option{key: optHermitian, b: v} }
+
+// WithHigh sets the keyword argument high.
+func WithHigh[T Element](v T) Option { return Option{key: optHigh, s: S(v)} }
 
 // WithHopLength sets the keyword argument hop_length.
 func WithHopLength[T Element](v T) Option { return Option{key: optHopLength, s: S(v)} }
@@ -652,6 +784,9 @@ func WithInitial[T Element](v T) Option { return Option{key: optInitial, s: S(v)
 // WithInputScale sets the keyword argument input_scale.
 func WithInputScale[T Element](v T) Option { return Option{key: optInputScale, s: S(v)} }
 
+// WithInputSize sets the keyword argument input_size: one value or a list.
+func WithInputSize(v ...int64) Option { return Option{key: optInputSize, ints: v} }
+
 // WithInterpolation sets the keyword argument interpolation.
 func WithInterpolation(s string) Option { return Option{key: optInterpolation, str: s} }
 
@@ -660,6 +795,9 @@ func WithInvert(v bool) Option { return Option{key: optInvert, b: v} }
 
 // WithIsCausal sets the keyword argument is_causal.
 func WithIsCausal(v bool) Option { return Option{key: optIsCausal, b: v} }
+
+// WithIsCoalesced sets the keyword argument is_coalesced.
+func WithIsCoalesced(v bool) Option { return Option{key: optIsCoalesced, b: v} }
 
 // WithK sets the keyword argument k.
 func WithK[T Element](v T) Option { return Option{key: optK, s: S(v)} }
@@ -691,6 +829,9 @@ func WithLengths(t Tensor) Option { return Option{key: optLengths, t: t} }
 // WithLogTarget sets the keyword argument log_target.
 func WithLogTarget(v bool) Option { return Option{key: optLogTarget, b: v} }
 
+// WithLow sets the keyword argument low.
+func WithLow[T Element](v T) Option { return Option{key: optLow, s: S(v)} }
+
 // WithLower sets the keyword argument lower.
 func WithLower[T Element](v T) Option { return Option{key: optLower, s: S(v)} }
 
@@ -702,6 +843,9 @@ func WithMask(t Tensor) Option { return Option{key: optMask, t: t} }
 
 // WithMaskType sets the keyword argument mask_type.
 func WithMaskType[T Element](v T) Option { return Option{key: optMaskType, s: S(v)} }
+
+// WithMaskedGrad sets the keyword argument masked_grad.
+func WithMaskedGrad(v bool) Option { return Option{key: optMaskedGrad, b: v} }
 
 // WithMax sets the keyword argument max.
 func WithMax[T Element](v T) Option { return Option{key: optMax, s: S(v)} }
@@ -769,6 +913,15 @@ func WithNormalized(v bool) Option { return Option{key: optNormalized, b: v} }
 // WithNumClasses sets the keyword argument num_classes.
 func WithNumClasses[T Element](v T) Option { return Option{key: optNumClasses, s: S(v)} }
 
+// WithNumSplits sets the keyword argument num_splits.
+func WithNumSplits[T Element](v T) Option { return Option{key: optNumSplits, s: S(v)} }
+
+// WithNumSplitsKey sets the keyword argument num_splits_key.
+func WithNumSplitsKey[T Element](v T) Option { return Option{key: optNumSplitsKey, s: S(v)} }
+
+// WithOffs sets the keyword argument offs.
+func WithOffs(t Tensor) Option { return Option{key: optOffs, t: t} }
+
 // WithOffset sets the keyword argument offset.
 func WithOffset[T Element](v T) Option { return Option{key: optOffset, s: S(v)} }
 
@@ -783,6 +936,9 @@ func WithOrd[T Element](v T) Option { return Option{key: optOrd, s: S(v)} }
 
 // WithOrdString sets the keyword argument ord_string.
 func WithOrdString(s string) Option { return Option{key: optOrdString, str: s} }
+
+// WithOutDtype sets the keyword argument out_dtype.
+func WithOutDtype(d DType) Option { return Option{key: optOutDtype, i: int64(d)} }
 
 // WithOutInt32 sets the keyword argument out_int32.
 func WithOutInt32(v bool) Option { return Option{key: optOutInt32, b: v} }
@@ -807,6 +963,9 @@ func WithPadding(v ...int64) Option { return Option{key: optPadding, ints: v} }
 
 // WithPaddingIdx sets the keyword argument padding_idx.
 func WithPaddingIdx[T Element](v T) Option { return Option{key: optPaddingIdx, s: S(v)} }
+
+// WithPaddingSide sets the keyword argument padding_side.
+func WithPaddingSide(s string) Option { return Option{key: optPaddingSide, str: s} }
 
 // WithPaddingString sets the keyword argument padding_string.
 func WithPaddingString(s string) Option { return Option{key: optPaddingString, str: s} }
@@ -892,6 +1051,9 @@ func WithScale[T Element](v T) Option { return Option{key: optScale, s: S(v)} }
 // WithScaleGradByFreq sets the keyword argument scale_grad_by_freq.
 func WithScaleGradByFreq(v bool) Option { return Option{key: optScaleGradByFreq, b: v} }
 
+// WithScaleResult sets the keyword argument scale_result.
+func WithScaleResult(t Tensor) Option { return Option{key: optScaleResult, t: t} }
+
 // WithScales sets the keyword argument scales.
 func WithScales[T Element](v T) Option { return Option{key: optScales, s: S(v)} }
 
@@ -907,8 +1069,14 @@ func WithScalesW[T Element](v T) Option { return Option{key: optScalesW, s: S(v)
 // WithSelfNumBatchDims sets the keyword argument self_num_batch_dims.
 func WithSelfNumBatchDims[T Element](v T) Option { return Option{key: optSelfNumBatchDims, s: S(v)} }
 
+// WithSequsedK sets the keyword argument seqused_k.
+func WithSequsedK(t Tensor) Option { return Option{key: optSequsedK, t: t} }
+
 // WithShared sets the keyword argument shared.
 func WithShared(v bool) Option { return Option{key: optShared, b: v} }
+
+// WithSharedStorageDqdkdv sets the keyword argument shared_storage_dqdkdv.
+func WithSharedStorageDqdkdv(v bool) Option { return Option{key: optSharedStorageDqdkdv, b: v} }
 
 // WithSide sets the keyword argument side.
 func WithSide(s string) Option { return Option{key: optSide, str: s} }
@@ -936,6 +1104,12 @@ func WithSparse(v bool) Option { return Option{key: optSparse, b: v} }
 
 // WithSparseGrad sets the keyword argument sparse_grad.
 func WithSparseGrad(v bool) Option { return Option{key: optSparseGrad, b: v} }
+
+// WithSplitK sets the keyword argument split_k.
+func WithSplitK[T Element](v T) Option { return Option{key: optSplitK, s: S(v)} }
+
+// WithSplitKMode sets the keyword argument split_k_mode.
+func WithSplitKMode[T Element](v T) Option { return Option{key: optSplitKMode, s: S(v)} }
 
 // WithStable sets the keyword argument stable.
 func WithStable(v bool) Option { return Option{key: optStable, b: v} }
@@ -970,6 +1144,9 @@ func WithThreshold[T Element](v T) Option { return Option{key: optThreshold, s: 
 // WithTo sets the keyword argument to.
 func WithTo[T Element](v T) Option { return Option{key: optTo, s: S(v)} }
 
+// WithTotalL sets the keyword argument total_l.
+func WithTotalL[T Element](v T) Option { return Option{key: optTotalL, s: S(v)} }
+
 // WithTrain sets the keyword argument train.
 func WithTrain(v bool) Option { return Option{key: optTrain, b: v} }
 
@@ -978,6 +1155,9 @@ func WithTraining(v bool) Option { return Option{key: optTraining, b: v} }
 
 // WithTranspose sets the keyword argument transpose.
 func WithTranspose(v bool) Option { return Option{key: optTranspose, b: v} }
+
+// WithTransposeResult sets the keyword argument transpose_result.
+func WithTransposeResult(v bool) Option { return Option{key: optTransposeResult, b: v} }
 
 // WithUPLO sets the keyword argument u_p_l_o.
 func WithUPLO(s string) Option { return Option{key: optUPLO, str: s} }
@@ -1006,6 +1186,12 @@ func WithUpper(v bool) Option { return Option{key: optUpper, b: v} }
 // WithUpperNum sets the keyword argument upper_num.
 func WithUpperNum[T Element](v T) Option { return Option{key: optUpperNum, s: S(v)} }
 
+// WithUseCutlass sets the keyword argument use_cutlass.
+func WithUseCutlass(v bool) Option { return Option{key: optUseCutlass, b: v} }
+
+// WithUseFastAccum sets the keyword argument use_fast_accum.
+func WithUseFastAccum(v bool) Option { return Option{key: optUseFastAccum, b: v} }
+
 // WithUseGelu sets the keyword argument use_gelu.
 func WithUseGelu(v bool) Option { return Option{key: optUseGelu, b: v} }
 
@@ -1023,6 +1209,15 @@ func WithWinLength[T Element](v T) Option { return Option{key: optWinLength, s: 
 
 // WithWindow sets the keyword argument window.
 func WithWindow(t Tensor) Option { return Option{key: optWindow, t: t} }
+
+// WithWindowSize sets the keyword argument window_size.
+func WithWindowSize[T Element](v T) Option { return Option{key: optWindowSize, s: S(v)} }
+
+// WithWindowSizeLeft sets the keyword argument window_size_left.
+func WithWindowSizeLeft[T Element](v T) Option { return Option{key: optWindowSizeLeft, s: S(v)} }
+
+// WithWindowSizeRight sets the keyword argument window_size_right.
+func WithWindowSizeRight[T Element](v T) Option { return Option{key: optWindowSizeRight, s: S(v)} }
 
 // WithWithReplacement sets the keyword argument with_replacement.
 func WithWithReplacement(v bool) Option { return Option{key: optWithReplacement, b: v} }

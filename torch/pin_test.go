@@ -94,3 +94,33 @@ func TestFreeDuringOpsOnOtherGoroutines(t *testing.T) {
 		w.Free()
 	}
 }
+
+// TestFailedCallUnpins checks that a call that fails on a freed argument
+// unpins the arguments it pinned before it: a later Free releases them at
+// once instead of never.
+func TestFailedCallUnpins(t *testing.T) {
+	torch.GC()
+	defer torch.FinishGC()
+	release := torch.HoldSweeps()
+	defer release()
+	gone := torch.Ones(i64s(4))
+	gone.Free()
+	for _, call := range []func(a, b torch.Tensor) error{
+		func(a, b torch.Tensor) error { _, err := torch.TryCat([]torch.Tensor{a, b, gone}); return err },
+		func(a, b torch.Tensor) error { _, err := torch.TryAddMM(a, b, gone); return err },
+		func(a, b torch.Tensor) error { _, err := torch.TryIndexPut(a, []torch.Tensor{b}, gone); return err },
+	} {
+		a, b := torch.Ones(i64s(4)), torch.Zeros(i64s(4), torch.WithDtype(torch.Int64))
+		require.ErrorIs(t, call(a, b), torch.ErrFreed)
+		n := torch.HandFreed()
+		a.Free()
+		b.Free()
+		got := torch.HandFreed()
+		if n+2 >= torch.HandBatch {
+			// The batch went out on one of the two frees.
+			assert.Less(t, got, n+2)
+		} else {
+			assert.Equal(t, n+2, got, "both were released, so neither stayed pinned")
+		}
+	}
+}

@@ -64,6 +64,12 @@ var trustedArgs = map[string][]check{
 	"_sobol_engine_draw":                         {{"sobol_draw", []string{"quasi", "n", "sobolstate", "dimension", "num_generated"}}},
 	"_sobol_engine_scramble":                     {{"sobol_scramble", []string{"self", "ltm", "dimension"}}},
 
+	// Backward ops whose kernels index by the shapes of their forward
+	// pass, and trust grad to have them.
+	"unfold_backward": {{"unfold_grad", []string{"grad_in", "input_sizes", "dim", "size", "step"}}},
+	"_cdist_backward": {{"cdist_grad", []string{"grad|grad_output", "x1", "x2", "cdist"}}},
+	"_pdist_backward": {{"pdist_grad", []string{"grad|grad_output", "self", "pdist"}}},
+
 	// Views and sparse tensors built without the checks of their safe
 	// forms; later ops (to_dense, coalesce, add) trust them.
 	"_reshape_alias":                           {{"view_in_storage", []string{"self", "size", "stride"}}},
@@ -107,12 +113,15 @@ func (f *function) checkCalls() string {
 	return b.String()
 }
 
-// argExpr returns the C++ expression of f's argument name.
+// argExpr returns the C++ expression of f's argument name; "a|b" names
+// an argument that versions spell differently.
 func (f *function) argExpr(name string) (string, bool) {
-	for _, p := range f.params {
-		if p.a.Name == name {
-			_, e := cParams(p)
-			return e, true
+	for _, n := range strings.Split(name, "|") {
+		for _, p := range f.params {
+			if p.a.Name == n {
+				_, e := cParams(p)
+				return e, true
+			}
 		}
 	}
 	return "", false

@@ -24,22 +24,15 @@ var generated = []string{
 	"internal/gen/skipped.md",
 }
 
-// TestGeneratedUpToDate regenerates the bindings into a temporary directory
-// and checks that the committed files are identical: go generate ./...
-// followed by git diff --exit-code is clean.
+// TestGeneratedUpToDate regenerates the bindings from the committed
+// declarations extracts (decls/) into a temporary directory and checks that
+// the committed files are identical: go generate ./... followed by git diff
+// --exit-code is clean. It needs no PyTorch.
 func TestGeneratedUpToDate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("regeneration runs torchgen; skipped in -short mode")
-	}
-	if _, err := exec.Command("/usr/bin/python3", "-c", "import torchgen").CombinedOutput(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs python3-torch (torchgen) to check the generated code: %v", err)
-		}
-		t.Skip("python3-torch (torchgen) is not installed")
-	}
 	out := t.TempDir()
 	cmd := exec.Command("go", "run", ".", "-root", "../..", "-out", out)
 	cmd.Env = append(os.Environ(), "GOTORCH_DECLARATIONS=")
+	cmd.Dir = "."
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", msg)
 	for _, f := range generated {

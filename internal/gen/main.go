@@ -1,20 +1,23 @@
 // Command gen generates GoTorch's bindings of libtorch's native functions.
 //
-// It reads Declarations.yaml, which torchgen makes from PyTorch's
-// native_functions.yaml, and writes:
+// It reads the declarations of every libtorch version it knows, compact
+// extracts of torchgen's Declarations.yaml committed in decls/ (made by
+// decls/refresh.sh), binds their union (versions.go), and writes:
 //
 //   - cgotorch/ops_gen.h: the C ABI of every generated function;
-//   - cgotorch/ops/ops<N>_gen.cc: its C++ implementation, split into
-//     several cgo packages so that they compile in parallel;
+//   - cgotorch/ops/shard<N>/ops_gen.cc: its C++ implementation, split into
+//     several cgo packages so that they compile in parallel, each function
+//     guarded by the libtorch versions that have it;
 //   - torch/ops_gen.go: the Go API, a panicking and an error-returning
 //     form of each function (and method, where PyTorch has one);
 //   - torch/options_gen.go: the keyword options (torch.WithDim, …);
-//   - internal/gen/skipped.md: every declaration not generated, and why.
+//   - internal/gen/skipped.md: every declaration not generated, and why,
+//     and the functions not in every version.
 //
-// Run it with go generate ./... from the repository root. By default it
-// asks Debian's python3-torch to write Declarations.yaml into a temporary
-// directory; -declarations (or GOTORCH_DECLARATIONS) names an existing file
-// instead, for example one made from another PyTorch version.
+// Run it with go generate ./... from the repository root; it needs no
+// PyTorch. -declarations (or GOTORCH_DECLARATIONS) binds one
+// Declarations.yaml alone instead, for example to try an unreleased
+// version.
 package main
 
 //go:generate go run . -root ../..
@@ -30,7 +33,6 @@ import (
 	"go/token"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -40,78 +42,90 @@ import (
 )
 
 var (
-	declPath = flag.String("declarations", os.Getenv("GOTORCH_DECLARATIONS"), "path to Declarations.yaml (default: made with torchgen)")
-	python   = flag.String("python", "/usr/bin/python3", "python with torchgen, used when -declarations is empty")
-	atenDir  = flag.String("aten", "/usr/lib/python3/dist-packages/torchgen/packaged/ATen", "torchgen's packaged ATen directory")
+	declPath = flag.String("declarations", os.Getenv("GOTORCH_DECLARATIONS"), "bind this one Declarations.yaml instead of the extracts in decls/")
 	root     = flag.String("root", "../..", "repository root: hand-written names are read from its torch/")
 	outDir   = flag.String("out", "", "where to write the generated files (default: -root)")
 	nShards  = flag.Int("shards", 4, "number of C++ packages the shim is split into")
+	declsDir = flag.String("decls", "", "folder of the versions' extracts (default: internal/gen/decls under -root)")
+	extract  = flag.String("extract", "", "write the compact extract of -declarations to this file (decls/v<version>.yaml.gz) and exit")
 )
 
 // Declarations.yaml, as much of it as the generator reads.
 type decl struct {
-	Name          string   `yaml:"name"`
-	OperatorName  string   `yaml:"operator_name"`
-	OverloadName  string   `yaml:"overload_name"`
-	Schema        string   `yaml:"schema_string"`
-	Arguments     []arg    `yaml:"arguments"`
-	MethodOf      []string `yaml:"method_of"`
-	Returns       []ret    `yaml:"returns"`
-	Inplace       bool     `yaml:"inplace"`
-	Deprecated    bool     `yaml:"deprecated"`
-	IsFactory     bool     `yaml:"is_factory_method"`
-	Abstract      bool     `yaml:"abstract"`
-	Mode          string   `yaml:"mode"`
-	PythonModule  string   `yaml:"python_module"`
-	CategoryOverr string   `yaml:"category_override"`
+	Name          string   `yaml:"name,omitempty"`
+	OperatorName  string   `yaml:"operator_name,omitempty"`
+	OverloadName  string   `yaml:"overload_name,omitempty"`
+	Schema        string   `yaml:"schema_string,omitempty"`
+	Arguments     []arg    `yaml:"arguments,omitempty"`
+	MethodOf      []string `yaml:"method_of,omitempty"`
+	Returns       []ret    `yaml:"returns,omitempty"`
+	Inplace       bool     `yaml:"inplace,omitempty"`
+	Deprecated    bool     `yaml:"deprecated,omitempty"`
+	IsFactory     bool     `yaml:"is_factory_method,omitempty"`
+	Abstract      bool     `yaml:"abstract,omitempty"`
+	Mode          string   `yaml:"mode,omitempty"`
+	PythonModule  string   `yaml:"python_module,omitempty"`
+	CategoryOverr string   `yaml:"category_override,omitempty"`
 }
 
 type arg struct {
-	Name       string    `yaml:"name"`
-	Type       string    `yaml:"type"`
-	Dynamic    string    `yaml:"dynamic_type"`
-	Default    yaml.Node `yaml:"default"`
-	KwargOnly  bool      `yaml:"kwarg_only"`
-	Output     bool      `yaml:"output"`
-	Nullable   bool      `yaml:"is_nullable"`
-	Annotation *string   `yaml:"annotation"`
+	Name       string    `yaml:"name,omitempty"`
+	Type       string    `yaml:"type,omitempty"`
+	Dynamic    string    `yaml:"dynamic_type,omitempty"`
+	Default    yaml.Node `yaml:"default,omitempty"`
+	KwargOnly  bool      `yaml:"kwarg_only,omitempty"`
+	Output     bool      `yaml:"output,omitempty"`
+	Nullable   bool      `yaml:"is_nullable,omitempty"`
+	Annotation *string   `yaml:"annotation,omitempty"`
 }
 
 type ret struct {
-	Name string `yaml:"name"`
-	Type string `yaml:"type"`
+	Name string `yaml:"name,omitempty"`
+	Type string `yaml:"type,omitempty"`
 }
 
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("gen: ")
 	flag.Parse()
-	path := *declPath
-	if path == "" {
-		tmp, err := os.MkdirTemp("", "gotorch-gen-")
-		if err != nil {
-			log.Fatal(err)
+	if *extract != "" {
+		if *declPath == "" {
+			log.Fatal("-extract needs -declarations")
 		}
-		defer os.RemoveAll(tmp)
-		cmd := exec.Command(*python, "-m", "torchgen.gen", "-s", *atenDir, "-d", tmp, "--generate", "declarations_yaml")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			log.Fatalf("running torchgen (%s): %v; install python3-torch or pass -declarations", *python, err)
-		}
-		path = filepath.Join(tmp, "Declarations.yaml")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	var decls []decl
-	if err := yaml.Unmarshal(data, &decls); err != nil {
-		log.Fatalf("%s: %v", path, err)
+		writeExtract(*declPath, *extract)
+		return
 	}
 	if *outDir == "" {
 		*outDir = *root
 	}
-	g := newGenerator(decls)
+	var g *generator
+	if *declPath != "" {
+		// One Declarations.yaml, bound for its version alone.
+		data, err := os.ReadFile(*declPath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		var decls []decl
+		if err := yaml.Unmarshal(data, &decls); err != nil {
+			log.Fatalf("%s: %v", *declPath, err)
+		}
+		g = newGenerator(decls)
+	} else {
+		dir := *declsDir
+		if dir == "" {
+			dir = filepath.Join(*root, "internal", "gen", "decls")
+		}
+		sets, err := loadDeclSets(dir)
+		if err != nil {
+			log.Fatal(err)
+		}
+		bind, avail, skipped := union(sets)
+		g = newGenerator(bind)
+		g.avail, g.skips = avail, skipped
+		for _, s := range sets {
+			g.versions = append(g.versions, s.v)
+		}
+	}
 	g.run()
 }
 
@@ -285,8 +299,9 @@ type function struct {
 	self      int     // index of the method receiver, or -1
 	isMethod  bool
 	isFunc    bool
-	tensorOpt bool // has a TensorOptions argument
-	shard     int  // the shard package holding its C++ and glue
+	tensorOpt bool          // has a TensorOptions argument
+	shard     int           // the shard package holding its C++ and glue
+	avail     *availability // the libtorch versions it exists in; nil: all
 	rets      []string
 	retAlias  []int // for each return: the index of the argument it aliases, or -1
 }
@@ -308,6 +323,9 @@ type generator struct {
 	opts     map[string]*optInfo
 	hand     map[string]string // hand-written Go names → file
 	handMeth map[string]string
+	avail    map[string]*availability // by declKey; nil for a single version
+	versions []libVersion             // the versions bound, oldest first
+
 }
 
 func newGenerator(decls []decl) *generator {
@@ -355,6 +373,9 @@ func (g *generator) run() {
 			g.skips = append(g.skips, skip{d, why})
 			continue
 		}
+		if a := g.avail[declKey(d)]; a != nil && !a.all() {
+			f.avail = a
+		}
 		g.fns = append(g.fns, f)
 	}
 	g.name()
@@ -364,7 +385,7 @@ func (g *generator) run() {
 	g.writeOptions()
 	g.writeGopTorch()
 	g.writeReport()
-	log.Printf("%d declarations: %d generated, %d skipped (see internal/gen/skipped.md)", len(g.decls), len(g.fns), len(g.skips))
+	log.Printf("%d declarations: %d generated, %d skipped (see internal/gen/skipped.md)", len(g.fns)+len(g.skips), len(g.fns), len(g.skips))
 }
 
 // loadHandWritten collects the names package torch already defines by hand,
@@ -1073,10 +1094,40 @@ func (f *function) cppCall() string {
 	return selfExpr + "." + f.d.Name + "(" + strings.Join(args, ", ") + ")"
 }
 
+// cBody is f's C function. One that not every libtorch version has calls
+// libtorch under its version guard and returns ErrUnsupported's message
+// otherwise.
 func (f *function) cBody() string {
-	call := f.cppCall()
-	// The checks of trustedArgs, if any, run first, inside the guard.
-	chk := f.checkCalls()
+	body := f.cBodyCall(f.cppCall(), "")
+	if f.avail == nil {
+		return body
+	}
+	sig := f.cSignature() + " {\n"
+	inner := func(body string) string { return strings.TrimSuffix(strings.TrimPrefix(body, sig), "}\n") }
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s#if %s\n%s", sig, f.avail.guard(nil), inner(body))
+	done := map[string]bool{}
+	for _, alt := range f.avail.alt {
+		if alt == nil || done[cABI(alt)] {
+			continue
+		}
+		done[cABI(alt)] = true
+		pre, call, _ := adapt(f, alt)
+		fmt.Fprintf(&b, "#elif %s\n  // As libtorch declares it there: %s\n%s", f.avail.guard(alt), alt.d.Schema, inner(f.cBodyCall(call, strings.Join(pre, " ")+" ")))
+	}
+	ret := "unsupported"
+	if f.singleTensor() {
+		ret = "unsupported_tensor"
+	}
+	fmt.Fprintf(&b, "#else\n  return %s(%q, %q);\n#endif\n}\n", ret, f.d.Name, f.avail.why())
+	return b.String()
+}
+
+// cBodyCall is f's C function calling libtorch with call, after the
+// statements pre (checks that the call may be made) and the checks of
+// trustedArgs, inside the guard.
+func (f *function) cBodyCall(call, pre string) string {
+	chk := strings.TrimLeft(pre, " ") + f.checkCalls()
 	var b strings.Builder
 	b.WriteString(f.cSignature() + " {\n")
 	if f.singleTensor() {
@@ -1222,7 +1273,16 @@ func writeFile(path string, data []byte) {
 func (g *generator) writeReport() {
 	var b bytes.Buffer
 	b.WriteString("<!-- Code generated by internal/gen. DO NOT EDIT. -->\n# Declarations not generated\n\n")
-	fmt.Fprintf(&b, "Of %d declarations in Declarations.yaml, %d are generated and the %d below are not.\n\n", len(g.decls), len(g.fns), len(g.skips))
+	if len(g.versions) > 0 {
+		var vs []string
+		for _, v := range g.versions {
+			vs = append(vs, v.String())
+		}
+		fmt.Fprintf(&b, "Of %d declarations in the union of libtorch %s (internal/gen/decls), %d are generated and the %d below are not.\n\n",
+			len(g.fns)+len(g.skips), strings.Join(vs, ", "), len(g.fns), len(g.skips))
+	} else {
+		fmt.Fprintf(&b, "Of %d declarations in Declarations.yaml, %d are generated and the %d below are not.\n\n", len(g.fns)+len(g.skips), len(g.fns), len(g.skips))
+	}
 	byWhy := map[string]int{}
 	for _, s := range g.skips {
 		byWhy[s.why]++
@@ -1241,6 +1301,25 @@ func (g *generator) writeReport() {
 	b.WriteString("\n## Every skipped declaration\n\n| declaration | reason |\n| --- | --- |\n")
 	for _, s := range g.skips {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(s.d.Schema, "|", "\\|"), s.why)
+	}
+	var partial []*function
+	for _, f := range g.fns {
+		if f.avail != nil {
+			partial = append(partial, f)
+		}
+	}
+	var missing []*function
+	for _, f := range partial {
+		if !f.avail.everywhere() {
+			missing = append(missing, f)
+		}
+	}
+	partial = missing
+	if len(partial) > 0 {
+		fmt.Fprintf(&b, "\n## Generated, but not in every libtorch\n\nThese %d return ErrUnsupported where the linked libtorch lacks them.\n\n| function | availability |\n| --- | --- |\n", len(partial))
+		for _, f := range partial {
+			fmt.Fprintf(&b, "| `%s` | %s |\n", f.goName, f.avail.why())
+		}
 	}
 	writeFile(filepath.Join(*outDir, "internal", "gen", "skipped.md"), b.Bytes())
 }
@@ -1314,6 +1393,9 @@ func (f *function) doc(name string) string {
 	fmt.Fprintf(&b, "// %s is PyTorch's %s.\n//\n//\t%s\n", name, pyName, f.d.Schema)
 	if ns := f.optionNames(); len(ns) > 0 {
 		fmt.Fprintf(&b, "//\n// Options: %s.\n", strings.Join(ns, ", "))
+	}
+	if f.avail != nil {
+		fmt.Fprintf(&b, "//\n// %s\n", f.avail.goDoc())
 	}
 	return b.String()
 }

@@ -33,6 +33,7 @@ func allBadCases(t *testing.T) []badCase {
 		dataCases(t),
 		gopCases(t),
 		nativeCases(t),
+		hostileCases(t),
 	} {
 		all = append(all, group...)
 	}
@@ -97,13 +98,13 @@ func TestBadInput(t *testing.T) {
 }
 
 // minBadCases is the size the issue asks of the suite.
-const minBadCases = 150
+const minBadCases = 400
 
 func TestBadInputCount(t *testing.T) {
 	cases := allBadCases(t)
-	perGroup := fmt.Sprintf("torch %d, files %d, nn %d, checkpoints %d, optim %d, data %d, Go+ %d, trusted arguments %d",
+	perGroup := fmt.Sprintf("torch %d, files %d, nn %d, checkpoints %d, optim %d, data %d, Go+ %d, trusted arguments %d, hostile sizes %d",
 		len(torchCases(t)), len(fileCases(t)), len(nnCases(t)), len(checkpointCases(t)),
-		len(optimCases(t)), len(dataCases(t)), len(gopCases(t)), len(nativeCases(t)))
+		len(optimCases(t)), len(dataCases(t)), len(gopCases(t)), len(nativeCases(t)), len(hostileCases(t)))
 	t.Logf("%d bad-input cases (%s)", len(cases), perGroup)
 	require.GreaterOrEqual(t, len(cases), minBadCases)
 }

@@ -114,8 +114,8 @@ func Atg__assert_async(a_self unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(e)
 }
 
-func Atg__assert_tensor_metadata(a_a unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	e := C.atg__assert_tensor_metadata(C.gt_tensor(a_a), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int32_t(a_dtype), C.int(a_dtype_has))
+func Atg__assert_tensor_metadata(a_a unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_dtype int32, a_dtype_has int32, a_device int32, a_device_index int32, a_device_has int32, a_layout int32, a_layout_has int32) unsafe.Pointer {
+	e := C.atg__assert_tensor_metadata(C.gt_tensor(a_a), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int32_t(a_dtype), C.int(a_dtype_has), C.int32_t(a_device), C.int32_t(a_device_index), C.int(a_device_has), C.int32_t(a_layout), C.int(a_layout_has))
 	return unsafe.Pointer(e)
 }
 
@@ -3492,4 +3492,285 @@ func Atg_batch_norm_gather_stats_with_counts(a_input unsafe.Pointer, a_mean unsa
 	var r1 C.gt_tensor
 	e := C.atg_batch_norm_gather_stats_with_counts(&r0, &r1, C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps), C.gt_tensor(a_counts))
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_native_batch_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_invstd unsafe.Pointer, a_train int32, a_eps float64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_native_batch_norm_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_invstd), C.int(a_train), C.double(a_eps), C.int(a_output_mask))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_batch_norm_backward_reduce(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_input_g int32, a_weight_g int32, a_bias_g int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg_batch_norm_backward_reduce(&r0, &r1, &r2, &r3, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.int(a_input_g), C.int(a_weight_g), C.int(a_bias_g))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg_batch_norm_backward_elemt(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_sum_dy unsafe.Pointer, a_sum_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_batch_norm_backward_elemt(C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.gt_tensor(a_sum_dy), C.gt_tensor(a_sum_dy_xmu), C.gt_tensor(a_count))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_batch_norm_update_stats(a_input unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_batch_norm_update_stats(&r0, &r1, C.gt_tensor(a_input), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_is_vulkan_available() (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg_is_vulkan_available(&r0)
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg__nnpack_available() (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg__nnpack_available(&r0)
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg__nnpack_spatial_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__nnpack_spatial_convolution(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_ones(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_ones((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_ones_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg_ones_out_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_ones_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_ones_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pairwise_distance(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_eps float64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pairwise_distance(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.double(a_eps), C.int(a_keepdim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_cdist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cdist(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__euclidean_dist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__euclidean_dist(C.gt_tensor(a_x1), C.gt_tensor(a_x2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cdist_forward(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__cdist_forward(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cdist_backward(a_grad_output unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__cdist_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.gt_tensor(a_cdist))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pdist(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pdist(C.gt_tensor(a_self), C.double(a_p))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__pdist_forward(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__pdist_forward(C.gt_tensor(a_self), C.double(a_p))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__pdist_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__pdist_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.double(a_p), C.gt_tensor(a_pdist))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_cosine_similarity(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_dim int64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cosine_similarity(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.int64_t(a_dim), C.double(a_eps))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_permute(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_permute(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_movedim_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_movedim_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_movedim_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_movedim_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_moveaxis_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_moveaxis_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_moveaxis_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_moveaxis_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_numpy_T(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_numpy_T(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_matrix_H(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_matrix_H(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_mT(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_mT(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_mH(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_mH(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_adjoint(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_adjoint(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pixel_shuffle(a_self unsafe.Pointer, a_upscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pixel_shuffle(C.gt_tensor(a_self), C.int64_t(a_upscale_factor))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pixel_unshuffle(a_self unsafe.Pointer, a_downscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pixel_unshuffle(C.gt_tensor(a_self), C.int64_t(a_downscale_factor))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_native_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_native_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pinverse(a_self unsafe.Pointer, a_rcond float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pinverse(C.gt_tensor(a_self), C.double(a_rcond))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_poisson_nll_loss(a_input unsafe.Pointer, a_target unsafe.Pointer, a_log_input int32, a_full int32, a_eps float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_poisson_nll_loss(C.gt_tensor(a_input), C.gt_tensor(a_target), C.int(a_log_input), C.int(a_full), C.double(a_eps), C.int64_t(a_reduction))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rad2deg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rad2deg(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rad2deg_(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_rad2deg_(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_rad2deg_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_rad2deg_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_deg2rad(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_deg2rad(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_deg2rad_(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_deg2rad_(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_deg2rad_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_deg2rad_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_scalar_tensor(a_s_i int64, a_s_re float64, a_s_im float64, a_s_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_scalar_tensor(C.gt_scalar{i: C.int64_t(a_s_i), re: C.double(a_s_re), im: C.double(a_s_im), kind: C.int32_t(a_s_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rand(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rand((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rand_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rand_generator((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rand_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg_rand_out_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_rand_out_generator_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_rand_out_generator_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
+	return unsafe.Pointer(e)
+}
+
+func Atg_rand_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rand_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint(a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_generator(a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_generator(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_low(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_low(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_low_generator(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_low_generator(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_out_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg_randint_out_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_out_generator_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_randint_out_generator_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_out_low_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg_randint_out_low_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
 }

@@ -18,287 +18,6 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
-func Atg_native_batch_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_invstd unsafe.Pointer, a_train int32, a_eps float64, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg_native_batch_norm_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_invstd), C.int(a_train), C.double(a_eps), C.int(a_output_mask))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_batch_norm_backward_reduce(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_input_g int32, a_weight_g int32, a_bias_g int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	var r3 C.gt_tensor
-	e := C.atg_batch_norm_backward_reduce(&r0, &r1, &r2, &r3, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.int(a_input_g), C.int(a_weight_g), C.int(a_bias_g))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
-}
-
-func Atg_batch_norm_backward_elemt(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_mean_dy unsafe.Pointer, a_mean_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_batch_norm_backward_elemt(C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.gt_tensor(a_mean_dy), C.gt_tensor(a_mean_dy_xmu), C.gt_tensor(a_count))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_batch_norm_update_stats(a_input unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_batch_norm_update_stats(&r0, &r1, C.gt_tensor(a_input), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_is_vulkan_available() (int32, unsafe.Pointer) {
-	var r0 C.int
-	e := C.atg_is_vulkan_available(&r0)
-	return int32(r0), unsafe.Pointer(e)
-}
-
-func Atg__nnpack_available() (int32, unsafe.Pointer) {
-	var r0 C.int
-	e := C.atg__nnpack_available(&r0)
-	return int32(r0), unsafe.Pointer(e)
-}
-
-func Atg__nnpack_spatial_convolution(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__nnpack_spatial_convolution(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_ones(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_ones((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_ones_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg_ones_out_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_ones_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_ones_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pairwise_distance(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_eps float64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pairwise_distance(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.double(a_eps), C.int(a_keepdim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_cdist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cdist(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__euclidean_dist(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__euclidean_dist(C.gt_tensor(a_x1), C.gt_tensor(a_x2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__cdist_forward(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_compute_mode int64, a_compute_mode_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__cdist_forward(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.int64_t(a_compute_mode), C.int(a_compute_mode_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__cdist_backward(a_grad unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__cdist_backward(C.gt_tensor(a_grad), C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.gt_tensor(a_cdist))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pdist(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pdist(C.gt_tensor(a_self), C.double(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__pdist_forward(a_self unsafe.Pointer, a_p float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__pdist_forward(C.gt_tensor(a_self), C.double(a_p))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__pdist_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__pdist_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), C.double(a_p), C.gt_tensor(a_pdist))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_cosine_similarity(a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_dim int64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cosine_similarity(C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.int64_t(a_dim), C.double(a_eps))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_permute(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_permute(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_movedim_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_movedim_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_movedim_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_movedim_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_moveaxis_intlist(a_self unsafe.Pointer, a_source *int64, a_source_len int64, a_destination *int64, a_destination_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_moveaxis_intlist(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_source)), C.int64_t(a_source_len), (*C.int64_t)(unsafe.Pointer(a_destination)), C.int64_t(a_destination_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_moveaxis_int(a_self unsafe.Pointer, a_source int64, a_destination int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_moveaxis_int(C.gt_tensor(a_self), C.int64_t(a_source), C.int64_t(a_destination))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_numpy_T(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_numpy_T(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_matrix_H(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_matrix_H(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_mT(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_mT(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_mH(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_mH(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_adjoint(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_adjoint(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pixel_shuffle(a_self unsafe.Pointer, a_upscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pixel_shuffle(C.gt_tensor(a_self), C.int64_t(a_upscale_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pixel_unshuffle(a_self unsafe.Pointer, a_downscale_factor int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pixel_unshuffle(C.gt_tensor(a_self), C.int64_t(a_downscale_factor))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_native_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_native_channel_shuffle(C.gt_tensor(a_self), C.int64_t(a_groups))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pinverse(a_self unsafe.Pointer, a_rcond float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pinverse(C.gt_tensor(a_self), C.double(a_rcond))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_poisson_nll_loss(a_input unsafe.Pointer, a_target unsafe.Pointer, a_log_input int32, a_full int32, a_eps float64, a_reduction int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_poisson_nll_loss(C.gt_tensor(a_input), C.gt_tensor(a_target), C.int(a_log_input), C.int(a_full), C.double(a_eps), C.int64_t(a_reduction))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_rad2deg(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_rad2deg(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_rad2deg_(a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_rad2deg_(C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_rad2deg_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_rad2deg_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_deg2rad(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_deg2rad(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_deg2rad_(a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_deg2rad_(C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_deg2rad_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_deg2rad_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_scalar_tensor(a_s_i int64, a_s_re float64, a_s_im float64, a_s_kind int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_scalar_tensor(C.gt_scalar{i: C.int64_t(a_s_i), re: C.double(a_s_re), im: C.double(a_s_im), kind: C.int32_t(a_s_kind)}, C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_rand(a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_rand((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_rand_generator(a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_rand_generator((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_rand_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg_rand_out_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_rand_out_generator_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_rand_out_generator_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
-	return unsafe.Pointer(e)
-}
-
-func Atg_rand_like(a_self unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_rand_like(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_randint(a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_randint(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_randint_generator(a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_randint_generator(C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_randint_low(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_randint_low(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_randint_low_generator(a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_randint_low_generator(C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_randint_out_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg_randint_out_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_randint_out_generator_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_randint_out_generator_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
-	return unsafe.Pointer(e)
-}
-
-func Atg_randint_out_low_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg_randint_out_low_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
 func Atg_randint_out_low_generator_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
 	e := C.atg_randint_out_low_generator_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
 	return unsafe.Pointer(e)
@@ -998,15 +717,15 @@ func Atg_dstack_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensor
 	return unsafe.Pointer(e)
 }
 
-func Atg_stft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_stft(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has))
+func Atg_stft(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32, a_align_to_window int32, a_align_to_window_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_stft(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has), C.int(a_align_to_window), C.int(a_align_to_window_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_stft_center(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_pad_mode string, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+func Atg_stft_center(a_self unsafe.Pointer, a_n_fft int64, a_hop_length int64, a_hop_length_has int32, a_win_length int64, a_win_length_has int32, a_window unsafe.Pointer, a_center int32, a_pad_mode string, a_normalized int32, a_onesided int32, a_onesided_has int32, a_return_complex int32, a_return_complex_has int32, a_align_to_window int32, a_align_to_window_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
 	a_pad_mode_s := C.CString(a_pad_mode)
 	defer C.free(unsafe.Pointer(a_pad_mode_s))
-	r := C.atg_stft_center(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_center), a_pad_mode_s, C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has))
+	r := C.atg_stft_center(C.gt_tensor(a_self), C.int64_t(a_n_fft), C.int64_t(a_hop_length), C.int(a_hop_length_has), C.int64_t(a_win_length), C.int(a_win_length_has), C.gt_tensor(a_window), C.int(a_center), a_pad_mode_s, C.int(a_normalized), C.int(a_onesided), C.int(a_onesided_has), C.int(a_return_complex), C.int(a_return_complex_has), C.int(a_align_to_window), C.int(a_align_to_window_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -1091,8 +810,8 @@ func Atg_std_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiase
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_std_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_std_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_std_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_std_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -1110,10 +829,10 @@ func Atg_std_mean_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_un
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_std_mean_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+func Atg_std_mean_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
 	var r0 C.gt_tensor
 	var r1 C.gt_tensor
-	e := C.atg_std_mean_correction(&r0, &r1, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+	e := C.atg_std_mean_correction(&r0, &r1, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
@@ -1122,8 +841,8 @@ func Atg_std_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_std_out_correction_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
-	e := C.atg_std_out_correction_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_std_out_correction_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_std_out_correction_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(e)
 }
 
@@ -1420,8 +1139,8 @@ func Atg_var_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_unbiase
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_var_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_var_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_var_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_var_correction(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -1430,8 +1149,8 @@ func Atg_var_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, 
 	return unsafe.Pointer(e)
 }
 
-func Atg_var_out_correction_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
-	e := C.atg_var_out_correction_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_var_out_correction_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_var_out_correction_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(e)
 }
 
@@ -1449,10 +1168,10 @@ func Atg_var_mean_dim(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_un
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg_var_mean_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+func Atg_var_mean_correction(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
 	var r0 C.gt_tensor
 	var r1 C.gt_tensor
-	e := C.atg_var_mean_correction(&r0, &r1, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+	e := C.atg_var_mean_correction(&r0, &r1, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
@@ -1936,48 +1655,48 @@ func Atg_sparse_coo_tensor_size(a_size *int64, a_size_len int64, a_dtype int32, 
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_coo_tensor_indices(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_sparse_coo_tensor_indices(C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+func Atg_sparse_coo_tensor_indices(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_is_coalesced int32, a_is_coalesced_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_sparse_coo_tensor_indices(C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int(a_is_coalesced), C.int(a_is_coalesced_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_sparse_coo_tensor_indices_size(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_sparse_coo_tensor_indices_size(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+func Atg_sparse_coo_tensor_indices_size(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_is_coalesced int32, a_is_coalesced_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_sparse_coo_tensor_indices_size(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int(a_is_coalesced), C.int(a_is_coalesced_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_coo_tensor_unsafe(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__sparse_coo_tensor_unsafe(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+func Atg__sparse_coo_tensor_unsafe(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_is_coalesced int32, a_is_coalesced_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_coo_tensor_unsafe(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int(a_is_coalesced), C.int(a_is_coalesced_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__validate_sparse_coo_tensor_args(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__validate_sparse_coo_tensor_args(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+func Atg__validate_sparse_coo_tensor_args(a_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_is_coalesced int32, a_is_coalesced_has int32, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_coo_tensor_args(C.gt_tensor(a_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_is_coalesced), C.int(a_is_coalesced_has), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
-func Atg__validate_sparse_compressed_tensor_args(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_layout int32) unsafe.Pointer {
-	e := C.atg__validate_sparse_compressed_tensor_args(C.gt_tensor(a_compressed_indices), C.gt_tensor(a_plain_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_layout))
+func Atg__validate_sparse_compressed_tensor_args(a_compressed_indices unsafe.Pointer, a_plain_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_layout int32, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_compressed_tensor_args(C.gt_tensor(a_compressed_indices), C.gt_tensor(a_plain_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int32_t(a_layout), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
-func Atg__validate_sparse_csr_tensor_args(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__validate_sparse_csr_tensor_args(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+func Atg__validate_sparse_csr_tensor_args(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_csr_tensor_args(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
-func Atg__validate_sparse_csc_tensor_args(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__validate_sparse_csc_tensor_args(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+func Atg__validate_sparse_csc_tensor_args(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_csc_tensor_args(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
-func Atg__validate_sparse_bsr_tensor_args(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__validate_sparse_bsr_tensor_args(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+func Atg__validate_sparse_bsr_tensor_args(a_crow_indices unsafe.Pointer, a_col_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_bsr_tensor_args(C.gt_tensor(a_crow_indices), C.gt_tensor(a_col_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
-func Atg__validate_sparse_bsc_tensor_args(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__validate_sparse_bsc_tensor_args(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+func Atg__validate_sparse_bsc_tensor_args(a_ccol_indices unsafe.Pointer, a_row_indices unsafe.Pointer, a_values unsafe.Pointer, a_size *int64, a_size_len int64, a_check_pinning int32, a_check_pinning_has int32) unsafe.Pointer {
+	e := C.atg__validate_sparse_bsc_tensor_args(C.gt_tensor(a_ccol_indices), C.gt_tensor(a_row_indices), C.gt_tensor(a_values), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_check_pinning), C.int(a_check_pinning_has))
 	return unsafe.Pointer(e)
 }
 
@@ -1986,8 +1705,8 @@ func Atg__sparse_coo_tensor_with_dims(a_sparse_dim int64, a_dense_dim int64, a_s
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__sparse_coo_tensor_with_dims_and_tensors(C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+func Atg__sparse_coo_tensor_with_dims_and_tensors(a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_is_coalesced int32, a_is_coalesced_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_coo_tensor_with_dims_and_tensors(C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int(a_is_coalesced), C.int(a_is_coalesced_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -2013,18 +1732,18 @@ func Atg__to_cpu(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer,
 	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
 }
 
-func Atg_to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
+func Atg_to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32, a_masked_grad int32, a_masked_grad_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has), C.int(a_masked_grad), C.int(a_masked_grad_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg__to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
+func Atg__to_dense(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32, a_masked_grad int32, a_masked_grad_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_dense(C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has), C.int(a_masked_grad), C.int(a_masked_grad_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_dense_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_dense_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input))
+func Atg_to_dense_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_masked_grad int32, a_masked_grad_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_dense_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.int(a_masked_grad), C.int(a_masked_grad_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -2146,28 +1865,28 @@ func Atg_to_sparse_sparse_dim(a_self unsafe.Pointer, a_sparse_dim int64) (unsafe
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_sparse(C.gt_tensor(a_self))
+func Atg_to_sparse(a_self unsafe.Pointer, a_layout int32, a_layout_has int32, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_sparse(C.gt_tensor(a_self), C.int32_t(a_layout), C.int(a_layout_has), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_csr(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_sparse_csr(C.gt_tensor(a_self))
+func Atg_to_sparse_csr(a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_sparse_csr(C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_csc(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_sparse_csc(C.gt_tensor(a_self))
+func Atg_to_sparse_csc(a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_sparse_csc(C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_bsr(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_sparse_bsr(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len))
+func Atg_to_sparse_bsr(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_sparse_bsr(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_to_sparse_bsc(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_to_sparse_bsc(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len))
+func Atg_to_sparse_bsc(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_to_sparse_bsc(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -2176,13 +1895,13 @@ func Atg_to_mkldnn(a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) (uns
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_reorder_conv2d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_mkldnn_reorder_conv2d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
+func Atg_mkldnn_reorder_conv2d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_input_size *int64, a_input_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_mkldnn_reorder_conv2d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
-func Atg_mkldnn_reorder_conv3d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_mkldnn_reorder_conv3d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
+func Atg_mkldnn_reorder_conv3d_weight(a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_input_size *int64, a_input_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_mkldnn_reorder_conv3d_weight(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
@@ -2447,9 +2166,9 @@ func Atg_result_type_Scalar_Scalar(a_scalar1_i int64, a_scalar1_re float64, a_sc
 	return int32(r0), unsafe.Pointer(e)
 }
 
-func Atg_can_cast(a_from int32, a_to int32) (int32, unsafe.Pointer) {
+func Atg_can_cast(a_from_ int32, a_to int32) (int32, unsafe.Pointer) {
 	var r0 C.int
-	e := C.atg_can_cast(&r0, C.int32_t(a_from), C.int32_t(a_to))
+	e := C.atg_can_cast(&r0, C.int32_t(a_from_), C.int32_t(a_to))
 	return int32(r0), unsafe.Pointer(e)
 }
 
@@ -2465,23 +2184,24 @@ func Atg__local_scalar_dense(a_self unsafe.Pointer) (int64, float64, float64, in
 	return int64(r0.i), float64(r0.re), float64(r0.im), int32(r0.kind), unsafe.Pointer(e)
 }
 
-func Atg__lstm_mps(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+func Atg__lstm_mps(a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
 	var r0 C.gt_tensor
 	var r1 C.gt_tensor
 	var r2 C.gt_tensor
 	var r3 C.gt_tensor
 	var r4 C.gt_tensor
-	e := C.atg__lstm_mps(&r0, &r1, &r2, &r3, &r4, C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(e)
+	var r5 C.gt_tensor
+	e := C.atg__lstm_mps(&r0, &r1, &r2, &r3, &r4, &r5, C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(r5), unsafe.Pointer(e)
 }
 
-func Atg_lstm_mps_backward(a_grad_y unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_z_state unsafe.Pointer, a_cell_state_fwd unsafe.Pointer, a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
+func Atg_lstm_mps_backward(a_grad_y unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_z_state unsafe.Pointer, a_cell_state_fwd unsafe.Pointer, a_input unsafe.Pointer, a_layersOutputs unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) (unsafe.Pointer, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
 	var r0 C.gt_tensor
 	var r1 *C.gt_tensor
 	var r1_len C.int64_t
 	var r2 *C.gt_tensor
 	var r2_len C.int64_t
-	e := C.atg_lstm_mps_backward(&r0, &r1, &r1_len, &r2, &r2_len, C.gt_tensor(a_grad_y), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.gt_tensor(a_z_state), C.gt_tensor(a_cell_state_fwd), C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
+	e := C.atg_lstm_mps_backward(&r0, &r1, &r1_len, &r2, &r2_len, C.gt_tensor(a_grad_y), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.gt_tensor(a_z_state), C.gt_tensor(a_cell_state_fwd), C.gt_tensor(a_input), C.gt_tensor(a_layersOutputs), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), int64(r1_len), unsafe.Pointer(r2), int64(r2_len), unsafe.Pointer(e)
 }
 
@@ -3459,4 +3179,567 @@ func Atg_le_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointe
 func Atg_le__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
 	e := C.atg_le__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
 	return unsafe.Pointer(e)
+}
+
+func Atg_le__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_le__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_equal_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_less_equal_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_less_equal_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_less_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_less_equal_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_less_equal_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_less_equal__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_less_equal__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_equal__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_less_equal__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_gt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_gt_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_gt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_gt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_gt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_gt_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_gt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_gt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_gt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_gt__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_gt__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_gt__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_greater_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_greater_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_greater_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_greater_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_greater_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_greater_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_greater_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_greater_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_greater__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_greater__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_greater__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_greater__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_lt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_lt_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_lt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_lt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_lt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_lt_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_lt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_lt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_lt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_lt__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_lt__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_lt__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_less_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_less_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_less_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_less_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_less_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_less_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_less__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_less__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_less__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_less__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_take_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_index unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_take_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_index))
+	return unsafe.Pointer(e)
+}
+
+func Atg_take(a_self unsafe.Pointer, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_take(C.gt_tensor(a_self), C.gt_tensor(a_index))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_take_along_dim_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) unsafe.Pointer {
+	e := C.atg_take_along_dim_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_indices), C.int64_t(a_dim), C.int(a_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_take_along_dim(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_take_along_dim(C.gt_tensor(a_self), C.gt_tensor(a_indices), C.int64_t(a_dim), C.int(a_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_index_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_index_select_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index))
+	return unsafe.Pointer(e)
+}
+
+func Atg_index_select(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_index_select(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_index_select_backward(a_grad unsafe.Pointer, a_self_sizes *int64, a_self_sizes_len int64, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_index_select_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_self_sizes)), C.int64_t(a_self_sizes_len), C.int64_t(a_dim), C.gt_tensor(a_index))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_masked_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_masked_select_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mask))
+	return unsafe.Pointer(e)
+}
+
+func Atg_masked_select(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_masked_select(C.gt_tensor(a_self), C.gt_tensor(a_mask))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_masked_select_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_masked_select_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.gt_tensor(a_mask))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_nonzero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_nonzero_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_nonzero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_nonzero(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_nonzero_numpy(a_self unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	e := C.atg_nonzero_numpy(&r0, &r0_len, C.gt_tensor(a_self))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
+}
+
+func Atg_argwhere(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_argwhere(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_gather_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) unsafe.Pointer {
+	e := C.atg_gather_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
+	return unsafe.Pointer(e)
+}
+
+func Atg_gather(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_gather(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_gather_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_gather_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__gather_sparse_backward(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__gather_sparse_backward(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_addcmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
+	e := C.atg_addcmul_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_addcmul(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_addcmul(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_addcmul_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
+	e := C.atg_addcmul_(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_addcdiv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
+	e := C.atg_addcdiv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_addcdiv(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_addcdiv(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_addcdiv_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
+	e := C.atg_addcdiv_(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_cross_entropy_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_label_smoothing float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cross_entropy_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index), C.double(a_label_smoothing))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_triangular_solve_out_X(a_X unsafe.Pointer, a_M unsafe.Pointer, a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32, a_transpose int32, a_unitriangular int32) unsafe.Pointer {
+	e := C.atg_triangular_solve_out_X(C.gt_tensor(a_X), C.gt_tensor(a_M), C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper), C.int(a_transpose), C.int(a_unitriangular))
+	return unsafe.Pointer(e)
+}
+
+func Atg_triangular_solve(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32, a_transpose int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_triangular_solve(&r0, &r1, C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper), C.int(a_transpose), C.int(a_unitriangular))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__linalg_check_errors(a_info unsafe.Pointer, a_api_name string, a_is_matrix int32) unsafe.Pointer {
+	a_api_name_s := C.CString(a_api_name)
+	defer C.free(unsafe.Pointer(a_api_name_s))
+	e := C.atg__linalg_check_errors(C.gt_tensor(a_info), a_api_name_s, C.int(a_is_matrix))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_solve_triangular_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) unsafe.Pointer {
+	e := C.atg_linalg_solve_triangular_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_B), C.int(a_upper), C.int(a_left), C.int(a_unitriangular))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_solve_triangular(a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_solve_triangular(C.gt_tensor(a_self), C.gt_tensor(a_B), C.int(a_upper), C.int(a_left), C.int(a_unitriangular))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_vander(C.gt_tensor(a_x), C.int64_t(a_N), C.int(a_N_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_symeig_out_e(a_e unsafe.Pointer, a_V unsafe.Pointer, a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) unsafe.Pointer {
+	e := C.atg_symeig_out_e(C.gt_tensor(a_e), C.gt_tensor(a_V), C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
+	return unsafe.Pointer(e)
+}
+
+func Atg_symeig(a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_symeig(&r0, &r1, C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__symeig_helper(a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__symeig_helper(&r0, &r1, C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_V unsafe.Pointer, a_self unsafe.Pointer, a_some int32, a_compute_uv int32) unsafe.Pointer {
+	e := C.atg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_V), C.gt_tensor(a_self), C.int(a_some), C.int(a_compute_uv))
+	return unsafe.Pointer(e)
+}
+
+func Atg_svd(a_self unsafe.Pointer, a_some int32, a_compute_uv int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_svd(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_some), C.int(a_compute_uv))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_swapaxes(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_swapaxes(C.gt_tensor(a_self), C.int64_t(a_axis0), C.int64_t(a_axis1))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_swapaxes_(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) unsafe.Pointer {
+	e := C.atg_swapaxes_(C.gt_tensor(a_self), C.int64_t(a_axis0), C.int64_t(a_axis1))
+	return unsafe.Pointer(e)
+}
+
+func Atg_swapdims(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_swapdims(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_swapdims_(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
+	e := C.atg_swapdims_(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
+	return unsafe.Pointer(e)
+}
+
+func Atg_cholesky_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
+	e := C.atg_cholesky_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int(a_upper))
+	return unsafe.Pointer(e)
+}
+
+func Atg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cholesky(C.gt_tensor(a_self), C.int(a_upper))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_cholesky_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) unsafe.Pointer {
+	e := C.atg_cholesky_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2), C.int(a_upper))
+	return unsafe.Pointer(e)
+}
+
+func Atg_cholesky_solve(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cholesky_solve(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.int(a_upper))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cholesky_solve_helper(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__cholesky_solve_helper(C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_cholesky_inverse(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_cholesky_inverse(C.gt_tensor(a_self), C.int(a_upper))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_cholesky_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
+	e := C.atg_cholesky_inverse_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int(a_upper))
+	return unsafe.Pointer(e)
+}
+
+func Atg_qr_out_Q(a_Q unsafe.Pointer, a_R unsafe.Pointer, a_self unsafe.Pointer, a_some int32) unsafe.Pointer {
+	e := C.atg_qr_out_Q(C.gt_tensor(a_Q), C.gt_tensor(a_R), C.gt_tensor(a_self), C.int(a_some))
+	return unsafe.Pointer(e)
+}
+
+func Atg_qr(a_self unsafe.Pointer, a_some int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_qr(&r0, &r1, C.gt_tensor(a_self), C.int(a_some))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_geqrf_out_a(a_a unsafe.Pointer, a_tau unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_geqrf_out_a(C.gt_tensor(a_a), C.gt_tensor(a_tau), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_geqrf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_geqrf(&r0, &r1, C.gt_tensor(a_self))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_orgqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_orgqr(C.gt_tensor(a_self), C.gt_tensor(a_input2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_orgqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_orgqr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2))
+	return unsafe.Pointer(e)
+}
+
+func Atg_ormqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) unsafe.Pointer {
+	e := C.atg_ormqr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2), C.gt_tensor(a_input3), C.int(a_left), C.int(a_transpose))
+	return unsafe.Pointer(e)
+}
+
+func Atg_ormqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_ormqr(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.gt_tensor(a_input3), C.int(a_left), C.int(a_transpose))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__lu_with_info(a_self unsafe.Pointer, a_pivot int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__lu_with_info(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_pivot), C.int(a_check_errors))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_lu_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_lu_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots))
+	return unsafe.Pointer(e)
+}
+
+func Atg_lu_solve(a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_lu_solve(C.gt_tensor(a_self), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_lu_unpack(a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer, a_unpack_data int32, a_unpack_pivots int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_lu_unpack(&r0, &r1, &r2, C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots), C.int(a_unpack_data), C.int(a_unpack_pivots))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_lu_unpack_out_out(a_P unsafe.Pointer, a_L unsafe.Pointer, a_U unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer, a_unpack_data int32, a_unpack_pivots int32) unsafe.Pointer {
+	e := C.atg_lu_unpack_out_out(C.gt_tensor(a_P), C.gt_tensor(a_L), C.gt_tensor(a_U), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots), C.int(a_unpack_data), C.int(a_unpack_pivots))
+	return unsafe.Pointer(e)
+}
+
+func Atg_multinomial_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_multinomial_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_num_samples), C.int(a_replacement), C.gt_generator(a_generator))
+	return unsafe.Pointer(e)
+}
+
+func Atg_multinomial(a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_multinomial(C.gt_tensor(a_self), C.int64_t(a_num_samples), C.int(a_replacement), C.gt_generator(a_generator))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_lgamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_lgamma_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_lgamma_(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_lgamma_(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_lgamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_lgamma(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_digamma_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_digamma(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_polygamma_out_out(C.gt_tensor(a_out), C.int64_t(a_n), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_polygamma(C.int64_t(a_n), C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_polygamma_(a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
+	e := C.atg_polygamma_(C.gt_tensor(a_self), C.int64_t(a_n))
+	return unsafe.Pointer(e)
+}
+
+func Atg_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_erfinv(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_erfinv_(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_erfinv_(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_erfinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_erfinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_i0(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_i0_(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_i0_(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_i0_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_sign(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }

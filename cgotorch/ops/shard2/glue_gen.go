@@ -18,569 +18,6 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
-func Atg_le__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_le__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_equal_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_less_equal_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_equal_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_less_equal_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_less_equal_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_less_equal_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_equal_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_less_equal_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_less_equal__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_less_equal__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_equal__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_less_equal__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_gt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_gt_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_gt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_gt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_gt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_gt_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_gt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_gt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_gt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_gt__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_gt__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_gt__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_greater_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_greater_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_greater_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_greater_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_greater_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_greater_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_greater_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_greater_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_greater__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_greater__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_greater__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_greater__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_lt_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_lt_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_lt_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_lt_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_lt_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_lt_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_lt_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_lt_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_lt__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_lt__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_lt__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_lt__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_less_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_less_Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_less_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_less_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_less_Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_less_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_less__Scalar(a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
-	e := C.atg_less__Scalar(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_less__Tensor(a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_less__Tensor(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_take_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_index unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_take_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_index))
-	return unsafe.Pointer(e)
-}
-
-func Atg_take(a_self unsafe.Pointer, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_take(C.gt_tensor(a_self), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_take_along_dim_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) unsafe.Pointer {
-	e := C.atg_take_along_dim_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_indices), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_take_along_dim(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_dim int64, a_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_take_along_dim(C.gt_tensor(a_self), C.gt_tensor(a_indices), C.int64_t(a_dim), C.int(a_dim_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_index_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_index_select_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index))
-	return unsafe.Pointer(e)
-}
-
-func Atg_index_select(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_index_select(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_index_select_backward(a_grad unsafe.Pointer, a_self_sizes *int64, a_self_sizes_len int64, a_dim int64, a_index unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_index_select_backward(C.gt_tensor(a_grad), (*C.int64_t)(unsafe.Pointer(a_self_sizes)), C.int64_t(a_self_sizes_len), C.int64_t(a_dim), C.gt_tensor(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_masked_select_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_masked_select_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mask))
-	return unsafe.Pointer(e)
-}
-
-func Atg_masked_select(a_self unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_masked_select(C.gt_tensor(a_self), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_masked_select_backward(a_grad unsafe.Pointer, a_input unsafe.Pointer, a_mask unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_masked_select_backward(C.gt_tensor(a_grad), C.gt_tensor(a_input), C.gt_tensor(a_mask))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_nonzero_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_nonzero_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_nonzero(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_nonzero(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_nonzero_numpy(a_self unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer) {
-	var r0 *C.gt_tensor
-	var r0_len C.int64_t
-	e := C.atg_nonzero_numpy(&r0, &r0_len, C.gt_tensor(a_self))
-	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
-}
-
-func Atg_argwhere(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_argwhere(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_gather_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) unsafe.Pointer {
-	e := C.atg_gather_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
-	return unsafe.Pointer(e)
-}
-
-func Atg_gather(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_gather(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_gather_backward(a_grad unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_sparse_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_gather_backward(C.gt_tensor(a_grad), C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.int(a_sparse_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__gather_sparse_backward(a_self unsafe.Pointer, a_dim int64, a_index unsafe.Pointer, a_grad unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__gather_sparse_backward(C.gt_tensor(a_self), C.int64_t(a_dim), C.gt_tensor(a_index), C.gt_tensor(a_grad))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_addcmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
-	e := C.atg_addcmul_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_addcmul(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_addcmul(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_addcmul_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
-	e := C.atg_addcmul_(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_addcdiv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
-	e := C.atg_addcdiv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_addcdiv(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_addcdiv(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_addcdiv_(a_self unsafe.Pointer, a_tensor1 unsafe.Pointer, a_tensor2 unsafe.Pointer, a_value_i int64, a_value_re float64, a_value_im float64, a_value_kind int32) unsafe.Pointer {
-	e := C.atg_addcdiv_(C.gt_tensor(a_self), C.gt_tensor(a_tensor1), C.gt_tensor(a_tensor2), C.gt_scalar{i: C.int64_t(a_value_i), re: C.double(a_value_re), im: C.double(a_value_im), kind: C.int32_t(a_value_kind)})
-	return unsafe.Pointer(e)
-}
-
-func Atg_cross_entropy_loss(a_self unsafe.Pointer, a_target unsafe.Pointer, a_weight unsafe.Pointer, a_reduction int64, a_ignore_index int64, a_label_smoothing float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cross_entropy_loss(C.gt_tensor(a_self), C.gt_tensor(a_target), C.gt_tensor(a_weight), C.int64_t(a_reduction), C.int64_t(a_ignore_index), C.double(a_label_smoothing))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_triangular_solve_out_X(a_X unsafe.Pointer, a_M unsafe.Pointer, a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32, a_transpose int32, a_unitriangular int32) unsafe.Pointer {
-	e := C.atg_triangular_solve_out_X(C.gt_tensor(a_X), C.gt_tensor(a_M), C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper), C.int(a_transpose), C.int(a_unitriangular))
-	return unsafe.Pointer(e)
-}
-
-func Atg_triangular_solve(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32, a_transpose int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_triangular_solve(&r0, &r1, C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper), C.int(a_transpose), C.int(a_unitriangular))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg__linalg_check_errors(a_info unsafe.Pointer, a_api_name string, a_is_matrix int32) unsafe.Pointer {
-	a_api_name_s := C.CString(a_api_name)
-	defer C.free(unsafe.Pointer(a_api_name_s))
-	e := C.atg__linalg_check_errors(C.gt_tensor(a_info), a_api_name_s, C.int(a_is_matrix))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_solve_triangular_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) unsafe.Pointer {
-	e := C.atg_linalg_solve_triangular_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_B), C.int(a_upper), C.int(a_left), C.int(a_unitriangular))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_solve_triangular(a_self unsafe.Pointer, a_B unsafe.Pointer, a_upper int32, a_left int32, a_unitriangular int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_solve_triangular(C.gt_tensor(a_self), C.gt_tensor(a_B), C.int(a_upper), C.int(a_left), C.int(a_unitriangular))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_vander(a_x unsafe.Pointer, a_N int64, a_N_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_vander(C.gt_tensor(a_x), C.int64_t(a_N), C.int(a_N_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_symeig_out_e(a_e unsafe.Pointer, a_V unsafe.Pointer, a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) unsafe.Pointer {
-	e := C.atg_symeig_out_e(C.gt_tensor(a_e), C.gt_tensor(a_V), C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
-	return unsafe.Pointer(e)
-}
-
-func Atg_symeig(a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_symeig(&r0, &r1, C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg__symeig_helper(a_self unsafe.Pointer, a_eigenvectors int32, a_upper int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg__symeig_helper(&r0, &r1, C.gt_tensor(a_self), C.int(a_eigenvectors), C.int(a_upper))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_V unsafe.Pointer, a_self unsafe.Pointer, a_some int32, a_compute_uv int32) unsafe.Pointer {
-	e := C.atg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_V), C.gt_tensor(a_self), C.int(a_some), C.int(a_compute_uv))
-	return unsafe.Pointer(e)
-}
-
-func Atg_svd(a_self unsafe.Pointer, a_some int32, a_compute_uv int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg_svd(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_some), C.int(a_compute_uv))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_swapaxes(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_swapaxes(C.gt_tensor(a_self), C.int64_t(a_axis0), C.int64_t(a_axis1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_swapaxes_(a_self unsafe.Pointer, a_axis0 int64, a_axis1 int64) unsafe.Pointer {
-	e := C.atg_swapaxes_(C.gt_tensor(a_self), C.int64_t(a_axis0), C.int64_t(a_axis1))
-	return unsafe.Pointer(e)
-}
-
-func Atg_swapdims(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_swapdims(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_swapdims_(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
-	e := C.atg_swapdims_(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(e)
-}
-
-func Atg_cholesky_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
-	e := C.atg_cholesky_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(e)
-}
-
-func Atg_cholesky(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cholesky(C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_cholesky_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) unsafe.Pointer {
-	e := C.atg_cholesky_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2), C.int(a_upper))
-	return unsafe.Pointer(e)
-}
-
-func Atg_cholesky_solve(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cholesky_solve(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__cholesky_solve_helper(a_self unsafe.Pointer, a_A unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__cholesky_solve_helper(C.gt_tensor(a_self), C.gt_tensor(a_A), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_cholesky_inverse(a_self unsafe.Pointer, a_upper int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_cholesky_inverse(C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_cholesky_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_upper int32) unsafe.Pointer {
-	e := C.atg_cholesky_inverse_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int(a_upper))
-	return unsafe.Pointer(e)
-}
-
-func Atg_qr_out_Q(a_Q unsafe.Pointer, a_R unsafe.Pointer, a_self unsafe.Pointer, a_some int32) unsafe.Pointer {
-	e := C.atg_qr_out_Q(C.gt_tensor(a_Q), C.gt_tensor(a_R), C.gt_tensor(a_self), C.int(a_some))
-	return unsafe.Pointer(e)
-}
-
-func Atg_qr(a_self unsafe.Pointer, a_some int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_qr(&r0, &r1, C.gt_tensor(a_self), C.int(a_some))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_geqrf_out_a(a_a unsafe.Pointer, a_tau unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_geqrf_out_a(C.gt_tensor(a_a), C.gt_tensor(a_tau), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_geqrf(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_geqrf(&r0, &r1, C.gt_tensor(a_self))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_orgqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_orgqr(C.gt_tensor(a_self), C.gt_tensor(a_input2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_orgqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_orgqr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2))
-	return unsafe.Pointer(e)
-}
-
-func Atg_ormqr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) unsafe.Pointer {
-	e := C.atg_ormqr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_input2), C.gt_tensor(a_input3), C.int(a_left), C.int(a_transpose))
-	return unsafe.Pointer(e)
-}
-
-func Atg_ormqr(a_self unsafe.Pointer, a_input2 unsafe.Pointer, a_input3 unsafe.Pointer, a_left int32, a_transpose int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_ormqr(C.gt_tensor(a_self), C.gt_tensor(a_input2), C.gt_tensor(a_input3), C.int(a_left), C.int(a_transpose))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__lu_with_info(a_self unsafe.Pointer, a_pivot int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg__lu_with_info(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_pivot), C.int(a_check_errors))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_lu_solve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_lu_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots))
-	return unsafe.Pointer(e)
-}
-
-func Atg_lu_solve(a_self unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_lu_solve(C.gt_tensor(a_self), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_lu_unpack(a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer, a_unpack_data int32, a_unpack_pivots int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg_lu_unpack(&r0, &r1, &r2, C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots), C.int(a_unpack_data), C.int(a_unpack_pivots))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_lu_unpack_out_out(a_P unsafe.Pointer, a_L unsafe.Pointer, a_U unsafe.Pointer, a_LU_data unsafe.Pointer, a_LU_pivots unsafe.Pointer, a_unpack_data int32, a_unpack_pivots int32) unsafe.Pointer {
-	e := C.atg_lu_unpack_out_out(C.gt_tensor(a_P), C.gt_tensor(a_L), C.gt_tensor(a_U), C.gt_tensor(a_LU_data), C.gt_tensor(a_LU_pivots), C.int(a_unpack_data), C.int(a_unpack_pivots))
-	return unsafe.Pointer(e)
-}
-
-func Atg_multinomial_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_multinomial_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_num_samples), C.int(a_replacement), C.gt_generator(a_generator))
-	return unsafe.Pointer(e)
-}
-
-func Atg_multinomial(a_self unsafe.Pointer, a_num_samples int64, a_replacement int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_multinomial(C.gt_tensor(a_self), C.int64_t(a_num_samples), C.int(a_replacement), C.gt_generator(a_generator))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_lgamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_lgamma_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_lgamma_(a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_lgamma_(C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_lgamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_lgamma(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_digamma_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_digamma_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_digamma(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_digamma(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_polygamma_out_out(a_out unsafe.Pointer, a_n int64, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_polygamma_out_out(C.gt_tensor(a_out), C.int64_t(a_n), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_polygamma(a_n int64, a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_polygamma(C.int64_t(a_n), C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_polygamma_(a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
-	e := C.atg_polygamma_(C.gt_tensor(a_self), C.int64_t(a_n))
-	return unsafe.Pointer(e)
-}
-
-func Atg_erfinv(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_erfinv(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_erfinv_(a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_erfinv_(C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_erfinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_erfinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_i0(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_i0(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_i0_(a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_i0_(C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_i0_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_sign(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
 func Atg_sign_(a_self unsafe.Pointer) unsafe.Pointer {
 	e := C.atg_sign_(C.gt_tensor(a_self))
 	return unsafe.Pointer(e)
@@ -3438,4 +2875,911 @@ func Atg__linalg_det_out_result(a_result unsafe.Pointer, a_LU unsafe.Pointer, a_
 func Atg_linalg_det(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_linalg_det(C.gt_tensor(a_A))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_det_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_det_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A))
+	return unsafe.Pointer(e)
+}
+
+func Atg_det(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_det(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_ldl_factor_ex(a_self unsafe.Pointer, a_hermitian int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_linalg_ldl_factor_ex(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_hermitian), C.int(a_check_errors))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_linalg_ldl_factor_ex_out_out(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_info unsafe.Pointer, a_self unsafe.Pointer, a_hermitian int32, a_check_errors int32) unsafe.Pointer {
+	e := C.atg_linalg_ldl_factor_ex_out_out(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_info), C.gt_tensor(a_self), C.int(a_hermitian), C.int(a_check_errors))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_ldl_factor(a_self unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_ldl_factor(&r0, &r1, C.gt_tensor(a_self), C.int(a_hermitian))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_ldl_factor_out_out(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_self unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_ldl_factor_out_out(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_self), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_ldl_solve(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_ldl_solve(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_ldl_solve_out_out(a_out unsafe.Pointer, a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_ldl_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_lstsq(a_self unsafe.Pointer, a_b unsafe.Pointer, a_rcond float64, a_rcond_has int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg_linalg_lstsq(&r0, &r1, &r2, &r3, C.gt_tensor(a_self), C.gt_tensor(a_b), C.double(a_rcond), C.int(a_rcond_has), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg_linalg_lstsq_out_out(a_solution unsafe.Pointer, a_residuals unsafe.Pointer, a_rank unsafe.Pointer, a_singular_values unsafe.Pointer, a_self unsafe.Pointer, a_b unsafe.Pointer, a_rcond float64, a_rcond_has int32, a_driver string, a_driver_has int32) unsafe.Pointer {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	e := C.atg_linalg_lstsq_out_out(C.gt_tensor(a_solution), C.gt_tensor(a_residuals), C.gt_tensor(a_rank), C.gt_tensor(a_singular_values), C.gt_tensor(a_self), C.gt_tensor(a_b), C.double(a_rcond), C.int(a_rcond_has), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matmul(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_matmul_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_vecdot(a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_vecdot(C.gt_tensor(a_x), C.gt_tensor(a_y), C.int64_t(a_dim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_vecdot_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) unsafe.Pointer {
+	e := C.atg_linalg_vecdot_out_out(C.gt_tensor(a_out), C.gt_tensor(a_x), C.gt_tensor(a_y), C.int64_t(a_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_exp(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__linalg_slogdet(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__linalg_slogdet(&r0, &r1, &r2, &r3, C.gt_tensor(a_A))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__linalg_slogdet_out_sign(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__linalg_slogdet_out_sign(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_LU), C.gt_tensor(a_pivots), C.gt_tensor(a_A))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_slogdet(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_slogdet(&r0, &r1, C.gt_tensor(a_A))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_slogdet_out_out(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_slogdet_out_out(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_A))
+	return unsafe.Pointer(e)
+}
+
+func Atg_slogdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_slogdet(&r0, &r1, C.gt_tensor(a_self))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_slogdet_out_out(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_slogdet_out_out(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_logdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_logdet(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_eig(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_eig(&r0, &r1, C.gt_tensor(a_self))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_eig_out_out(a_eigenvalues unsafe.Pointer, a_eigenvectors unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_eig_out_out(C.gt_tensor(a_eigenvalues), C.gt_tensor(a_eigenvectors), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_eigvals(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_eigvals(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_eigvals_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_eigvals_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg__linalg_eigh(a_A unsafe.Pointer, a_UPLO string, a_compute_v int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__linalg_eigh(&r0, &r1, C.gt_tensor(a_A), a_UPLO_s, C.int(a_compute_v))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__linalg_eigh_out_eigenvalues(a_eigenvalues unsafe.Pointer, a_eigenvectors unsafe.Pointer, a_A unsafe.Pointer, a_UPLO string, a_compute_v int32) unsafe.Pointer {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	e := C.atg__linalg_eigh_out_eigenvalues(C.gt_tensor(a_eigenvalues), C.gt_tensor(a_eigenvectors), C.gt_tensor(a_A), a_UPLO_s, C.int(a_compute_v))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_eigh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_eigh(&r0, &r1, C.gt_tensor(a_self), a_UPLO_s)
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_eigh_out_eigvals(a_eigvals unsafe.Pointer, a_eigvecs unsafe.Pointer, a_self unsafe.Pointer, a_UPLO string) unsafe.Pointer {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	e := C.atg_linalg_eigh_out_eigvals(C.gt_tensor(a_eigvals), C.gt_tensor(a_eigvecs), C.gt_tensor(a_self), a_UPLO_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_eigvalsh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	r := C.atg_linalg_eigvalsh(C.gt_tensor(a_self), a_UPLO_s)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_eigvalsh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_UPLO string) unsafe.Pointer {
+	a_UPLO_s := C.CString(a_UPLO)
+	defer C.free(unsafe.Pointer(a_UPLO_s))
+	e := C.atg_linalg_eigvalsh_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_UPLO_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_householder_product(a_input unsafe.Pointer, a_tau unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_householder_product(C.gt_tensor(a_input), C.gt_tensor(a_tau))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_householder_product_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tau unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_householder_product_out_out(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_tau))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_inv_ex(a_A unsafe.Pointer, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_inv_ex(&r0, &r1, C.gt_tensor(a_A), C.int(a_check_errors))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_inv_ex_out_inverse(a_inverse unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_check_errors int32) unsafe.Pointer {
+	e := C.atg_linalg_inv_ex_out_inverse(C.gt_tensor(a_inverse), C.gt_tensor(a_info), C.gt_tensor(a_A), C.int(a_check_errors))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_inv(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_inv(C.gt_tensor(a_A))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_inv_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_inv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A))
+	return unsafe.Pointer(e)
+}
+
+func Atg_inverse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_inverse(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_inverse_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_inner(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_inner(C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_inner_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_inner_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
+	return unsafe.Pointer(e)
+}
+
+func Atg_outer(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_outer(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_outer_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_outer_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_vec2))
+	return unsafe.Pointer(e)
+}
+
+func Atg_ger(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_ger(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_ger_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_ger_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_vec2))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, C.int(a_ord_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_norm_ord_str(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_ord_s := C.CString(a_ord)
+	defer C.free(unsafe.Pointer(a_ord_s))
+	r := C.atg_linalg_norm_ord_str(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	e := C.atg_linalg_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, C.int(a_ord_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_norm_out_ord_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	a_ord_s := C.CString(a_ord)
+	defer C.free(unsafe.Pointer(a_ord_s))
+	e := C.atg_linalg_norm_out_ord_str_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_vector_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_vector_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_vector_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	e := C.atg_linalg_vector_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	e := C.atg_linalg_matrix_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_norm_str_ord(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_ord_s := C.CString(a_ord)
+	defer C.free(unsafe.Pointer(a_ord_s))
+	r := C.atg_linalg_matrix_norm_str_ord(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_norm_out_str_ord_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	a_ord_s := C.CString(a_ord)
+	defer C.free(unsafe.Pointer(a_ord_s))
+	e := C.atg_linalg_matrix_norm_out_str_ord_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__linalg_svd(a_A unsafe.Pointer, a_full_matrices int32, a_compute_uv int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__linalg_svd(&r0, &r1, &r2, C.gt_tensor(a_A), C.int(a_full_matrices), C.int(a_compute_uv), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__linalg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_Vh unsafe.Pointer, a_A unsafe.Pointer, a_full_matrices int32, a_compute_uv int32, a_driver string, a_driver_has int32) unsafe.Pointer {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	e := C.atg__linalg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_Vh), C.gt_tensor(a_A), C.int(a_full_matrices), C.int(a_compute_uv), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_svd(a_A unsafe.Pointer, a_full_matrices int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_linalg_svd(&r0, &r1, &r2, C.gt_tensor(a_A), C.int(a_full_matrices), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg_linalg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_Vh unsafe.Pointer, a_A unsafe.Pointer, a_full_matrices int32, a_driver string, a_driver_has int32) unsafe.Pointer {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	e := C.atg_linalg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_Vh), C.gt_tensor(a_A), C.int(a_full_matrices), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_svdvals(a_A unsafe.Pointer, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	r := C.atg_linalg_svdvals(C.gt_tensor(a_A), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_svdvals_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_driver string, a_driver_has int32) unsafe.Pointer {
+	a_driver_s := C.CString(a_driver)
+	defer C.free(unsafe.Pointer(a_driver_s))
+	e := C.atg_linalg_svdvals_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A), a_driver_s, C.int(a_driver_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_cond(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_cond(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_cond_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) unsafe.Pointer {
+	e := C.atg_linalg_cond_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_cond_p_str(a_self unsafe.Pointer, a_p string) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_p_s := C.CString(a_p)
+	defer C.free(unsafe.Pointer(a_p_s))
+	r := C.atg_linalg_cond_p_str(C.gt_tensor(a_self), a_p_s)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_cond_out_p_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p string) unsafe.Pointer {
+	a_p_s := C.CString(a_p)
+	defer C.free(unsafe.Pointer(a_p_s))
+	e := C.atg_linalg_cond_out_p_str_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_p_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_pinv_atol_rtol_tensor(a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_pinv_atol_rtol_tensor(C.gt_tensor(a_self), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_pinv_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_pinv_out_atol_rtol_tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_pinv_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_pinv_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_pinv_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_pinv_out_atol_rtol_float_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_pinv(a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_pinv(C.gt_tensor(a_self), C.double(a_rcond), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_pinv_rcond_tensor(a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_pinv_rcond_tensor(C.gt_tensor(a_self), C.gt_tensor(a_rcond), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_pinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_pinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_rcond), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_pinv_out_out_rcond_tensor(a_out unsafe.Pointer, a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_pinv_out_out_rcond_tensor(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_rcond), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg__linalg_solve_ex(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__linalg_solve_ex(&r0, &r1, &r2, &r3, C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__linalg_solve_ex_out_result(a_result unsafe.Pointer, a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) unsafe.Pointer {
+	e := C.atg__linalg_solve_ex_out_result(C.gt_tensor(a_result), C.gt_tensor(a_LU), C.gt_tensor(a_pivots), C.gt_tensor(a_info), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_solve_ex(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_solve_ex(&r0, &r1, C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_solve_ex_out_out(a_result unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) unsafe.Pointer {
+	e := C.atg_linalg_solve_ex_out_out(C.gt_tensor(a_result), C.gt_tensor(a_info), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_solve(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_solve(C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_solve_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) unsafe.Pointer {
+	e := C.atg_linalg_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_tensorinv(a_self unsafe.Pointer, a_ind int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_tensorinv(C.gt_tensor(a_self), C.int64_t(a_ind))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_tensorinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ind int64) unsafe.Pointer {
+	e := C.atg_linalg_tensorinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_ind))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_tensorsolve(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_tensorsolve(C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_tensorsolve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) unsafe.Pointer {
+	e := C.atg_linalg_tensorsolve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_qr(a_A unsafe.Pointer, a_mode string) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_mode_s := C.CString(a_mode)
+	defer C.free(unsafe.Pointer(a_mode_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_qr(&r0, &r1, C.gt_tensor(a_A), a_mode_s)
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_qr_out_out(a_Q unsafe.Pointer, a_R unsafe.Pointer, a_A unsafe.Pointer, a_mode string) unsafe.Pointer {
+	a_mode_s := C.CString(a_mode)
+	defer C.free(unsafe.Pointer(a_mode_s))
+	e := C.atg_linalg_qr_out_out(C.gt_tensor(a_Q), C.gt_tensor(a_R), C.gt_tensor(a_A), a_mode_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_power(C.gt_tensor(a_self), C.int64_t(a_n))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
+	e := C.atg_linalg_matrix_power_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_n))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_rank_atol_rtol_tensor(a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_rank_atol_rtol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_matrix_rank_out_atol_rtol_tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_rank_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_rank_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_rank_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_matrix_rank_out_atol_rtol_float_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_rank(a_self unsafe.Pointer, a_tol float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_rank(C.gt_tensor(a_self), C.double(a_tol), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_rank_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tol float64, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_matrix_rank_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_tol), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_matrix_rank_tol_tensor(a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_rank_tol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_tol), C.int(a_hermitian))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_rank_out_out_tol_tensor(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
+	e := C.atg_linalg_matrix_rank_out_out_tol_tensor(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_tol), C.int(a_hermitian))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linalg_multi_dot(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_multi_dot((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_multi_dot_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
+	e := C.atg_linalg_multi_dot_out_out(C.gt_tensor(a_out), (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_nested_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_nested_to_padded_tensor(C.gt_tensor(a_self), C.double(a_padding), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_segment_reduce(a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_unsafe int32, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_reduce_s := C.CString(a_reduce)
+	defer C.free(unsafe.Pointer(a_reduce_s))
+	r := C.atg_segment_reduce(C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.int(a_unsafe), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__segment_reduce_backward(a_grad unsafe.Pointer, a_output unsafe.Pointer, a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_reduce_s := C.CString(a_reduce)
+	defer C.free(unsafe.Pointer(a_reduce_s))
+	r := C.atg__segment_reduce_backward(C.gt_tensor(a_grad), C.gt_tensor(a_output), C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_pad_sequence(a_sequences unsafe.Pointer, a_sequences_len int64, a_batch_first int32, a_padding_value float64, a_padding_side string) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_padding_side_s := C.CString(a_padding_side)
+	defer C.free(unsafe.Pointer(a_padding_side_s))
+	r := C.atg_pad_sequence((*C.gt_tensor)(a_sequences), C.int64_t(a_sequences_len), C.int(a_batch_first), C.double(a_padding_value), a_padding_side_s)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_flatten_dense_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_flatten_dense_tensors((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_unflatten_dense_tensors(a_flat unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	e := C.atg_unflatten_dense_tensors(&r0, &r0_len, C.gt_tensor(a_flat), (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
+}
+
+func Atg__fw_primal_copy(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__fw_primal_copy(C.gt_tensor(a_self), C.int64_t(a_level))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__make_dual_copy(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__make_dual_copy(C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_view_as_real_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_view_as_real_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_view_as_complex_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_view_as_complex_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__conj_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__conj_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__neg_view_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__neg_view_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_as_strided_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_as_strided_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_broadcast_to_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_broadcast_to_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_diagonal_copy(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_diagonal_copy(C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_expand_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_expand_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_permute_copy(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_permute_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__reshape_alias_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__reshape_alias_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_select_copy_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_select_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_detach_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_detach_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_slice_copy_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_slice_copy_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_split_copy_Tensor(a_self unsafe.Pointer, a_split_size int64, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	e := C.atg_split_copy_Tensor(&r0, &r0_len, C.gt_tensor(a_self), C.int64_t(a_split_size), C.int64_t(a_dim))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
+}
+
+func Atg_split_with_sizes_copy(a_self unsafe.Pointer, a_split_sizes *int64, a_split_sizes_len int64, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	e := C.atg_split_with_sizes_copy(&r0, &r0_len, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_split_sizes)), C.int64_t(a_split_sizes_len), C.int64_t(a_dim))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
+}
+
+func Atg_squeeze_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_squeeze_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_squeeze_copy_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_squeeze_copy_dim(C.gt_tensor(a_self), C.int64_t(a_dim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_t_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_t_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_transpose_copy_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_transpose_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_unsqueeze_copy(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_unsqueeze_copy(C.gt_tensor(a_self), C.int64_t(a_dim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__values_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_values_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_crow_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_crow_indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_col_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_col_indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_ccol_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_ccol_indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_row_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_row_indices_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_unbind_copy_int(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	e := C.atg_unbind_copy_int(&r0, &r0_len, C.gt_tensor(a_self), C.int64_t(a_dim))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
+}
+
+func Atg_view_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_view_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_view_copy_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_view_copy_dtype(C.gt_tensor(a_self), C.int32_t(a_dtype))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_unfold_copy(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_unfold_copy(C.gt_tensor(a_self), C.int64_t(a_dimension), C.int64_t(a_size), C.int64_t(a_step))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_alias_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_alias_copy(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__fw_primal_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_level int64) unsafe.Pointer {
+	e := C.atg__fw_primal_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_level))
+	return unsafe.Pointer(e)
+}
+
+func Atg__make_dual_copy_out_out(a_out unsafe.Pointer, a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) unsafe.Pointer {
+	e := C.atg__make_dual_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
+	return unsafe.Pointer(e)
+}
+
+func Atg_view_as_real_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_view_as_real_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_view_as_complex_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_view_as_complex_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg__conj_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__conj_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg__neg_view_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__neg_view_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_as_strided_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) unsafe.Pointer {
+	e := C.atg_as_strided_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__sparse_broadcast_to_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg__sparse_broadcast_to_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_diagonal_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) unsafe.Pointer {
+	e := C.atg_diagonal_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
+	return unsafe.Pointer(e)
+}
+
+func Atg_expand_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) unsafe.Pointer {
+	e := C.atg_expand_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
+	return unsafe.Pointer(e)
+}
+
+func Atg_permute_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) unsafe.Pointer {
+	e := C.atg_permute_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg__reshape_alias_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) unsafe.Pointer {
+	e := C.atg__reshape_alias_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_select_copy_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index int64) unsafe.Pointer {
+	e := C.atg_select_copy_out_int_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
+	return unsafe.Pointer(e)
+}
+
+func Atg_detach_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_detach_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_slice_copy_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) unsafe.Pointer {
+	e := C.atg_slice_copy_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
+	return unsafe.Pointer(e)
+}
+
+func Atg_split_copy_out_Tensor_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_split_size int64, a_dim int64) unsafe.Pointer {
+	e := C.atg_split_copy_out_Tensor_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), C.gt_tensor(a_self), C.int64_t(a_split_size), C.int64_t(a_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg_split_with_sizes_copy_out_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_split_sizes *int64, a_split_sizes_len int64, a_dim int64) unsafe.Pointer {
+	e := C.atg_split_with_sizes_copy_out_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_split_sizes)), C.int64_t(a_split_sizes_len), C.int64_t(a_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg_squeeze_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_squeeze_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_squeeze_copy_out_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
+	e := C.atg_squeeze_copy_out_dim_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg_t_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_t_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_transpose_copy_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
+	e := C.atg_transpose_copy_out_int_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
+	return unsafe.Pointer(e)
+}
+
+func Atg_unsqueeze_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
+	e := C.atg_unsqueeze_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg__indices_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__indices_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
 }

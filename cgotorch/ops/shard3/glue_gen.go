@@ -18,911 +18,6 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
-func Atg_linalg_det_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_det_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A))
-	return unsafe.Pointer(e)
-}
-
-func Atg_det(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_det(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_ldl_factor_ex(a_self unsafe.Pointer, a_hermitian int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg_linalg_ldl_factor_ex(&r0, &r1, &r2, C.gt_tensor(a_self), C.int(a_hermitian), C.int(a_check_errors))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_linalg_ldl_factor_ex_out_out(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_info unsafe.Pointer, a_self unsafe.Pointer, a_hermitian int32, a_check_errors int32) unsafe.Pointer {
-	e := C.atg_linalg_ldl_factor_ex_out_out(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_info), C.gt_tensor(a_self), C.int(a_hermitian), C.int(a_check_errors))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_ldl_factor(a_self unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_ldl_factor(&r0, &r1, C.gt_tensor(a_self), C.int(a_hermitian))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_ldl_factor_out_out(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_self unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_ldl_factor_out_out(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_self), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_ldl_solve(a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_ldl_solve(C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_ldl_solve_out_out(a_out unsafe.Pointer, a_LD unsafe.Pointer, a_pivots unsafe.Pointer, a_B unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_ldl_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_LD), C.gt_tensor(a_pivots), C.gt_tensor(a_B), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_lstsq(a_self unsafe.Pointer, a_b unsafe.Pointer, a_rcond float64, a_rcond_has int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	var r3 C.gt_tensor
-	e := C.atg_linalg_lstsq(&r0, &r1, &r2, &r3, C.gt_tensor(a_self), C.gt_tensor(a_b), C.double(a_rcond), C.int(a_rcond_has), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
-}
-
-func Atg_linalg_lstsq_out_out(a_solution unsafe.Pointer, a_residuals unsafe.Pointer, a_rank unsafe.Pointer, a_singular_values unsafe.Pointer, a_self unsafe.Pointer, a_b unsafe.Pointer, a_rcond float64, a_rcond_has int32, a_driver string, a_driver_has int32) unsafe.Pointer {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	e := C.atg_linalg_lstsq_out_out(C.gt_tensor(a_solution), C.gt_tensor(a_residuals), C.gt_tensor(a_rank), C.gt_tensor(a_singular_values), C.gt_tensor(a_self), C.gt_tensor(a_b), C.double(a_rcond), C.int(a_rcond_has), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matmul(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matmul(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matmul_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_matmul_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_vecdot(a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_vecdot(C.gt_tensor(a_x), C.gt_tensor(a_y), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_vecdot_out_out(a_out unsafe.Pointer, a_x unsafe.Pointer, a_y unsafe.Pointer, a_dim int64) unsafe.Pointer {
-	e := C.atg_linalg_vecdot_out_out(C.gt_tensor(a_out), C.gt_tensor(a_x), C.gt_tensor(a_y), C.int64_t(a_dim))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_exp(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_exp(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__linalg_slogdet(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	var r3 C.gt_tensor
-	e := C.atg__linalg_slogdet(&r0, &r1, &r2, &r3, C.gt_tensor(a_A))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
-}
-
-func Atg__linalg_slogdet_out_sign(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__linalg_slogdet_out_sign(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_LU), C.gt_tensor(a_pivots), C.gt_tensor(a_A))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_slogdet(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_slogdet(&r0, &r1, C.gt_tensor(a_A))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_slogdet_out_out(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_slogdet_out_out(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_A))
-	return unsafe.Pointer(e)
-}
-
-func Atg_slogdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_slogdet(&r0, &r1, C.gt_tensor(a_self))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_slogdet_out_out(a_sign unsafe.Pointer, a_logabsdet unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_slogdet_out_out(C.gt_tensor(a_sign), C.gt_tensor(a_logabsdet), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_logdet(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_logdet(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_eig(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_eig(&r0, &r1, C.gt_tensor(a_self))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_eig_out_out(a_eigenvalues unsafe.Pointer, a_eigenvectors unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_eig_out_out(C.gt_tensor(a_eigenvalues), C.gt_tensor(a_eigenvectors), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_eigvals(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_eigvals(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_eigvals_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_eigvals_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg__linalg_eigh(a_A unsafe.Pointer, a_UPLO string, a_compute_v int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg__linalg_eigh(&r0, &r1, C.gt_tensor(a_A), a_UPLO_s, C.int(a_compute_v))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg__linalg_eigh_out_eigenvalues(a_eigenvalues unsafe.Pointer, a_eigenvectors unsafe.Pointer, a_A unsafe.Pointer, a_UPLO string, a_compute_v int32) unsafe.Pointer {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	e := C.atg__linalg_eigh_out_eigenvalues(C.gt_tensor(a_eigenvalues), C.gt_tensor(a_eigenvectors), C.gt_tensor(a_A), a_UPLO_s, C.int(a_compute_v))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_eigh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_eigh(&r0, &r1, C.gt_tensor(a_self), a_UPLO_s)
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_eigh_out_eigvals(a_eigvals unsafe.Pointer, a_eigvecs unsafe.Pointer, a_self unsafe.Pointer, a_UPLO string) unsafe.Pointer {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	e := C.atg_linalg_eigh_out_eigvals(C.gt_tensor(a_eigvals), C.gt_tensor(a_eigvecs), C.gt_tensor(a_self), a_UPLO_s)
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_eigvalsh(a_self unsafe.Pointer, a_UPLO string) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	r := C.atg_linalg_eigvalsh(C.gt_tensor(a_self), a_UPLO_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_eigvalsh_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_UPLO string) unsafe.Pointer {
-	a_UPLO_s := C.CString(a_UPLO)
-	defer C.free(unsafe.Pointer(a_UPLO_s))
-	e := C.atg_linalg_eigvalsh_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_UPLO_s)
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_householder_product(a_input unsafe.Pointer, a_tau unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_householder_product(C.gt_tensor(a_input), C.gt_tensor(a_tau))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_householder_product_out_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tau unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_householder_product_out_out(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_tau))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_inv_ex(a_A unsafe.Pointer, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_inv_ex(&r0, &r1, C.gt_tensor(a_A), C.int(a_check_errors))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_inv_ex_out_inverse(a_inverse unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_check_errors int32) unsafe.Pointer {
-	e := C.atg_linalg_inv_ex_out_inverse(C.gt_tensor(a_inverse), C.gt_tensor(a_info), C.gt_tensor(a_A), C.int(a_check_errors))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_inv(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_inv(C.gt_tensor(a_A))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_inv_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_linalg_inv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A))
-	return unsafe.Pointer(e)
-}
-
-func Atg_inverse(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_inverse(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_inverse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_inverse_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_inner(a_self unsafe.Pointer, a_other unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_inner(C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_inner_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_inner_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other))
-	return unsafe.Pointer(e)
-}
-
-func Atg_outer(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_outer(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_outer_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_outer_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(e)
-}
-
-func Atg_ger(a_self unsafe.Pointer, a_vec2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_ger(C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_ger_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_vec2 unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_ger_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_vec2))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, C.int(a_ord_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_norm_ord_str(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_ord_s := C.CString(a_ord)
-	defer C.free(unsafe.Pointer(a_ord_s))
-	r := C.atg_linalg_norm_ord_str(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_ord_has int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	e := C.atg_linalg_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, C.int(a_ord_has), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_norm_out_ord_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	a_ord_s := C.CString(a_ord)
-	defer C.free(unsafe.Pointer(a_ord_s))
-	e := C.atg_linalg_norm_out_ord_str_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_vector_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_vector_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_vector_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	e := C.atg_linalg_vector_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_norm(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_norm(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_norm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	e := C.atg_linalg_matrix_norm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_norm_str_ord(a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_ord_s := C.CString(a_ord)
-	defer C.free(unsafe.Pointer(a_ord_s))
-	r := C.atg_linalg_matrix_norm_str_ord(C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_norm_out_str_ord_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ord string, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	a_ord_s := C.CString(a_ord)
-	defer C.free(unsafe.Pointer(a_ord_s))
-	e := C.atg_linalg_matrix_norm_out_str_ord_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_ord_s, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg__linalg_svd(a_A unsafe.Pointer, a_full_matrices int32, a_compute_uv int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg__linalg_svd(&r0, &r1, &r2, C.gt_tensor(a_A), C.int(a_full_matrices), C.int(a_compute_uv), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg__linalg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_Vh unsafe.Pointer, a_A unsafe.Pointer, a_full_matrices int32, a_compute_uv int32, a_driver string, a_driver_has int32) unsafe.Pointer {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	e := C.atg__linalg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_Vh), C.gt_tensor(a_A), C.int(a_full_matrices), C.int(a_compute_uv), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_svd(a_A unsafe.Pointer, a_full_matrices int32, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	e := C.atg_linalg_svd(&r0, &r1, &r2, C.gt_tensor(a_A), C.int(a_full_matrices), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
-}
-
-func Atg_linalg_svd_out_U(a_U unsafe.Pointer, a_S unsafe.Pointer, a_Vh unsafe.Pointer, a_A unsafe.Pointer, a_full_matrices int32, a_driver string, a_driver_has int32) unsafe.Pointer {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	e := C.atg_linalg_svd_out_U(C.gt_tensor(a_U), C.gt_tensor(a_S), C.gt_tensor(a_Vh), C.gt_tensor(a_A), C.int(a_full_matrices), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_svdvals(a_A unsafe.Pointer, a_driver string, a_driver_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	r := C.atg_linalg_svdvals(C.gt_tensor(a_A), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_svdvals_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_driver string, a_driver_has int32) unsafe.Pointer {
-	a_driver_s := C.CString(a_driver)
-	defer C.free(unsafe.Pointer(a_driver_s))
-	e := C.atg_linalg_svdvals_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A), a_driver_s, C.int(a_driver_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_cond(a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_cond(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_cond_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p_i int64, a_p_re float64, a_p_im float64, a_p_kind int32, a_p_has int32) unsafe.Pointer {
-	e := C.atg_linalg_cond_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_p_i), re: C.double(a_p_re), im: C.double(a_p_im), kind: C.int32_t(a_p_kind)}, C.int(a_p_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_cond_p_str(a_self unsafe.Pointer, a_p string) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_p_s := C.CString(a_p)
-	defer C.free(unsafe.Pointer(a_p_s))
-	r := C.atg_linalg_cond_p_str(C.gt_tensor(a_self), a_p_s)
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_cond_out_p_str_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p string) unsafe.Pointer {
-	a_p_s := C.CString(a_p)
-	defer C.free(unsafe.Pointer(a_p_s))
-	e := C.atg_linalg_cond_out_p_str_out(C.gt_tensor(a_out), C.gt_tensor(a_self), a_p_s)
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_pinv_atol_rtol_tensor(a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_pinv_atol_rtol_tensor(C.gt_tensor(a_self), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_pinv_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_pinv_out_atol_rtol_tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_pinv_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_pinv_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_pinv_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_pinv_out_atol_rtol_float_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_pinv(a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_pinv(C.gt_tensor(a_self), C.double(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_pinv_rcond_tensor(a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_pinv_rcond_tensor(C.gt_tensor(a_self), C.gt_tensor(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_pinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_rcond float64, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_pinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_pinv_out_out_rcond_tensor(a_out unsafe.Pointer, a_self unsafe.Pointer, a_rcond unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_pinv_out_out_rcond_tensor(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_rcond), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg__linalg_solve_ex(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	var r2 C.gt_tensor
-	var r3 C.gt_tensor
-	e := C.atg__linalg_solve_ex(&r0, &r1, &r2, &r3, C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
-}
-
-func Atg__linalg_solve_ex_out_result(a_result unsafe.Pointer, a_LU unsafe.Pointer, a_pivots unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) unsafe.Pointer {
-	e := C.atg__linalg_solve_ex_out_result(C.gt_tensor(a_result), C.gt_tensor(a_LU), C.gt_tensor(a_pivots), C.gt_tensor(a_info), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_solve_ex(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_solve_ex(&r0, &r1, C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_solve_ex_out_out(a_result unsafe.Pointer, a_info unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32, a_check_errors int32) unsafe.Pointer {
-	e := C.atg_linalg_solve_ex_out_out(C.gt_tensor(a_result), C.gt_tensor(a_info), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left), C.int(a_check_errors))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_solve(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_solve(C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_solve_out_out(a_out unsafe.Pointer, a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) unsafe.Pointer {
-	e := C.atg_linalg_solve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_tensorinv(a_self unsafe.Pointer, a_ind int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_tensorinv(C.gt_tensor(a_self), C.int64_t(a_ind))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_tensorinv_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_ind int64) unsafe.Pointer {
-	e := C.atg_linalg_tensorinv_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_ind))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_tensorsolve(a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_tensorsolve(C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_tensorsolve_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other unsafe.Pointer, a_dims *int64, a_dims_len int64) unsafe.Pointer {
-	e := C.atg_linalg_tensorsolve_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_other), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_qr(a_A unsafe.Pointer, a_mode string) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
-	a_mode_s := C.CString(a_mode)
-	defer C.free(unsafe.Pointer(a_mode_s))
-	var r0 C.gt_tensor
-	var r1 C.gt_tensor
-	e := C.atg_linalg_qr(&r0, &r1, C.gt_tensor(a_A), a_mode_s)
-	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
-}
-
-func Atg_linalg_qr_out_out(a_Q unsafe.Pointer, a_R unsafe.Pointer, a_A unsafe.Pointer, a_mode string) unsafe.Pointer {
-	a_mode_s := C.CString(a_mode)
-	defer C.free(unsafe.Pointer(a_mode_s))
-	e := C.atg_linalg_qr_out_out(C.gt_tensor(a_Q), C.gt_tensor(a_R), C.gt_tensor(a_A), a_mode_s)
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_power(a_self unsafe.Pointer, a_n int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_power(C.gt_tensor(a_self), C.int64_t(a_n))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_power_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_n int64) unsafe.Pointer {
-	e := C.atg_linalg_matrix_power_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_n))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_rank_atol_rtol_tensor(a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_rank_atol_rtol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_rank_out_atol_rtol_tensor_out(a_out unsafe.Pointer, a_input unsafe.Pointer, a_atol unsafe.Pointer, a_rtol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_matrix_rank_out_atol_rtol_tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_atol), C.gt_tensor(a_rtol), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_rank_atol_rtol_float(a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_rank_atol_rtol_float(C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_rank_out_atol_rtol_float_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_atol float64, a_atol_has int32, a_rtol float64, a_rtol_has int32, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_matrix_rank_out_atol_rtol_float_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_atol), C.int(a_atol_has), C.double(a_rtol), C.int(a_rtol_has), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_rank(a_self unsafe.Pointer, a_tol float64, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_rank(C.gt_tensor(a_self), C.double(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_rank_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_tol float64, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_matrix_rank_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.double(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_matrix_rank_tol_tensor(a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_matrix_rank_tol_tensor(C.gt_tensor(a_input), C.gt_tensor(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_matrix_rank_out_out_tol_tensor(a_out unsafe.Pointer, a_input unsafe.Pointer, a_tol unsafe.Pointer, a_hermitian int32) unsafe.Pointer {
-	e := C.atg_linalg_matrix_rank_out_out_tol_tensor(C.gt_tensor(a_out), C.gt_tensor(a_input), C.gt_tensor(a_tol), C.int(a_hermitian))
-	return unsafe.Pointer(e)
-}
-
-func Atg_linalg_multi_dot(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_linalg_multi_dot((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_linalg_multi_dot_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) unsafe.Pointer {
-	e := C.atg_linalg_multi_dot_out_out(C.gt_tensor(a_out), (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_nested_to_padded_tensor(a_self unsafe.Pointer, a_padding float64, a_output_size *int64, a_output_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_nested_to_padded_tensor(C.gt_tensor(a_self), C.double(a_padding), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_segment_reduce(a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_indices unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_unsafe int32, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_reduce_s := C.CString(a_reduce)
-	defer C.free(unsafe.Pointer(a_reduce_s))
-	r := C.atg_segment_reduce(C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_indices), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.int(a_unsafe), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__segment_reduce_backward(a_grad unsafe.Pointer, a_output unsafe.Pointer, a_data unsafe.Pointer, a_reduce string, a_lengths unsafe.Pointer, a_offsets unsafe.Pointer, a_axis int64, a_initial_i int64, a_initial_re float64, a_initial_im float64, a_initial_kind int32, a_initial_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	a_reduce_s := C.CString(a_reduce)
-	defer C.free(unsafe.Pointer(a_reduce_s))
-	r := C.atg__segment_reduce_backward(C.gt_tensor(a_grad), C.gt_tensor(a_output), C.gt_tensor(a_data), a_reduce_s, C.gt_tensor(a_lengths), C.gt_tensor(a_offsets), C.int64_t(a_axis), C.gt_scalar{i: C.int64_t(a_initial_i), re: C.double(a_initial_re), im: C.double(a_initial_im), kind: C.int32_t(a_initial_kind)}, C.int(a_initial_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_pad_sequence(a_sequences unsafe.Pointer, a_sequences_len int64, a_batch_first int32, a_padding_value float64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_pad_sequence((*C.gt_tensor)(a_sequences), C.int64_t(a_sequences_len), C.int(a_batch_first), C.double(a_padding_value))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_flatten_dense_tensors(a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_flatten_dense_tensors((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_unflatten_dense_tensors(a_flat unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64) (unsafe.Pointer, int64, unsafe.Pointer) {
-	var r0 *C.gt_tensor
-	var r0_len C.int64_t
-	e := C.atg_unflatten_dense_tensors(&r0, &r0_len, C.gt_tensor(a_flat), (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len))
-	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
-}
-
-func Atg__fw_primal_copy(a_self unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__fw_primal_copy(C.gt_tensor(a_self), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__make_dual_copy(a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__make_dual_copy(C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_view_as_real_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_view_as_real_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_view_as_complex_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_view_as_complex_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__conj_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__conj_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__neg_view_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__neg_view_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_as_strided_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_as_strided_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__sparse_broadcast_to_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__sparse_broadcast_to_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_diagonal_copy(a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_diagonal_copy(C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_expand_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_expand_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_permute_copy(a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_permute_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__reshape_alias_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__reshape_alias_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_select_copy_int(a_self unsafe.Pointer, a_dim int64, a_index int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_select_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_detach_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_detach_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_slice_copy_Tensor(a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_slice_copy_Tensor(C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_split_copy_Tensor(a_self unsafe.Pointer, a_split_size int64, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
-	var r0 *C.gt_tensor
-	var r0_len C.int64_t
-	e := C.atg_split_copy_Tensor(&r0, &r0_len, C.gt_tensor(a_self), C.int64_t(a_split_size), C.int64_t(a_dim))
-	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
-}
-
-func Atg_split_with_sizes_copy(a_self unsafe.Pointer, a_split_sizes *int64, a_split_sizes_len int64, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
-	var r0 *C.gt_tensor
-	var r0_len C.int64_t
-	e := C.atg_split_with_sizes_copy(&r0, &r0_len, C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_split_sizes)), C.int64_t(a_split_sizes_len), C.int64_t(a_dim))
-	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
-}
-
-func Atg_squeeze_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_squeeze_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_squeeze_copy_dim(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_squeeze_copy_dim(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_t_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_t_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_transpose_copy_int(a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_transpose_copy_int(C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_unsqueeze_copy(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_unsqueeze_copy(C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg__values_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_values_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_values_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_crow_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_crow_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_col_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_col_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_ccol_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_ccol_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_row_indices_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_row_indices_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_unbind_copy_int(a_self unsafe.Pointer, a_dim int64) (unsafe.Pointer, int64, unsafe.Pointer) {
-	var r0 *C.gt_tensor
-	var r0_len C.int64_t
-	e := C.atg_unbind_copy_int(&r0, &r0_len, C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(e)
-}
-
-func Atg_view_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_view_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_view_copy_dtype(a_self unsafe.Pointer, a_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_view_copy_dtype(C.gt_tensor(a_self), C.int32_t(a_dtype))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_unfold_copy(a_self unsafe.Pointer, a_dimension int64, a_size int64, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_unfold_copy(C.gt_tensor(a_self), C.int64_t(a_dimension), C.int64_t(a_size), C.int64_t(a_step))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg_alias_copy(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_alias_copy(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
-}
-
-func Atg__fw_primal_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_level int64) unsafe.Pointer {
-	e := C.atg__fw_primal_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_level))
-	return unsafe.Pointer(e)
-}
-
-func Atg__make_dual_copy_out_out(a_out unsafe.Pointer, a_primal unsafe.Pointer, a_tangent unsafe.Pointer, a_level int64) unsafe.Pointer {
-	e := C.atg__make_dual_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_primal), C.gt_tensor(a_tangent), C.int64_t(a_level))
-	return unsafe.Pointer(e)
-}
-
-func Atg_view_as_real_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_view_as_real_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_view_as_complex_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_view_as_complex_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg__conj_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__conj_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg__neg_view_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__neg_view_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_as_strided_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64, a_storage_offset int64, a_storage_offset_has int32) unsafe.Pointer {
-	e := C.atg_as_strided_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), C.int64_t(a_storage_offset), C.int(a_storage_offset_has))
-	return unsafe.Pointer(e)
-}
-
-func Atg__sparse_broadcast_to_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg__sparse_broadcast_to_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_diagonal_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_offset int64, a_dim1 int64, a_dim2 int64) unsafe.Pointer {
-	e := C.atg_diagonal_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_offset), C.int64_t(a_dim1), C.int64_t(a_dim2))
-	return unsafe.Pointer(e)
-}
-
-func Atg_expand_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_implicit int32) unsafe.Pointer {
-	e := C.atg_expand_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.int(a_implicit))
-	return unsafe.Pointer(e)
-}
-
-func Atg_permute_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dims *int64, a_dims_len int64) unsafe.Pointer {
-	e := C.atg_permute_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dims)), C.int64_t(a_dims_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg__reshape_alias_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size *int64, a_size_len int64, a_stride *int64, a_stride_len int64) unsafe.Pointer {
-	e := C.atg__reshape_alias_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_select_copy_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_index int64) unsafe.Pointer {
-	e := C.atg_select_copy_out_int_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_index))
-	return unsafe.Pointer(e)
-}
-
-func Atg_detach_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_detach_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_slice_copy_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) unsafe.Pointer {
-	e := C.atg_slice_copy_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
-	return unsafe.Pointer(e)
-}
-
-func Atg_split_copy_out_Tensor_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_split_size int64, a_dim int64) unsafe.Pointer {
-	e := C.atg_split_copy_out_Tensor_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), C.gt_tensor(a_self), C.int64_t(a_split_size), C.int64_t(a_dim))
-	return unsafe.Pointer(e)
-}
-
-func Atg_split_with_sizes_copy_out_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_split_sizes *int64, a_split_sizes_len int64, a_dim int64) unsafe.Pointer {
-	e := C.atg_split_with_sizes_copy_out_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_split_sizes)), C.int64_t(a_split_sizes_len), C.int64_t(a_dim))
-	return unsafe.Pointer(e)
-}
-
-func Atg_squeeze_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_squeeze_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_squeeze_copy_out_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
-	e := C.atg_squeeze_copy_out_dim_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(e)
-}
-
-func Atg_t_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_t_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
-func Atg_transpose_copy_out_int_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim0 int64, a_dim1 int64) unsafe.Pointer {
-	e := C.atg_transpose_copy_out_int_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim0), C.int64_t(a_dim1))
-	return unsafe.Pointer(e)
-}
-
-func Atg_unsqueeze_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim int64) unsafe.Pointer {
-	e := C.atg_unsqueeze_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dim))
-	return unsafe.Pointer(e)
-}
-
-func Atg__indices_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__indices_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
-	return unsafe.Pointer(e)
-}
-
 func Atg__values_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
 	e := C.atg__values_copy_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
 	return unsafe.Pointer(e)
@@ -1004,10 +99,10 @@ func Atg__scaled_dot_product_attention_forward(a_query unsafe.Pointer, a_key uns
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
-func Atg__scaled_dot_product_attention_math(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_mask unsafe.Pointer, a_dropout_p float64, a_need_attn_weights int32, a_is_causal int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+func Atg__scaled_dot_product_attention_math(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_mask unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_dropout_mask unsafe.Pointer, a_scale float64, a_scale_has int32, a_enable_gqa int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
 	var r0 C.gt_tensor
 	var r1 C.gt_tensor
-	e := C.atg__scaled_dot_product_attention_math(&r0, &r1, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_mask), C.double(a_dropout_p), C.int(a_need_attn_weights), C.int(a_is_causal))
+	e := C.atg__scaled_dot_product_attention_math(&r0, &r1, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_mask), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_dropout_mask), C.double(a_scale), C.int(a_scale_has), C.int(a_enable_gqa))
 	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
 }
 
@@ -2187,8 +1282,8 @@ func Atg_batch_norm_backward_reduce_out_out(a_out0 unsafe.Pointer, a_out1 unsafe
 	return unsafe.Pointer(e)
 }
 
-func Atg_batch_norm_backward_elemt_out_out(a_out unsafe.Pointer, a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_mean_dy unsafe.Pointer, a_mean_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_batch_norm_backward_elemt_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.gt_tensor(a_mean_dy), C.gt_tensor(a_mean_dy_xmu), C.gt_tensor(a_count))
+func Atg_batch_norm_backward_elemt_out_out(a_out unsafe.Pointer, a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_mean unsafe.Pointer, a_invstd unsafe.Pointer, a_weight unsafe.Pointer, a_sum_dy unsafe.Pointer, a_sum_dy_xmu unsafe.Pointer, a_count unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_batch_norm_backward_elemt_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_mean), C.gt_tensor(a_invstd), C.gt_tensor(a_weight), C.gt_tensor(a_sum_dy), C.gt_tensor(a_sum_dy_xmu), C.gt_tensor(a_count))
 	return unsafe.Pointer(e)
 }
 
@@ -2217,8 +1312,8 @@ func Atg__cdist_forward_out_out(a_out unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 
 	return unsafe.Pointer(e)
 }
 
-func Atg__cdist_backward_out_out(a_out unsafe.Pointer, a_grad unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__cdist_backward_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad), C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.gt_tensor(a_cdist))
+func Atg__cdist_backward_out_out(a_out unsafe.Pointer, a_grad_output unsafe.Pointer, a_x1 unsafe.Pointer, a_x2 unsafe.Pointer, a_p float64, a_cdist unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__cdist_backward_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad_output), C.gt_tensor(a_x1), C.gt_tensor(a_x2), C.double(a_p), C.gt_tensor(a_cdist))
 	return unsafe.Pointer(e)
 }
 
@@ -2227,8 +1322,8 @@ func Atg__pdist_forward_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_p
 	return unsafe.Pointer(e)
 }
 
-func Atg__pdist_backward_out_out(a_out unsafe.Pointer, a_grad unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__pdist_backward_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad), C.gt_tensor(a_self), C.double(a_p), C.gt_tensor(a_pdist))
+func Atg__pdist_backward_out_out(a_out unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_p float64, a_pdist unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__pdist_backward_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.double(a_p), C.gt_tensor(a_pdist))
 	return unsafe.Pointer(e)
 }
 
@@ -2357,8 +1452,8 @@ func Atg_sum_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dtype int32,
 	return unsafe.Pointer(e)
 }
 
-func Atg_std_mean_out_correction_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
-	e := C.atg_std_mean_out_correction_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_std_mean_out_correction_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_std_mean_out_correction_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(e)
 }
 
@@ -2427,8 +1522,8 @@ func Atg__unsafe_view_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_siz
 	return unsafe.Pointer(e)
 }
 
-func Atg_var_mean_out_correction_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction int64, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
-	e := C.atg_var_mean_out_correction_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int64_t(a_correction), C.int(a_correction_has), C.int(a_keepdim))
+func Atg_var_mean_out_correction_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_correction_i int64, a_correction_re float64, a_correction_im float64, a_correction_kind int32, a_correction_has int32, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_var_mean_out_correction_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.gt_scalar{i: C.int64_t(a_correction_i), re: C.double(a_correction_re), im: C.double(a_correction_im), kind: C.int32_t(a_correction_kind)}, C.int(a_correction_has), C.int(a_keepdim))
 	return unsafe.Pointer(e)
 }
 
@@ -2602,8 +1697,8 @@ func Atg__sparse_coo_tensor_with_dims_out_out(a_out unsafe.Pointer, a_sparse_dim
 	return unsafe.Pointer(e)
 }
 
-func Atg__sparse_coo_tensor_with_dims_and_tensors_out_out(a_out unsafe.Pointer, a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer) unsafe.Pointer {
-	e := C.atg__sparse_coo_tensor_with_dims_and_tensors_out_out(C.gt_tensor(a_out), C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_indices), C.gt_tensor(a_values))
+func Atg__sparse_coo_tensor_with_dims_and_tensors_out_out(a_out unsafe.Pointer, a_sparse_dim int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_indices unsafe.Pointer, a_values unsafe.Pointer, a_is_coalesced int32, a_is_coalesced_has int32) unsafe.Pointer {
+	e := C.atg__sparse_coo_tensor_with_dims_and_tensors_out_out(C.gt_tensor(a_out), C.int64_t(a_sparse_dim), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_tensor(a_indices), C.gt_tensor(a_values), C.int(a_is_coalesced), C.int(a_is_coalesced_has))
 	return unsafe.Pointer(e)
 }
 
@@ -2632,8 +1727,8 @@ func Atg_sparse_mask_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask
 	return unsafe.Pointer(e)
 }
 
-func Atg__to_dense_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
-	e := C.atg__to_dense_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
+func Atg__to_dense_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32, a_masked_grad int32, a_masked_grad_has int32) unsafe.Pointer {
+	e := C.atg__to_dense_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has), C.int(a_masked_grad), C.int(a_masked_grad_has))
 	return unsafe.Pointer(e)
 }
 
@@ -2697,13 +1792,13 @@ func Atg_to_mkldnn_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dtype 
 	return unsafe.Pointer(e)
 }
 
-func Atg_mkldnn_reorder_conv2d_weight_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) unsafe.Pointer {
-	e := C.atg_mkldnn_reorder_conv2d_weight_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
+func Atg_mkldnn_reorder_conv2d_weight_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_input_size *int64, a_input_size_len int64) unsafe.Pointer {
+	e := C.atg_mkldnn_reorder_conv2d_weight_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len))
 	return unsafe.Pointer(e)
 }
 
-func Atg_mkldnn_reorder_conv3d_weight_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64) unsafe.Pointer {
-	e := C.atg_mkldnn_reorder_conv3d_weight_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups))
+func Atg_mkldnn_reorder_conv3d_weight_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_padding *int64, a_padding_len int64, a_stride *int64, a_stride_len int64, a_dilation *int64, a_dilation_len int64, a_groups int64, a_input_size *int64, a_input_size_len int64) unsafe.Pointer {
+	e := C.atg_mkldnn_reorder_conv3d_weight_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int64_t(a_groups), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len))
 	return unsafe.Pointer(e)
 }
 
@@ -2813,13 +1908,13 @@ func Atg__to_copy_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_non_blo
 	return unsafe.Pointer(e)
 }
 
-func Atg__lstm_mps_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_out4 unsafe.Pointer, a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) unsafe.Pointer {
-	e := C.atg__lstm_mps_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_out3), C.gt_tensor(a_out4), C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
+func Atg__lstm_mps_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_out4 unsafe.Pointer, a_out5 unsafe.Pointer, a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) unsafe.Pointer {
+	e := C.atg__lstm_mps_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_out3), C.gt_tensor(a_out4), C.gt_tensor(a_out5), C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
 	return unsafe.Pointer(e)
 }
 
-func Atg_lstm_mps_backward_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out1_len int64, a_out2 unsafe.Pointer, a_out2_len int64, a_grad_y unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_z_state unsafe.Pointer, a_cell_state_fwd unsafe.Pointer, a_input unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) unsafe.Pointer {
-	e := C.atg_lstm_mps_backward_out_out(C.gt_tensor(a_out0), (*C.gt_tensor)(a_out1), C.int64_t(a_out1_len), (*C.gt_tensor)(a_out2), C.int64_t(a_out2_len), C.gt_tensor(a_grad_y), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.gt_tensor(a_z_state), C.gt_tensor(a_cell_state_fwd), C.gt_tensor(a_input), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
+func Atg_lstm_mps_backward_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out1_len int64, a_out2 unsafe.Pointer, a_out2_len int64, a_grad_y unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_z_state unsafe.Pointer, a_cell_state_fwd unsafe.Pointer, a_input unsafe.Pointer, a_layersOutputs unsafe.Pointer, a_hx unsafe.Pointer, a_hx_len int64, a_params unsafe.Pointer, a_params_len int64, a_has_biases int32, a_num_layers int64, a_dropout float64, a_train int32, a_bidirectional int32, a_batch_first int32) unsafe.Pointer {
+	e := C.atg_lstm_mps_backward_out_out(C.gt_tensor(a_out0), (*C.gt_tensor)(a_out1), C.int64_t(a_out1_len), (*C.gt_tensor)(a_out2), C.int64_t(a_out2_len), C.gt_tensor(a_grad_y), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.gt_tensor(a_z_state), C.gt_tensor(a_cell_state_fwd), C.gt_tensor(a_input), C.gt_tensor(a_layersOutputs), (*C.gt_tensor)(a_hx), C.int64_t(a_hx_len), (*C.gt_tensor)(a_params), C.int64_t(a_params_len), C.int(a_has_biases), C.int64_t(a_num_layers), C.double(a_dropout), C.int(a_train), C.int(a_bidirectional), C.int(a_batch_first))
 	return unsafe.Pointer(e)
 }
 
@@ -3387,4 +2482,1246 @@ func Atg__native_decoder_only_multi_head_attention_out_out(a_out0 unsafe.Pointer
 func Atg__foobar_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_arg1 int32, a_arg2 int32, a_arg3 int32) unsafe.Pointer {
 	e := C.atg__foobar_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int(a_arg1), C.int(a_arg2), C.int(a_arg3))
 	return unsafe.Pointer(e)
+}
+
+func Atg__assert_async_msg(a_self unsafe.Pointer, a_assert_msg string) unsafe.Pointer {
+	a_assert_msg_s := C.CString(a_assert_msg)
+	defer C.free(unsafe.Pointer(a_assert_msg_s))
+	e := C.atg__assert_async_msg(C.gt_tensor(a_self), a_assert_msg_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg__assert_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_assert_msg string) unsafe.Pointer {
+	a_assert_msg_s := C.CString(a_assert_msg)
+	defer C.free(unsafe.Pointer(a_assert_msg_s))
+	e := C.atg__assert_scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, a_assert_msg_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg__functional_assert_scalar(a_self_i int64, a_self_re float64, a_self_im float64, a_self_kind int32, a_assert_msg string, a_dep_token unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_assert_msg_s := C.CString(a_assert_msg)
+	defer C.free(unsafe.Pointer(a_assert_msg_s))
+	r := C.atg__functional_assert_scalar(C.gt_scalar{i: C.int64_t(a_self_i), re: C.double(a_self_re), im: C.double(a_self_im), kind: C.int32_t(a_self_kind)}, a_assert_msg_s, C.gt_tensor(a_dep_token))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__functional_assert_async_msg(a_self unsafe.Pointer, a_assert_msg string, a_dep_token unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_assert_msg_s := C.CString(a_assert_msg)
+	defer C.free(unsafe.Pointer(a_assert_msg_s))
+	r := C.atg__functional_assert_async_msg(C.gt_tensor(a_self), a_assert_msg_s, C.gt_tensor(a_dep_token))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__print(a_s string) unsafe.Pointer {
+	a_s_s := C.CString(a_s)
+	defer C.free(unsafe.Pointer(a_s_s))
+	e := C.atg__print(a_s_s)
+	return unsafe.Pointer(e)
+}
+
+func Atg_sym_constrain_range(a_size_i int64, a_size_re float64, a_size_im float64, a_size_kind int32, a_min int64, a_min_has int32, a_max int64, a_max_has int32) unsafe.Pointer {
+	e := C.atg_sym_constrain_range(C.gt_scalar{i: C.int64_t(a_size_i), re: C.double(a_size_re), im: C.double(a_size_im), kind: C.int32_t(a_size_kind)}, C.int64_t(a_min), C.int(a_min_has), C.int64_t(a_max), C.int(a_max_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_sym_constrain_range_for_size(a_size_i int64, a_size_re float64, a_size_im float64, a_size_kind int32, a_min int64, a_min_has int32, a_max int64, a_max_has int32) unsafe.Pointer {
+	e := C.atg_sym_constrain_range_for_size(C.gt_scalar{i: C.int64_t(a_size_i), re: C.double(a_size_re), im: C.double(a_size_im), kind: C.int32_t(a_size_kind)}, C.int64_t(a_min), C.int(a_min_has), C.int64_t(a_max), C.int(a_max_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__functional_sym_constrain_range(a_size_i int64, a_size_re float64, a_size_im float64, a_size_kind int32, a_min int64, a_min_has int32, a_max int64, a_max_has int32, a_dep_token unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__functional_sym_constrain_range(C.gt_scalar{i: C.int64_t(a_size_i), re: C.double(a_size_re), im: C.double(a_size_im), kind: C.int32_t(a_size_kind)}, C.int64_t(a_min), C.int(a_min_has), C.int64_t(a_max), C.int(a_max_has), C.gt_tensor(a_dep_token))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__functional_sym_constrain_range_for_size(a_size_i int64, a_size_re float64, a_size_im float64, a_size_kind int32, a_min int64, a_min_has int32, a_max int64, a_max_has int32, a_dep_token unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__functional_sym_constrain_range_for_size(C.gt_scalar{i: C.int64_t(a_size_i), re: C.double(a_size_re), im: C.double(a_size_im), kind: C.int32_t(a_size_kind)}, C.int64_t(a_min), C.int(a_min_has), C.int64_t(a_max), C.int(a_max_has), C.gt_tensor(a_dep_token))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__make_dep_token(a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__make_dep_token(C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__is_all_true(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__is_all_true(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__is_any_true(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__is_any_true(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_all_dims(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_all_dims(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_all_out_dims_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_all_out_dims_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
+	return unsafe.Pointer(e)
+}
+
+func Atg_any_dims(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_any_dims(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_any_out_dims_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32) unsafe.Pointer {
+	e := C.atg_any_out_dims_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim))
+	return unsafe.Pointer(e)
+}
+
+func Atg__lazy_clone(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__lazy_clone(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_empty_permuted(a_size *int64, a_size_len int64, a_physical_layout *int64, a_physical_layout_len int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_empty_permuted((*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_physical_layout)), C.int64_t(a_physical_layout_len), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__unsafe_index_Tensor(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__unsafe_index_Tensor(C.gt_tensor(a_self), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__unsafe_masked_index(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_fill_i int64, a_fill_re float64, a_fill_im float64, a_fill_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__unsafe_masked_index(C.gt_tensor(a_self), C.gt_tensor(a_mask), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len), C.gt_scalar{i: C.int64_t(a_fill_i), re: C.double(a_fill_re), im: C.double(a_fill_im), kind: C.int32_t(a_fill_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__unsafe_masked_index_put_accumulate(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__unsafe_masked_index_put_accumulate(C.gt_tensor(a_self), C.gt_tensor(a_mask), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len), C.gt_tensor(a_values))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__unsafe_index_put(a_self unsafe.Pointer, a_indices unsafe.Pointer, a_indices_len int64, a_values unsafe.Pointer, a_accumulate int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__unsafe_index_put(C.gt_tensor(a_self), (*C.gt_tensor)(a_indices), C.int64_t(a_indices_len), C.gt_tensor(a_values), C.int(a_accumulate))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rms_norm(a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_weight unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rms_norm(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_normalized_shape)), C.int64_t(a_normalized_shape_len), C.gt_tensor(a_weight), C.double(a_eps), C.int(a_eps_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cslt_compress(a_input unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__cslt_compress(C.gt_tensor(a_input))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cslt_sparse_mm(a_compressed_A unsafe.Pointer, a_dense_B unsafe.Pointer, a_bias unsafe.Pointer, a_alpha unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_transpose_result int32, a_alg_id int64, a_split_k int64, a_split_k_mode int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__cslt_sparse_mm(C.gt_tensor(a_compressed_A), C.gt_tensor(a_dense_B), C.gt_tensor(a_bias), C.gt_tensor(a_alpha), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), C.int(a_transpose_result), C.int64_t(a_alg_id), C.int64_t(a_split_k), C.int64_t(a_split_k_mode))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__cslt_sparse_mm_search(a_compressed_A unsafe.Pointer, a_dense_B unsafe.Pointer, a_bias unsafe.Pointer, a_alpha unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_transpose_result int32) (int64, unsafe.Pointer) {
+	var r0 C.int64_t
+	e := C.atg__cslt_sparse_mm_search(&r0, C.gt_tensor(a_compressed_A), C.gt_tensor(a_dense_B), C.gt_tensor(a_bias), C.gt_tensor(a_alpha), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), C.int(a_transpose_result))
+	return int64(r0), unsafe.Pointer(e)
+}
+
+func Atg__sparse_semi_structured_tile(a_input unsafe.Pointer, a_algorithm string, a_use_cutlass int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_algorithm_s := C.CString(a_algorithm)
+	defer C.free(unsafe.Pointer(a_algorithm_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	e := C.atg__sparse_semi_structured_tile(&r0, &r1, &r2, &r3, &r4, C.gt_tensor(a_input), a_algorithm_s, C.int(a_use_cutlass))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(e)
+}
+
+func Atg__sparse_semi_structured_apply(a_input unsafe.Pointer, a_thread_masks unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__sparse_semi_structured_apply(&r0, &r1, C.gt_tensor(a_input), C.gt_tensor(a_thread_masks))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__sparse_semi_structured_apply_dense(a_input unsafe.Pointer, a_thread_masks unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_semi_structured_apply_dense(C.gt_tensor(a_input), C.gt_tensor(a_thread_masks))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_semi_structured_linear(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_meta unsafe.Pointer, a_bias unsafe.Pointer, a_activation string, a_activation_has int32, a_out_dtype int32, a_out_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_activation_s := C.CString(a_activation)
+	defer C.free(unsafe.Pointer(a_activation_s))
+	r := C.atg__sparse_semi_structured_linear(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_meta), C.gt_tensor(a_bias), a_activation_s, C.int(a_activation_has), C.int32_t(a_out_dtype), C.int(a_out_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_semi_structured_mm(a_mat1 unsafe.Pointer, a_mat1_meta unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_semi_structured_mm(C.gt_tensor(a_mat1), C.gt_tensor(a_mat1_meta), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype), C.int(a_out_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_semi_structured_addmm(a_input unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat1_meta unsafe.Pointer, a_mat2 unsafe.Pointer, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_out_dtype int32, a_out_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_semi_structured_addmm(C.gt_tensor(a_input), C.gt_tensor(a_mat1), C.gt_tensor(a_mat1_meta), C.gt_tensor(a_mat2), C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)}, C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.int32_t(a_out_dtype), C.int(a_out_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__mixed_dtypes_linear(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_scale unsafe.Pointer, a_bias unsafe.Pointer, a_activation string, a_activation_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_activation_s := C.CString(a_activation)
+	defer C.free(unsafe.Pointer(a_activation_s))
+	r := C.atg__mixed_dtypes_linear(C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_scale), C.gt_tensor(a_bias), a_activation_s, C.int(a_activation_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__wrapped_linear_prepack(a_weight unsafe.Pointer, a_weight_scale unsafe.Pointer, a_weight_zero_point unsafe.Pointer, a_bias unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__wrapped_linear_prepack(C.gt_tensor(a_weight), C.gt_tensor(a_weight_scale), C.gt_tensor(a_weight_zero_point), C.gt_tensor(a_bias))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__wrapped_quantized_linear_prepacked(a_input unsafe.Pointer, a_input_scale unsafe.Pointer, a_input_zero_point unsafe.Pointer, a_packed_weight unsafe.Pointer, a_output_scale unsafe.Pointer, a_output_zero_point unsafe.Pointer, a_out_channel int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__wrapped_quantized_linear_prepacked(C.gt_tensor(a_input), C.gt_tensor(a_input_scale), C.gt_tensor(a_input_zero_point), C.gt_tensor(a_packed_weight), C.gt_tensor(a_output_scale), C.gt_tensor(a_output_zero_point), C.int64_t(a_out_channel))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linspace_Tensor_Tensor(a_start unsafe.Pointer, a_end unsafe.Pointer, a_steps int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linspace_Tensor_Tensor(C.gt_tensor(a_start), C.gt_tensor(a_end), C.int64_t(a_steps), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linspace_Tensor_Scalar(a_start unsafe.Pointer, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linspace_Tensor_Scalar(C.gt_tensor(a_start), C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linspace_Scalar_Tensor(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end unsafe.Pointer, a_steps int64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linspace_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_tensor(a_end), C.int64_t(a_steps), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linspace_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_start unsafe.Pointer, a_end unsafe.Pointer, a_steps int64) unsafe.Pointer {
+	e := C.atg_linspace_out_Tensor_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_start), C.gt_tensor(a_end), C.int64_t(a_steps))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linspace_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_start unsafe.Pointer, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64) unsafe.Pointer {
+	e := C.atg_linspace_out_Tensor_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_start), C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps))
+	return unsafe.Pointer(e)
+}
+
+func Atg_linspace_out_Scalar_Tensor_out(a_out unsafe.Pointer, a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end unsafe.Pointer, a_steps int64) unsafe.Pointer {
+	e := C.atg_linspace_out_Scalar_Tensor_out(C.gt_tensor(a_out), C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_tensor(a_end), C.int64_t(a_steps))
+	return unsafe.Pointer(e)
+}
+
+func Atg_logspace_Tensor_Tensor(a_start unsafe.Pointer, a_end unsafe.Pointer, a_steps int64, a_base float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_logspace_Tensor_Tensor(C.gt_tensor(a_start), C.gt_tensor(a_end), C.int64_t(a_steps), C.double(a_base), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_logspace_Tensor_Scalar(a_start unsafe.Pointer, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_base float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_logspace_Tensor_Scalar(C.gt_tensor(a_start), C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps), C.double(a_base), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_logspace_Scalar_Tensor(a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end unsafe.Pointer, a_steps int64, a_base float64, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_logspace_Scalar_Tensor(C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_tensor(a_end), C.int64_t(a_steps), C.double(a_base), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_logspace_out_Tensor_Tensor_out(a_out unsafe.Pointer, a_start unsafe.Pointer, a_end unsafe.Pointer, a_steps int64, a_base float64) unsafe.Pointer {
+	e := C.atg_logspace_out_Tensor_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_start), C.gt_tensor(a_end), C.int64_t(a_steps), C.double(a_base))
+	return unsafe.Pointer(e)
+}
+
+func Atg_logspace_out_Tensor_Scalar_out(a_out unsafe.Pointer, a_start unsafe.Pointer, a_end_i int64, a_end_re float64, a_end_im float64, a_end_kind int32, a_steps int64, a_base float64) unsafe.Pointer {
+	e := C.atg_logspace_out_Tensor_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_start), C.gt_scalar{i: C.int64_t(a_end_i), re: C.double(a_end_re), im: C.double(a_end_im), kind: C.int32_t(a_end_kind)}, C.int64_t(a_steps), C.double(a_base))
+	return unsafe.Pointer(e)
+}
+
+func Atg_logspace_out_Scalar_Tensor_out(a_out unsafe.Pointer, a_start_i int64, a_start_re float64, a_start_im float64, a_start_kind int32, a_end unsafe.Pointer, a_steps int64, a_base float64) unsafe.Pointer {
+	e := C.atg_logspace_out_Scalar_Tensor_out(C.gt_tensor(a_out), C.gt_scalar{i: C.int64_t(a_start_i), re: C.double(a_start_re), im: C.double(a_start_im), kind: C.int32_t(a_start_kind)}, C.gt_tensor(a_end), C.int64_t(a_steps), C.double(a_base))
+	return unsafe.Pointer(e)
+}
+
+func Atg_max_pool2d_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_max_pool2d_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_quantized_max_pool3d(a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_quantized_max_pool3d(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_mean_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dtype int32, a_dtype_has int32) unsafe.Pointer {
+	e := C.atg_mean_out_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_mkldnn_rnn_layer(a_input unsafe.Pointer, a_weight0 unsafe.Pointer, a_weight1 unsafe.Pointer, a_weight2 unsafe.Pointer, a_weight3 unsafe.Pointer, a_hx_ unsafe.Pointer, a_cx_ unsafe.Pointer, a_reverse int32, a_batch_sizes *int64, a_batch_sizes_len int64, a_mode int64, a_hidden_size int64, a_num_layers int64, a_has_biases int32, a_bidirectional int32, a_batch_first int32, a_train int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg_mkldnn_rnn_layer(&r0, &r1, &r2, &r3, C.gt_tensor(a_input), C.gt_tensor(a_weight0), C.gt_tensor(a_weight1), C.gt_tensor(a_weight2), C.gt_tensor(a_weight3), C.gt_tensor(a_hx_), C.gt_tensor(a_cx_), C.int(a_reverse), (*C.int64_t)(unsafe.Pointer(a_batch_sizes)), C.int64_t(a_batch_sizes_len), C.int64_t(a_mode), C.int64_t(a_hidden_size), C.int64_t(a_num_layers), C.int(a_has_biases), C.int(a_bidirectional), C.int(a_batch_first), C.int(a_train))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg_mkldnn_rnn_layer_backward(a_input unsafe.Pointer, a_weight1 unsafe.Pointer, a_weight2 unsafe.Pointer, a_weight3 unsafe.Pointer, a_weight4 unsafe.Pointer, a_hx_ unsafe.Pointer, a_cx_tmp unsafe.Pointer, a_output unsafe.Pointer, a_hy_ unsafe.Pointer, a_cy_ unsafe.Pointer, a_grad_output unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_reverse int32, a_mode int64, a_hidden_size int64, a_num_layers int64, a_has_biases int32, a_train int32, a_bidirectional int32, a_batch_sizes *int64, a_batch_sizes_len int64, a_batch_first int32, a_workspace unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	var r5 C.gt_tensor
+	var r6 C.gt_tensor
+	e := C.atg_mkldnn_rnn_layer_backward(&r0, &r1, &r2, &r3, &r4, &r5, &r6, C.gt_tensor(a_input), C.gt_tensor(a_weight1), C.gt_tensor(a_weight2), C.gt_tensor(a_weight3), C.gt_tensor(a_weight4), C.gt_tensor(a_hx_), C.gt_tensor(a_cx_tmp), C.gt_tensor(a_output), C.gt_tensor(a_hy_), C.gt_tensor(a_cy_), C.gt_tensor(a_grad_output), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.int(a_reverse), C.int64_t(a_mode), C.int64_t(a_hidden_size), C.int64_t(a_num_layers), C.int(a_has_biases), C.int(a_train), C.int(a_bidirectional), (*C.int64_t)(unsafe.Pointer(a_batch_sizes)), C.int64_t(a_batch_sizes_len), C.int(a_batch_first), C.gt_tensor(a_workspace))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(r5), unsafe.Pointer(r6), unsafe.Pointer(e)
+}
+
+func Atg__int_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__int_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__int_mm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__int_mm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2))
+	return unsafe.Pointer(e)
+}
+
+func Atg__convert_weight_to_int4pack(a_self unsafe.Pointer, a_innerKTiles int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__convert_weight_to_int4pack(C.gt_tensor(a_self), C.int64_t(a_innerKTiles))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__weight_int4pack_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_qGroupSize int64, a_qScaleAndZeros unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__weight_int4pack_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int64_t(a_qGroupSize), C.gt_tensor(a_qScaleAndZeros))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__convert_weight_to_int4pack_for_cpu(a_self unsafe.Pointer, a_innerKTiles int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__convert_weight_to_int4pack_for_cpu(C.gt_tensor(a_self), C.int64_t(a_innerKTiles))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__weight_int4pack_mm_for_cpu(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_qGroupSize int64, a_qScaleAndZeros unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__weight_int4pack_mm_for_cpu(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int64_t(a_qGroupSize), C.gt_tensor(a_qScaleAndZeros))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__weight_int8pack_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scales unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__weight_int8pack_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.gt_tensor(a_scales))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_mm_reduce(a_sparse unsafe.Pointer, a_dense unsafe.Pointer, a_reduce string) (unsafe.Pointer, unsafe.Pointer, int64) {
+	a_reduce_s := C.CString(a_reduce)
+	defer C.free(unsafe.Pointer(a_reduce_s))
+	r := C.atg__sparse_mm_reduce(C.gt_tensor(a_sparse), C.gt_tensor(a_dense), a_reduce_s)
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__native_batch_norm_legit(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__native_batch_norm_legit(&r0, &r1, &r2, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.int(a_training), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_no_training(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__native_batch_norm_legit_no_training(&r0, &r1, &r2, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_out_out(a_out unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_invstd unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) unsafe.Pointer {
+	e := C.atg__native_batch_norm_legit_out_out(C.gt_tensor(a_out), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_invstd), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.int(a_training), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_no_stats(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__native_batch_norm_legit_no_stats(&r0, &r1, &r2, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.int(a_training), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_out_no_stats_out(a_out unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_invstd unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) unsafe.Pointer {
+	e := C.atg__native_batch_norm_legit_out_no_stats_out(C.gt_tensor(a_out), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_invstd), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.int(a_training), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(e)
+}
+
+func Atg__reshape_copy(a_self unsafe.Pointer, a_size *int64, a_size_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__reshape_copy(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__prelu_kernel(a_self unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__prelu_kernel(C.gt_tensor(a_self), C.gt_tensor(a_weight))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__prelu_kernel_backward(a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_weight unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__prelu_kernel_backward(&r0, &r1, C.gt_tensor(a_grad_output), C.gt_tensor(a_self), C.gt_tensor(a_weight))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_slice_inverse(a_self unsafe.Pointer, a_src unsafe.Pointer, a_dim int64, a_start int64, a_start_has int32, a_end int64, a_end_has int32, a_step int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_slice_inverse(C.gt_tensor(a_self), C.gt_tensor(a_src), C.int64_t(a_dim), C.int64_t(a_start), C.int(a_start_has), C.int64_t(a_end), C.int(a_end_has), C.int64_t(a_step))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_squeeze_dims(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_squeeze_dims(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_squeeze__dims(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) unsafe.Pointer {
+	e := C.atg_squeeze__dims(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg__chunk_cat(a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64, a_num_chunks int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__chunk_cat((*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim), C.int64_t(a_num_chunks))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__chunk_cat_out_out(a_out unsafe.Pointer, a_tensors unsafe.Pointer, a_tensors_len int64, a_dim int64, a_num_chunks int64) unsafe.Pointer {
+	e := C.atg__chunk_cat_out_out(C.gt_tensor(a_out), (*C.gt_tensor)(a_tensors), C.int64_t(a_tensors_len), C.int64_t(a_dim), C.int64_t(a_num_chunks))
+	return unsafe.Pointer(e)
+}
+
+func Atg__batch_norm_with_update(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__batch_norm_with_update(&r0, &r1, &r2, &r3, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__batch_norm_with_update_out_out(a_out unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_invstd unsafe.Pointer, a_reserve unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) unsafe.Pointer {
+	e := C.atg__batch_norm_with_update_out_out(C.gt_tensor(a_out), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_invstd), C.gt_tensor(a_reserve), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(e)
+}
+
+func Atg__batch_norm_no_update(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__batch_norm_no_update(&r0, &r1, &r2, &r3, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg_batch_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_save_mean unsafe.Pointer, a_save_var unsafe.Pointer, a_update int32, a_eps float64, a_output_mask int32, a_reserve unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg_batch_norm_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.gt_tensor(a_save_mean), C.gt_tensor(a_save_var), C.int(a_update), C.double(a_eps), C.int(a_output_mask), C.gt_tensor(a_reserve))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__sparse_mm_reduce_impl(a_self unsafe.Pointer, a_other unsafe.Pointer, a_reduce string) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_reduce_s := C.CString(a_reduce)
+	defer C.free(unsafe.Pointer(a_reduce_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__sparse_mm_reduce_impl(&r0, &r1, C.gt_tensor(a_self), C.gt_tensor(a_other), a_reduce_s)
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__sparse_mm_reduce_impl_backward(a_self unsafe.Pointer, a_grad_out unsafe.Pointer, a_weight unsafe.Pointer, a_reduce string, a_arg_out unsafe.Pointer, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	a_reduce_s := C.CString(a_reduce)
+	defer C.free(unsafe.Pointer(a_reduce_s))
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__sparse_mm_reduce_impl_backward(&r0, &r1, C.gt_tensor(a_self), C.gt_tensor(a_grad_out), C.gt_tensor(a_weight), a_reduce_s, C.gt_tensor(a_arg_out), C.int(a_output_mask))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__scaled_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_b unsafe.Pointer, a_bias unsafe.Pointer, a_scale_result unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_use_fast_accum int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__scaled_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.gt_tensor(a_scale_a), C.gt_tensor(a_scale_b), C.gt_tensor(a_bias), C.gt_tensor(a_scale_result), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), C.int(a_use_fast_accum))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__scaled_mm_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_b unsafe.Pointer, a_bias unsafe.Pointer, a_scale_result unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_use_fast_accum int32) unsafe.Pointer {
+	e := C.atg__scaled_mm_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.gt_tensor(a_scale_a), C.gt_tensor(a_scale_b), C.gt_tensor(a_bias), C.gt_tensor(a_scale_result), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), C.int(a_use_fast_accum))
+	return unsafe.Pointer(e)
+}
+
+func Atg__sparse_compressed_tensor_with_dims(a_nnz int64, a_dense_dim int64, a_size *int64, a_size_len int64, a_blocksize *int64, a_blocksize_len int64, a_index_dtype int32, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_compressed_tensor_with_dims(C.int64_t(a_nnz), C.int64_t(a_dense_dim), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int32_t(a_index_dtype), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__sparse_mask_projection(a_self unsafe.Pointer, a_mask unsafe.Pointer, a_accumulate_matches int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__sparse_mask_projection(C.gt_tensor(a_self), C.gt_tensor(a_mask), C.int(a_accumulate_matches))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_sparse_dim(a_self unsafe.Pointer, a_sparse_dim int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse_sparse_dim(C.gt_tensor(a_self), C.int64_t(a_sparse_dim))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse(a_self unsafe.Pointer, a_layout int32, a_layout_has int32, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse(C.gt_tensor(a_self), C.int32_t(a_layout), C.int(a_layout_has), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_csr(a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse_csr(C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_csc(a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse_csc(C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_bsr(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse_bsr(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_bsc(a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__to_sparse_bsc(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__to_sparse_semi_structured(a_dense unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__to_sparse_semi_structured(&r0, &r1, C.gt_tensor(a_dense))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_masked_scatter_backward(a_grad_output unsafe.Pointer, a_mask unsafe.Pointer, a_sizes *int64, a_sizes_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_masked_scatter_backward(C.gt_tensor(a_grad_output), C.gt_tensor(a_mask), (*C.int64_t)(unsafe.Pointer(a_sizes)), C.int64_t(a_sizes_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_nonzero_static_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_size int64, a_fill_value int64) unsafe.Pointer {
+	e := C.atg_nonzero_static_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_size), C.int64_t(a_fill_value))
+	return unsafe.Pointer(e)
+}
+
+func Atg_nonzero_static(a_self unsafe.Pointer, a_size int64, a_fill_value int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_nonzero_static(C.gt_tensor(a_self), C.int64_t(a_size), C.int64_t(a_fill_value))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_min_out_unary_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_min_out_unary_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg_max_out_unary_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_max_out_unary_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg__linalg_eigvals(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__linalg_eigvals(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__spsolve(a_A unsafe.Pointer, a_B unsafe.Pointer, a_left int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__spsolve(C.gt_tensor(a_A), C.gt_tensor(a_B), C.int(a_left))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_squeeze_copy_dims(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_squeeze_copy_dims(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__jagged_to_padded_dense_forward(a_values unsafe.Pointer, a_offsets unsafe.Pointer, a_offsets_len int64, a_max_lengths *int64, a_max_lengths_len int64, a_padding_value float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__jagged_to_padded_dense_forward(C.gt_tensor(a_values), (*C.gt_tensor)(a_offsets), C.int64_t(a_offsets_len), (*C.int64_t)(unsafe.Pointer(a_max_lengths)), C.int64_t(a_max_lengths_len), C.double(a_padding_value))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__padded_dense_to_jagged_forward(a_dense unsafe.Pointer, a_offsets unsafe.Pointer, a_offsets_len int64, a_total_L int64, a_total_L_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__padded_dense_to_jagged_forward(C.gt_tensor(a_dense), (*C.gt_tensor)(a_offsets), C.int64_t(a_offsets_len), C.int64_t(a_total_L), C.int(a_total_L_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__safe_softmax(a_self unsafe.Pointer, a_dim int64, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__safe_softmax(C.gt_tensor(a_self), C.int64_t(a_dim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_scaled_dot_product_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_mask unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_scale float64, a_scale_has int32, a_enable_gqa int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_scaled_dot_product_attention(C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_mask), C.double(a_dropout_p), C.int(a_is_causal), C.double(a_scale), C.int(a_scale_has), C.int(a_enable_gqa))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__fused_sdp_choice(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_mask unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_scale float64, a_scale_has int32, a_enable_gqa int32) (int64, unsafe.Pointer) {
+	var r0 C.int64_t
+	e := C.atg__fused_sdp_choice(&r0, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_mask), C.double(a_dropout_p), C.int(a_is_causal), C.double(a_scale), C.int(a_scale_has), C.int(a_enable_gqa))
+	return int64(r0), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_attention_math_for_mps(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_mask unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_dropout_mask unsafe.Pointer, a_scale float64, a_scale_has int32, a_enable_gqa int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__scaled_dot_product_attention_math_for_mps(&r0, &r1, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_mask), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_dropout_mask), C.double(a_scale), C.int(a_scale_has), C.int(a_enable_gqa))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_flash_attention_for_cpu(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_attn_mask unsafe.Pointer, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__scaled_dot_product_flash_attention_for_cpu(&r0, &r1, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_attn_mask), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_flash_attention_backward(a_grad_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_philox_seed unsafe.Pointer, a_philox_offset unsafe.Pointer, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__scaled_dot_product_flash_attention_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_philox_seed), C.gt_tensor(a_philox_offset), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_flash_attention_for_cpu_backward(a_grad_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_dropout_p float64, a_is_causal int32, a_attn_mask unsafe.Pointer, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__scaled_dot_product_flash_attention_for_cpu_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_attn_mask), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_fused_attention_overrideable_backward(a_grad_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_bias unsafe.Pointer, a_grad_input_mask int32, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_philox_seed unsafe.Pointer, a_philox_offset unsafe.Pointer, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__scaled_dot_product_fused_attention_overrideable_backward(&r0, &r1, &r2, &r3, C.gt_tensor(a_grad_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_bias), C.int(a_grad_input_mask), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_philox_seed), C.gt_tensor(a_philox_offset), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_efficient_attention(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_bias unsafe.Pointer, a_compute_log_sumexp int32, a_dropout_p float64, a_is_causal int32, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__scaled_dot_product_efficient_attention(&r0, &r1, &r2, &r3, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_bias), C.int(a_compute_log_sumexp), C.double(a_dropout_p), C.int(a_is_causal), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_efficient_attention_backward(a_grad_out_ unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_attn_bias unsafe.Pointer, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_philox_seed unsafe.Pointer, a_philox_offset unsafe.Pointer, a_dropout_p float64, a_grad_input_mask int32, a_is_causal int32, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__scaled_dot_product_efficient_attention_backward(&r0, &r1, &r2, &r3, C.gt_tensor(a_grad_out_), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_attn_bias), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.gt_tensor(a_philox_seed), C.gt_tensor(a_philox_offset), C.double(a_dropout_p), C.int(a_grad_input_mask), C.int(a_is_causal), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__scaled_dot_product_cudnn_attention_backward(a_grad_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_philox_seed unsafe.Pointer, a_philox_offset unsafe.Pointer, a_attn_bias unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_scale float64, a_scale_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__scaled_dot_product_cudnn_attention_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.gt_tensor(a_philox_seed), C.gt_tensor(a_philox_offset), C.gt_tensor(a_attn_bias), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.double(a_scale), C.int(a_scale_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__flash_attention_forward(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_return_debug_mask int32, a_scale float64, a_scale_has int32, a_window_size_left int64, a_window_size_left_has int32, a_window_size_right int64, a_window_size_right_has int32, a_seqused_k unsafe.Pointer, a_alibi_slopes unsafe.Pointer, a_block_table unsafe.Pointer, a_num_splits int64, a_num_splits_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	e := C.atg__flash_attention_forward(&r0, &r1, &r2, &r3, &r4, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.int(a_return_debug_mask), C.double(a_scale), C.int(a_scale_has), C.int64_t(a_window_size_left), C.int(a_window_size_left_has), C.int64_t(a_window_size_right), C.int(a_window_size_right_has), C.gt_tensor(a_seqused_k), C.gt_tensor(a_alibi_slopes), C.gt_tensor(a_block_table), C.int64_t(a_num_splits), C.int(a_num_splits_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(e)
+}
+
+func Atg__flash_attention_backward(a_grad_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_out unsafe.Pointer, a_logsumexp unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_rng_state unsafe.Pointer, a_unused unsafe.Pointer, a_scale float64, a_scale_has int32, a_window_size_left int64, a_window_size_left_has int32, a_window_size_right int64, a_window_size_right_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	e := C.atg__flash_attention_backward(&r0, &r1, &r2, C.gt_tensor(a_grad_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_out), C.gt_tensor(a_logsumexp), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.gt_tensor(a_rng_state), C.gt_tensor(a_unused), C.double(a_scale), C.int(a_scale_has), C.int64_t(a_window_size_left), C.int(a_window_size_left_has), C.int64_t(a_window_size_right), C.int(a_window_size_right_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(e)
+}
+
+func Atg__efficient_attention_backward(a_grad_out_ unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_bias unsafe.Pointer, a_out unsafe.Pointer, a_cu_seqlens_q unsafe.Pointer, a_cu_seqlens_k unsafe.Pointer, a_max_seqlen_q int64, a_max_seqlen_k int64, a_logsumexp unsafe.Pointer, a_dropout_p float64, a_philox_seed unsafe.Pointer, a_philox_offset unsafe.Pointer, a_custom_mask_type int64, a_bias_requires_grad int32, a_scale float64, a_scale_has int32, a_num_splits_key int64, a_num_splits_key_has int32, a_window_size int64, a_window_size_has int32, a_shared_storage_dqdkdv int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	e := C.atg__efficient_attention_backward(&r0, &r1, &r2, &r3, C.gt_tensor(a_grad_out_), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_bias), C.gt_tensor(a_out), C.gt_tensor(a_cu_seqlens_q), C.gt_tensor(a_cu_seqlens_k), C.int64_t(a_max_seqlen_q), C.int64_t(a_max_seqlen_k), C.gt_tensor(a_logsumexp), C.double(a_dropout_p), C.gt_tensor(a_philox_seed), C.gt_tensor(a_philox_offset), C.int64_t(a_custom_mask_type), C.int(a_bias_requires_grad), C.double(a_scale), C.int(a_scale_has), C.int64_t(a_num_splits_key), C.int(a_num_splits_key_has), C.int64_t(a_window_size), C.int(a_window_size_has), C.int(a_shared_storage_dqdkdv))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(e)
+}
+
+func Atg__fill_mem_eff_dropout_mask_(a_self unsafe.Pointer, a_dropout_p float64, a_seed int64, a_offset int64) unsafe.Pointer {
+	e := C.atg__fill_mem_eff_dropout_mask_(C.gt_tensor(a_self), C.double(a_dropout_p), C.int64_t(a_seed), C.int64_t(a_offset))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd_(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr float64, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_sgd_((*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.double(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd__tensor_lr(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr unsafe.Pointer, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_sgd__tensor_lr((*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.gt_tensor(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad_(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr float64, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_adagrad_((*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.double(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__propagate_xla_data(a_input unsafe.Pointer, a_output unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__propagate_xla_data(C.gt_tensor(a_input), C.gt_tensor(a_output))
+	return unsafe.Pointer(e)
+}
+
+func Atg_avg_pool1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_ceil_mode int32, a_count_include_pad int32) unsafe.Pointer {
+	e := C.atg_avg_pool1d_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), C.int(a_ceil_mode), C.int(a_count_include_pad))
+	return unsafe.Pointer(e)
+}
+
+func Atg_adaptive_avg_pool1d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64) unsafe.Pointer {
+	e := C.atg_adaptive_avg_pool1d_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg__ctc_loss_out_Tensor_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_blank int64, a_zero_infinity int32) unsafe.Pointer {
+	e := C.atg__ctc_loss_out_Tensor_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), C.gt_tensor(a_input_lengths), C.gt_tensor(a_target_lengths), C.int64_t(a_blank), C.int(a_zero_infinity))
+	return unsafe.Pointer(e)
+}
+
+func Atg_empty_permuted_out_out(a_out unsafe.Pointer, a_size *int64, a_size_len int64, a_physical_layout *int64, a_physical_layout_len int64) unsafe.Pointer {
+	e := C.atg_empty_permuted_out_out(C.gt_tensor(a_out), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), (*C.int64_t)(unsafe.Pointer(a_physical_layout)), C.int64_t(a_physical_layout_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg_floor_divide_out_Scalar_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_other_i int64, a_other_re float64, a_other_im float64, a_other_kind int32) unsafe.Pointer {
+	e := C.atg_floor_divide_out_Scalar_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_other_i), re: C.double(a_other_re), im: C.double(a_other_im), kind: C.int32_t(a_other_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_max_pool2d_backward_out_out(a_out unsafe.Pointer, a_grad_output unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) unsafe.Pointer {
+	e := C.atg_max_pool2d_backward_out_out(C.gt_tensor(a_out), C.gt_tensor(a_grad_output), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
+	return unsafe.Pointer(e)
+}
+
+func Atg_quantized_max_pool3d_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_kernel_size *int64, a_kernel_size_len int64, a_stride *int64, a_stride_len int64, a_padding *int64, a_padding_len int64, a_dilation *int64, a_dilation_len int64, a_ceil_mode int32) unsafe.Pointer {
+	e := C.atg_quantized_max_pool3d_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_kernel_size)), C.int64_t(a_kernel_size_len), (*C.int64_t)(unsafe.Pointer(a_stride)), C.int64_t(a_stride_len), (*C.int64_t)(unsafe.Pointer(a_padding)), C.int64_t(a_padding_len), (*C.int64_t)(unsafe.Pointer(a_dilation)), C.int64_t(a_dilation_len), C.int(a_ceil_mode))
+	return unsafe.Pointer(e)
+}
+
+func Atg_mkldnn_rnn_layer_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_input unsafe.Pointer, a_weight0 unsafe.Pointer, a_weight1 unsafe.Pointer, a_weight2 unsafe.Pointer, a_weight3 unsafe.Pointer, a_hx_ unsafe.Pointer, a_cx_ unsafe.Pointer, a_reverse int32, a_batch_sizes *int64, a_batch_sizes_len int64, a_mode int64, a_hidden_size int64, a_num_layers int64, a_has_biases int32, a_bidirectional int32, a_batch_first int32, a_train int32) unsafe.Pointer {
+	e := C.atg_mkldnn_rnn_layer_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_out3), C.gt_tensor(a_input), C.gt_tensor(a_weight0), C.gt_tensor(a_weight1), C.gt_tensor(a_weight2), C.gt_tensor(a_weight3), C.gt_tensor(a_hx_), C.gt_tensor(a_cx_), C.int(a_reverse), (*C.int64_t)(unsafe.Pointer(a_batch_sizes)), C.int64_t(a_batch_sizes_len), C.int64_t(a_mode), C.int64_t(a_hidden_size), C.int64_t(a_num_layers), C.int(a_has_biases), C.int(a_bidirectional), C.int(a_batch_first), C.int(a_train))
+	return unsafe.Pointer(e)
+}
+
+func Atg_mkldnn_rnn_layer_backward_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_out4 unsafe.Pointer, a_out5 unsafe.Pointer, a_out6 unsafe.Pointer, a_input unsafe.Pointer, a_weight1 unsafe.Pointer, a_weight2 unsafe.Pointer, a_weight3 unsafe.Pointer, a_weight4 unsafe.Pointer, a_hx_ unsafe.Pointer, a_cx_tmp unsafe.Pointer, a_output unsafe.Pointer, a_hy_ unsafe.Pointer, a_cy_ unsafe.Pointer, a_grad_output unsafe.Pointer, a_grad_hy unsafe.Pointer, a_grad_cy unsafe.Pointer, a_reverse int32, a_mode int64, a_hidden_size int64, a_num_layers int64, a_has_biases int32, a_train int32, a_bidirectional int32, a_batch_sizes *int64, a_batch_sizes_len int64, a_batch_first int32, a_workspace unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_mkldnn_rnn_layer_backward_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_out3), C.gt_tensor(a_out4), C.gt_tensor(a_out5), C.gt_tensor(a_out6), C.gt_tensor(a_input), C.gt_tensor(a_weight1), C.gt_tensor(a_weight2), C.gt_tensor(a_weight3), C.gt_tensor(a_weight4), C.gt_tensor(a_hx_), C.gt_tensor(a_cx_tmp), C.gt_tensor(a_output), C.gt_tensor(a_hy_), C.gt_tensor(a_cy_), C.gt_tensor(a_grad_output), C.gt_tensor(a_grad_hy), C.gt_tensor(a_grad_cy), C.int(a_reverse), C.int64_t(a_mode), C.int64_t(a_hidden_size), C.int64_t(a_num_layers), C.int(a_has_biases), C.int(a_train), C.int(a_bidirectional), (*C.int64_t)(unsafe.Pointer(a_batch_sizes)), C.int64_t(a_batch_sizes_len), C.int(a_batch_first), C.gt_tensor(a_workspace))
+	return unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_functional(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_training int32, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	e := C.atg__native_batch_norm_legit_functional(&r0, &r1, &r2, &r3, &r4, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.int(a_training), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(e)
+}
+
+func Atg__native_batch_norm_legit_no_training_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) unsafe.Pointer {
+	e := C.atg__native_batch_norm_legit_no_training_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(e)
+}
+
+func Atg__batch_norm_with_update_functional(a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	var r5 C.gt_tensor
+	e := C.atg__batch_norm_with_update_functional(&r0, &r1, &r2, &r3, &r4, &r5, C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(r5), unsafe.Pointer(e)
+}
+
+func Atg__batch_norm_no_update_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_out2 unsafe.Pointer, a_out3 unsafe.Pointer, a_input unsafe.Pointer, a_weight unsafe.Pointer, a_bias unsafe.Pointer, a_running_mean unsafe.Pointer, a_running_var unsafe.Pointer, a_momentum float64, a_eps float64) unsafe.Pointer {
+	e := C.atg__batch_norm_no_update_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_out2), C.gt_tensor(a_out3), C.gt_tensor(a_input), C.gt_tensor(a_weight), C.gt_tensor(a_bias), C.gt_tensor(a_running_mean), C.gt_tensor(a_running_var), C.double(a_momentum), C.double(a_eps))
+	return unsafe.Pointer(e)
+}
+
+func Atg__sparse_mask_projection_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mask unsafe.Pointer, a_accumulate_matches int32) unsafe.Pointer {
+	e := C.atg__sparse_mask_projection_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mask), C.int(a_accumulate_matches))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_out_sparse_dim_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_sparse_dim int64) unsafe.Pointer {
+	e := C.atg__to_sparse_out_sparse_dim_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_sparse_dim))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_layout int32, a_layout_has int32, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) unsafe.Pointer {
+	e := C.atg__to_sparse_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int32_t(a_layout), C.int(a_layout_has), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_csr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) unsafe.Pointer {
+	e := C.atg__to_sparse_csr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_csc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dense_dim int64, a_dense_dim_has int32) unsafe.Pointer {
+	e := C.atg__to_sparse_csc_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_bsr_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) unsafe.Pointer {
+	e := C.atg__to_sparse_bsr_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__to_sparse_bsc_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_blocksize *int64, a_blocksize_len int64, a_dense_dim int64, a_dense_dim_has int32) unsafe.Pointer {
+	e := C.atg__to_sparse_bsc_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_blocksize)), C.int64_t(a_blocksize_len), C.int64_t(a_dense_dim), C.int(a_dense_dim_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_rrelu_with_noise_functional(a_self unsafe.Pointer, a_noise unsafe.Pointer, a_lower_i int64, a_lower_re float64, a_lower_im float64, a_lower_kind int32, a_upper_i int64, a_upper_re float64, a_upper_im float64, a_upper_kind int32, a_training int32, a_generator unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_rrelu_with_noise_functional(&r0, &r1, C.gt_tensor(a_self), C.gt_tensor(a_noise), C.gt_scalar{i: C.int64_t(a_lower_i), re: C.double(a_lower_re), im: C.double(a_lower_im), kind: C.int32_t(a_lower_kind)}, C.gt_scalar{i: C.int64_t(a_upper_i), re: C.double(a_upper_re), im: C.double(a_upper_im), kind: C.int32_t(a_upper_kind)}, C.int(a_training), C.gt_generator(a_generator))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_squeeze_copy_out_dims_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64) unsafe.Pointer {
+	e := C.atg_squeeze_copy_out_dims_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd_out_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr float64, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_sgd_out_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.double(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr float64, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	var r1 *C.gt_tensor
+	var r1_len C.int64_t
+	var r2 *C.gt_tensor
+	var r2_len C.int64_t
+	e := C.atg__fused_sgd(&r0, &r0_len, &r1, &r1_len, &r2, &r2_len, (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.double(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(r1), int64(r1_len), unsafe.Pointer(r2), int64(r2_len), unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd_out_tensor_lr_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr unsafe.Pointer, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_sgd_out_tensor_lr_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.gt_tensor(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_sgd_tensor_lr(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_momentum_buffer_list unsafe.Pointer, a_momentum_buffer_list_len int64, a_weight_decay float64, a_momentum float64, a_lr unsafe.Pointer, a_dampening float64, a_nesterov int32, a_maximize int32, a_is_first_step int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	var r1 *C.gt_tensor
+	var r1_len C.int64_t
+	var r2 *C.gt_tensor
+	var r2_len C.int64_t
+	e := C.atg__fused_sgd_tensor_lr(&r0, &r0_len, &r1, &r1_len, &r2, &r2_len, (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_momentum_buffer_list), C.int64_t(a_momentum_buffer_list_len), C.double(a_weight_decay), C.double(a_momentum), C.gt_tensor(a_lr), C.double(a_dampening), C.int(a_nesterov), C.int(a_maximize), C.int(a_is_first_step), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(r1), int64(r1_len), unsafe.Pointer(r2), int64(r2_len), unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad_out_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr float64, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_adagrad_out_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.double(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr float64, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	var r1 *C.gt_tensor
+	var r1_len C.int64_t
+	var r2 *C.gt_tensor
+	var r2_len C.int64_t
+	var r3 *C.gt_tensor
+	var r3_len C.int64_t
+	e := C.atg__fused_adagrad(&r0, &r0_len, &r1, &r1_len, &r2, &r2_len, &r3, &r3_len, (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.double(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(r1), int64(r1_len), unsafe.Pointer(r2), int64(r2_len), unsafe.Pointer(r3), int64(r3_len), unsafe.Pointer(e)
+}
+
+func Atg_baddbmm_dtype(a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_out_dtype int32, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_baddbmm_dtype(C.gt_tensor(a_self), C.gt_tensor(a_batch1), C.gt_tensor(a_batch2), C.int32_t(a_out_dtype), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_baddbmm_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_batch1 unsafe.Pointer, a_batch2 unsafe.Pointer, a_out_dtype int32, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
+	e := C.atg_baddbmm_out_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_batch1), C.gt_tensor(a_batch2), C.int32_t(a_out_dtype), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg_bmm_dtype(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_bmm_dtype(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_bmm_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32) unsafe.Pointer {
+	e := C.atg_bmm_out_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype))
+	return unsafe.Pointer(e)
+}
+
+func Atg_get_device(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
+	var r0 C.int64_t
+	e := C.atg_get_device(&r0, C.gt_tensor(a_self))
+	return int64(r0), unsafe.Pointer(e)
+}
+
+func Atg_storage_offset(a_self unsafe.Pointer) (int64, unsafe.Pointer) {
+	var r0 C.int64_t
+	e := C.atg_storage_offset(&r0, C.gt_tensor(a_self))
+	return int64(r0), unsafe.Pointer(e)
+}
+
+func Atg_is_contiguous(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg_is_contiguous(&r0, C.gt_tensor(a_self))
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg_is_contiguous_memory_format(a_self unsafe.Pointer, a_memory_format int32) (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg_is_contiguous_memory_format(&r0, C.gt_tensor(a_self), C.int32_t(a_memory_format))
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg__fused_rms_norm(a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_weight unsafe.Pointer, a_eps float64, a_eps_has int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__fused_rms_norm(&r0, &r1, C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_normalized_shape)), C.int64_t(a_normalized_shape_len), C.gt_tensor(a_weight), C.double(a_eps), C.int(a_eps_has))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg__fused_rms_norm_backward(a_grad_out unsafe.Pointer, a_input unsafe.Pointer, a_normalized_shape *int64, a_normalized_shape_len int64, a_rstd unsafe.Pointer, a_weight unsafe.Pointer, a_output_mask int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg__fused_rms_norm_backward(&r0, &r1, C.gt_tensor(a_grad_out), C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_normalized_shape)), C.int64_t(a_normalized_shape_len), C.gt_tensor(a_rstd), C.gt_tensor(a_weight), C.int(a_output_mask))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_fbgemm_linear_fp16_weight_fp32_activation_out(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_fbgemm_linear_fp16_weight_fp32_activation_out(C.gt_tensor(a_input), C.gt_tensor(a_packed_weight), C.gt_tensor(a_bias), C.gt_tensor(a_output))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_fbgemm_linear_fp16_weight_out(a_input unsafe.Pointer, a_packed_weight unsafe.Pointer, a_bias unsafe.Pointer, a_output unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_fbgemm_linear_fp16_weight_out(C.gt_tensor(a_input), C.gt_tensor(a_packed_weight), C.gt_tensor(a_bias), C.gt_tensor(a_output))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__use_miopen_ctc_loss(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64) (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg__use_miopen_ctc_loss(&r0, C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), (*C.int64_t)(unsafe.Pointer(a_input_lengths)), C.int64_t(a_input_lengths_len), (*C.int64_t)(unsafe.Pointer(a_target_lengths)), C.int64_t(a_target_lengths_len), C.int64_t(a_blank))
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg__use_miopen_ctc_loss_Tensor(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_blank int64) (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg__use_miopen_ctc_loss_Tensor(&r0, C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), C.gt_tensor(a_input_lengths), C.gt_tensor(a_target_lengths), C.int64_t(a_blank))
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg_miopen_ctc_loss(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64, a_deterministic int32, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_miopen_ctc_loss(&r0, &r1, C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), (*C.int64_t)(unsafe.Pointer(a_input_lengths)), C.int64_t(a_input_lengths_len), (*C.int64_t)(unsafe.Pointer(a_target_lengths)), C.int64_t(a_target_lengths_len), C.int64_t(a_blank), C.int(a_deterministic), C.int(a_zero_infinity))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_miopen_ctc_loss_Tensor(a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths unsafe.Pointer, a_target_lengths unsafe.Pointer, a_blank int64, a_deterministic int32, a_zero_infinity int32) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_miopen_ctc_loss_Tensor(&r0, &r1, C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), C.gt_tensor(a_input_lengths), C.gt_tensor(a_target_lengths), C.int64_t(a_blank), C.int(a_deterministic), C.int(a_zero_infinity))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_mm_dtype(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_mm_dtype(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_mm_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32) unsafe.Pointer {
+	e := C.atg_mm_out_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype))
+	return unsafe.Pointer(e)
+}
+
+func Atg__weight_int4pack_mm_with_scales_and_zeros(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_qGroupSize int64, a_qScale unsafe.Pointer, a_qZeros unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__weight_int4pack_mm_with_scales_and_zeros(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.int64_t(a_qGroupSize), C.gt_tensor(a_qScale), C.gt_tensor(a_qZeros))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__dyn_quant_pack_4bit_weight(a_weights unsafe.Pointer, a_scales_zeros unsafe.Pointer, a_bias unsafe.Pointer, a_block_size int64, a_in_features int64, a_out_features int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__dyn_quant_pack_4bit_weight(C.gt_tensor(a_weights), C.gt_tensor(a_scales_zeros), C.gt_tensor(a_bias), C.int64_t(a_block_size), C.int64_t(a_in_features), C.int64_t(a_out_features))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__dyn_quant_matmul_4bit(a_inp unsafe.Pointer, a_packed_weights unsafe.Pointer, a_block_size int64, a_in_features int64, a_out_features int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__dyn_quant_matmul_4bit(C.gt_tensor(a_inp), C.gt_tensor(a_packed_weights), C.int64_t(a_block_size), C.int64_t(a_in_features), C.int64_t(a_out_features))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_rand_like_generator(a_self unsafe.Pointer, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_rand_like_generator(C.gt_tensor(a_self), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_like_generator(a_self unsafe.Pointer, a_high int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_like_generator(C.gt_tensor(a_self), C.int64_t(a_high), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_like_Tensor(a_self unsafe.Pointer, a_high unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_like_Tensor(C.gt_tensor(a_self), C.gt_tensor(a_high), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_like_Tensor_generator(a_self unsafe.Pointer, a_high unsafe.Pointer, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_like_Tensor_generator(C.gt_tensor(a_self), C.gt_tensor(a_high), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randint_like_low_generator_dtype(a_self unsafe.Pointer, a_low int64, a_high int64, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randint_like_low_generator_dtype(C.gt_tensor(a_self), C.int64_t(a_low), C.int64_t(a_high), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_randn_like_generator(a_self unsafe.Pointer, a_generator unsafe.Pointer, a_dtype int32, a_device int32, a_device_index int32, a_layout int32, a_requires_grad int32, a_memory_format int32, a_memory_format_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_randn_like_generator(C.gt_tensor(a_self), C.gt_generator(a_generator), C.int32_t(a_dtype), C.int32_t(a_device), C.int32_t(a_device_index), C.int32_t(a_layout), C.int(a_requires_grad), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_hash_tensor(a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_mode int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_hash_tensor(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int64_t(a_mode))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_hash_tensor_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_dim *int64, a_dim_len int64, a_keepdim int32, a_mode int64) unsafe.Pointer {
+	e := C.atg_hash_tensor_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int64_t(a_mode))
+	return unsafe.Pointer(e)
+}
+
+func Atg__philox_key_split(a_key unsafe.Pointer, a_num_splits int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__philox_key_split(C.gt_tensor(a_key), C.int64_t(a_num_splits))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__philox_key_fold_in(a_key unsafe.Pointer, a_data int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__philox_key_fold_in(C.gt_tensor(a_key), C.int64_t(a_data))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__philox_key_fold_in_Tensor(a_key unsafe.Pointer, a_data unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__philox_key_fold_in_Tensor(C.gt_tensor(a_key), C.gt_tensor(a_data))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__philox_normal_(a_self unsafe.Pointer, a_key unsafe.Pointer, a_mean float64, a_std float64) unsafe.Pointer {
+	e := C.atg__philox_normal_(C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_mean), C.double(a_std))
+	return unsafe.Pointer(e)
+}
+
+func Atg__philox_uniform_(a_self unsafe.Pointer, a_key unsafe.Pointer, a_low float64, a_high float64) unsafe.Pointer {
+	e := C.atg__philox_uniform_(C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_low), C.double(a_high))
+	return unsafe.Pointer(e)
+}
+
+func Atg_addmm_dtype(a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_addmm_dtype(C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_addmm_out_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat1 unsafe.Pointer, a_mat2 unsafe.Pointer, a_out_dtype int32, a_beta_i int64, a_beta_re float64, a_beta_im float64, a_beta_kind int32, a_alpha_i int64, a_alpha_re float64, a_alpha_im float64, a_alpha_kind int32) unsafe.Pointer {
+	e := C.atg_addmm_out_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat1), C.gt_tensor(a_mat2), C.int32_t(a_out_dtype), C.gt_scalar{i: C.int64_t(a_beta_i), re: C.double(a_beta_re), im: C.double(a_beta_im), kind: C.int32_t(a_beta_kind)}, C.gt_scalar{i: C.int64_t(a_alpha_i), re: C.double(a_alpha_re), im: C.double(a_alpha_im), kind: C.int32_t(a_alpha_kind)})
+	return unsafe.Pointer(e)
+}
+
+func Atg__scaled_mm_v2(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_a_len int64, a_recipe_a *int64, a_recipe_a_len int64, a_swizzle_a *int64, a_swizzle_a_len int64, a_scale_b unsafe.Pointer, a_scale_b_len int64, a_recipe_b *int64, a_recipe_b_len int64, a_swizzle_b *int64, a_swizzle_b_len int64, a_bias unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_contraction_dim *int64, a_contraction_dim_len int64, a_use_fast_accum int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__scaled_mm_v2(C.gt_tensor(a_self), C.gt_tensor(a_mat2), (*C.gt_tensor)(a_scale_a), C.int64_t(a_scale_a_len), (*C.int64_t)(unsafe.Pointer(a_recipe_a)), C.int64_t(a_recipe_a_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_a)), C.int64_t(a_swizzle_a_len), (*C.gt_tensor)(a_scale_b), C.int64_t(a_scale_b_len), (*C.int64_t)(unsafe.Pointer(a_recipe_b)), C.int64_t(a_recipe_b_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_b)), C.int64_t(a_swizzle_b_len), C.gt_tensor(a_bias), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), (*C.int64_t)(unsafe.Pointer(a_contraction_dim)), C.int64_t(a_contraction_dim_len), C.int(a_use_fast_accum))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__scaled_mm_v2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_a_len int64, a_recipe_a *int64, a_recipe_a_len int64, a_swizzle_a *int64, a_swizzle_a_len int64, a_scale_b unsafe.Pointer, a_scale_b_len int64, a_recipe_b *int64, a_recipe_b_len int64, a_swizzle_b *int64, a_swizzle_b_len int64, a_bias unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_contraction_dim *int64, a_contraction_dim_len int64, a_use_fast_accum int32) unsafe.Pointer {
+	e := C.atg__scaled_mm_v2_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2), (*C.gt_tensor)(a_scale_a), C.int64_t(a_scale_a_len), (*C.int64_t)(unsafe.Pointer(a_recipe_a)), C.int64_t(a_recipe_a_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_a)), C.int64_t(a_swizzle_a_len), (*C.gt_tensor)(a_scale_b), C.int64_t(a_scale_b_len), (*C.int64_t)(unsafe.Pointer(a_recipe_b)), C.int64_t(a_recipe_b_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_b)), C.int64_t(a_swizzle_b_len), C.gt_tensor(a_bias), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), (*C.int64_t)(unsafe.Pointer(a_contraction_dim)), C.int64_t(a_contraction_dim_len), C.int(a_use_fast_accum))
+	return unsafe.Pointer(e)
+}
+
+func Atg__scaled_grouped_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_b unsafe.Pointer, a_offs unsafe.Pointer, a_bias unsafe.Pointer, a_scale_result unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_use_fast_accum int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__scaled_grouped_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.gt_tensor(a_scale_a), C.gt_tensor(a_scale_b), C.gt_tensor(a_offs), C.gt_tensor(a_bias), C.gt_tensor(a_scale_result), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), C.int(a_use_fast_accum))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__scaled_grouped_mm_v2(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_a_len int64, a_recipe_a *int64, a_recipe_a_len int64, a_swizzle_a *int64, a_swizzle_a_len int64, a_scale_b unsafe.Pointer, a_scale_b_len int64, a_recipe_b *int64, a_recipe_b_len int64, a_swizzle_b *int64, a_swizzle_b_len int64, a_offs unsafe.Pointer, a_bias unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_contraction_dim *int64, a_contraction_dim_len int64, a_use_fast_accum int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__scaled_grouped_mm_v2(C.gt_tensor(a_self), C.gt_tensor(a_mat2), (*C.gt_tensor)(a_scale_a), C.int64_t(a_scale_a_len), (*C.int64_t)(unsafe.Pointer(a_recipe_a)), C.int64_t(a_recipe_a_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_a)), C.int64_t(a_swizzle_a_len), (*C.gt_tensor)(a_scale_b), C.int64_t(a_scale_b_len), (*C.int64_t)(unsafe.Pointer(a_recipe_b)), C.int64_t(a_recipe_b_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_b)), C.int64_t(a_swizzle_b_len), C.gt_tensor(a_offs), C.gt_tensor(a_bias), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), (*C.int64_t)(unsafe.Pointer(a_contraction_dim)), C.int64_t(a_contraction_dim_len), C.int(a_use_fast_accum))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__scaled_grouped_mm_v2_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_scale_a unsafe.Pointer, a_scale_a_len int64, a_recipe_a *int64, a_recipe_a_len int64, a_swizzle_a *int64, a_swizzle_a_len int64, a_scale_b unsafe.Pointer, a_scale_b_len int64, a_recipe_b *int64, a_recipe_b_len int64, a_swizzle_b *int64, a_swizzle_b_len int64, a_offs unsafe.Pointer, a_bias unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32, a_contraction_dim *int64, a_contraction_dim_len int64, a_use_fast_accum int32) unsafe.Pointer {
+	e := C.atg__scaled_grouped_mm_v2_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_mat2), (*C.gt_tensor)(a_scale_a), C.int64_t(a_scale_a_len), (*C.int64_t)(unsafe.Pointer(a_recipe_a)), C.int64_t(a_recipe_a_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_a)), C.int64_t(a_swizzle_a_len), (*C.gt_tensor)(a_scale_b), C.int64_t(a_scale_b_len), (*C.int64_t)(unsafe.Pointer(a_recipe_b)), C.int64_t(a_recipe_b_len), (*C.int64_t)(unsafe.Pointer(a_swizzle_b)), C.int64_t(a_swizzle_b_len), C.gt_tensor(a_offs), C.gt_tensor(a_bias), C.int32_t(a_out_dtype), C.int(a_out_dtype_has), (*C.int64_t)(unsafe.Pointer(a_contraction_dim)), C.int64_t(a_contraction_dim_len), C.int(a_use_fast_accum))
+	return unsafe.Pointer(e)
+}
+
+func Atg__grouped_mm(a_self unsafe.Pointer, a_mat2 unsafe.Pointer, a_offs unsafe.Pointer, a_bias unsafe.Pointer, a_out_dtype int32, a_out_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__grouped_mm(C.gt_tensor(a_self), C.gt_tensor(a_mat2), C.gt_tensor(a_offs), C.gt_tensor(a_bias), C.int32_t(a_out_dtype), C.int(a_out_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__upsample_lanczos2d_aa_vec(a_input unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scale_factors *float64, a_scale_factors_len int64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__upsample_lanczos2d_aa_vec(C.gt_tensor(a_input), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), (*C.double)(unsafe.Pointer(a_scale_factors)), C.int64_t(a_scale_factors_len))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__upsample_lanczos2d_aa_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
+	e := C.atg__upsample_lanczos2d_aa_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__upsample_lanczos2d_aa(a_self unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__upsample_lanczos2d_aa(C.gt_tensor(a_self), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__upsample_lanczos2d_aa_backward_out_grad_input(a_grad_input unsafe.Pointer, a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) unsafe.Pointer {
+	e := C.atg__upsample_lanczos2d_aa_backward_out_grad_input(C.gt_tensor(a_grad_input), C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__upsample_lanczos2d_aa_backward(a_grad_output unsafe.Pointer, a_output_size *int64, a_output_size_len int64, a_input_size *int64, a_input_size_len int64, a_align_corners int32, a_scales_h float64, a_scales_h_has int32, a_scales_w float64, a_scales_w_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__upsample_lanczos2d_aa_backward(C.gt_tensor(a_grad_output), (*C.int64_t)(unsafe.Pointer(a_output_size)), C.int64_t(a_output_size_len), (*C.int64_t)(unsafe.Pointer(a_input_size)), C.int64_t(a_input_size_len), C.int(a_align_corners), C.double(a_scales_h), C.int(a_scales_h_has), C.double(a_scales_w), C.int(a_scales_w_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_sqrth(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg_matrix_sqrth(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg__powsum(a_self unsafe.Pointer, a_ord_i int64, a_ord_re float64, a_ord_im float64, a_ord_kind int32, a_dim *int64, a_dim_len int64, a_keepdim int32, a_dtype int32, a_dtype_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_linalg__powsum(C.gt_tensor(a_self), C.gt_scalar{i: C.int64_t(a_ord_i), re: C.double(a_ord_re), im: C.double(a_ord_im), kind: C.int32_t(a_ord_kind)}, (*C.int64_t)(unsafe.Pointer(a_dim)), C.int64_t(a_dim_len), C.int(a_keepdim), C.int32_t(a_dtype), C.int(a_dtype_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_polar(a_A unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	e := C.atg_linalg_polar(&r0, &r1, C.gt_tensor(a_A))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(e)
+}
+
+func Atg_linalg_polar_out_out(a_U unsafe.Pointer, a_H unsafe.Pointer, a_A unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_polar_out_out(C.gt_tensor(a_U), C.gt_tensor(a_H), C.gt_tensor(a_A))
+	return unsafe.Pointer(e)
+}
+
+func Atg__flash_attention_forward_no_dropout_inplace(a_out unsafe.Pointer, a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_return_debug_mask int32, a_scale float64, a_scale_has int32, a_window_size_left int64, a_window_size_left_has int32, a_window_size_right int64, a_window_size_right_has int32, a_seqused_k unsafe.Pointer, a_alibi_slopes unsafe.Pointer, a_block_table unsafe.Pointer, a_num_splits int64, a_num_splits_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__flash_attention_forward_no_dropout_inplace(C.gt_tensor(a_out), C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.int(a_return_debug_mask), C.double(a_scale), C.int(a_scale_has), C.int64_t(a_window_size_left), C.int(a_window_size_left_has), C.int64_t(a_window_size_right), C.int(a_window_size_right_has), C.gt_tensor(a_seqused_k), C.gt_tensor(a_alibi_slopes), C.gt_tensor(a_block_table), C.int64_t(a_num_splits), C.int(a_num_splits_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__flash_attention_forward_quantized(a_query unsafe.Pointer, a_key unsafe.Pointer, a_value unsafe.Pointer, a_cum_seq_q unsafe.Pointer, a_cum_seq_k unsafe.Pointer, a_max_q int64, a_max_k int64, a_dropout_p float64, a_is_causal int32, a_return_debug_mask int32, a_q_descale unsafe.Pointer, a_k_descale unsafe.Pointer, a_v_descale unsafe.Pointer, a_scale float64, a_scale_has int32, a_window_size_left int64, a_window_size_left_has int32, a_window_size_right int64, a_window_size_right_has int32, a_seqused_k unsafe.Pointer, a_alibi_slopes unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) {
+	var r0 C.gt_tensor
+	var r1 C.gt_tensor
+	var r2 C.gt_tensor
+	var r3 C.gt_tensor
+	var r4 C.gt_tensor
+	e := C.atg__flash_attention_forward_quantized(&r0, &r1, &r2, &r3, &r4, C.gt_tensor(a_query), C.gt_tensor(a_key), C.gt_tensor(a_value), C.gt_tensor(a_cum_seq_q), C.gt_tensor(a_cum_seq_k), C.int64_t(a_max_q), C.int64_t(a_max_k), C.double(a_dropout_p), C.int(a_is_causal), C.int(a_return_debug_mask), C.gt_tensor(a_q_descale), C.gt_tensor(a_k_descale), C.gt_tensor(a_v_descale), C.double(a_scale), C.int(a_scale_has), C.int64_t(a_window_size_left), C.int(a_window_size_left_has), C.int64_t(a_window_size_right), C.int(a_window_size_right_has), C.gt_tensor(a_seqused_k), C.gt_tensor(a_alibi_slopes))
+	return unsafe.Pointer(r0), unsafe.Pointer(r1), unsafe.Pointer(r2), unsafe.Pointer(r3), unsafe.Pointer(r4), unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad__tensor_lr(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr unsafe.Pointer, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_adagrad__tensor_lr((*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.gt_tensor(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg_miopen_ctc_loss_out_out(a_out0 unsafe.Pointer, a_out1 unsafe.Pointer, a_log_probs unsafe.Pointer, a_targets unsafe.Pointer, a_input_lengths *int64, a_input_lengths_len int64, a_target_lengths *int64, a_target_lengths_len int64, a_blank int64, a_deterministic int32, a_zero_infinity int32) unsafe.Pointer {
+	e := C.atg_miopen_ctc_loss_out_out(C.gt_tensor(a_out0), C.gt_tensor(a_out1), C.gt_tensor(a_log_probs), C.gt_tensor(a_targets), (*C.int64_t)(unsafe.Pointer(a_input_lengths)), C.int64_t(a_input_lengths_len), (*C.int64_t)(unsafe.Pointer(a_target_lengths)), C.int64_t(a_target_lengths_len), C.int64_t(a_blank), C.int(a_deterministic), C.int(a_zero_infinity))
+	return unsafe.Pointer(e)
+}
+
+func Atg_rand_like_out_generator_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_generator unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_rand_like_out_generator_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_generator(a_generator), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_like_out_generator_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_high int64, a_generator unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_randint_like_out_generator_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_high), C.gt_generator(a_generator), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_like_out_Tensor_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_high unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_randint_like_out_Tensor_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_high), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_like_out_Tensor_generator_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_high unsafe.Pointer, a_generator unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_randint_like_out_Tensor_generator_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_high), C.gt_generator(a_generator), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_like_out_low_generator_dtype_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_low int64, a_high int64, a_generator unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_randint_like_out_low_generator_dtype_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.int64_t(a_low), C.int64_t(a_high), C.gt_generator(a_generator), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randn_like_out_generator_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_generator unsafe.Pointer, a_memory_format int32, a_memory_format_has int32) unsafe.Pointer {
+	e := C.atg_randn_like_out_generator_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_generator(a_generator), C.int32_t(a_memory_format), C.int(a_memory_format_has))
+	return unsafe.Pointer(e)
+}
+
+func Atg__philox_normal_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_key unsafe.Pointer, a_mean float64, a_std float64) unsafe.Pointer {
+	e := C.atg__philox_normal_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_mean), C.double(a_std))
+	return unsafe.Pointer(e)
+}
+
+func Atg__philox_normal(a_self unsafe.Pointer, a_key unsafe.Pointer, a_mean float64, a_std float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__philox_normal(C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_mean), C.double(a_std))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg__philox_uniform_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer, a_key unsafe.Pointer, a_low float64, a_high float64) unsafe.Pointer {
+	e := C.atg__philox_uniform_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_low), C.double(a_high))
+	return unsafe.Pointer(e)
+}
+
+func Atg__philox_uniform(a_self unsafe.Pointer, a_key unsafe.Pointer, a_low float64, a_high float64) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg__philox_uniform(C.gt_tensor(a_self), C.gt_tensor(a_key), C.double(a_low), C.double(a_high))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
+func Atg_linalg_matrix_sqrth_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_linalg_matrix_sqrth_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad_out_tensor_lr_out(a_out unsafe.Pointer, a_out_len int64, a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr unsafe.Pointer, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) unsafe.Pointer {
+	e := C.atg__fused_adagrad_out_tensor_lr_out((*C.gt_tensor)(a_out), C.int64_t(a_out_len), (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.gt_tensor(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(e)
+}
+
+func Atg__fused_adagrad_tensor_lr(a_self unsafe.Pointer, a_self_len int64, a_grads unsafe.Pointer, a_grads_len int64, a_state_sums unsafe.Pointer, a_state_sums_len int64, a_state_steps unsafe.Pointer, a_state_steps_len int64, a_lr unsafe.Pointer, a_lr_decay float64, a_weight_decay float64, a_eps float64, a_maximize int32, a_grad_scale unsafe.Pointer, a_found_inf unsafe.Pointer) (unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer, int64, unsafe.Pointer) {
+	var r0 *C.gt_tensor
+	var r0_len C.int64_t
+	var r1 *C.gt_tensor
+	var r1_len C.int64_t
+	var r2 *C.gt_tensor
+	var r2_len C.int64_t
+	e := C.atg__fused_adagrad_tensor_lr(&r0, &r0_len, &r1, &r1_len, &r2, &r2_len, (*C.gt_tensor)(a_self), C.int64_t(a_self_len), (*C.gt_tensor)(a_grads), C.int64_t(a_grads_len), (*C.gt_tensor)(a_state_sums), C.int64_t(a_state_sums_len), (*C.gt_tensor)(a_state_steps), C.int64_t(a_state_steps_len), C.gt_tensor(a_lr), C.double(a_lr_decay), C.double(a_weight_decay), C.double(a_eps), C.int(a_maximize), C.gt_tensor(a_grad_scale), C.gt_tensor(a_found_inf))
+	return unsafe.Pointer(r0), int64(r0_len), unsafe.Pointer(r1), int64(r1_len), unsafe.Pointer(r2), int64(r2_len), unsafe.Pointer(e)
 }

@@ -1,0 +1,115 @@
+#!/bin/bash
+# debian13.sh: run GoTorch's build and tests against Debian 13's libtorch
+# 2.6, in a Debian 13 (trixie) root made with debootstrap, on a Debian 12
+# machine that must not get trixie's packages itself.
+#
+#   scripts/debian13.sh ensure     build the root, or rebuild it if it is
+#                                  missing or stale (a different package list)
+#   scripts/debian13.sh run CMD…   run CMD in the root, in a copy-free view of
+#                                  this clone mounted at /src
+#   scripts/debian13.sh path       print where the root is
+#
+# The root lives outside the clone, in $GOTORCH_DEBIAN13 (default
+# /var/cache/gotorch/debian13), so that CI reuses it between runs. Its Go
+# build cache stays inside it; the Go toolchain (/usr/local/go) and the
+# module cache are the host's, mounted in. Mounts are made in a private
+# mount namespace (unshare) and vanish with the command.
+#
+# Needs root (debootstrap, chroot, mount). About 1.2 GiB on disk.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=${GOTORCH_DEBIAN13:-/var/cache/gotorch/debian13}
+suite=trixie
+# What the root holds: libtorch 2.6 and the reference PyTorch, a C++
+# compiler, what scripts/setup.sh would install, and git for Go's VCS
+# stamps. Changing this list makes the root stale.
+pkgs=(g++ make git ca-certificates libtorch-dev python3-torch libopenblas0-openmp dataset-fashion-mnist)
+stamp_text="suite=$suite pkgs=${pkgs[*]} v=1"
+
+say() { echo "debian13: $*" >&2; }
+die() { echo "debian13: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mount)"
+
+# The archive this machine already uses: the only one reachable here.
+mirror() {
+	local uri
+	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+	echo "${uri:-http://deb.debian.org/debian}"
+}
+
+fresh() { [ -f "$root/.gotorch-stamp" ] && [ "$(cat "$root/.gotorch-stamp")" = "$stamp_text" ]; }
+
+ensure() {
+	if fresh; then
+		return
+	fi
+	if ! command -v debootstrap >/dev/null; then
+		say "installing debootstrap"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
+	fi
+	local m tmp
+	m=$(mirror)
+	tmp=$root.new
+	say "building a Debian 13 root in $root from $m (a few minutes)"
+	rm -rf "$tmp"
+	mkdir -p "$(dirname "$root")"
+	debootstrap --variant=minbase --components=main,contrib \
+		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+		"$suite" "$tmp" "$m" >&2
+	inside "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+	inside "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >&2
+	inside "$tmp" apt-get clean
+	echo "$stamp_text" >"$tmp/.gotorch-stamp"
+	rm -rf "$root"
+	mv "$tmp" "$root"
+	say "ready: $(version)"
+}
+
+version() {
+	sed -n 's/.*TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+		"$root/usr/include/torch/csrc/api/include/torch/version.h" | paste -sd. | sed 's/^/libtorch /'
+}
+
+# inside DIR CMD…: run CMD chrooted in DIR, with /proc, /sys, /dev, the
+# clone (/src), Go and the module cache mounted, in a private namespace.
+inside() {
+	local dir=$1
+	shift
+	local modcache
+	modcache=$(/usr/local/go/bin/go env GOMODCACHE 2>/dev/null || echo /root/go/pkg/mod)
+	mkdir -p "$dir/src" "$dir/usr/local/go" "$dir/root/go/pkg/mod" "$modcache"
+	unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
+		dir=$1 src=$2 modcache=$3
+		shift 3
+		mount -t proc proc "$dir/proc"
+		mount --rbind /sys "$dir/sys"
+		mount --rbind /dev "$dir/dev"
+		mount --bind "$src" "$dir/src"
+		mount --bind /usr/local/go "$dir/usr/local/go"
+		mount --bind "$modcache" "$dir/root/go/pkg/mod"
+		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+		exec chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" \
+			GOPROXY="${GOPROXY:-}" GONOSUMDB="${GONOSUMDB:-}" GOFLAGS="${GOFLAGS:-}" \
+			PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			/bin/bash -c "cd /src && exec \"\$@\"" bash "$@"
+	' bash "$dir" "$here" "$modcache" "$@"
+}
+
+case ${1:-} in
+ensure) ensure ;;
+path) echo "$root" ;;
+run)
+	shift
+	[ $# -gt 0 ] || die "run: no command"
+	ensure
+	say "$(version), $(chroot "$root" /usr/bin/g++ --version | head -1)"
+	inside "$root" "$@"
+	;;
+*)
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+	;;
+esac
