@@ -30,8 +30,8 @@ func (t Tensor) Grad() Tensor
 func (t Tensor) Split() []Tensor
 func (t Tensor) SaveTo(m map[string]Tensor)
 func (t Tensor) Size(d int) int64
-type BackwardOptions struct{ Grad Tensor; Retain bool }
-func (t Tensor) Backward(opts ...BackwardOptions)
+func (t Tensor) Backward(opts ...Option)
+func WithRetainGraph(b bool) Option
 func (t *Tensor) SetName(s string)
 func (t Tensor) Gop_Add(b any) Tensor
 func (t Tensor) Gop_Mul(b any) Tensor

@@ -192,8 +192,8 @@ func (p *problem) list(names ...string) []torch.Tensor {
 // loss is loss_fn of optim.py, op for op.
 func (p *problem) loss() torch.Tensor {
 	w := p.params
-	h := torch.Tanh(torch.MatMul(p.x, w["W"].T()).Add(w["b"]))
-	logit := torch.MatMul(h, w["v"])
+	h := torch.Tanh(torch.Matmul(p.x, w["W"].T()).Add(w["b"]))
+	logit := torch.Matmul(h, w["v"])
 	data := torch.Softplus(logit).Sub(p.y.Mul(logit)).Mean()
 	return data.Add(w["v"].PowTensorScalar(torch.S(4)).Sum().MulScalar(torch.S(0.01)))
 }
@@ -223,7 +223,7 @@ func (p *problem) setGrads(vals map[string][]float64) {
 	for n, t := range p.params {
 		t.ZeroGrad()
 		if g, ok := vals[n]; ok {
-			t.Backward(torch.BackwardOptions{Grad: tensorOf(g, t.DType(), t.Shape()...)})
+			t.Backward(torch.WithGradient(tensorOf(g, t.DType(), t.Shape()...)))
 		}
 	}
 }
