@@ -199,3 +199,11 @@ func (s *optionSet) floats(key string, def []float64) []float64 {
 	}
 	return def
 }
+
+// WithMomentumDecay sets NAdam's momentum decay (momentum_decay, default
+// 4e-3).
+func WithMomentumDecay(v float64) Option { return Option{"momentum_decay", v} }
+
+// WithRho sets Adadelta's coefficient of the running averages (rho,
+// default 0.9).
+func WithRho(v float64) Option { return Option{"rho", v} }

@@ -277,6 +277,10 @@ func optionsOf(t *testing.T, kw map[string]any) []optim.Option {
 			opts = append(opts, optim.WithLRDecay(f))
 		case "initial_accumulator_value":
 			opts = append(opts, optim.WithInitialAccumulatorValue(f))
+		case "momentum_decay":
+			opts = append(opts, optim.WithMomentumDecay(f))
+		case "rho":
+			opts = append(opts, optim.WithRho(f))
 		default:
 			t.Fatalf("unknown option %s", k)
 		}
@@ -300,6 +304,14 @@ func newOptimizer[P optim.Params](name string, params P, opts ...optim.Option) (
 		o, err = nilIfErr(optim.TryRMSprop(params, opts...))
 	case "Adagrad":
 		o, err = nilIfErr(optim.TryAdagrad(params, opts...))
+	case "NAdam":
+		o, err = nilIfErr(optim.TryNAdam(params, opts...))
+	case "RAdam":
+		o, err = nilIfErr(optim.TryRAdam(params, opts...))
+	case "Adamax":
+		o, err = nilIfErr(optim.TryAdamax(params, opts...))
+	case "Adadelta":
+		o, err = nilIfErr(optim.TryAdadelta(params, opts...))
 	default:
 		return nil, fmt.Errorf("unknown optimizer %s", name)
 	}

@@ -99,6 +99,10 @@ OPTIMIZERS = {
     "AdamW": torch.optim.AdamW,
     "RMSprop": torch.optim.RMSprop,
     "Adagrad": torch.optim.Adagrad,
+    "NAdam": torch.optim.NAdam,
+    "RAdam": torch.optim.RAdam,
+    "Adamax": torch.optim.Adamax,
+    "Adadelta": torch.optim.Adadelta,
 }
 
 # name: (optimizer, defaults, groups or None, negate, dtype). groups lists
@@ -131,6 +135,24 @@ CONFIGS = {
     "adagrad_decay": ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1, "eps": 1e-8}, None, False, "float32"),
     "adagrad_groups": ("Adagrad", {"lr": 0.1, "maximize": True},
                        [(["W"], {"lr": 0.05, "lr_decay": 0.05}), (["b", "v", "u"], {})], True, "float32"),
+    "nadam": ("NAdam", {}, None, False, "float32"),
+    "nadam_wd": ("NAdam", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.01, "momentum_decay": 0.01, "eps": 1e-6}, None, False, "float32"),
+    "nadam_groups": ("NAdam", {"lr": 0.01},
+                     [(["W"], {"lr": 0.02}), (["b", "v", "u"], {"momentum_decay": 0.0})], False, "float32"),
+    "nadam_f64": ("NAdam", {"lr": 0.01}, None, False, "float64"),
+    "radam": ("RAdam", {"lr": 0.01}, None, False, "float32"),
+    "radam_wd": ("RAdam", {"lr": 0.02, "betas": (0.8, 0.9), "weight_decay": 0.01, "eps": 1e-6}, None, False, "float32"),
+    "radam_f64": ("RAdam", {}, None, False, "float64"),
+    "adamax": ("Adamax", {}, None, False, "float32"),
+    "adamax_wd_maximize": ("Adamax", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.01, "maximize": True}, None, True, "float32"),
+    "adamax_groups": ("Adamax", {"lr": 0.01},
+                      [(["W"], {"lr": 0.02, "eps": 1e-4}), (["b", "v", "u"], {"weight_decay": 0.1})], False, "float32"),
+    "adamax_f64": ("Adamax", {"lr": 0.01}, None, False, "float64"),
+    "adadelta": ("Adadelta", {}, None, False, "float32"),
+    "adadelta_wd_maximize": ("Adadelta", {"lr": 0.5, "rho": 0.95, "eps": 1e-5, "weight_decay": 0.01, "maximize": True}, None, True, "float32"),
+    "adadelta_groups": ("Adadelta", {"lr": 0.5},
+                        [(["W"], {"rho": 0.8}), (["b", "v", "u"], {"lr": 1.0})], False, "float32"),
+    "adadelta_f64": ("Adadelta", {"rho": 0.5}, None, False, "float64"),
 }
 
 
@@ -316,6 +338,16 @@ def run_errors():
         "adagrad_negative_lr_decay": ("Adagrad", {"lr_decay": -0.5}),
         "adagrad_negative_initial_accumulator_value": ("Adagrad", {"initial_accumulator_value": -0.5}),
         "adagrad_negative_eps": ("Adagrad", {"eps": -0.5}),
+        "nadam_negative_lr": ("NAdam", {"lr": -0.5}),
+        "nadam_beta2": ("NAdam", {"betas": (0.9, 1.5)}),
+        "nadam_negative_momentum_decay": ("NAdam", {"momentum_decay": -0.5}),
+        "radam_negative_eps": ("RAdam", {"eps": -0.5}),
+        "radam_negative_weight_decay": ("RAdam", {"weight_decay": -0.5}),
+        "adamax_beta1": ("Adamax", {"betas": (1.25, 0.999)}),
+        "adamax_negative_lr": ("Adamax", {"lr": -0.5}),
+        "adadelta_rho": ("Adadelta", {"rho": 1.5}),
+        "adadelta_negative_eps": ("Adadelta", {"eps": -0.5}),
+        "adadelta_negative_weight_decay": ("Adadelta", {"weight_decay": -0.5}),
     }
     out = {}
     for name, (opt_name, kw) in cases.items():
