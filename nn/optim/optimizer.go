@@ -238,11 +238,11 @@ type algorithm struct {
 	// scalarTensors are per-parameter state tensors of one element, kept
 	// as saved (NAdam's mu_product).
 	scalarTensors []string
-	stepKind     int  // stepNone, stepTensor, stepInt
-	nilState     bool // state tensors may be nil (SGD's None momentum_buffer)
-	eagerInit    bool // state made when the group is added (Adagrad)
-	initState    func(h *hyper, p torch.Tensor, st map[string]any)
-	update       func(h *hyper, p, grad torch.Tensor, st map[string]any, tmp *temps)
+	stepKind      int  // stepNone, stepTensor, stepInt
+	nilState      bool // state tensors may be nil (SGD's None momentum_buffer)
+	eagerInit     bool // state made when the group is added (Adagrad)
+	initState     func(h *hyper, p torch.Tensor, st map[string]any)
+	update        func(h *hyper, p, grad torch.Tensor, st map[string]any, tmp *temps)
 }
 
 const (
