@@ -33,8 +33,15 @@ type reference struct {
 	} `json:"data"`
 	Optimizers map[string]*optConfig   `json:"optimizers"`
 	Schedulers map[string]*schedConfig `json:"schedulers"`
-	Clip       clipRef                 `json:"clip"`
-	Errors     map[string]*errorCase   `json:"errors"`
+	Plateau    struct {
+		Metrics []float64 `json:"metrics"`
+		Configs map[string]*struct {
+			Optimizer string      `json:"optimizer"`
+			LRs       [][]float64 `json:"lrs"`
+		} `json:"configs"`
+	} `json:"plateau"`
+	Clip   clipRef               `json:"clip"`
+	Errors map[string]*errorCase `json:"errors"`
 }
 
 type optConfig struct {

@@ -257,6 +257,16 @@ def scheduler_configs():
                 lrs.StepLR(o, step_size=10, gamma=0.5)], milestones=[10, 40])),
         "chained": ("sgd", lambda o: lrs.ChainedScheduler(
             [lrs.LinearLR(o, start_factor=0.2, total_iters=10), lrs.ExponentialLR(o, gamma=0.98)])),
+        "polynomial": ("sgd", lambda o: lrs.PolynomialLR(o, total_iters=30, power=2.0)),
+        "polynomial_default": ("sgd", lambda o: lrs.PolynomialLR(o)),
+        "cyclic": ("sgd", lambda o: lrs.CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.05], step_size_up=7)),
+        "cyclic_triangular2": ("sgd", lambda o: lrs.CyclicLR(
+            o, base_lr=[0.001, 0.002], max_lr=0.1, step_size_up=5, step_size_down=10, mode="triangular2",
+            base_momentum=0.7, max_momentum=[0.95, 0.9])),
+        "cyclic_exp_range": ("sgd", lambda o: lrs.CyclicLR(
+            o, base_lr=0.001, max_lr=0.1, step_size_up=4, mode="exp_range", gamma=0.97)),
+        "cyclic_no_momentum": ("adagrad", lambda o: lrs.CyclicLR(
+            o, base_lr=0.01, max_lr=0.2, step_size_up=6, step_size_down=3, cycle_momentum=False)),
     }, {"sgd": sgd, "adam": adam, "adagrad": adagrad}
 
 
@@ -285,6 +295,32 @@ def run_schedulers():
             mom.append(momenta(opt))
         res[name] = {"optimizer": kind, "lrs": lrs_, "momentum": mom}
     return res
+
+
+# The metric ReduceLROnPlateau sees: it falls, stalls, rises and falls.
+PLATEAU_METRICS = [1.0 / (1 + i) if i < 15 else (0.0625 if i < 40 else (0.07 + 0.001 * (i - 40) if i < 60 else 0.05 - 0.0001 * i))
+                   for i in range(STEPS)]
+
+
+def run_plateau():
+    cfgs = {
+        "plateau": ("sgd", {"patience": 3}),
+        "plateau_max_abs_cooldown": ("sgd", {"mode": "max", "threshold_mode": "abs", "threshold": 0.001,
+                                            "patience": 2, "cooldown": 4, "factor": 0.5}),
+        "plateau_min_lr": ("sgd", {"patience": 0, "factor": 0.5, "min_lr": [0.01, 0.015], "eps": 1e-3}),
+    }
+    _, makers = scheduler_configs()
+    res = {}
+    for name, (kind, kw) in cfgs.items():
+        opt = makers[kind]()
+        sched = lrs.ReduceLROnPlateau(opt, **kw)
+        out = []
+        for m in PLATEAU_METRICS:
+            opt.step()
+            sched.step(m)
+            out.append(list(sched._last_lr))
+        res[name] = {"optimizer": kind, "options": kw, "lrs": out}
+    return {"metrics": PLATEAU_METRICS, "configs": res}
 
 
 def run_clip():
@@ -374,6 +410,7 @@ def main():
         "data": {"x": X, "y": Y, "init": INIT, "names": NAMES},
         "optimizers": {name: run_optimizer(name, cfg) for name, cfg in CONFIGS.items()},
         "schedulers": run_schedulers(),
+        "plateau": run_plateau(),
         "clip": run_clip(),
         "errors": run_errors(),
     }
