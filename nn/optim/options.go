@@ -252,3 +252,28 @@ func WithCooldown(v int) Option { return Option{"cooldown", v} }
 // WithMinLR sets ReduceLROnPlateau's lower bound of the learning rate: one
 // value, or one per parameter group (min_lr, default 0).
 func WithMinLR(v ...float64) Option { return Option{"min_lr", v} }
+
+// L-BFGS settings.
+
+// WithMaxIter sets LBFGS's iterations per Step (max_iter, default 20).
+func WithMaxIter(v int) Option { return Option{"max_iter", v} }
+
+// WithMaxEval sets LBFGS's closure calls per Step (max_eval, default
+// max_iter·5/4).
+func WithMaxEval(v int) Option { return Option{"max_eval", v} }
+
+// WithToleranceGrad sets LBFGS's first-order optimality tolerance
+// (tolerance_grad, default 1e-7).
+func WithToleranceGrad(v float64) Option { return Option{"tolerance_grad", v} }
+
+// WithToleranceChange sets LBFGS's tolerance on changes of the loss and
+// the parameters (tolerance_change, default 1e-9).
+func WithToleranceChange(v float64) Option { return Option{"tolerance_change", v} }
+
+// WithHistorySize sets how many updates LBFGS remembers (history_size,
+// default 100).
+func WithHistorySize(v int) Option { return Option{"history_size", v} }
+
+// WithLineSearchFn sets LBFGS's line search (line_search_fn): "" (None)
+// is the only one implemented.
+func WithLineSearchFn(v string) Option { return Option{"line_search_fn", v} }

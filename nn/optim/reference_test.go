@@ -40,8 +40,9 @@ type reference struct {
 			LRs       [][]float64 `json:"lrs"`
 		} `json:"configs"`
 	} `json:"plateau"`
-	Clip   clipRef               `json:"clip"`
-	Errors map[string]*errorCase `json:"errors"`
+	LBFGS  map[string]*lbfgsConfig `json:"lbfgs"`
+	Clip   clipRef                 `json:"clip"`
+	Errors map[string]*errorCase   `json:"errors"`
 }
 
 type optConfig struct {

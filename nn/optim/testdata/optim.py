@@ -323,6 +323,39 @@ def run_plateau():
     return {"metrics": PLATEAU_METRICS, "configs": res}
 
 
+LBFGS_CONFIGS = {
+    "lbfgs": ({}, "float32"),
+    "lbfgs_short_history": ({"lr": 0.5, "max_iter": 7, "history_size": 3}, "float32"),
+    "lbfgs_max_eval": ({"lr": 0.8, "max_iter": 10, "max_eval": 6, "tolerance_change": 1e-6}, "float32"),
+    "lbfgs_f64": ({"history_size": 5}, "float64"),
+}
+LBFGS_STEPS = 5
+
+
+def run_lbfgs():
+    res = {}
+    for name, (kw, dtype) in LBFGS_CONFIGS.items():
+        dt = getattr(torch, dtype)
+        x = torch.tensor(X, dtype=dt)
+        y = torch.tensor(Y, dtype=dt)
+        p = {n: torch.tensor(INIT[n], dtype=dt, requires_grad=True) for n in NAMES}
+        opt = torch.optim.LBFGS([p[n] for n in NAMES], **kw)
+
+        def closure():
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(p, x, y)
+            loss.backward()
+            return loss
+        steps = []
+        for _ in range(LBFGS_STEPS):
+            loss = opt.step(closure)
+            st = opt.state[p["W"]]
+            steps.append({"loss": float(loss), "params": {n: flat(p[n]) for n in NAMES},
+                          "func_evals": st["func_evals"], "n_iter": st["n_iter"]})
+        res[name] = {"options": kw, "dtype": dtype, "steps": steps}
+    return res
+
+
 def run_clip():
     grads = {
         "a": [[0.5, -1.25, 2.0], [3.5, -0.75, 0.125]],
@@ -411,6 +444,7 @@ def main():
         "optimizers": {name: run_optimizer(name, cfg) for name, cfg in CONFIGS.items()},
         "schedulers": run_schedulers(),
         "plateau": run_plateau(),
+        "lbfgs": run_lbfgs(),
         "clip": run_clip(),
         "errors": run_errors(),
     }
