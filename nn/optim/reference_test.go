@@ -41,8 +41,17 @@ type reference struct {
 		} `json:"configs"`
 	} `json:"plateau"`
 	LBFGS  map[string]*lbfgsConfig `json:"lbfgs"`
-	Clip   clipRef                 `json:"clip"`
-	Errors map[string]*errorCase   `json:"errors"`
+	Sparse struct {
+		Init    [][]float64 `json:"init"`
+		V       []float64   `json:"v"`
+		Configs map[string]*struct {
+			Options map[string]any `json:"options"`
+			Negate  bool           `json:"negate"`
+			Params  [][]float64    `json:"params"`
+		} `json:"configs"`
+	} `json:"sparse_adam"`
+	Clip   clipRef               `json:"clip"`
+	Errors map[string]*errorCase `json:"errors"`
 }
 
 type optConfig struct {
@@ -320,6 +329,8 @@ func newOptimizer[P optim.Params](name string, params P, opts ...optim.Option) (
 		o, err = nilIfErr(optim.TryAdamax(params, opts...))
 	case "Adadelta":
 		o, err = nilIfErr(optim.TryAdadelta(params, opts...))
+	case "SparseAdam":
+		o, err = nilIfErr(optim.TrySparseAdam(params, opts...))
 	default:
 		return nil, fmt.Errorf("unknown optimizer %s", name)
 	}

@@ -103,6 +103,7 @@ OPTIMIZERS = {
     "RAdam": torch.optim.RAdam,
     "Adamax": torch.optim.Adamax,
     "Adadelta": torch.optim.Adadelta,
+    "SparseAdam": torch.optim.SparseAdam,
 }
 
 # name: (optimizer, defaults, groups or None, negate, dtype). groups lists
@@ -356,6 +357,39 @@ def run_lbfgs():
     return res
 
 
+# SparseAdam: an embedding table with sparse gradients, rows picked by a
+# fixed rule at each step (some rows twice, some not at all).
+SPARSE_INIT = [[0.2 * math.sin(3 * i + j + 0.1) for j in range(3)] for i in range(6)]
+SPARSE_V = [0.5, -1.0, 0.75]
+SPARSE_STEPS = 30
+SPARSE_CONFIGS = {
+    "sparse_adam": ({"lr": 0.01}, False),
+    "sparse_adam_betas_maximize": ({"lr": 0.05, "betas": (0.8, 0.9), "eps": 1e-6, "maximize": True}, True),
+}
+
+
+def sparse_rows(step):
+    return [(step * i + 1) % 6 for i in range(4)] + [(step + 2) % 6]
+
+
+def run_sparse_adam():
+    res = {}
+    for name, (kw, negate) in SPARSE_CONFIGS.items():
+        e = torch.tensor(SPARSE_INIT, requires_grad=True)
+        v = torch.tensor(SPARSE_V)
+        opt = torch.optim.SparseAdam([e], **kw)
+        steps = []
+        for step in range(1, SPARSE_STEPS + 1):
+            opt.zero_grad(set_to_none=True)
+            idx = torch.tensor(sparse_rows(step))
+            loss = ((F.embedding(idx, e, sparse=True) @ v - 0.1 * step) ** 2).mean()
+            (-loss if negate else loss).backward()
+            opt.step()
+            steps.append(flat(e))
+        res[name] = {"options": {k: jsonable(x) for k, x in kw.items()}, "negate": negate, "params": steps}
+    return {"init": SPARSE_INIT, "v": SPARSE_V, "configs": res}
+
+
 def run_clip():
     grads = {
         "a": [[0.5, -1.25, 2.0], [3.5, -0.75, 0.125]],
@@ -417,6 +451,9 @@ def run_errors():
         "adadelta_rho": ("Adadelta", {"rho": 1.5}),
         "adadelta_negative_eps": ("Adadelta", {"eps": -0.5}),
         "adadelta_negative_weight_decay": ("Adadelta", {"weight_decay": -0.5}),
+        "sparse_adam_zero_lr": ("SparseAdam", {"lr": 0.0}),
+        "sparse_adam_zero_eps": ("SparseAdam", {"eps": 0.0}),
+        "sparse_adam_beta2": ("SparseAdam", {"betas": (0.9, 1.5)}),
     }
     out = {}
     for name, (opt_name, kw) in cases.items():
@@ -445,6 +482,7 @@ def main():
         "schedulers": run_schedulers(),
         "plateau": run_plateau(),
         "lbfgs": run_lbfgs(),
+        "sparse_adam": run_sparse_adam(),
         "clip": run_clip(),
         "errors": run_errors(),
     }
