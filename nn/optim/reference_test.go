@@ -45,9 +45,19 @@ type reference struct {
 		Init    [][]float64 `json:"init"`
 		V       []float64   `json:"v"`
 		Configs map[string]*struct {
-			Options map[string]any `json:"options"`
-			Negate  bool           `json:"negate"`
-			Params  [][]float64    `json:"params"`
+			Options     map[string]any `json:"options"`
+			Negate      bool           `json:"negate"`
+			Checkpoints []struct {
+				Step   int `json:"step"`
+				Before struct {
+					Table []float64                 `json:"table"`
+					State map[string]map[string]any `json:"state"`
+				} `json:"before"`
+				After struct {
+					Table []float64                 `json:"table"`
+					State map[string]map[string]any `json:"state"`
+				} `json:"after"`
+			} `json:"checkpoints"`
 		} `json:"configs"`
 	} `json:"sparse_adam"`
 	Clip   clipRef               `json:"clip"`
