@@ -32,6 +32,21 @@
 //
 // An optimizer and its schedulers are not safe for concurrent use.
 //
+// Two take their step differently, as in PyTorch, and so implement
+// neither Optimizer nor Scheduler: LBFGS's Step takes a closure that
+// reevaluates the loss, and ReduceLROnPlateau's Step takes the metric it
+// watches:
+//
+//	opt := optim.LBFGS(model.Parameters())
+//	opt.Step(func() torch.Tensor {
+//		opt.ZeroGrad()
+//		loss := lossFn(model.Forward(x), y)
+//		loss.Backward()
+//		return loss
+//	})
+//	plateau := optim.ReduceLROnPlateau(sgd, optim.WithPatience(5))
+//	plateau.Step(validationLoss)
+//
 // # State
 //
 // StateDict and LoadStateDict use PyTorch's layout (parameter indices,
