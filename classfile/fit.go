@@ -62,7 +62,7 @@ func (t *Trainer) evaluate(b *Batches, forward func(torch.Tensor) torch.Tensor) 
 			n += k
 			if classify && out.Dim() == 2 && y.Dim() == 1 && !y.DType().IsFloatingPoint() {
 				// Three tensors of the framework's own, freed at once.
-				pred := out.Argmax(1)
+				pred := out.ArgmaxAlong(1)
 				hits := pred.Eq(y)
 				c := hits.Sum()
 				correct += c.ItemInt()

@@ -335,7 +335,7 @@ func (t *Trainer) Device__1(name string) {
 	if t.locked["device"] {
 		return
 	}
-	d, err := torch.ParseDevice(name)
+	d, err := torch.TryParseDevice(name)
 	if err != nil {
 		panic(fmt.Errorf("classfile: device %q: %w", name, err))
 	}

@@ -16,7 +16,7 @@
 // # The split between torch and gopkg
 //
 // Go+ compiles operators into method calls (a + b is a.Gop_Add(b)) and
-// x.argmax(1) into x.Argmax(1). Go only allows methods on torch.Tensor in
+// x.argmax(1) into x.ArgmaxAlong(1) (an overload, below). Go only allows methods on torch.Tensor in
 // package torch, so the operators and the Pythonic methods live there
 // (torch/gop.go). Everything that is a function lives here.
 //
@@ -25,13 +25,13 @@
 // arange(5) and arange(0, 1, 0.1). Package torch declares it too, for its
 // methods (torch/gop_overloads.go):
 //
-//   - x.sum, x.sum(1), x.sum(1, true), and likewise mean, prod, amax,
-//     amin, max and min (values, indices := x.max(1));
+//   - x.sum, x.sum(1), x.sum(1, true), and likewise mean, prod, std,
+//     var, amax, amin, argmax, argmin, max and min (values, indices :=
+//     x.max(1));
 //   - x.view(-1, 784), x.reshape(2, 3), x.permute(0, 2, 1), x.flatten(1),
 //     x.squeeze(1);
 //   - operators take their right operand as any, so that x + 1, x + 0.5
 //     and x + y all work and keep Python's int/float distinction;
-//   - x.argmax(), x.argmax(1), x.argmax(1, true).
 //
 // The functional forms are here as well, as in PyTorch (torch.sum(x, 1)):
 // sum(x, 1), mean(x, 1, true), amax(x, 1), view(x, -1, 784),

@@ -51,19 +51,23 @@ func Argmax__0(x torch.Tensor) torch.Tensor { return x.Argmax() }
 
 // Argmax__1 is torch.argmax(x, dim): predicted classes are
 // argmax(logits, 1).
-func Argmax__1(x torch.Tensor, dim int) torch.Tensor { return x.Argmax(dim) }
+func Argmax__1(x torch.Tensor, dim int) torch.Tensor { return x.ArgmaxAlong(dim) }
 
 // Argmax__2 is torch.argmax(x, dim, keepdim).
-func Argmax__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.Argmax(dim, keepdim) }
+func Argmax__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
+	return x.ArgmaxAlong(dim, keepdim)
+}
 
 // Argmin__0 is torch.argmin(x).
 func Argmin__0(x torch.Tensor) torch.Tensor { return x.Argmin() }
 
 // Argmin__1 is torch.argmin(x, dim).
-func Argmin__1(x torch.Tensor, dim int) torch.Tensor { return x.Argmin(dim) }
+func Argmin__1(x torch.Tensor, dim int) torch.Tensor { return x.ArgminAlong(dim) }
 
 // Argmin__2 is torch.argmin(x, dim, keepdim).
-func Argmin__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor { return x.Argmin(dim, keepdim) }
+func Argmin__2(x torch.Tensor, dim int, keepdim bool) torch.Tensor {
+	return x.ArgminAlong(dim, keepdim)
+}
 
 // Shapes.
 
@@ -108,7 +112,7 @@ func Stack__1(tensors []torch.Tensor, dim int) torch.Tensor {
 }
 
 // Matmul is torch.matmul(a, b) (a @ b).
-func Matmul(a, b torch.Tensor) torch.Tensor { return a.MatMul(b) }
+func Matmul(a, b torch.Tensor) torch.Tensor { return a.Matmul(b) }
 
 // Activations and losses, torch.nn.functional's (F.relu, F.cross_entropy).
 

@@ -64,47 +64,54 @@ func (t Tensor) GradFn() string {
 	return C.GoString(s)
 }
 
-// BackwardOptions are the rarely used knobs of Backward.
-type BackwardOptions struct {
-	Grad        Tensor // the gradient of t; required unless t is a scalar
-	RetainGraph bool
-	CreateGraph bool
-}
-
 // TryBackward is Backward that returns its error.
-func (t Tensor) TryBackward(opts ...BackwardOptions) error {
+func (t Tensor) TryBackward(opts ...Option) error {
 	const op = "backward"
+	var grad Tensor
+	retain, create := C.int(-1), C.int(0)
+	for _, o := range opts {
+		switch o.key {
+		case optGradient:
+			grad = o.t
+		case optRetainGraph:
+			retain = 0
+			if o.b {
+				retain = 1
+			}
+		case optCreateGraph:
+			create = 0
+			if o.b {
+				create = 1
+			}
+		default:
+			return badOption(op, o)
+		}
+	}
 	p, err := t.ptr(op, "self")
 	if err != nil {
 		return err
 	}
-	var o BackwardOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	g, err := o.Grad.optPtr(op, "grad")
+	g, err := grad.optPtr(op, "gradient")
 	if err != nil {
 		t.unpin()
 		return err
-	}
-	retain, create := C.int(-1), C.int(0)
-	if o.RetainGraph {
-		retain = 1
-	}
-	if o.CreateGraph {
-		create = 1
 	}
 	gradMu.RLock()
 	e := C.gt_tensor_backward(p, g, retain, create)
 	gradMu.RUnlock()
 	t.unpin()
-	o.Grad.unpin()
+	grad.unpin()
 	return cError(op, e)
 }
 
 // Backward computes the gradients of t with respect to the leaves that
-// require them, accumulating into their Grad.
-func (t Tensor) Backward(opts ...BackwardOptions) { must(t.TryBackward(opts...)) }
+// require them, accumulating into their Grad: Python's t.backward().
+//
+// Options: WithGradient (the gradient of t, required unless t has one
+// element), WithRetainGraph (default: the value of create_graph) and
+// WithCreateGraph (false), as in Python's
+// t.backward(gradient=g, retain_graph=True).
+func (t Tensor) Backward(opts ...Option) { must(t.TryBackward(opts...)) }
 
 // gradMu keeps the gradients that a backward pass accumulates into from
 // being read or replaced while it runs. Backward passes share it (libtorch

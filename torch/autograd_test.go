@@ -69,7 +69,7 @@ func TestAutogradGoldenMMChain(t *testing.T) {
 	assert.True(t, y.RequiresGrad())
 
 	// y.sum().backward() in Python: a ones gradient for the 2x2 output.
-	y.Backward(torch.BackwardOptions{Grad: torch.Ones(y.Shape())})
+	y.Backward(torch.WithGradient(torch.Ones(y.Shape())))
 	assertValues(t, gv(t, g, "a_grad"), a.Grad(), "a.grad")
 	assertValues(t, gv(t, g, "b_grad"), b.Grad(), "b.grad")
 	assertValues(t, gv(t, g, "c_grad"), c.Grad(), "c.grad")
@@ -86,7 +86,7 @@ func TestAutogradGoldenBroadcastAndReuse(t *testing.T) {
 	assertValues(t, gv(t, g, "z"), z, "z")
 
 	grad := goldenLeaf(gv(t, g, "grad"), false)
-	require.NoError(t, z.TryBackward(torch.BackwardOptions{Grad: grad}))
+	require.NoError(t, z.TryBackward(torch.WithGradient(grad)))
 	assertValues(t, gv(t, g, "x_grad"), x.Grad(), "x.grad")
 	assertValues(t, gv(t, g, "bias_grad"), bias.Grad(), "bias.grad")
 }
@@ -100,16 +100,16 @@ func TestAutogradGoldenAccumulate(t *testing.T) {
 	assert.Equal(t, gstr(t, g, "r_grad_fn"), r.GradFn())
 
 	ones := torch.Ones(r.Shape())
-	r.Backward(torch.BackwardOptions{Grad: ones, RetainGraph: true})
+	r.Backward(torch.WithGradient(ones), torch.WithRetainGraph(true))
 	once := gv(t, g, "p_grad_once")
 	assertValues(t, once, p.Grad(), "p.grad after one backward")
 	assert.False(t, q.Grad().Defined(), "q does not require grad")
 
-	r.Backward(torch.BackwardOptions{Grad: ones})
+	r.Backward(torch.WithGradient(ones))
 	assertValues(t, gv(t, g, "p_grad_twice"), p.Grad(), "p.grad after two")
 
 	// The graph is freed now: a third pass fails, and says why.
-	err := r.TryBackward(torch.BackwardOptions{Grad: ones})
+	err := r.TryBackward(torch.WithGradient(ones))
 	te := requireTorchErr(t, "backward", err)
 	assert.Contains(t, te.Msg, "second time")
 	ok(t)
@@ -117,7 +117,7 @@ func TestAutogradGoldenAccumulate(t *testing.T) {
 	// ZeroGrad drops the gradient; a fresh graph accumulates from nothing.
 	p.ZeroGrad()
 	assert.False(t, p.Grad().Defined())
-	torch.MM(p, q).Backward(torch.BackwardOptions{Grad: ones})
+	torch.MM(p, q).Backward(torch.WithGradient(ones))
 	assertValues(t, once, p.Grad(), "p.grad after ZeroGrad and one backward")
 }
 
@@ -185,9 +185,9 @@ func TestAutogradErrors(t *testing.T) {
 		{
 			name: "grad of wrong shape",
 			try: func() error {
-				return y.TryBackward(torch.BackwardOptions{Grad: f32(1, 1, 1), RetainGraph: true})
+				return y.TryBackward(torch.WithGradient(f32(1, 1, 1)), torch.WithRetainGraph(true))
 			},
-			panicky: func() { y.Backward(torch.BackwardOptions{Grad: f32(1, 1, 1), RetainGraph: true}) },
+			panicky: func() { y.Backward(torch.WithGradient(f32(1, 1, 1)), torch.WithRetainGraph(true)) },
 			op:      "backward",
 			msg:     "shape",
 		},
@@ -196,12 +196,12 @@ func TestAutogradErrors(t *testing.T) {
 			try: func() error {
 				g := f32(1, 1)
 				g.Free()
-				return y.TryBackward(torch.BackwardOptions{Grad: g})
+				return y.TryBackward(torch.WithGradient(g))
 			},
 			panicky: func() {
 				g := f32(1, 1)
 				g.Free()
-				y.Backward(torch.BackwardOptions{Grad: g})
+				y.Backward(torch.WithGradient(g))
 			},
 			op:  "backward",
 			msg: "argument grad",
@@ -256,7 +256,7 @@ func TestAutogradErrors(t *testing.T) {
 	// The failed calls left y and its graph usable.
 	assert.True(t, y.RequiresGrad())
 	assert.Equal(t, "AddBackward0", y.GradFn())
-	y.Backward(torch.BackwardOptions{Grad: f32(1, 1)})
+	y.Backward(torch.WithGradient(f32(1, 1)))
 	assert.Equal(t, []float32{1, 1}, a.Grad().Float32s())
 }
 

@@ -343,7 +343,7 @@ func TestTo(t *testing.T) {
 	assert.Equal(t, torch.CPU, both.Device())
 	assert.Equal(t, torch.Float64, x.To(torch.Float16, torch.Float64).DType(), "the last dtype wins")
 	assert.Equal(t, torch.Float32, x.To().DType())
-	assert.Equal(t, torch.CPU, x.To(torch.MustParseDevice("cpu")).Device())
+	assert.Equal(t, torch.CPU, x.To(torch.ParseDevice("cpu")).Device())
 }
 
 // When nothing changes, To returns t itself (a new handle), like PyTorch:
@@ -354,7 +354,7 @@ func TestToSameIsSameTensor(t *testing.T) {
 		assert.True(t, same.IsLeaf())
 		assert.Equal(t, "", same.GradFn())
 		// Backward through a result made from the handle reaches a.
-		torch.Add(same, f32(0, 0)).Backward(torch.BackwardOptions{Grad: f32(1, 1)})
+		torch.Add(same, f32(0, 0)).Backward(torch.WithGradient(f32(1, 1)))
 		same.Free() // freeing the new handle leaves a alone
 	}
 	assert.Equal(t, []float32{3, 3}, a.Grad().Float32s())
@@ -395,7 +395,7 @@ func TestCloneDetachContiguous(t *testing.T) {
 	assert.Equal(t, "CloneBackward0", c.GradFn())
 	assert.True(t, c.RequiresGrad())
 	// Gradients flow back through a clone.
-	c.Backward(torch.BackwardOptions{Grad: torch.Full(i64s(2, 2), torch.S(float32(2)))})
+	c.Backward(torch.WithGradient(torch.Full(i64s(2, 2), torch.S(float32(2)))))
 	assert.Equal(t, []float32{2, 2, 2, 2}, a.Grad().Float32s())
 	c.Free()
 	assert.True(t, a.Defined(), "freeing the clone leaves the original")

@@ -55,8 +55,8 @@ func (d Device) String() string {
 	return d.Type.String() + ":" + strconv.Itoa(d.Index)
 }
 
-// ParseDevice parses "cpu", "cuda", "cuda:1", "mps" or "meta".
-func ParseDevice(s string) (Device, error) {
+// TryParseDevice parses "cpu", "cuda", "cuda:1", "mps" or "meta".
+func TryParseDevice(s string) (Device, error) {
 	name, idx, hasIdx := strings.Cut(strings.TrimSpace(s), ":")
 	var dev Device
 	found := false
@@ -81,14 +81,10 @@ func ParseDevice(s string) (Device, error) {
 	return dev, nil
 }
 
-// MustParseDevice is ParseDevice that panics on error.
-func MustParseDevice(s string) Device {
-	d, err := ParseDevice(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
+// ParseDevice is Python's torch.device("cuda:1"): it parses "cpu",
+// "cuda", "cuda:1", "mps" or "meta", and panics on anything else, as ops
+// do; TryParseDevice returns the error.
+func ParseDevice(s string) Device { return must1(TryParseDevice(s)) }
 
 // CUDAIsAvailable reports whether libtorch was built with CUDA and sees a GPU.
 func CUDAIsAvailable() bool { return C.gt_cuda_is_available() != 0 }

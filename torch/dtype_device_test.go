@@ -141,23 +141,23 @@ func TestParseDevice(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
-			d, err := torch.ParseDevice(tc.in)
+			d, err := torch.TryParseDevice(tc.in)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, d)
 			assert.Equal(t, tc.str, d.String())
-			back, err := torch.ParseDevice(d.String())
+			back, err := torch.TryParseDevice(d.String())
 			require.NoError(t, err)
 			assert.Equal(t, d, back, "String parses back")
-			assert.Equal(t, d, torch.MustParseDevice(tc.in))
+			assert.Equal(t, d, torch.ParseDevice(tc.in))
 		})
 	}
 
 	for _, bad := range []string{"", "gpu", "CUDA", "cuda:", "cuda:x", "cuda:-1", "cuda:1:2", "cpu:1", "cuda0", ":0", "tpu:0"} {
 		t.Run("bad "+bad, func(t *testing.T) {
-			_, err := torch.ParseDevice(bad)
+			_, err := torch.TryParseDevice(bad)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "torch: ")
-			assert.Panics(t, func() { torch.MustParseDevice(bad) })
+			assert.Panics(t, func() { torch.ParseDevice(bad) })
 		})
 	}
 }

@@ -289,47 +289,9 @@ func (t *Tensor) Gop_QuoAssign(b any) {
 	})
 }
 
-// Pythonic methods. Go+ calls x.argmax(1) as x.Argmax(1). Names that the
-// generated ops use with Go signatures (Sum, View, …) get Python's through
-// Go+ overloads instead (gop_overloads.go).
-
-// dimArgs reads Python's (dim, keepdim) arguments: none, an integer, or an
-// integer and a bool.
-func dimArgs(op string, args []any) (opts []Option) {
-	if len(args) > 2 {
-		panic(newError(op, nil, "takes at most 2 arguments (dim, keepdim), got %d", len(args)))
-	}
-	if len(args) >= 1 {
-		rv := reflect.ValueOf(args[0])
-		if !rv.IsValid() || !rv.CanInt() {
-			panic(newError(op, nil, "dim must be an integer, got %T", args[0]))
-		}
-		opts = append(opts, WithDim(rv.Int()))
-	}
-	if len(args) == 2 {
-		k, ok := args[1].(bool)
-		if !ok {
-			panic(newError(op, nil, "keepdim must be a bool, got %T", args[1]))
-		}
-		opts = append(opts, WithKeepdim(k))
-	}
-	return opts
-}
-
-// Argmax is Python's x.argmax(), x.argmax(dim) and x.argmax(dim, keepdim):
-// the indices of the largest elements, of the flattened tensor or along
-// dim.
-func (t Tensor) Argmax(dimKeepdim ...any) Tensor {
-	return t.ArgMax(dimArgs("argmax", dimKeepdim)...)
-}
-
-// Argmin is Python's x.argmin(), x.argmin(dim) and x.argmin(dim, keepdim).
-func (t Tensor) Argmin(dimKeepdim ...any) Tensor {
-	return t.ArgMin(dimArgs("argmin", dimKeepdim)...)
-}
-
-// Matmul is Python's x.matmul(y) (x @ y): MatMul.
-func (t Tensor) Matmul(other Tensor) Tensor { return t.MatMul(other) }
+// Pythonic methods. Go+ calls x.float() as x.Float(). Names that the
+// generated ops use with Go signatures (Sum, Argmax, View, …) get Python's
+// through Go+ overloads instead (gop_overloads.go).
 
 // Float is Python's x.float(): t as Float32.
 func (t Tensor) Float() Tensor { return t.To(Float32) }

@@ -31,6 +31,10 @@ const (
 	Gopo_Tensor_Permute = ".PermuteDims,.PermuteShape"
 	Gopo_Tensor_Flatten = ".FlattenAll,.FlattenFrom"
 	Gopo_Tensor_Squeeze = ".SqueezeAll,.SqueezeDim"
+	Gopo_Tensor_Std     = ".StdAll,.StdAlong"
+	Gopo_Tensor_Var     = ".VarAll,.VarAlong"
+	Gopo_Tensor_Argmax  = ".ArgmaxAll,.ArgmaxAlong"
+	Gopo_Tensor_Argmin  = ".ArgminAll,.ArgminAlong"
 )
 
 // keepdimOf reads an optional keepdim argument.

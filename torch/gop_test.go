@@ -188,15 +188,14 @@ func TestGopBadOperand(t *testing.T) {
 
 func TestGopPythonicMethods(t *testing.T) {
 	x := torch.FromSlice([]float32{1, 5, 2, 8, 3, 0}, 2, 3)
-	assert.Equal(t, int64(3), x.Argmax().ItemInt())
-	assert.Equal(t, []int64{1, 0}, x.Argmax(1).Int64s())
-	assert.Equal(t, []int64{2, 1}, x.Argmax(1, true).Shape())
-	assert.Equal(t, []int64{1, 0, 0}, x.Argmax(0).Int64s())
-	assert.Equal(t, int64(5), x.Argmin().ItemInt())
-	assert.Equal(t, []int64{0, 2}, x.Argmin(int64(1)).Int64s())
-	assert.Panics(t, func() { x.Argmax("1") })
-	assert.Panics(t, func() { x.Argmax(1, 1) })
-	assert.Panics(t, func() { x.Argmax(1, true, 2) })
+	assert.Equal(t, int64(3), x.ArgmaxAll().ItemInt())
+	assert.Equal(t, []int64{1, 0}, x.ArgmaxAlong(1).Int64s())
+	assert.Equal(t, []int64{2, 1}, x.ArgmaxAlong(1, true).Shape())
+	assert.Equal(t, []int64{1, 0, 0}, x.ArgmaxAlong(0).Int64s())
+	assert.Equal(t, int64(5), x.ArgminAll().ItemInt())
+	assert.Equal(t, []int64{0, 2}, x.ArgminAlong(1).Int64s())
+	assert.Panics(t, func() { x.ArgmaxAlong(1, true, false) })
+	assert.Panics(t, func() { x.ArgmaxAlong(5) })
 
 	assert.Equal(t, torch.Float64, x.Double().DType())
 	assert.Equal(t, torch.Float64, x.Double().Dtype())

@@ -4357,43 +4357,44 @@ func genInternalDimArange(like Tensor, dim int64) (r0_ Tensor, err_ error) {
 	return
 }
 
-// ArgMax is PyTorch's argmax.
+// Argmax is PyTorch's argmax.
 //
 //	aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func ArgMax(self Tensor, opts ...Option) Tensor {
-	r0, err := genArgMax(self, opts)
+func Argmax(self Tensor, opts ...Option) Tensor {
+	r0, err := genArgmax(self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMax is ArgMax that returns its error.
-func TryArgMax(self Tensor, opts ...Option) (Tensor, error) {
-	return genArgMax(self, opts)
+// TryArgmax is Argmax that returns its error.
+func TryArgmax(self Tensor, opts ...Option) (Tensor, error) {
+	return genArgmax(self, opts)
 }
 
-// ArgMax is PyTorch's argmax.
+// Argmax is PyTorch's argmax.
 //
 //	aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func (self Tensor) ArgMax(opts ...Option) Tensor {
-	r0, err := genArgMax(self, opts)
+func (h *handle) Argmax(opts ...Option) Tensor {
+	self := Tensor{h}
+	r0, err := genArgmax(self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMax is ArgMax that returns its error.
-func (self Tensor) TryArgMax(opts ...Option) (Tensor, error) {
-	return genArgMax(self, opts)
+// TryArgmax is Argmax that returns its error.
+func (self Tensor) TryArgmax(opts ...Option) (Tensor, error) {
+	return genArgmax(self, opts)
 }
 
-func genArgMax(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+func genArgmax(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "argmax"
 	var dim int64
 	dimHas := false
@@ -4422,25 +4423,25 @@ func genArgMax(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	return
 }
 
-// ArgMaxOut is PyTorch's argmax_out.out.
+// ArgmaxOut is PyTorch's argmax_out.out.
 //
 //	aten::argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithDim, WithKeepdim.
-func ArgMaxOut(out Tensor, self Tensor, opts ...Option) Tensor {
-	r0, err := genArgMaxOut(out, self, opts)
+func ArgmaxOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genArgmaxOut(out, self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMaxOut is ArgMaxOut that returns its error.
-func TryArgMaxOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
-	return genArgMaxOut(out, self, opts)
+// TryArgmaxOut is ArgmaxOut that returns its error.
+func TryArgmaxOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genArgmaxOut(out, self, opts)
 }
 
-func genArgMaxOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+func genArgmaxOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "argmax_out"
 	var dim int64
 	dimHas := false
@@ -4478,43 +4479,44 @@ func genArgMaxOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ erro
 	return
 }
 
-// ArgMin is PyTorch's argmin.
+// Argmin is PyTorch's argmin.
 //
 //	aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func ArgMin(self Tensor, opts ...Option) Tensor {
-	r0, err := genArgMin(self, opts)
+func Argmin(self Tensor, opts ...Option) Tensor {
+	r0, err := genArgmin(self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMin is ArgMin that returns its error.
-func TryArgMin(self Tensor, opts ...Option) (Tensor, error) {
-	return genArgMin(self, opts)
+// TryArgmin is Argmin that returns its error.
+func TryArgmin(self Tensor, opts ...Option) (Tensor, error) {
+	return genArgmin(self, opts)
 }
 
-// ArgMin is PyTorch's argmin.
+// Argmin is PyTorch's argmin.
 //
 //	aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 //
 // Options: WithDim, WithKeepdim.
-func (self Tensor) ArgMin(opts ...Option) Tensor {
-	r0, err := genArgMin(self, opts)
+func (h *handle) Argmin(opts ...Option) Tensor {
+	self := Tensor{h}
+	r0, err := genArgmin(self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMin is ArgMin that returns its error.
-func (self Tensor) TryArgMin(opts ...Option) (Tensor, error) {
-	return genArgMin(self, opts)
+// TryArgmin is Argmin that returns its error.
+func (self Tensor) TryArgmin(opts ...Option) (Tensor, error) {
+	return genArgmin(self, opts)
 }
 
-func genArgMin(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+func genArgmin(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "argmin"
 	var dim int64
 	dimHas := false
@@ -4543,25 +4545,25 @@ func genArgMin(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	return
 }
 
-// ArgMinOut is PyTorch's argmin_out.out.
+// ArgminOut is PyTorch's argmin_out.out.
 //
 //	aten::argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 //
 // Options: WithDim, WithKeepdim.
-func ArgMinOut(out Tensor, self Tensor, opts ...Option) Tensor {
-	r0, err := genArgMinOut(out, self, opts)
+func ArgminOut(out Tensor, self Tensor, opts ...Option) Tensor {
+	r0, err := genArgminOut(out, self, opts)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryArgMinOut is ArgMinOut that returns its error.
-func TryArgMinOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
-	return genArgMinOut(out, self, opts)
+// TryArgminOut is ArgminOut that returns its error.
+func TryArgminOut(out Tensor, self Tensor, opts ...Option) (Tensor, error) {
+	return genArgminOut(out, self, opts)
 }
 
-func genArgMinOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
+func genArgminOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 	const op = "argmin_out"
 	var dim int64
 	dimHas := false
@@ -26199,39 +26201,39 @@ func genMarginRankingLoss(input1 Tensor, input2 Tensor, target Tensor, opts []Op
 	return
 }
 
-// MatMul is PyTorch's matmul.
+// Matmul is PyTorch's matmul.
 //
 //	aten::matmul(Tensor self, Tensor other) -> Tensor
-func MatMul(self Tensor, other Tensor) Tensor {
-	r0, err := genMatMul(self, other)
+func Matmul(self Tensor, other Tensor) Tensor {
+	r0, err := genMatmul(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMatMul is MatMul that returns its error.
-func TryMatMul(self Tensor, other Tensor) (Tensor, error) {
-	return genMatMul(self, other)
+// TryMatmul is Matmul that returns its error.
+func TryMatmul(self Tensor, other Tensor) (Tensor, error) {
+	return genMatmul(self, other)
 }
 
-// MatMul is PyTorch's matmul.
+// Matmul is PyTorch's matmul.
 //
 //	aten::matmul(Tensor self, Tensor other) -> Tensor
-func (self Tensor) MatMul(other Tensor) Tensor {
-	r0, err := genMatMul(self, other)
+func (self Tensor) Matmul(other Tensor) Tensor {
+	r0, err := genMatmul(self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMatMul is MatMul that returns its error.
-func (self Tensor) TryMatMul(other Tensor) (Tensor, error) {
-	return genMatMul(self, other)
+// TryMatmul is Matmul that returns its error.
+func (self Tensor) TryMatmul(other Tensor) (Tensor, error) {
+	return genMatmul(self, other)
 }
 
-func genMatMul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genMatmul(self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "matmul"
 	selfC, err_ := self.ptr(op, "self")
 	if err_ != nil {
@@ -26294,23 +26296,23 @@ func genMatmulBackward(grad Tensor, self Tensor, other Tensor, mask [2]bool) (r0
 	return
 }
 
-// MatMulOut is PyTorch's matmul_out.out.
+// MatmulOut is PyTorch's matmul_out.out.
 //
 //	aten::matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-func MatMulOut(out Tensor, self Tensor, other Tensor) Tensor {
-	r0, err := genMatMulOut(out, self, other)
+func MatmulOut(out Tensor, self Tensor, other Tensor) Tensor {
+	r0, err := genMatmulOut(out, self, other)
 	if err != nil {
 		panic(err)
 	}
 	return r0
 }
 
-// TryMatMulOut is MatMulOut that returns its error.
-func TryMatMulOut(out Tensor, self Tensor, other Tensor) (Tensor, error) {
-	return genMatMulOut(out, self, other)
+// TryMatmulOut is MatmulOut that returns its error.
+func TryMatmulOut(out Tensor, self Tensor, other Tensor) (Tensor, error) {
+	return genMatmulOut(out, self, other)
 }
 
-func genMatMulOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ error) {
+func genMatmulOut(out Tensor, self Tensor, other Tensor) (r0_ Tensor, err_ error) {
 	const op = "matmul_out"
 	outC, err_ := out.ptr(op, "out")
 	if err_ != nil {
@@ -39902,7 +39904,8 @@ func TryStd(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::std(Tensor self, bool unbiased=True) -> Tensor
 //
 // Options: WithUnbiased.
-func (self Tensor) Std(opts ...Option) Tensor {
+func (h *handle) Std(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genStd(self, opts)
 	if err != nil {
 		panic(err)
@@ -42672,7 +42675,8 @@ func TryVar(self Tensor, opts ...Option) (Tensor, error) {
 //	aten::var(Tensor self, bool unbiased=True) -> Tensor
 //
 // Options: WithUnbiased.
-func (self Tensor) Var(opts ...Option) Tensor {
+func (h *handle) Var(opts ...Option) Tensor {
+	self := Tensor{h}
 	r0, err := genVar(self, opts)
 	if err != nil {
 		panic(err)

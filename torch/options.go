@@ -3,12 +3,14 @@ package torch
 // Option is an optional (keyword) argument of an op, named after PyTorch's
 // keyword with a With prefix:
 //
-//	torch.Zeros([]int64{2, 3}, torch.WithDtype(torch.Float64))  // torch.zeros(2, 3, dtype=torch.float64)
-//	x.Sum(torch.WithDim(1), torch.WithKeepdim(true))            // x.sum(1, keepdim=True)
+//	torch.Zeros([]int64{2, 3}, torch.WithDtype(torch.Float64))   // torch.zeros(2, 3, dtype=torch.float64)
+//	x.SumDimIntList([]int64{1}, torch.WithKeepdim(true))        // x.sum(1, keepdim=True)
 //
 // Each op's doc lists the options it takes; any other option is an error
-// naming the op and the option. The With functions are generated
-// (options_gen.go), one per keyword.
+// naming the op and the option, and the form that takes it where another
+// overload does (x.Std(torch.WithDim(0)) names StdDim and StdAlong). When
+// an option is given twice, the last one wins. The With functions are
+// generated (options_gen.go), one per keyword.
 type Option struct {
 	key     optKey
 	i       int64
@@ -35,7 +37,35 @@ func (o Option) name() string {
 }
 
 func badOption(op string, o Option) error {
+	if hint, ok := optionHints[op][o.key]; ok {
+		return newError(op, nil, "unexpected option %s: %s takes it", o.name(), hint)
+	}
 	return newError(op, nil, "unexpected option %s", o.name())
+}
+
+// optionHints names, for an op whose overloads take different options, the
+// forms that take an option another overload rejects: x.Std(WithDim(0))
+// fails with "unexpected option dim: StdDim or StdAlong takes it". The op
+// is the ATen name, which the overloads share; a hint that names the form
+// that failed does no harm, as that form took the option.
+var optionHints = map[string]map[optKey]string{
+	"sum":       {optDim: "SumDimIntList or SumAlong", optKeepdim: "SumDimIntList or SumAlong"},
+	"mean":      {optDim: "MeanDim or MeanAlong", optKeepdim: "MeanDim or MeanAlong"},
+	"prod":      {optDim: "ProdDimInt or ProdAlong", optKeepdim: "ProdDimInt or ProdAlong"},
+	"std":       {optDim: "StdDim or StdAlong", optKeepdim: "StdDim or StdAlong", optCorrection: "StdCorrection"},
+	"var":       {optDim: "VarDim or VarAlong", optKeepdim: "VarDim or VarAlong", optCorrection: "VarCorrection"},
+	"std_mean":  {optDim: "StdMeanDim or StdMeanAlong", optKeepdim: "StdMeanDim or StdMeanAlong", optCorrection: "StdMeanCorrection"},
+	"var_mean":  {optDim: "VarMeanDim or VarMeanAlong", optKeepdim: "VarMeanDim or VarMeanAlong", optCorrection: "VarMeanCorrection"},
+	"max":       {optDim: "MaxDim or MaxAlong", optKeepdim: "MaxDim or MaxAlong"},
+	"min":       {optDim: "MinDim or MinAlong", optKeepdim: "MinDim or MinAlong"},
+	"all":       {optDim: "AllDim or AllAlong", optKeepdim: "AllDim or AllAlong"},
+	"any":       {optDim: "AnyDim or AnyAlong", optKeepdim: "AnyDim or AnyAlong"},
+	"norm":      {optDim: "NormScalarOptDim or NormAlong", optKeepdim: "NormScalarOptDim or NormAlong"},
+	"logsumexp": {optDim: "LogSumExp's dim argument or LogSumExpAlong"},
+	"clamp":     {optMin: "Clamp or ClampAny", optMax: "Clamp or ClampAny", optMinTensor: "ClampTensor or ClampAny", optMaxTensor: "ClampTensor or ClampAny"},
+	"sub":       {optAlpha: "Sub or SubScalar"},
+	"add":       {optAlpha: "Add or AddScalar"},
+	"div":       {optRoundingMode: "DivTensorMode or DivScalarMode"},
 }
 
 func (o Option) device() Device { return Device{DeviceType(o.i), int(o.f)} }

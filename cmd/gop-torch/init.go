@@ -414,7 +414,7 @@ func main() {
 	net.Eval()
 	x := torch.RandN([]int64{4, 1, 28, 28})
 	var pred torch.Tensor
-	torch.NoGrad(func() { pred = net.Forward(x).Argmax(1) })
+	torch.NoGrad(func() { pred = net.Forward(x).ArgmaxAlong(1) })
 	fmt.Println(net)
 	fmt.Println("classes of 4 random images:", pred)
 }

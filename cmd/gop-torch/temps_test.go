@@ -30,8 +30,9 @@ func (t Tensor) Grad() Tensor
 func (t Tensor) Split() []Tensor
 func (t Tensor) SaveTo(m map[string]Tensor)
 func (t Tensor) Size(d int) int64
-type BackwardOptions struct{ Grad Tensor; Retain bool }
-func (t Tensor) Backward(opts ...BackwardOptions)
+type Option struct{ t Tensor }
+func (t Tensor) Backward(opts ...Option)
+func WithRetainGraph(b bool) Option
 func (t *Tensor) SetName(s string)
 func (t Tensor) Gop_Add(b any) Tensor
 func (t Tensor) Gop_Mul(b any) Tensor
@@ -53,7 +54,6 @@ func (x TempTensor) Gop_Neg() Tensor
 // stubOps declares, in a file named like torch/ops_gen.go, a few of the
 // generated ops that genOps lists: fresh ones and aliasing ones.
 const stubOps = `package torch
-type Option struct{ t Tensor }
 func WithWeight(t Tensor) Option
 func Relu(t Tensor) Tensor
 func TryRelu(t Tensor) (Tensor, error)

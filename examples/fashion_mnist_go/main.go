@@ -155,7 +155,7 @@ func evaluate(ctx context.Context, net *Net, ds data.Dataset) (float64, error) {
 	torch.NoGrad(func() {
 		for loader.ScanContext(ctx) {
 			x, y := loader.Batch()
-			pred := net.Forward(x).ArgMax(torch.WithDim(1))
+			pred := net.Forward(x).Argmax(torch.WithDim(1))
 			correct += pred.Eq(y).Sum().ItemInt()
 			total += y.Size(0)
 		}
@@ -192,7 +192,7 @@ func runPredict() error {
 			return err
 		}
 		var p int64
-		torch.NoGrad(func() { p = net.Forward(x).ArgMax().ItemInt() })
+		torch.NoGrad(func() { p = net.Forward(x).Argmax().ItemInt() })
 		label := ex.Target.(int)
 		mark := "✗"
 		if int(p) == label {

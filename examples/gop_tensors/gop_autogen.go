@@ -91,7 +91,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:46
 	fmt.Println("mean", gopkg.Mean__0(b), gopkg.Mean__1(b, 1))
 //line examples/gop_tensors/main_train.gox:47
-	fmt.Println("argmax", gopkg.Argmax__0(b), gopkg.Argmax__1(b, 1), b.Argmax(0), b.Argmax(1, true).Shape())
+	fmt.Println("argmax", gopkg.Argmax__0(b), gopkg.Argmax__1(b, 1), b.ArgmaxAlong(0), b.ArgmaxAlong(1, true).Shape())
 //line examples/gop_tensors/main_train.gox:48
 	fmt.Println("amax", gopkg.Amax__1(b, 0))
 //line examples/gop_tensors/main_train.gox:49

@@ -23,7 +23,7 @@ func main() {
 	fmt.Println("y =", y)
 
 	// The gradient of sum(y) with respect to w is xᵀ·ones(2, 2).
-	y.Backward(torch.BackwardOptions{Grad: torch.Ones([]int64{2, 2})})
+	y.Backward(torch.WithGradient(torch.Ones([]int64{2, 2})))
 	fmt.Println("dy/dw =", w.Grad())
 
 	// Every op has a Try form that returns a *torch.Error instead of

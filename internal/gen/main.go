@@ -236,14 +236,15 @@ var goReserved = map[string]bool{
 }
 
 // Whole-name overrides, so that the commonest names read like Go while a
-// PyTorch user still finds them.
+// PyTorch user still finds them. matmul, argmax and argmin keep Python's
+// spelling, the one Go+ looks up for x.matmul(y) and x.argmax(1).
 var nameOverrides = map[string]string{
-	"matmul": "MatMul", "mm": "MM", "bmm": "BMM", "mv": "MV", "addmm": "AddMM", "addmv": "AddMV",
+	"matmul": "Matmul", "mm": "MM", "bmm": "BMM", "mv": "MV", "addmm": "AddMM", "addmv": "AddMV",
 	"addbmm": "AddBMM", "baddbmm": "BAddBMM", "addr": "AddR", "randn": "RandN", "randint": "RandInt",
 	"randperm": "RandPerm", "randn_like": "RandNLike", "randint_like": "RandIntLike",
 	"logsumexp": "LogSumExp", "logcumsumexp": "LogCumSumExp", "logaddexp": "LogAddExp",
 	"logaddexp2": "LogAddExp2", "cumsum": "CumSum", "cumprod": "CumProd", "cummax": "CumMax",
-	"cummin": "CumMin", "argmax": "ArgMax", "argmin": "ArgMin", "argsort": "ArgSort",
+	"cummin": "CumMin", "argmax": "Argmax", "argmin": "Argmin", "argsort": "ArgSort",
 	"nonzero": "NonZero", "topk": "TopK", "kthvalue": "KthValue", "logsoftmax": "LogSoftmax",
 	"nansum": "NanSum", "nanmean": "NanMean", "nanmedian": "NanMedian", "allclose": "AllClose",
 	"isclose": "IsClose", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
@@ -1736,6 +1737,7 @@ var gopOverloaded = map[string]bool{
 	"Sum": true, "Mean": true, "Prod": true, "Max": true, "Min": true,
 	"Amax": true, "Amin": true, "View": true, "Reshape": true,
 	"Permute": true, "Flatten": true, "Squeeze": true,
+	"Std": true, "Var": true, "Argmax": true, "Argmin": true,
 }
 
 func (g *generator) writeGo() {

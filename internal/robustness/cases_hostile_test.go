@@ -112,10 +112,10 @@ func hostileCases(t *testing.T) []badCase {
 			func() error { return e1(torch.TryAdd(x34(), freed())) }},
 		{"freed optional argument after a list", "tensor used after Free", "index_put", torch.ErrFreed,
 			func() error { return e1(torch.TryIndexPut(x34(), []torch.Tensor{i64(0)}, freed())) }},
-		{"freed gradient of Backward", "argument grad: tensor used after Free", "backward", torch.ErrFreed,
+		{"freed gradient of Backward", "argument gradient: tensor used after Free", "backward", torch.ErrFreed,
 			func() error {
 				w := torch.Ones(shape(2), torch.WithRequiresGrad(true))
-				return torch.Mul(w, f32(1, 2)).TryBackward(torch.BackwardOptions{Grad: freed()})
+				return torch.Mul(w, f32(1, 2)).TryBackward(torch.WithGradient(freed()))
 			}},
 		{"freed source of SetData", "argument src: tensor used after Free", "set_data", torch.ErrFreed,
 			func() error { return x34().TrySetData(freed()) }},

@@ -268,7 +268,7 @@ var opTable = []fuzzOp{
 		return first(torch.TryMaxDim(a, r.small()))
 	}},
 	{"argmax", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
-		return torch.TryArgMax(a, torch.WithDim(r.small()))
+		return torch.TryArgmax(a, torch.WithDim(r.small()))
 	}},
 	{"median", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMedian(a) }},
 	{"mode", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return first(torch.TryMode(a)) }},
@@ -372,7 +372,7 @@ var opTable = []fuzzOp{
 		return torch.TryOneHot(a, torch.WithNumClasses(r.small()))
 	}},
 	{"embedding", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryEmbedding(a, b) }},
-	{"matmul", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMatMul(a, b) }},
+	{"matmul", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMatmul(a, b) }},
 	{"mm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMM(a, b) }},
 	{"bmm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryBMM(a, b) }},
 	{"mv", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMV(a, b) }},

@@ -61,7 +61,7 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	scores, err := query.TryMatMul(tmp.Add(kt))
+	scores, err := query.TryMatmul(tmp.Add(kt))
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -115,5 +115,5 @@ func TryScaledDotProductAttention(query, key, value torch.Tensor, opts ...Option
 		}
 		tmp.Add(weights)
 	}
-	return weights.TryMatMul(value)
+	return weights.TryMatmul(value)
 }

@@ -31,3 +31,31 @@ func Example() {
 	fmt.Printf("w=%.3f b=%.3f lr=%.3g\n", w.Item(), b.Item(), sched.LastLR()[0])
 	// Output: w=2.000 b=1.000 lr=0
 }
+
+// LBFGS minimizes (w-3)² with a closure that reevaluates the loss.
+func ExampleLBFGS() {
+	w := torch.Zeros([]int64{1}).SetRequiresGrad(true)
+	opt := optim.LBFGS([]torch.Tensor{w})
+	opt.Step(func() torch.Tensor {
+		opt.ZeroGrad()
+		loss := w.SubAny(3).PowAny(2).Sum()
+		loss.Backward()
+		return loss
+	})
+	fmt.Printf("%.4f\n", w.Item())
+	// Output: 3.0000
+}
+
+// ReduceLROnPlateau lowers the learning rate once the metric stalls for
+// more than patience steps.
+func ExampleReduceLROnPlateau() {
+	w := torch.Zeros([]int64{1}).SetRequiresGrad(true)
+	opt := optim.SGD([]torch.Tensor{w}, optim.WithLR(0.1))
+	plateau := optim.ReduceLROnPlateau(opt, optim.WithPatience(2))
+	for _, loss := range []float64{1, 0.5, 0.5, 0.5, 0.5} {
+		plateau.Step(loss)
+		fmt.Printf("%.3g ", plateau.LastLR()[0])
+	}
+	fmt.Println()
+	// Output: 0.1 0.1 0.1 0.1 0.01
+}

@@ -32,6 +32,21 @@
 //
 // An optimizer and its schedulers are not safe for concurrent use.
 //
+// Two take their step differently, as in PyTorch, and so implement
+// neither Optimizer nor Scheduler: LBFGS's Step takes a closure that
+// reevaluates the loss, and ReduceLROnPlateau's Step takes the metric it
+// watches:
+//
+//	opt := optim.LBFGS(model.Parameters())
+//	opt.Step(func() torch.Tensor {
+//		opt.ZeroGrad()
+//		loss := lossFn(model.Forward(x), y)
+//		loss.Backward()
+//		return loss
+//	})
+//	plateau := optim.ReduceLROnPlateau(sgd, optim.WithPatience(5))
+//	plateau.Step(validationLoss)
+//
 // # State
 //
 // StateDict and LoadStateDict use PyTorch's layout (parameter indices,
@@ -55,7 +70,9 @@
 //     RMSprop's momentum_buffer or grad_avg) is made as zeros, where
 //     PyTorch fails with a KeyError.
 //   - LoadStateDict also checks each state tensor's shape and the state's
-//     keys, and changes nothing on error.
+//     keys, and changes nothing on error. NAdam's mu_product keeps the
+//     dtype it was saved with (PyTorch casts it to the parameter's), so
+//     that a resumed float64 run matches an uninterrupted one.
 //   - Schedulers reject arguments PyTorch fails on later: StepLR's
 //     step_size and CosineAnnealingLR's T_max below 1, LinearLR's
 //     start_factor 0, SequentialLR milestones that decrease. Their state
@@ -187,9 +204,10 @@ func (g *Group) Keys() []string {
 //
 //   - State maps a parameter's index (its position across the groups, in
 //     order) to its state: "momentum_buffer", "exp_avg", "exp_avg_sq",
-//     "max_exp_avg_sq", "square_avg", "grad_avg" or "sum" tensors, and
-//     "step" (a 0-dim float32 tensor for Adam, AdamW and Adagrad, an int for
-//     RMSprop, as in PyTorch 1.13). SGD's "momentum_buffer" is nil (None)
+//     "max_exp_avg_sq", "exp_inf", "square_avg", "acc_delta", "grad_avg"
+//     or "sum" tensors, NAdam's 0-dim "mu_product", and "step" (a 0-dim
+//     float32 tensor for Adam, AdamW, NAdam, RAdam, Adamax and Adagrad, an
+//     int for RMSprop and Adadelta, as in PyTorch 1.13). SGD's "momentum_buffer" is nil (None)
 //     without momentum. Only parameters that have state appear.
 //   - ParamGroups holds each group's hyper-parameters by PyTorch's names,
 //     with "params" the []int indices of its parameters.
@@ -219,6 +237,7 @@ type entry struct {
 type hyper struct {
 	lr, momentum, dampening, weightDecay, eps, alpha float64
 	lrDecay, initialAccumulatorValue, beta1, beta2   float64
+	momentumDecay, rho                               float64
 	nesterov, maximize, amsgrad, centered            bool
 }
 
@@ -231,11 +250,14 @@ type algorithm struct {
 	// parameter; required are the state keys a non-empty state must have.
 	stateTensors []string
 	required     []string
-	stepKind     int  // stepNone, stepTensor, stepInt
-	nilState     bool // state tensors may be nil (SGD's None momentum_buffer)
-	eagerInit    bool // state made when the group is added (Adagrad)
-	initState    func(h *hyper, p torch.Tensor, st map[string]any)
-	update       func(h *hyper, p, grad torch.Tensor, st map[string]any, tmp *temps)
+	// scalarTensors are per-parameter state tensors of one element, kept
+	// as saved (NAdam's mu_product).
+	scalarTensors []string
+	stepKind      int  // stepNone, stepTensor, stepInt
+	nilState      bool // state tensors may be nil (SGD's None momentum_buffer)
+	eagerInit     bool // state made when the group is added (Adagrad)
+	initState     func(h *hyper, p torch.Tensor, st map[string]any)
+	update        func(h *hyper, p, grad torch.Tensor, st map[string]any, tmp *temps)
 }
 
 const (
@@ -564,6 +586,10 @@ func (o *optimizer) LoadStateDict(sd StateDict) error {
 	for _, k := range o.algo.stateTensors {
 		tensorKeys[k] = true
 	}
+	scalarKeys := map[string]bool{}
+	for _, k := range o.algo.scalarTensors {
+		scalarKeys[k] = true
+	}
 	ids := make([]int, 0, len(sd.State))
 	for id := range sd.State {
 		ids = append(ids, id)
@@ -596,6 +622,18 @@ func (o *optimizer) LoadStateDict(sd StateDict) error {
 							return
 						}
 						out[k] = s
+					case scalarKeys[k]:
+						t, ok := v.(torch.Tensor)
+						if !ok || !t.Defined() || t.Numel() != 1 {
+							err = fail("state of parameter %d: %s: want a one-element tensor, got %v", id, k, v)
+							return
+						}
+						// Kept in its dtype (float32, as PyTorch makes it),
+						// so that a resumed run rounds as an uninterrupted
+						// one; PyTorch's load casts it to the parameter's.
+						c := torch.EmptyLike(t, torch.WithDevice(p.Device()))
+						c.Copy_(t)
+						out[k] = torch.Keep(c)
 					case tensorKeys[k]:
 						if v == nil && o.algo.nilState {
 							out[k] = nil // SGD's None momentum buffer
@@ -735,6 +773,10 @@ func readHyper(a *algorithm, m map[string]any) (hyper, error) {
 				h.lrDecay = f
 			case "initial_accumulator_value":
 				h.initialAccumulatorValue = f
+			case "momentum_decay":
+				h.momentumDecay = f
+			case "rho":
+				h.rho = f
 			}
 		case kBool:
 			b, ok := v.(bool)

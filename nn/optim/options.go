@@ -199,3 +199,81 @@ func (s *optionSet) floats(key string, def []float64) []float64 {
 	}
 	return def
 }
+
+// WithMomentumDecay sets NAdam's momentum decay (momentum_decay, default
+// 4e-3).
+func WithMomentumDecay(v float64) Option { return Option{"momentum_decay", v} }
+
+// WithRho sets Adadelta's coefficient of the running averages (rho,
+// default 0.9).
+func WithRho(v float64) Option { return Option{"rho", v} }
+
+// WithPower sets PolynomialLR's power (power, default 1).
+func WithPower(v float64) Option { return Option{"power", v} }
+
+// WithStepSizeUp sets the number of batches CyclicLR's learning rate rises
+// over (step_size_up, default 2000).
+func WithStepSizeUp(v int) Option { return Option{"step_size_up", v} }
+
+// WithStepSizeDown sets the number of batches CyclicLR's learning rate
+// falls over (step_size_down, default step_size_up).
+func WithStepSizeDown(v int) Option { return Option{"step_size_down", v} }
+
+// WithMode sets CyclicLR's policy, "triangular", "triangular2" or
+// "exp_range", and ReduceLROnPlateau's, "min" or "max" (mode).
+func WithMode(v string) Option { return Option{"mode", v} }
+
+// WithScaleFn gives CyclicLR a custom scaling policy in place of its mode
+// (scale_fn); WithScaleMode says what it is applied to.
+func WithScaleFn(f func(x float64) float64) Option { return Option{"scale_fn", f} }
+
+// WithScaleMode sets what CyclicLR's scale_fn takes, the cycle number
+// ("cycle", the default) or the iteration ("iterations") (scale_mode).
+func WithScaleMode(v string) Option { return Option{"scale_mode", v} }
+
+// WithPatience sets how many epochs without improvement
+// ReduceLROnPlateau waits before lowering the learning rate (patience,
+// default 10).
+func WithPatience(v int) Option { return Option{"patience", v} }
+
+// WithThreshold sets how much ReduceLROnPlateau's metric must improve to
+// count (threshold, default 1e-4).
+func WithThreshold(v float64) Option { return Option{"threshold", v} }
+
+// WithThresholdMode sets whether ReduceLROnPlateau's threshold is relative
+// ("rel", the default) or absolute ("abs") (threshold_mode).
+func WithThresholdMode(v string) Option { return Option{"threshold_mode", v} }
+
+// WithCooldown sets how many epochs ReduceLROnPlateau waits after lowering
+// the learning rate before it counts bad epochs again (cooldown, default
+// 0).
+func WithCooldown(v int) Option { return Option{"cooldown", v} }
+
+// WithMinLR sets ReduceLROnPlateau's lower bound of the learning rate: one
+// value, or one per parameter group (min_lr, default 0).
+func WithMinLR(v ...float64) Option { return Option{"min_lr", v} }
+
+// L-BFGS settings.
+
+// WithMaxIter sets LBFGS's iterations per Step (max_iter, default 20).
+func WithMaxIter(v int) Option { return Option{"max_iter", v} }
+
+// WithMaxEval sets LBFGS's closure calls per Step (max_eval, default
+// max_iter·5/4).
+func WithMaxEval(v int) Option { return Option{"max_eval", v} }
+
+// WithToleranceGrad sets LBFGS's first-order optimality tolerance
+// (tolerance_grad, default 1e-7).
+func WithToleranceGrad(v float64) Option { return Option{"tolerance_grad", v} }
+
+// WithToleranceChange sets LBFGS's tolerance on changes of the loss and
+// the parameters (tolerance_change, default 1e-9).
+func WithToleranceChange(v float64) Option { return Option{"tolerance_change", v} }
+
+// WithHistorySize sets how many updates LBFGS remembers (history_size,
+// default 100).
+func WithHistorySize(v int) Option { return Option{"history_size", v} }
+
+// WithLineSearchFn sets LBFGS's line search (line_search_fn): "" (None)
+// is the only one implemented.
+func WithLineSearchFn(v string) Option { return Option{"line_search_fn", v} }

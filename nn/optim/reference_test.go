@@ -33,8 +33,35 @@ type reference struct {
 	} `json:"data"`
 	Optimizers map[string]*optConfig   `json:"optimizers"`
 	Schedulers map[string]*schedConfig `json:"schedulers"`
-	Clip       clipRef                 `json:"clip"`
-	Errors     map[string]*errorCase   `json:"errors"`
+	Plateau    struct {
+		Metrics []float64 `json:"metrics"`
+		Configs map[string]*struct {
+			Optimizer string      `json:"optimizer"`
+			LRs       [][]float64 `json:"lrs"`
+		} `json:"configs"`
+	} `json:"plateau"`
+	LBFGS  map[string]*lbfgsConfig `json:"lbfgs"`
+	Sparse struct {
+		Init    [][]float64 `json:"init"`
+		V       []float64   `json:"v"`
+		Configs map[string]*struct {
+			Options     map[string]any `json:"options"`
+			Negate      bool           `json:"negate"`
+			Checkpoints []struct {
+				Step   int `json:"step"`
+				Before struct {
+					Table []float64                 `json:"table"`
+					State map[string]map[string]any `json:"state"`
+				} `json:"before"`
+				After struct {
+					Table []float64                 `json:"table"`
+					State map[string]map[string]any `json:"state"`
+				} `json:"after"`
+			} `json:"checkpoints"`
+		} `json:"configs"`
+	} `json:"sparse_adam"`
+	Clip   clipRef               `json:"clip"`
+	Errors map[string]*errorCase `json:"errors"`
 }
 
 type optConfig struct {
@@ -192,8 +219,8 @@ func (p *problem) list(names ...string) []torch.Tensor {
 // loss is loss_fn of optim.py, op for op.
 func (p *problem) loss() torch.Tensor {
 	w := p.params
-	h := torch.Tanh(torch.MatMul(p.x, w["W"].T()).Add(w["b"]))
-	logit := torch.MatMul(h, w["v"])
+	h := torch.Tanh(torch.Matmul(p.x, w["W"].T()).Add(w["b"]))
+	logit := torch.Matmul(h, w["v"])
 	data := torch.Softplus(logit).Sub(p.y.Mul(logit)).Mean()
 	return data.Add(w["v"].PowTensorScalar(torch.S(4)).Sum().MulScalar(torch.S(0.01)))
 }
@@ -223,7 +250,7 @@ func (p *problem) setGrads(vals map[string][]float64) {
 	for n, t := range p.params {
 		t.ZeroGrad()
 		if g, ok := vals[n]; ok {
-			t.Backward(torch.BackwardOptions{Grad: tensorOf(g, t.DType(), t.Shape()...)})
+			t.Backward(torch.WithGradient(tensorOf(g, t.DType(), t.Shape()...)))
 		}
 	}
 }
@@ -277,6 +304,10 @@ func optionsOf(t *testing.T, kw map[string]any) []optim.Option {
 			opts = append(opts, optim.WithLRDecay(f))
 		case "initial_accumulator_value":
 			opts = append(opts, optim.WithInitialAccumulatorValue(f))
+		case "momentum_decay":
+			opts = append(opts, optim.WithMomentumDecay(f))
+		case "rho":
+			opts = append(opts, optim.WithRho(f))
 		default:
 			t.Fatalf("unknown option %s", k)
 		}
@@ -300,6 +331,16 @@ func newOptimizer[P optim.Params](name string, params P, opts ...optim.Option) (
 		o, err = nilIfErr(optim.TryRMSprop(params, opts...))
 	case "Adagrad":
 		o, err = nilIfErr(optim.TryAdagrad(params, opts...))
+	case "NAdam":
+		o, err = nilIfErr(optim.TryNAdam(params, opts...))
+	case "RAdam":
+		o, err = nilIfErr(optim.TryRAdam(params, opts...))
+	case "Adamax":
+		o, err = nilIfErr(optim.TryAdamax(params, opts...))
+	case "Adadelta":
+		o, err = nilIfErr(optim.TryAdadelta(params, opts...))
+	case "SparseAdam":
+		o, err = nilIfErr(optim.TrySparseAdam(params, opts...))
 	default:
 		return nil, fmt.Errorf("unknown optimizer %s", name)
 	}

@@ -86,6 +86,24 @@ var schedMakers = map[string]func(o optim.Optimizer) optim.Scheduler{
 			optim.LinearLR(o, optim.WithStartFactor(0.2), optim.WithTotalIters(10)),
 			optim.ExponentialLR(o, 0.98))
 	},
+	"polynomial": func(o optim.Optimizer) optim.Scheduler {
+		return optim.PolynomialLR(o, optim.WithTotalIters(30), optim.WithPower(2))
+	},
+	"polynomial_default": func(o optim.Optimizer) optim.Scheduler { return optim.PolynomialLR(o) },
+	"cyclic": func(o optim.Optimizer) optim.Scheduler {
+		return optim.CyclicLR(o, 0.01, []float64{0.1, 0.05}, optim.WithStepSizeUp(7))
+	},
+	"cyclic_triangular2": func(o optim.Optimizer) optim.Scheduler {
+		return optim.CyclicLR(o, []float64{0.001, 0.002}, 0.1, optim.WithStepSizeUp(5),
+			optim.WithStepSizeDown(10), optim.WithMode("triangular2"),
+			optim.WithBaseMomentum(0.7), optim.WithMaxMomentum(0.95, 0.9))
+	},
+	"cyclic_exp_range": func(o optim.Optimizer) optim.Scheduler {
+		return optim.CyclicLR(o, 0.001, 0.1, optim.WithStepSizeUp(4), optim.WithMode("exp_range"), optim.WithGamma(0.97))
+	},
+	"cyclic_no_momentum": func(o optim.Optimizer) optim.Scheduler {
+		return optim.CyclicLR(o, 0.01, 0.2, optim.WithStepSizeUp(6), optim.WithStepSizeDown(3), optim.WithCycleMomentum(false))
+	},
 }
 
 // momenta returns each group's momentum, or Adam's beta1.
@@ -289,4 +307,103 @@ func TestSchedulerLoadStateDictErrors(t *testing.T) {
 	assert.EqualError(t, seq.LoadStateDict(sd),
 		"optim.SequentialLR: load state dict: _schedulers[1]: optim.StepLR: load state dict: gamma: want a number, got string")
 	assert.Equal(t, 0.1, s.StateDict()["gamma"])
+}
+
+// ReduceLROnPlateau against PyTorch's on a metric that falls, stalls,
+// rises and falls again.
+func TestReduceLROnPlateauMatchesPyTorch(t *testing.T) {
+	r := loadReference(t)
+	makers := map[string][]optim.Option{
+		"plateau": {optim.WithPatience(3)},
+		"plateau_max_abs_cooldown": {optim.WithMode("max"), optim.WithThresholdMode("abs"), optim.WithThreshold(0.001),
+			optim.WithPatience(2), optim.WithCooldown(4), optim.WithFactor(0.5)},
+		"plateau_min_lr": {optim.WithPatience(0), optim.WithFactor(0.5), optim.WithMinLR(0.01, 0.015), optim.WithEps(1e-3)},
+	}
+	require.Len(t, r.Plateau.Configs, len(makers))
+	for _, name := range sortedKeys(r.Plateau.Configs) {
+		c := r.Plateau.Configs[name]
+		t.Run(name, func(t *testing.T) {
+			o := schedOptimizers[c.Optimizer]()
+			s := optim.ReduceLROnPlateau(o, makers[name]...)
+			assert.Empty(t, s.LastLR())
+			for i, m := range r.Plateau.Metrics {
+				o.Step()
+				s.Step(m)
+				golden.RequireAllClose(t, c.LRs[i], s.LastLR(), torch.Float64, "lr after step %d", i+1)
+				golden.RequireAllClose(t, c.LRs[i], groupLRs(o), torch.Float64, "group lr after step %d", i+1)
+			}
+			assert.Equal(t, len(r.Plateau.Metrics), s.LastEpoch())
+		})
+	}
+}
+
+// A ReduceLROnPlateau saved halfway and loaded into a fresh one goes on
+// as the original does.
+func TestReduceLROnPlateauStateDict(t *testing.T) {
+	r := loadReference(t)
+	opts := []optim.Option{optim.WithPatience(2), optim.WithCooldown(1), optim.WithFactor(0.5)}
+	o1 := schedOptimizers["sgd"]()
+	s1 := optim.ReduceLROnPlateau(o1, opts...)
+	metrics := r.Plateau.Metrics
+	for _, m := range metrics[:50] {
+		s1.Step(m)
+	}
+	o2 := schedOptimizers["sgd"]()
+	for i, g := range o2.ParamGroups() {
+		g.SetLR(o1.ParamGroups()[i].LR())
+	}
+	s2 := optim.ReduceLROnPlateau(o2)
+	require.NoError(t, s2.LoadStateDict(s1.StateDict()))
+	for _, m := range metrics[50:] {
+		s1.Step(m)
+		s2.Step(m)
+		assert.Equal(t, s1.LastLR(), s2.LastLR())
+	}
+	assert.Equal(t, s1.StateDict(), s2.StateDict())
+
+	assert.Error(t, s2.LoadStateDict(map[string]any{"mode": "sideways"}))
+	assert.Error(t, s2.LoadStateDict(map[string]any{"patience": "x"}))
+	assert.Error(t, s2.LoadStateDict(map[string]any{"min_lrs": []float64{1}}))
+	assert.Error(t, s2.LoadStateDict(map[string]any{"what": 1}))
+	assert.Equal(t, s1.StateDict(), s2.StateDict(), "a failed load changes nothing")
+}
+
+func TestNewSchedulerErrors(t *testing.T) {
+	sgd := schedOptimizers["sgd"]()
+	for name, f := range map[string]func() error{
+		"plateau factor":       func() error { _, err := optim.TryReduceLROnPlateau(sgd, optim.WithFactor(1)); return err },
+		"plateau mode":         func() error { _, err := optim.TryReduceLROnPlateau(sgd, optim.WithMode("up")); return err },
+		"plateau thresh mode":  func() error { _, err := optim.TryReduceLROnPlateau(sgd, optim.WithThresholdMode("x")); return err },
+		"plateau min_lr count": func() error { _, err := optim.TryReduceLROnPlateau(sgd, optim.WithMinLR(1, 2, 3)); return err },
+		"plateau option":       func() error { _, err := optim.TryReduceLROnPlateau(sgd, optim.WithGamma(1)); return err },
+		"plateau nil":          func() error { _, err := optim.TryReduceLROnPlateau(nil); return err },
+		"poly total":           func() error { _, err := optim.TryPolynomialLR(sgd, optim.WithTotalIters(0)); return err },
+		"cyclic mode":          func() error { _, err := optim.TryCyclicLR(sgd, 0.1, 1.0, optim.WithMode("square")); return err },
+		"cyclic lrs":           func() error { _, err := optim.TryCyclicLR(sgd, []float64{1, 2, 3}, 1.0); return err },
+		"cyclic steps":         func() error { _, err := optim.TryCyclicLR(sgd, 0.1, 1.0, optim.WithStepSizeUp(0)); return err },
+		"cyclic scale_mode": func() error {
+			_, err := optim.TryCyclicLR(sgd, 0.1, 1.0, optim.WithScaleFn(func(float64) float64 { return 1 }), optim.WithScaleMode("x"))
+			return err
+		},
+		"cyclic no momentum": func() error {
+			_, err := optim.TryCyclicLR(schedOptimizers["adagrad"](), 0.1, 1.0)
+			return err
+		},
+		"cyclic nil": func() error { _, err := optim.TryCyclicLR(nil, 0.1, 1.0); return err },
+	} {
+		assert.Error(t, f(), name)
+	}
+}
+
+// A custom scale_fn over iterations.
+func TestCyclicLRScaleFn(t *testing.T) {
+	o := schedOptimizers["adagrad"]()
+	s := optim.CyclicLR(o, 0.0, 1.0, optim.WithStepSizeUp(2), optim.WithCycleMomentum(false),
+		optim.WithScaleFn(func(x float64) float64 { return 1 / (1 + x) }), optim.WithScaleMode("iterations"))
+	var got []float64
+	for i := 0; i < 5; i++ {
+		got = append(got, s.LastLR()[0])
+		s.Step()
+	}
+	assert.InDeltaSlice(t, []float64{0, 0.5 / 2, 1.0 / 3, 0.5 / 4, 0}, got, 1e-15)
 }

@@ -40,7 +40,7 @@ func main() {
 	step := func() {
 		w1.ZeroGrad()
 		w2.ZeroGrad()
-		torch.MM(torch.MM(x, w1), w2).Backward(torch.BackwardOptions{Grad: g})
+		torch.MM(torch.MM(x, w1), w2).Backward(torch.WithGradient(g))
 	}
 	for range max(1, *steps/5) {
 		step()

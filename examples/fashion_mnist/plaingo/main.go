@@ -48,7 +48,7 @@ func main() {
 	k := int64(8)
 	batch := images.Narrow(0, 0, k).To(torch.Float32).DivScalar(torch.S(255 * 0.3530)).SubScalar(torch.S(0.2860 / 0.3530))
 	var pred torch.Tensor
-	torch.NoGrad(func() { pred = net.Forward(batch).Argmax(1) })
+	torch.NoGrad(func() { pred = net.Forward(batch).ArgmaxAlong(1) })
 	for i := int64(0); i < k; i++ {
 		fmt.Printf("image %d: predicted %s, labelled %s\n", i,
 			data.FashionMNISTClasses[pred.Select(0, i).ItemInt()],

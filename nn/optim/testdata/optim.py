@@ -99,6 +99,11 @@ OPTIMIZERS = {
     "AdamW": torch.optim.AdamW,
     "RMSprop": torch.optim.RMSprop,
     "Adagrad": torch.optim.Adagrad,
+    "NAdam": torch.optim.NAdam,
+    "RAdam": torch.optim.RAdam,
+    "Adamax": torch.optim.Adamax,
+    "Adadelta": torch.optim.Adadelta,
+    "SparseAdam": torch.optim.SparseAdam,
 }
 
 # name: (optimizer, defaults, groups or None, negate, dtype). groups lists
@@ -131,6 +136,24 @@ CONFIGS = {
     "adagrad_decay": ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.01, "initial_accumulator_value": 0.1, "eps": 1e-8}, None, False, "float32"),
     "adagrad_groups": ("Adagrad", {"lr": 0.1, "maximize": True},
                        [(["W"], {"lr": 0.05, "lr_decay": 0.05}), (["b", "v", "u"], {})], True, "float32"),
+    "nadam": ("NAdam", {}, None, False, "float32"),
+    "nadam_wd": ("NAdam", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.01, "momentum_decay": 0.01, "eps": 1e-6}, None, False, "float32"),
+    "nadam_groups": ("NAdam", {"lr": 0.01},
+                     [(["W"], {"lr": 0.02}), (["b", "v", "u"], {"momentum_decay": 0.0})], False, "float32"),
+    "nadam_f64": ("NAdam", {"lr": 0.01}, None, False, "float64"),
+    "radam": ("RAdam", {"lr": 0.01}, None, False, "float32"),
+    "radam_wd": ("RAdam", {"lr": 0.02, "betas": (0.8, 0.9), "weight_decay": 0.01, "eps": 1e-6}, None, False, "float32"),
+    "radam_f64": ("RAdam", {}, None, False, "float64"),
+    "adamax": ("Adamax", {}, None, False, "float32"),
+    "adamax_wd_maximize": ("Adamax", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.01, "maximize": True}, None, True, "float32"),
+    "adamax_groups": ("Adamax", {"lr": 0.01},
+                      [(["W"], {"lr": 0.02, "eps": 1e-4}), (["b", "v", "u"], {"weight_decay": 0.1})], False, "float32"),
+    "adamax_f64": ("Adamax", {"lr": 0.01}, None, False, "float64"),
+    "adadelta": ("Adadelta", {}, None, False, "float32"),
+    "adadelta_wd_maximize": ("Adadelta", {"lr": 0.5, "rho": 0.95, "eps": 1e-5, "weight_decay": 0.01, "maximize": True}, None, True, "float32"),
+    "adadelta_groups": ("Adadelta", {"lr": 0.5},
+                        [(["W"], {"rho": 0.8}), (["b", "v", "u"], {"lr": 1.0})], False, "float32"),
+    "adadelta_f64": ("Adadelta", {"rho": 0.5}, None, False, "float64"),
 }
 
 
@@ -235,6 +258,16 @@ def scheduler_configs():
                 lrs.StepLR(o, step_size=10, gamma=0.5)], milestones=[10, 40])),
         "chained": ("sgd", lambda o: lrs.ChainedScheduler(
             [lrs.LinearLR(o, start_factor=0.2, total_iters=10), lrs.ExponentialLR(o, gamma=0.98)])),
+        "polynomial": ("sgd", lambda o: lrs.PolynomialLR(o, total_iters=30, power=2.0)),
+        "polynomial_default": ("sgd", lambda o: lrs.PolynomialLR(o)),
+        "cyclic": ("sgd", lambda o: lrs.CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.05], step_size_up=7)),
+        "cyclic_triangular2": ("sgd", lambda o: lrs.CyclicLR(
+            o, base_lr=[0.001, 0.002], max_lr=0.1, step_size_up=5, step_size_down=10, mode="triangular2",
+            base_momentum=0.7, max_momentum=[0.95, 0.9])),
+        "cyclic_exp_range": ("sgd", lambda o: lrs.CyclicLR(
+            o, base_lr=0.001, max_lr=0.1, step_size_up=4, mode="exp_range", gamma=0.97)),
+        "cyclic_no_momentum": ("adagrad", lambda o: lrs.CyclicLR(
+            o, base_lr=0.01, max_lr=0.2, step_size_up=6, step_size_down=3, cycle_momentum=False)),
     }, {"sgd": sgd, "adam": adam, "adagrad": adagrad}
 
 
@@ -263,6 +296,112 @@ def run_schedulers():
             mom.append(momenta(opt))
         res[name] = {"optimizer": kind, "lrs": lrs_, "momentum": mom}
     return res
+
+
+# The metric ReduceLROnPlateau sees: it falls, stalls, rises and falls.
+PLATEAU_METRICS = [1.0 / (1 + i) if i < 15 else (0.0625 if i < 40 else (0.07 + 0.001 * (i - 40) if i < 60 else 0.05 - 0.0001 * i))
+                   for i in range(STEPS)]
+
+
+def run_plateau():
+    cfgs = {
+        "plateau": ("sgd", {"patience": 3}),
+        "plateau_max_abs_cooldown": ("sgd", {"mode": "max", "threshold_mode": "abs", "threshold": 0.001,
+                                            "patience": 2, "cooldown": 4, "factor": 0.5}),
+        "plateau_min_lr": ("sgd", {"patience": 0, "factor": 0.5, "min_lr": [0.01, 0.015], "eps": 1e-3}),
+    }
+    _, makers = scheduler_configs()
+    res = {}
+    for name, (kind, kw) in cfgs.items():
+        opt = makers[kind]()
+        sched = lrs.ReduceLROnPlateau(opt, **kw)
+        out = []
+        for m in PLATEAU_METRICS:
+            opt.step()
+            sched.step(m)
+            out.append(list(sched._last_lr))
+        res[name] = {"optimizer": kind, "options": kw, "lrs": out}
+    return {"metrics": PLATEAU_METRICS, "configs": res}
+
+
+LBFGS_CONFIGS = {
+    "lbfgs": ({}, "float32"),
+    "lbfgs_short_history": ({"lr": 0.5, "max_iter": 7, "history_size": 3}, "float32"),
+    "lbfgs_max_eval": ({"lr": 0.8, "max_iter": 10, "max_eval": 6, "tolerance_change": 1e-6}, "float32"),
+    "lbfgs_f64": ({"history_size": 5}, "float64"),
+}
+# LBFGS steps run many iterations each and its history cannot be loaded
+# yet, so its test compares whole (short) trajectories.
+LBFGS_STEPS = 3
+
+
+def run_lbfgs():
+    res = {}
+    for name, (kw, dtype) in LBFGS_CONFIGS.items():
+        dt = getattr(torch, dtype)
+        x = torch.tensor(X, dtype=dt)
+        y = torch.tensor(Y, dtype=dt)
+        p = {n: torch.tensor(INIT[n], dtype=dt, requires_grad=True) for n in NAMES}
+        opt = torch.optim.LBFGS([p[n] for n in NAMES], **kw)
+
+        def closure():
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(p, x, y)
+            loss.backward()
+            return loss
+        steps = []
+        for _ in range(LBFGS_STEPS):
+            loss = opt.step(closure)
+            st = opt.state[p["W"]]
+            steps.append({"loss": float(loss), "params": {n: flat(p[n]) for n in NAMES},
+                          "func_evals": st["func_evals"], "n_iter": st["n_iter"]})
+        res[name] = {"options": kw, "dtype": dtype, "steps": steps}
+    return res
+
+
+# SparseAdam: an embedding table with sparse gradients, rows picked by a
+# fixed rule at each step (some rows twice, some not at all).
+SPARSE_INIT = [[0.2 * math.sin(3 * i + j + 0.1) for j in range(3)] for i in range(6)]
+SPARSE_V = [0.5, -1.0, 0.75]
+SPARSE_STEPS = 30
+SPARSE_CHECKPOINTS = [1, 2, 3, 10, 30]
+SPARSE_CONFIGS = {
+    "sparse_adam": ({"lr": 0.01}, False),
+    "sparse_adam_betas_maximize": ({"lr": 0.05, "betas": (0.8, 0.9), "eps": 1e-6, "maximize": True}, True),
+}
+
+
+def sparse_rows(step):
+    return [(step * i + 1) % 6 for i in range(4)] + [(step + 2) % 6]
+
+
+def run_sparse_adam():
+    """Like the optimizers': at checkpoints, PyTorch's table and state just
+    before the step and its table and state just after it. The Go test
+    computes the (sparse) gradient from the "before" table itself."""
+    res = {}
+    for name, (kw, negate) in SPARSE_CONFIGS.items():
+        e = torch.tensor(SPARSE_INIT, requires_grad=True)
+        v = torch.tensor(SPARSE_V)
+        opt = torch.optim.SparseAdam([e], **kw)
+
+        def state():
+            st = opt.state_dict()["state"]
+            return {str(k): {kk: jsonable(vv) for kk, vv in x.items()} for k, x in st.items()}
+        checkpoints = []
+        for step in range(1, SPARSE_STEPS + 1):
+            opt.zero_grad(set_to_none=True)
+            idx = torch.tensor(sparse_rows(step))
+            loss = ((F.embedding(idx, e, sparse=True) @ v - 0.1 * step) ** 2).mean()
+            (-loss if negate else loss).backward()
+            if step in SPARSE_CHECKPOINTS:
+                cp = {"step": step, "before": {"table": flat(e), "state": state()}}
+            opt.step()
+            if step in SPARSE_CHECKPOINTS:
+                cp["after"] = {"table": flat(e), "state": state()}
+                checkpoints.append(cp)
+        res[name] = {"options": {k: jsonable(x) for k, x in kw.items()}, "negate": negate, "checkpoints": checkpoints}
+    return {"init": SPARSE_INIT, "v": SPARSE_V, "configs": res}
 
 
 def run_clip():
@@ -316,6 +455,19 @@ def run_errors():
         "adagrad_negative_lr_decay": ("Adagrad", {"lr_decay": -0.5}),
         "adagrad_negative_initial_accumulator_value": ("Adagrad", {"initial_accumulator_value": -0.5}),
         "adagrad_negative_eps": ("Adagrad", {"eps": -0.5}),
+        "nadam_negative_lr": ("NAdam", {"lr": -0.5}),
+        "nadam_beta2": ("NAdam", {"betas": (0.9, 1.5)}),
+        "nadam_negative_momentum_decay": ("NAdam", {"momentum_decay": -0.5}),
+        "radam_negative_eps": ("RAdam", {"eps": -0.5}),
+        "radam_negative_weight_decay": ("RAdam", {"weight_decay": -0.5}),
+        "adamax_beta1": ("Adamax", {"betas": (1.25, 0.999)}),
+        "adamax_negative_lr": ("Adamax", {"lr": -0.5}),
+        "adadelta_rho": ("Adadelta", {"rho": 1.5}),
+        "adadelta_negative_eps": ("Adadelta", {"eps": -0.5}),
+        "adadelta_negative_weight_decay": ("Adadelta", {"weight_decay": -0.5}),
+        "sparse_adam_zero_lr": ("SparseAdam", {"lr": 0.0}),
+        "sparse_adam_zero_eps": ("SparseAdam", {"eps": 0.0}),
+        "sparse_adam_beta2": ("SparseAdam", {"betas": (0.9, 1.5)}),
     }
     out = {}
     for name, (opt_name, kw) in cases.items():
@@ -342,6 +494,9 @@ def main():
         "data": {"x": X, "y": Y, "init": INIT, "names": NAMES},
         "optimizers": {name: run_optimizer(name, cfg) for name, cfg in CONFIGS.items()},
         "schedulers": run_schedulers(),
+        "plateau": run_plateau(),
+        "lbfgs": run_lbfgs(),
+        "sparse_adam": run_sparse_adam(),
         "clip": run_clip(),
         "errors": run_errors(),
     }

@@ -1,0 +1,96 @@
+// Package torch binds libtorch: tensors, the ATen ops generated from
+// PyTorch's Declarations.yaml, autograd, devices and dtypes.
+//
+//	x := torch.FromNested([][]float32{{1, 2}, {3, 4}})
+//	y := x.Matmul(x).SumAlong(1) // (x @ x).sum(1)
+//	fmt.Println(y)               // tensor([17., 37.])
+//
+// Every snippet in this documentation is a runnable example in
+// example_test.go.
+//
+// # Names
+//
+// The ops are generated, one Go name per ATen overload: sum is Sum,
+// sum.dim_IntList is SumDimIntList, pow.Tensor_Scalar is PowTensorScalar.
+// Each is a function (torch.Sum(x)) and, where PyTorch has one, a method
+// (x.Sum()). A few names keep Python's spelling (Matmul, Argmax, Argmin);
+// the ATen declarations that are not generated, and why, are listed in
+// internal/gen/skipped.md.
+//
+// The most-used ops also have Pythonic helpers, named by one rule:
+//
+//   - OpAll() is Python's x.op(), over all elements: x.SumAll(),
+//     x.StdAll(), x.ArgmaxAll(). (x.All() and x.Any() are already that.)
+//   - OpAlong(dim int, keepdim ...bool) is x.op(dim) and x.op(dim,
+//     keepdim): x.SumAlong(1), x.StdAlong(0), x.VarMeanAlong(1, true),
+//     x.ArgmaxAlong(1). Ops that return values and indices return both:
+//     values, indices := x.MaxAlong(1). TopKAlong(k, dim) and
+//     SortAlong(dim, descending) take Python's other positional arguments.
+//   - OpAny(v any) takes what Python takes there, a Tensor or a number:
+//     x.SubAny(0.75) is x - 0.75, x.PowAny(2) is torch.pow(x, 2),
+//     x.ClampAny(0, nil) is x.clamp(min=0), and torch.WhereAny(c, x, 0)
+//     is torch.where(c, x, 0).
+//
+// Helpers take dimensions as int; the generated ops take them as int64,
+// as ATen does, and shapes are []int64 everywhere (x.Shape()).
+//
+// Go+ code calls the same helpers with Python's spelling: x.sum(1) is
+// x.SumAlong(1) through the overloads of gop_overloads.go, x - 0.75 is
+// x.Gop_Sub(0.75) (gop.go), and package gopkg holds the Go+ functions
+// (tensor literals, ones, sum(x, 1), …).
+//
+// # Options
+//
+// Keyword arguments are options named With plus the keyword:
+// torch.Zeros(shape, torch.WithDtype(torch.Float64)) is torch.zeros(*shape,
+// dtype=torch.float64). Each op's doc lists the options it takes. Any
+// other option is an error that names the op, and the overload that takes
+// the option where one does: x.Std(torch.WithDim(0)) fails with
+// "unexpected option dim: StdDim or StdAlong takes it". When an option is
+// given twice, the last one wins.
+//
+// # Errors
+//
+// Ops panic with a *torch.Error on failure, and each has a Try form that
+// returns it instead: Sum and TrySum, FromNested and TryFromNested,
+// ParseDevice and TryParseDevice. The error names the op and carries
+// libtorch's message; errors.Is finds ErrUndefined and ErrFreed. Reading
+// and writing files (Save, Load) returns an error, as Go's I/O does.
+//
+// # Memory
+//
+// A Tensor holds native memory that Go's collector does not see. Free it
+// with Free when you are done, or let the caller's duty be one call per
+// training step:
+//
+//	for step := 0; step < n; step++ {
+//		torch.GC() // frees the tensors of the last step that are unreachable
+//		...
+//	}
+//	torch.FinishGC()
+//
+// SetMemoryBudget bounds what may be allocated between two collections,
+// and Scoped frees a computation's temporaries when it returns. The
+// details, and what the data loader and gop-torch do for you, are in
+// docs/memory.md.
+//
+// # Devices and autograd
+//
+// Factories take a device option, torch.WithDevice(torch.CUDA(0)), and
+// x.To(torch.CUDA(0)) moves a tensor (x.To(torch.Float64) converts it).
+// SetRequiresGrad(true) makes a leaf that records, Backward computes
+// gradients (with WithGradient, WithRetainGraph and WithCreateGraph, as
+// Python's backward takes them), and NoGrad runs a function with recording
+// off.
+//
+// # Environment variables
+//
+// Some settings are read from the environment at start:
+//
+//	GOTORCH_MEMORY_BUDGET_MB=n  the memory budget in MiB (default 512)
+//	GOTORCH_SMALL_ALLOC=0       no per-thread caches for small tensors
+//	GOTORCH_BACKTRACE=1         C++ backtraces in errors (SetBacktrace)
+//	GOTORCH_NUM_THREADS=n       intra-op threads (SetNumThreads)
+//
+// These are for diagnosis and tuning, and may change between releases.
+package torch
