@@ -60,6 +60,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -375,6 +376,12 @@ func TestConformance(t *testing.T) {
 			c := &cc{t: t, inputs: f.Inputs}
 			var got any
 			if r := catch(func() { got = k.f(c) }); r != nil {
+				// An op the linked libtorch lacks must say so; the
+				// reference PyTorch (1.13) has every op of the tables.
+				if err, ok := r.(error); ok && errors.Is(err, torch.ErrUnsupported) && libtorchMajor(t) >= 2 {
+					assert.Regexp(t, `needs libtorch >=|removed after libtorch|declares it with other arguments`, err.Error())
+					t.Skipf("not in libtorch %s: %v", torch.LibtorchVersion(), err)
+				}
 				t.Fatalf("panic: %v", r)
 			}
 			confCompare(t, k.name, want, got)
@@ -1681,7 +1688,7 @@ func confMisuses() []confMisuse {
 		{"wrong shape method", "add", nil, "must match the size",
 			func() { x().Add(torch.Ones(i64s(2, 2))) },
 			func() error { return err1(x().TryAdd(torch.Ones(i64s(2, 2)))) }},
-		{"wrong dtype", "mm", nil, "expected scalar type Float but found Long",
+		{"wrong dtype", "mm", nil, "expected scalar type Float but found Long|expected m1 and m2 to have the same dtype, but got: float != long int",
 			func() { torch.MM(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64))) },
 			func() error { return err1(torch.TryMM(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64)))) }},
 		{"wrong dtype index", "index_select", nil, "Expected dtype int32 or int64 for index",
@@ -1772,7 +1779,12 @@ func TestConformanceMisuse(t *testing.T) {
 	for _, m := range confMisuses() {
 		t.Run(m.name, func(t *testing.T) {
 			te := mustPanicErr(t, m.op, m.call)
-			assert.Contains(t, te.Error(), m.msg)
+			// "a|b": libtorch versions word it differently.
+			alts := strings.Split(m.msg, "|")
+			for i, a := range alts {
+				alts[i] = regexp.QuoteMeta(a)
+			}
+			assert.Regexp(t, strings.Join(alts, "|"), te.Error())
 			err := m.try()
 			te2 := requireTorchErr(t, m.op, err)
 			assert.Equal(t, te.Msg, te2.Msg, "the Try form's error")

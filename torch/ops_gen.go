@@ -49205,7 +49205,7 @@ func genToSparseSparseDim(self Tensor, sparseDim int64) (r0_ Tensor, err_ error)
 //
 // Options: WithLayout, WithBlocksize, WithDenseDim.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func (self Tensor) ToSparse(opts ...Option) Tensor {
 	r0, err := genToSparse(self, opts)
 	if err != nil {
@@ -49488,7 +49488,7 @@ func genToMkldnn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //
 // Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func MkldnnReorderConv2dWeight(self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv2dWeight(self, opts)
 	if err != nil {
@@ -49556,7 +49556,7 @@ func genMkldnnReorderConv2dWeight(self Tensor, opts []Option) (r0_ Tensor, err_ 
 //
 // Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func MkldnnReorderConv3dWeight(self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv3dWeight(self, opts)
 	if err != nil {
@@ -75832,7 +75832,7 @@ func genLogSigmoidBackward(gradOutput Tensor, self Tensor, buffer Tensor) (r0_ T
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func RreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoiseOut(out, self, noise, opts)
 	if err != nil {
@@ -75907,7 +75907,7 @@ func genRreluWithNoiseOut(out Tensor, self Tensor, noise Tensor, opts []Option) 
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func RreluWithNoise(self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoise(self, noise, opts)
 	if err != nil {
@@ -76012,7 +76012,7 @@ func genRreluWithNoiseBackward(gradOutput Tensor, self Tensor, noise Tensor, low
 //
 // Options: WithLower, WithUpperNum, WithTraining, WithGenerator.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func RreluWithNoise_(self Tensor, noise Tensor, opts ...Option) Tensor {
 	r0, err := genRreluWithNoise_(self, noise, opts)
 	if err != nil {
@@ -83710,7 +83710,7 @@ func genInternalSlowConv2dBackward(gradOutput Tensor, self Tensor, weight Tensor
 //
 //	aten::_conv_depthwise2d.out(Tensor self, Tensor weight, SymInt[2] kernel_size, Tensor? bias, SymInt[2] stride, SymInt[2] padding, SymInt[2] dilation, *, Tensor(a!) out) -> Tensor(a!)
 //
-// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func InternalConvDepthwise2dOut(out Tensor, self Tensor, weight Tensor, kernelSize []int64, bias Tensor, stride []int64, padding []int64, dilation []int64) Tensor {
 	r0, err := genInternalConvDepthwise2dOut(out, self, weight, kernelSize, bias, stride, padding, dilation)
 	if err != nil {
@@ -88518,7 +88518,7 @@ func genFftHfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //
 // Options: WithS, WithDim, WithNorm.
 //
-// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func FftHfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftHfft2Out(out, self, opts)
 	if err != nil {
@@ -88637,7 +88637,7 @@ func genFftIhfft2(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //
 // Options: WithS, WithDim, WithNorm.
 //
-// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func FftIhfft2Out(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftIhfft2Out(out, self, opts)
 	if err != nil {
@@ -89224,7 +89224,7 @@ func genFftHfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //
 // Options: WithS, WithDim, WithNorm.
 //
-// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func FftHfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftHfftnOut(out, self, opts)
 	if err != nil {
@@ -89343,7 +89343,7 @@ func genFftIhfftn(self Tensor, opts []Option) (r0_ Tensor, err_ error) {
 //
 // Options: WithS, WithDim, WithNorm.
 //
-// Not in every libtorch: needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1, 2.6.0 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func FftIhfftnOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genFftIhfftnOut(out, self, opts)
 	if err != nil {
@@ -95602,7 +95602,7 @@ func genInternalSegmentReduceBackward(grad Tensor, output Tensor, data Tensor, r
 //
 // Options: WithBatchFirst, WithPaddingValue, WithPaddingSide.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func PadSequence(sequences []Tensor, opts ...Option) Tensor {
 	r0, err := genPadSequence(sequences, opts)
 	if err != nil {
@@ -115461,7 +115461,7 @@ func genToMkldnnOut(out Tensor, self Tensor, opts []Option) (r0_ Tensor, err_ er
 //
 // Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func MkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv2dWeightOut(out, self, opts)
 	if err != nil {
@@ -115538,7 +115538,7 @@ func genMkldnnReorderConv2dWeightOut(out Tensor, self Tensor, opts []Option) (r0
 //
 // Options: WithPadding, WithStride, WithDilation, WithGroups, WithInputSize.
 //
-// Not in every libtorch: needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments); elsewhere it returns ErrUnsupported.
+// libtorch 1.13.1 declares it with other arguments: there, an argument it lacks must keep its default, or the call returns ErrUnsupported.
 func MkldnnReorderConv3dWeightOut(out Tensor, self Tensor, opts ...Option) Tensor {
 	r0, err := genMkldnnReorderConv3dWeightOut(out, self, opts)
 	if err != nil {

@@ -462,6 +462,12 @@ func adapt(rep, old *function) (pre []string, call string, ok bool) {
 		case found && rep.params[ri].a.Type == op.a.Type:
 			_, e = cParams(rep.params[ri])
 			used[ri] = true
+		case found && rep.params[ri].k.goType == "Tensor" && op.k.goType == "Tensor" && rep.params[ri].k.nullable == op.k.nullable:
+			// const Tensor& and Tensor& (2.x marks more arguments
+			// mutable, or fewer): the same handle, viewed as the older
+			// declaration wants.
+			_, e = cParams(param{a: arg{Name: rep.params[ri].a.Name, Type: op.a.Type}, k: op.k})
+			used[ri] = true
 		case found:
 			conv, ok := argConversions[rep.params[ri].a.Type+" -> "+op.a.Type]
 			if !ok {
@@ -492,8 +498,12 @@ func adapt(rep, old *function) (pre []string, call string, ok bool) {
 			return nil, "", false
 		case p.k.hasFlag:
 			unset = "!" + n + "_has"
-		case p.a.Type == "const c10::optional<at::Tensor> &":
+		case p.a.Type == "const c10::optional<at::Tensor> &", p.a.Type == "c10::optional<at::Generator>":
 			unset = n + " == nullptr"
+		case p.a.Type == "at::OptionalIntArrayRef", p.a.Type == "c10::optional<at::ArrayRef<double>>":
+			unset = n + "_len < 0"
+		case p.a.Type == "c10::string_view" && p.a.Default.Kind != 0 && strings.HasPrefix(p.a.Default.Value, `"`):
+			unset = "c10::string_view(" + n + ") == " + p.a.Default.Value
 		case p.a.Default.Kind != 0 && (p.k.goType == "bool" || p.k.goType == "int64" || p.k.goType == "float64"):
 			_, e := cParams(p)
 			unset = e + " == " + p.a.Default.Value

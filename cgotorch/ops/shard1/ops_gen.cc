@@ -2076,8 +2076,11 @@ gt_tensor_result atg_to_sparse_sparse_dim(gt_tensor a_self, int64_t a_sparse_dim
 gt_tensor_result atg_to_sparse(gt_tensor a_self, int32_t a_layout, int a_layout_has, const int64_t *a_blocksize, int64_t a_blocksize_len, int64_t a_dense_dim, int a_dense_dim_has) {
 #if (GT_LIBTORCH >= 20600)
   return tensor_result([&] { return T(a_self).to_sparse(optional<at::Layout>(layout(a_layout_has ? a_layout : 0), a_layout_has), OIA(a_blocksize, a_blocksize_len), optional<int64_t>(a_dense_dim, a_dense_dim_has)); });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::to_sparse(Tensor self) -> Tensor
+  return tensor_result([&] { if (!(!a_layout_has)) unsupported_argument("to_sparse", "layout"); if (!(a_blocksize_len < 0)) unsupported_argument("to_sparse", "blocksize"); if (!(!a_dense_dim_has)) unsupported_argument("to_sparse", "dense_dim"); return T(a_self).to_sparse(); });
 #else
-  return unsupported_tensor("to_sparse", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported_tensor("to_sparse", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2132,16 +2135,22 @@ gt_tensor_result atg_to_mkldnn(gt_tensor a_self, int32_t a_dtype, int a_dtype_ha
 gt_tensor_result atg_mkldnn_reorder_conv2d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len) {
 #if (GT_LIBTORCH >= 20600)
   return tensor_result([&] { return at::mkldnn_reorder_conv2d_weight(T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups, OIA(a_input_size, a_input_size_len)); });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::mkldnn_reorder_conv2d_weight(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1) -> Tensor
+  return tensor_result([&] { if (!(a_input_size_len < 0)) unsupported_argument("mkldnn_reorder_conv2d_weight", "input_size"); return at::mkldnn_reorder_conv2d_weight(T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups); });
 #else
-  return unsupported_tensor("mkldnn_reorder_conv2d_weight", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported_tensor("mkldnn_reorder_conv2d_weight", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
 gt_tensor_result atg_mkldnn_reorder_conv3d_weight(gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len, const int64_t *a_stride, int64_t a_stride_len, const int64_t *a_dilation, int64_t a_dilation_len, int64_t a_groups, const int64_t *a_input_size, int64_t a_input_size_len) {
 #if (GT_LIBTORCH >= 20600)
   return tensor_result([&] { return at::mkldnn_reorder_conv3d_weight(T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups, OIA(a_input_size, a_input_size_len)); });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::mkldnn_reorder_conv3d_weight(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1) -> Tensor
+  return tensor_result([&] { if (!(a_input_size_len < 0)) unsupported_argument("mkldnn_reorder_conv3d_weight", "input_size"); return at::mkldnn_reorder_conv3d_weight(T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups); });
 #else
-  return unsupported_tensor("mkldnn_reorder_conv3d_weight", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported_tensor("mkldnn_reorder_conv3d_weight", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 

@@ -1251,16 +1251,25 @@ gt_error atg_rrelu_with_noise_out_out(gt_tensor a_out, gt_tensor a_self, gt_tens
     auto res = at::rrelu_with_noise_out(TM(a_out), T(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::rrelu_with_noise.out(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::rrelu_with_noise_out(TM(a_out), T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
+    (void)res;
+  });
 #else
-  return unsupported("rrelu_with_noise_out", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported("rrelu_with_noise_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
 gt_tensor_result atg_rrelu_with_noise(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator) {
 #if (GT_LIBTORCH >= 20600)
   return tensor_result([&] { return at::rrelu_with_noise(T(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+  return tensor_result([&] { return at::rrelu_with_noise(T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
 #else
-  return unsupported_tensor("rrelu_with_noise", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported_tensor("rrelu_with_noise", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -1274,8 +1283,14 @@ gt_error atg_rrelu_with_noise_(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_
     auto res = at::rrelu_with_noise_(TM(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::rrelu_with_noise_(TM(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
+    (void)res;
+  });
 #else
-  return unsupported("rrelu_with_noise_", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported("rrelu_with_noise_", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2270,8 +2285,14 @@ gt_error atg__conv_depthwise2d_out_out(gt_tensor a_out, gt_tensor a_self, gt_ten
     auto res = at::_conv_depthwise2d_out(TM(a_out), T(a_self), T(a_weight), IA(a_kernel_size, a_kernel_size_len), opt(a_bias), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 20699)
+  // As libtorch declares it there: aten::_conv_depthwise2d.out(Tensor self, Tensor weight, int[2] kernel_size, Tensor? bias, int[2] stride, int[2] padding, int[2] dilation, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::_conv_depthwise2d_out(T(a_out), T(a_self), T(a_weight), IA(a_kernel_size, a_kernel_size_len), opt(a_bias), IA(a_stride, a_stride_len), IA(a_padding, a_padding_len), IA(a_dilation, a_dilation_len));
+    (void)res;
+  });
 #else
-  return unsupported("_conv_depthwise2d_out", "needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments)");
+  return unsupported("_conv_depthwise2d_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2908,8 +2929,14 @@ gt_error atg_fft_hfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t 
     auto res = at::fft_hfft2_out(TM(a_out), T(a_self), OIA(a_s, a_s_len), IA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 20699)
+  // As libtorch declares it there: aten::fft_hfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::fft_hfft2_out(T(a_out), T(a_self), OIA(a_s, a_s_len), IA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
+    (void)res;
+  });
 #else
-  return unsupported("fft_hfft2_out", "needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments)");
+  return unsupported("fft_hfft2_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2923,8 +2950,14 @@ gt_error atg_fft_ihfft2_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t
     auto res = at::fft_ihfft2_out(TM(a_out), T(a_self), OIA(a_s, a_s_len), IA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 20699)
+  // As libtorch declares it there: aten::fft_ihfft2.out(Tensor self, int[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::fft_ihfft2_out(T(a_out), T(a_self), OIA(a_s, a_s_len), IA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
+    (void)res;
+  });
 #else
-  return unsupported("fft_ihfft2_out", "needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments)");
+  return unsupported("fft_ihfft2_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2982,8 +3015,14 @@ gt_error atg_fft_hfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t 
     auto res = at::fft_hfftn_out(TM(a_out), T(a_self), OIA(a_s, a_s_len), OIA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 20699)
+  // As libtorch declares it there: aten::fft_hfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::fft_hfftn_out(T(a_out), T(a_self), OIA(a_s, a_s_len), OIA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
+    (void)res;
+  });
 #else
-  return unsupported("fft_hfftn_out", "needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments)");
+  return unsupported("fft_hfftn_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2997,8 +3036,14 @@ gt_error atg_fft_ihfftn_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t
     auto res = at::fft_ihfftn_out(TM(a_out), T(a_self), OIA(a_s, a_s_len), OIA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 20699)
+  // As libtorch declares it there: aten::fft_ihfftn.out(Tensor self, int[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    auto res = at::fft_ihfftn_out(T(a_out), T(a_self), OIA(a_s, a_s_len), OIA(a_dim, a_dim_len), optional<c10::string_view>(c10::string_view(a_norm ? a_norm : ""), a_norm_has));
+    (void)res;
+  });
 #else
-  return unsupported("fft_ihfftn_out", "needs libtorch >= 2.14.1 (libtorch 2.6.0 declares it with other arguments)");
+  return unsupported("fft_ihfftn_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -3800,8 +3845,11 @@ gt_tensor_result atg__segment_reduce_backward(gt_tensor a_grad, gt_tensor a_outp
 gt_tensor_result atg_pad_sequence(gt_tensor *a_sequences, int64_t a_sequences_len, int a_batch_first, double a_padding_value, const char *a_padding_side) {
 #if (GT_LIBTORCH >= 20600)
   return tensor_result([&] { return at::pad_sequence(tensor_list(a_sequences, a_sequences_len), (a_batch_first != 0), a_padding_value, c10::string_view(a_padding_side)); });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::pad_sequence(Tensor[] sequences, bool batch_first=False, float padding_value=0.0) -> Tensor
+  return tensor_result([&] { if (!(c10::string_view(a_padding_side) == "right")) unsupported_argument("pad_sequence", "padding_side"); return at::pad_sequence(tensor_list(a_sequences, a_sequences_len), (a_batch_first != 0), a_padding_value); });
 #else
-  return unsupported_tensor("pad_sequence", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported_tensor("pad_sequence", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 

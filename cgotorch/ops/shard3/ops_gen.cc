@@ -2473,8 +2473,15 @@ gt_error atg_mkldnn_reorder_conv2d_weight_out_out(gt_tensor a_out, gt_tensor a_s
     auto res = at::mkldnn_reorder_conv2d_weight_out(TM(a_out), T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups, OIA(a_input_size, a_input_size_len));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::mkldnn_reorder_conv2d_weight.out(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    if (!(a_input_size_len < 0)) unsupported_argument("mkldnn_reorder_conv2d_weight_out", "input_size");
+    auto res = at::mkldnn_reorder_conv2d_weight_out(TM(a_out), T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups);
+    (void)res;
+  });
 #else
-  return unsupported("mkldnn_reorder_conv2d_weight_out", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported("mkldnn_reorder_conv2d_weight_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
@@ -2484,8 +2491,15 @@ gt_error atg_mkldnn_reorder_conv3d_weight_out_out(gt_tensor a_out, gt_tensor a_s
     auto res = at::mkldnn_reorder_conv3d_weight_out(TM(a_out), T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups, OIA(a_input_size, a_input_size_len));
     (void)res;
   });
+#elif (GT_LIBTORCH <= 11399)
+  // As libtorch declares it there: aten::mkldnn_reorder_conv3d_weight.out(Tensor self, int[3] padding=0, int[3] stride=1, int[3] dilation=1, int groups=1, *, Tensor(a!) out) -> Tensor(a!)
+  return guard([&] {
+    if (!(a_input_size_len < 0)) unsupported_argument("mkldnn_reorder_conv3d_weight_out", "input_size");
+    auto res = at::mkldnn_reorder_conv3d_weight_out(TM(a_out), T(a_self), IA(a_padding, a_padding_len), IA(a_stride, a_stride_len), IA(a_dilation, a_dilation_len), a_groups);
+    (void)res;
+  });
 #else
-  return unsupported("mkldnn_reorder_conv3d_weight_out", "needs libtorch >= 2.6.0 (libtorch 1.13.1 declares it with other arguments)");
+  return unsupported("mkldnn_reorder_conv3d_weight_out", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
