@@ -56,8 +56,12 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// GopPackage marks the package for Go+: it declares overloaded functions.
-const GopPackage = true
+// XGoPackage marks the package for XGo: it declares overloaded functions.
+// GopPackage is the same mark for gop v1.4.
+const (
+	XGoPackage = true
+	GopPackage = true
+)
 
 func ints64(s []int) []int64 {
 	out := make([]int64, len(s))
