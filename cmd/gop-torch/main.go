@@ -10,17 +10,17 @@
 //	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
 //	gop-torch build [go flags] DIR             compile DIR, then go build it
 //	gop-torch test [go flags] DIR              compile DIR, then go test it
-//	gop-torch go DIR...                        compile only: write gop_autogen.go
-//	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+//	gop-torch go DIR...                        compile only: write xgo_autogen.go
+//	gop-torch check [DIR|DIR/...]...           report stale xgo_autogen.go files
 //	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 //	gop-torch version                          print the versions
 //
-// Compiling a directory writes its gop_autogen.go, the Go that gop makes
+// Compiling a directory writes its xgo_autogen.go, the Go that gop makes
 // of its Go+ files, after doing the same for the Go+ packages of the
 // module that it imports. The file is rewritten only when it changes;
 // commit it, and plain Go code (go build, go vet) can use the package
-// without gop-torch or gop. gop_autogen.go holds a hash of the Go+ files,
-// and gop_autogen_uptodate_test.go beside it fails in go test when they
+// without gop-torch or gop. xgo_autogen.go holds a hash of the Go+ files,
+// and xgo_autogen_uptodate_test.go beside it fails in go test when they
 // changed after it was written (stale.go); gop-torch check reports the
 // same without building.
 //
@@ -83,8 +83,8 @@ const usage = `usage:
 	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
 	gop-torch build [go flags] DIR             compile DIR, then go build it
 	gop-torch test [go flags] DIR              compile DIR, then go test it
-	gop-torch go DIR...                        compile only: write gop_autogen.go
-	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+	gop-torch go DIR...                        compile only: write xgo_autogen.go
+	gop-torch check [DIR|DIR/...]...           report stale xgo_autogen.go files
 	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 	gop-torch version                          print the versions
 `
@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "version":
-		fmt.Fprintf(stdout, "%s (gop %s, %s)\n", version, gopVersion(), runtime.Version())
+		fmt.Fprintf(stdout, "%s (xgo %s, %s)\n", version, xgoVersion(), runtime.Version())
 		return 0
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
@@ -193,7 +193,7 @@ func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	if !hasGopFiles(dir) {
-		return nil, fmt.Errorf("%s has no Go+ files (.gox, .gop)", dir)
+		return nil, fmt.Errorf("%s has no XGo files (.gox, .xgo, .gop)", dir)
 	}
 	root, err := findModRoot(dir)
 	if err != nil {

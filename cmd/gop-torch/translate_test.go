@@ -224,7 +224,7 @@ func TestTypeErrors(t *testing.T) {
 	assert.NotContains(t, stderr.String(), "panic")
 }
 
-// The committed gop_autogen.go files of the examples are what gop-torch
+// The committed xgo_autogen.go files of the examples are what gop-torch
 // makes of them now.
 func TestExamplesUpToDate(t *testing.T) {
 	tr := sharedTranslator(t)
