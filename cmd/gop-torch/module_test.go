@@ -146,7 +146,7 @@ func TestCheckGoModClassComment(t *testing.T) {
 func TestImportTypo(t *testing.T) {
 	dir := newModule(t)
 	for _, c := range []struct{ imp, want string }{
-		{"example.com/fresh/modelz", `main_train.gox:2:8: cannot import "example.com/fresh/modelz": no Go or Go+ files in `},
+		{"example.com/fresh/modelz", `main_train.gox:2:8: cannot import "example.com/fresh/modelz": no Go or XGo files in `},
 		{"fmtx", `main_train.gox:2:8: cannot import "fmtx": package fmtx is not in std`},
 	} {
 		writeFile(t, filepath.Join(dir, "main_train.gox"), "// A typo.\nimport \""+c.imp+"\"\n\necho 1\n")
@@ -155,7 +155,7 @@ func TestImportTypo(t *testing.T) {
 		rc := run([]string{"go", dir}, &stdout, &stderr)
 		assert.Equal(t, 1, rc)
 		assert.Contains(t, stderr.String(), c.want)
-		assert.NotContains(t, stderr.String(), "no Go+ files")
+		assert.NotContains(t, stderr.String(), "no XGo files")
 		assert.Less(t, time.Since(start), 30*time.Second, "found before the build")
 	}
 }

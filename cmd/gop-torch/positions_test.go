@@ -173,6 +173,7 @@ func TestUserWords(t *testing.T) {
 		"cannot use x (variable of type string) as int value in argument to this.Epochs__1":                      "cannot use x (variable of type string) as int value in argument to epochs",
 		"(*torch.handle).View undefined":                                           "torch.Tensor.View undefined",
 		"x.Gop_Mul(y) (no value) used as value":                                    "x *(y) (no value) used as value",
+		"x.XGo_Mul(y) (no value) used as value":                                    "x *(y) (no value) used as value",
 		"cannot use net (variable of type *nn.LinearModule) as torch.Tensor value": "cannot use net (variable of type *nn.LinearModule) as torch.Tensor value",
 		"declared and not used: x":                                                 "declared and not used: x",
 	} {

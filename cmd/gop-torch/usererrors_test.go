@@ -66,7 +66,7 @@ func TestCompileErrorsGolden(t *testing.T) {
 			assert.Equal(t, 1, rc)
 			got := normalize(t, stderr.String(), dir)
 			golden(t, name, "errors.golden", got)
-			for _, internal := range []string{"type-checking", "temporaries", "generated Go", "gop_autogen", "Gop_", "__", "ViewShape", "ViewDims"} {
+			for _, internal := range []string{"type-checking", "temporaries", "generated Go", "gop_autogen", "xgo_autogen", "Gop_", "XGo_", "__", "ViewShape", "ViewDims"} {
 				assert.NotContains(t, got, internal)
 			}
 			assert.NoFileExists(t, filepath.Join(dir, autogenFile))
