@@ -191,7 +191,7 @@ func TestMissingGoSum(t *testing.T) {
 	require.NoError(t, err, out)
 }
 
-// TestCheckStale: gop-torch check compares the hash in gop_autogen.go
+// TestCheckStale: gop-torch check compares the hash in xgo_autogen.go
 // with the Go+ files.
 func TestCheckStale(t *testing.T) {
 	dir := t.TempDir()

@@ -118,7 +118,7 @@ func TestPanicFramesGolden(t *testing.T) {
 		assert.LessOrEqual(t, n, lines, "frame %s:%s of a %d-line file", f[1], f[2], lines)
 	}
 	assert.Regexp(t, `main\.\(\*Trainer\)\.MainEntry\(.*\)\n\tDIR/main_train\.gox:5\n`, out, "the view on line 5 panics")
-	m := regexp.MustCompile(`main\.\(\*Trainer\)\.Main\(.*\)\n\tDIR/gop_autogen\.go:([0-9]+)\n`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`main\.\(\*Trainer\)\.Main\(.*\)\n\tDIR/xgo_autogen\.go:([0-9]+)\n`).FindStringSubmatch(out)
 	require.NotNil(t, m, "gogen's Main is xgo_autogen.go's: %s", out)
 	gen, rerr := os.ReadFile(filepath.Join(dir, autogenFile))
 	require.NoError(t, rerr)
@@ -136,7 +136,7 @@ func TestPanicFramesGolden(t *testing.T) {
 func userFrames(out string) []string {
 	ls := strings.Split(out, "\n")
 	args := regexp.MustCompile(`\([^()]+\)$`)
-	genLine := regexp.MustCompile(`gop_autogen\.go:[0-9]+`)
+	genLine := regexp.MustCompile(`xgo_autogen\.go:[0-9]+`)
 	var fs []string
 	for i := 0; i+1 < len(ls); i++ {
 		if strings.HasPrefix(ls[i], "main.") {
