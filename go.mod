@@ -3,10 +3,10 @@ module github.com/gotorch/gotorch
 go 1.24
 
 require (
-	github.com/goplus/gogen v1.17.2
-	github.com/goplus/gop v1.4.0
-	github.com/goplus/mod v0.16.0
-	github.com/qiniu/x v1.13.19
+	github.com/goplus/gogen v1.20.6
+	github.com/goplus/mod v0.19.0
+	github.com/goplus/xgo v1.6.1
+	github.com/qiniu/x v1.16.0
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/stretchr/testify v1.10.0
 	golang.org/x/mod v0.20.0

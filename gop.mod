@@ -1,6 +1,7 @@
 gop 1.4
 
-// GoTorch's Go+ classfiles (see package classfile and cmd/gop-torch).
+// GoTorch's classfiles for gop v1.4 (see package classfile and cmd/gop-torch).
+// XGo v1.6 reads gox.mod, which says the same; keep the two in step.
 //
 // *_train.gox: a training script, whose project class embeds
 // classfile.Trainer. Its top-level statements are the script.

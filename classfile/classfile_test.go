@@ -191,7 +191,7 @@ func TestTrainingLoop(t *testing.T) {
 
 	before := tr.Evaluate__0()
 	for epoch := 0; epoch < 3; epoch++ {
-		it := tr.TrainLoader().Gop_Enum()
+		it := tr.TrainLoader().XGo_Enum()
 		batches := 0
 		for {
 			torch.GC()
@@ -222,11 +222,11 @@ func TestTrainingLoop(t *testing.T) {
 	assert.NotContains(t, m.String(), "accuracy")
 
 	// Breaking out of an epoch and starting the next one.
-	it := tr.TrainLoader().Gop_Enum()
+	it := tr.TrainLoader().XGo_Enum()
 	_, _, ok := it.Next()
 	require.True(t, ok)
 	n := 0
-	for it2 := tr.TrainLoader().Gop_Enum(); ; n++ {
+	for it2 := tr.TrainLoader().XGo_Enum(); ; n++ {
 		if _, _, ok := it2.Next(); !ok {
 			break
 		}
@@ -251,7 +251,7 @@ func TestLimitBatchesAndFit(t *testing.T) {
 	net := new(linear)
 	tr.Model__1(net)
 	n := 0
-	for it := tr.TrainLoader().Gop_Enum(); ; n++ {
+	for it := tr.TrainLoader().XGo_Enum(); ; n++ {
 		x, y, ok := it.Next()
 		if !ok {
 			break
@@ -298,7 +298,7 @@ func TestCheckpoints(t *testing.T) {
 		return tr, net
 	}
 	tr, net := train()
-	for it := tr.TrainLoader().Gop_Enum(); ; {
+	for it := tr.TrainLoader().XGo_Enum(); ; {
 		x, y, ok := it.Next()
 		if !ok {
 			break
@@ -360,12 +360,12 @@ func (s *instrumentedScript) MainEntry() {
 
 func (s *instrumentedScript) GopTorchInstrumented() string { return "test" }
 
-func TestGoptTrainerMain(t *testing.T) {
+func TestXGotTrainerMain(t *testing.T) {
 	var warnings bytes.Buffer
 	defer classfile.SetTestHooks(&warnings, []string{"-epochs", "4"})()
 
 	s := new(instrumentedScript)
-	classfile.Gopt_Trainer_Main(s)
+	classfile.XGot_Trainer_Main(s)
 	assert.True(t, s.ran)
 	assert.True(t, s.Instrumented())
 	assert.Equal(t, 4, s.epochs, "flags are parsed")
@@ -373,12 +373,25 @@ func TestGoptTrainerMain(t *testing.T) {
 
 	defer classfile.SetTestHooks(&warnings, nil)()
 	p := new(script)
-	classfile.Gopt_Trainer_Main(p)
+	classfile.XGot_Trainer_Main(p)
 	assert.True(t, p.ran)
 	assert.False(t, p.Instrumented())
-	assert.Contains(t, warnings.String(), "not compiled by gop-torch")
-	classfile.Gopt_Trainer_Main(new(script))
-	assert.Equal(t, 1, strings.Count(warnings.String(), "not compiled by gop-torch"), "warned once")
+	assert.Contains(t, warnings.String(), "compiled without GoTorch's loop GC")
+	assert.Contains(t, warnings.String(), "go run github.com/gotorch/gotorch/cmd/gop-torch run DIR", "names the command to use")
+	classfile.XGot_Trainer_Main(new(script))
+	assert.Equal(t, 1, strings.Count(warnings.String(), "compiled without GoTorch's loop GC"), "warned once")
+}
+
+// TestGoptTrainerMain: gop v1.4's entry point does what XGo's does.
+func TestGoptTrainerMain(t *testing.T) {
+	var warnings bytes.Buffer
+	defer classfile.SetTestHooks(&warnings, []string{"-epochs", "3"})()
+	s := new(instrumentedScript)
+	classfile.Gopt_Trainer_Main(s)
+	assert.True(t, s.ran)
+	assert.True(t, s.Instrumented())
+	assert.Equal(t, 3, s.epochs, "flags are parsed")
+	assert.Empty(t, warnings.String())
 }
 
 // threadScript records the OS thread its statements run on, across
@@ -397,7 +410,7 @@ func (s *threadScript) MainEntry() {
 	}
 }
 
-func TestGoptTrainerMainLocksThread(t *testing.T) {
+func TestXGotTrainerMainLocksThread(t *testing.T) {
 	defer classfile.SetTestHooks(io.Discard, nil)()
 	// Another goroutine keeps the scheduler busy, as loaders do.
 	stop := make(chan struct{})
@@ -413,12 +426,12 @@ func TestGoptTrainerMainLocksThread(t *testing.T) {
 		}
 	}()
 	s := new(threadScript)
-	classfile.Gopt_Trainer_Main(s)
+	classfile.XGot_Trainer_Main(s)
 	assert.Len(t, s.tids, 1, "the script's statements ran on threads %v", s.tids)
 
 	t.Setenv("GOTORCH_LOCK_THREAD", "0")
 	u := new(threadScript)
-	classfile.Gopt_Trainer_Main(u)
+	classfile.XGot_Trainer_Main(u)
 	t.Logf("unlocked, the statements ran on %d threads", len(u.tids))
 }
 
@@ -481,7 +494,7 @@ func TestUnusedFlags(t *testing.T) {
 
 	// script never reads epochs; seed is used as it is set.
 	p := new(script)
-	classfile.Gopt_Trainer_Main(p)
+	classfile.XGot_Trainer_Main(p)
 	assert.True(t, p.ran)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr.String(), "the command line gives -epochs 4, but the script never used it")
@@ -490,14 +503,14 @@ func TestUnusedFlags(t *testing.T) {
 	// instrumentedScript reads epochs.
 	code = -1
 	stderr.Reset()
-	classfile.Gopt_Trainer_Main(new(instrumentedScript))
+	classfile.XGot_Trainer_Main(new(instrumentedScript))
 	assert.Equal(t, -1, code, stderr.String())
 	assert.Empty(t, stderr.String())
 
 	// A bad flag exits before the script runs.
 	defer classfile.SetTestHooks(io.Discard, []string{"-epochs", "x"})()
 	q := new(script)
-	classfile.Gopt_Trainer_Main(q)
+	classfile.XGot_Trainer_Main(q)
 	assert.Equal(t, 2, code)
 	assert.False(t, q.ran)
 	assert.Contains(t, stderr.String(), "-epochs")

@@ -152,8 +152,8 @@ func (b *Batches) Len() int { return b.loader.Len() }
 // Loader is the underlying data.Loader.
 func (b *Batches) Loader() *data.Loader { return b.loader }
 
-// Gop_Enum starts an epoch for Go+'s for-in loop.
-func (b *Batches) Gop_Enum() *BatchIter {
+// XGo_Enum starts an epoch for XGo's for-in loop.
+func (b *Batches) XGo_Enum() *BatchIter {
 	b.loader.Stop() // a loop that broke out early leaves its epoch open
 	t := b.t
 	if b.training {
@@ -184,6 +184,9 @@ func (b *Batches) Gop_Enum() *BatchIter {
 	}
 	return it
 }
+
+// Gop_Enum is XGo_Enum under gop v1.4's name.
+func (b *Batches) Gop_Enum() *BatchIter { return b.XGo_Enum() }
 
 // BatchIter is one epoch of Batches.
 type BatchIter struct {
@@ -262,7 +265,7 @@ func (b *Batches) prepare(x, y torch.Tensor) (torch.Tensor, torch.Tensor) {
 // each runs f on every batch of an epoch, marking the GC steps itself: it
 // is library code, which gop-torch does not instrument.
 func (b *Batches) each(f func(x, y torch.Tensor)) {
-	it := b.Gop_Enum()
+	it := b.XGo_Enum()
 	t := b.t
 	instrumented := t.instrumented
 	t.instrumented = false // Next marks the steps

@@ -1,5 +1,8 @@
-// Package classfile is GoTorch's Go+ front end: the base classes of two
-// Go+ classfiles, which the gop.mod at the root of the module registers.
+// Package classfile is GoTorch's XGo (formerly Go+) front end: the base
+// classes of two XGo classfiles, which the gox.mod at the root of the
+// module registers (XGo v1.6; gop.mod beside it says the same to gop
+// v1.4). The package declares XGoPackage and the entry point
+// XGot_Trainer_Main, with GopPackage and Gopt_Trainer_Main for gop v1.4.
 //
 //   - A *_model.gox file is a model: an nn module written in Go+. Its
 //     variables are the layers, its functions are methods (Forward), and
@@ -122,10 +125,11 @@
 // torch.FinishGC(); loops that may run inside another loop's step (in
 // model methods, stored closures, goroutines) start with torch.MaybeGC(),
 // which collects only past a threshold. The script's class gets a
-// GopTorchInstrumented method. Gopt_Trainer_Main
+// GopTorchInstrumented method. XGot_Trainer_Main
 // runs the script and calls torch.FinishGC() when it ends (also after a
-// return from inside a loop). A script compiled by plain gop lacks the
-// calls and the marker: the Trainer then warns once and its loaders call
+// return from inside a loop). A script compiled by plain xgo (or gop)
+// lacks the calls and the marker: the Trainer then warns once at start-up
+// (NotInstrumentedWarning, which names gop-torch) and its loaders call
 // torch.GC() before each batch and torch.FinishGC() after the last;
 // other loops rely on GoTorch's memory budget. The Trainer's own loops
 // (fit, evaluate) mark their steps in either case.

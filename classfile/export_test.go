@@ -8,7 +8,7 @@ import (
 )
 
 // SetTestHooks sends warnings to w, forgets the warnings given, and makes
-// Gopt_Trainer_Main parse args. It returns a function that undoes it.
+// XGot_Trainer_Main parse args. It returns a function that undoes it.
 func SetTestHooks(w io.Writer, args []string) (undo func()) {
 	oldOut, oldArgs := warnOut, commandLine
 	warnOut = w
@@ -17,7 +17,7 @@ func SetTestHooks(w io.Writer, args []string) (undo func()) {
 	return func() { warnOut, commandLine = oldOut, oldArgs }
 }
 
-// SetExit makes Gopt_Trainer_Main write its command-line errors to w and
+// SetExit makes XGot_Trainer_Main write its command-line errors to w and
 // call f instead of os.Exit. It returns a function that undoes it.
 func SetExit(w io.Writer, f func(code int)) (undo func()) {
 	oldOut, oldExit := errOut, exit

@@ -107,7 +107,7 @@ var knobFlags = []struct {
 // -limit-batches 20), which the script's own settings then cannot
 // change. A flag that the script never uses is an error: setting its own
 // optimizer with -lr, -momentum, -weight-decay or -optimizer unread
-// panics, and Gopt_Trainer_Main exits with status 2 after a script that
+// panics, and XGot_Trainer_Main exits with status 2 after a script that
 // left any flag unread. Arguments after the flags are left to the script (os.Args). The
 // generated main calls it with os.Args[1:].
 func (t *Trainer) ParseFlags(args []string) error {
@@ -239,7 +239,7 @@ func (t *Trainer) unusedFlagsError() error {
 	return fmt.Errorf("%s: the command line gives %s, but the script never used %s", scriptName(), strings.Join(bad, " "), them(len(bad)))
 }
 
-// errOut and exit are where Gopt_Trainer_Main reports a bad command line
+// errOut and exit are where XGot_Trainer_Main reports a bad command line
 // and how it ends the run then; tests replace them.
 var (
 	errOut io.Writer = os.Stderr

@@ -32,7 +32,7 @@ func TestCosineSchedule(t *testing.T) {
 	assert.Equal(t, "cosine", tr.LrSchedule__0())
 	lr := func(tr *classfile.Trainer) float64 { return tr.Optimizer__0().ParamGroups()[0].LR() }
 	for epoch := 1; epoch <= 2; epoch++ {
-		it := tr.TrainLoader().Gop_Enum()
+		it := tr.TrainLoader().XGo_Enum()
 		assert.InDelta(t, cosine(0.01, epoch-1, 4), lr(tr), 1e-12, "during epoch %d", epoch)
 		for {
 			x, y, ok := it.Next()

@@ -63,7 +63,7 @@ func (t *Trainer) Args() []string {
 		fs.String(k.name, "", k.usage)
 	}
 	if err := fs.Parse(commandLine()); err != nil {
-		// Gopt_Trainer_Main has already stopped on a bad command line.
+		// XGot_Trainer_Main has already stopped on a bad command line.
 		return nil
 	}
 	return fs.Args()

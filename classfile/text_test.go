@@ -38,7 +38,7 @@ func TestTextDataset(t *testing.T) {
 	assert.Equal(t, "bcdef", ds.Decode(in.Data), "the first test window starts at character 176+5 = 181")
 
 	n := 0
-	for it := tr.TrainLoader().Gop_Enum(); ; n++ {
+	for it := tr.TrainLoader().XGo_Enum(); ; n++ {
 		x, y, ok := it.Next()
 		if !ok {
 			break
@@ -77,7 +77,7 @@ func (s *knobScript) MainEntry() {
 func TestArgs(t *testing.T) {
 	defer classfile.SetTestHooks(io.Discard, []string{"-epochs", "2", "-lr=0.1", "book.txt", "more"})()
 	s := new(knobScript)
-	classfile.Gopt_Trainer_Main(s)
+	classfile.XGot_Trainer_Main(s)
 	assert.Equal(t, []string{"book.txt", "more"}, s.Args())
 	assert.Equal(t, 2, s.Epochs__0())
 

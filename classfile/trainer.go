@@ -13,9 +13,12 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// GopPackage marks the package for Go+: Trainer's knobs are overloaded
-// (epochs 3 sets, epochs reads).
-const GopPackage = true
+// XGoPackage marks the package for XGo: Trainer's knobs are overloaded
+// (epochs 3 sets, epochs reads). GopPackage is the same mark for gop v1.4.
+const (
+	XGoPackage = true
+	GopPackage = true
+)
 
 // Defaults of the knobs, PyTorch's where it has one (Adam's lr), the
 // PyTorch examples' otherwise (batch size 64).
@@ -82,7 +85,7 @@ type Trainer struct {
 
 func (t *Trainer) trainerBase() *Trainer { return t }
 
-// commandLine returns the arguments that Gopt_Trainer_Main parses.
+// commandLine returns the arguments that XGot_Trainer_Main parses.
 var commandLine = func() []string { return os.Args[1:] }
 
 // project is what Go+ makes of a *_train.gox file: a struct that embeds
@@ -98,7 +101,7 @@ type instrumented interface {
 	GopTorchInstrumented() string
 }
 
-// Gopt_Trainer_Main is the entry point of a *_train.gox script: Go+
+// XGot_Trainer_Main is the entry point of a *_train.gox script: XGo
 // generates main() { new(Script).Main() } and Script.Main calls this.
 //
 // It parses the command line's flags (ParseFlags), runs the script's
@@ -106,9 +109,10 @@ type instrumented interface {
 // (torch.FinishGC). That FinishGC also covers a return from inside a loop,
 // which skips the FinishGC that gop-torch puts after the loop.
 //
-// A script compiled by plain gop rather than gop-torch has no GC calls in
-// its loops; the Trainer then warns once and calls torch.GC itself at each
-// batch of its loaders.
+// A script compiled by plain xgo (or gop) rather than gop-torch has no GC
+// calls in its loops; the Trainer then warns once at start-up
+// (NotInstrumentedWarning) and calls torch.GC itself at each batch of its
+// loaders.
 //
 // The script runs locked to its OS thread (runtime.LockOSThread), as a C++
 // or Python training loop runs on one thread. libgomp keeps a team of
@@ -119,14 +123,12 @@ type instrumented interface {
 // examples/fashion_mnist ran in 17.2–17.9 s against 19.9–21.7 s
 // (docs/memory.md). GOTORCH_LOCK_THREAD=0 (or false, off, no) turns the
 // lock off.
-func Gopt_Trainer_Main(p project) {
+func XGot_Trainer_Main(p project) {
 	t := p.trainerBase()
 	if v, ok := p.(instrumented); ok && v.GopTorchInstrumented() != "" {
 		t.instrumented = true
 	} else {
-		warnOnce("this script was not compiled by gop-torch, so its loops do not call torch.GC(); " +
-			"the trainer's loaders call it at each batch, other loops rely on GoTorch's memory budget. " +
-			"Run it with: go run github.com/gotorch/gotorch/cmd/gop-torch run DIR")
+		warnOnce("%s", NotInstrumentedWarning)
 	}
 	entry, ok := p.(interface{ MainEntry() })
 	if !ok {
@@ -151,6 +153,20 @@ func Gopt_Trainer_Main(p project) {
 		exit(2)
 	}
 }
+
+// Gopt_Trainer_Main is XGot_Trainer_Main under the name that gop v1.4
+// looks for (gop.mod). XGo accepts both names; it calls this one, the
+// first in alphabetical order, and it does the same.
+func Gopt_Trainer_Main(p project) { XGot_Trainer_Main(p) }
+
+// NotInstrumentedWarning is what a script that gop-torch did not compile
+// prints at start-up, once: plain xgo run, xgo build or gop run make a
+// program without GoTorch's loop GC and without its freeing of
+// temporaries.
+const NotInstrumentedWarning = "this script was compiled without GoTorch's loop GC (by xgo or gop, not gop-torch): " +
+	"its loops do not call torch.GC() and its temporaries wait for the collector; " +
+	"the trainer's loaders call torch.GC() at each batch, other loops rely on GoTorch's memory budget. " +
+	"Compile and run it with: go run github.com/gotorch/gotorch/cmd/gop-torch run DIR"
 
 // envOff reports whether the environment variable is set to turn
 // something off: 0, false, off or no.

@@ -1,4 +1,4 @@
-// Package gopkg is GoTorch's Go+ vocabulary: the functions that Go+ code
+// Package gopkg is GoTorch's XGo (Go+) vocabulary: the functions that XGo code
 // in *_train.gox and *_model.gox files calls without a package name,
 // spelled as in PyTorch.
 //
@@ -8,21 +8,22 @@
 //	echo sum(y), sum(y, 1), mean(y, 0, true), argmax(y, 1)
 //	z := view(y, -1)
 //
-// The root gop.mod lists this package on the project lines of GoTorch's
-// classfiles, so Go+ finds tensor as gopkg.Tensor, ones(2, 3) as
-// gopkg.Ones__0(2, 3) and so on. Plain Go code can call it too, but has
+// The root gox.mod (and gop.mod, for gop v1.4) lists this package on the
+// project lines of GoTorch's classfiles, so XGo finds tensor as
+// gopkg.Tensor, ones(2, 3) as gopkg.Ones__0(2, 3) and so on. Plain Go code can call it too, but has
 // torch's own API.
 //
 // # The split between torch and gopkg
 //
-// Go+ compiles operators into method calls (a + b is a.Gop_Add(b)) and
+// XGo compiles operators into method calls (a + b is a.XGo_Add(b); gop
+// v1.4 wrote a.Gop_Add(b), and torch has both) and
 // x.argmax(1) into x.ArgmaxAlong(1) (an overload, below). Go only allows methods on torch.Tensor in
 // package torch, so the operators and the Pythonic methods live there
 // (torch/gop.go). Everything that is a function lives here.
 //
-// Go+ overloads functions by name suffix (Ones__0, Ones__1) in a package
-// that declares GopPackage, as this one does: ones(2, 3) and ones(x.shape),
-// arange(5) and arange(0, 1, 0.1). Package torch declares it too, for its
+// XGo overloads functions by name suffix (Ones__0, Ones__1) in a package
+// that declares XGoPackage (or GopPackage), as this one does: ones(2, 3)
+// and ones(x.shape), arange(5) and arange(0, 1, 0.1). Package torch declares it too, for its
 // methods (torch/gop_overloads.go):
 //
 //   - x.sum, x.sum(1), x.sum(1, true), and likewise mean, prod, std,
@@ -56,8 +57,12 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// GopPackage marks the package for Go+: it declares overloaded functions.
-const GopPackage = true
+// XGoPackage marks the package for XGo: it declares overloaded functions.
+// GopPackage is the same mark for gop v1.4.
+const (
+	XGoPackage = true
+	GopPackage = true
+)
 
 func ints64(s []int) []int64 {
 	out := make([]int64, len(s))

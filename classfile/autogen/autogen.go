@@ -1,19 +1,24 @@
-// Package autogen tells whether a gop_autogen.go is current. gop-torch
-// writes into each gop_autogen.go a hash of the Go+ files it made it from
+// Package autogen tells whether an xgo_autogen.go is current. gop-torch
+// writes into each xgo_autogen.go a hash of the XGo files it made it from
 // (the line that starts with HashPrefix), and beside it a test,
-// gop_autogen_uptodate_test.go, that calls Check: plain Go builds the
-// committed gop_autogen.go, so go test is where a Go user learns that a
+// xgo_autogen_uptodate_test.go, that calls Check: plain Go builds the
+// committed xgo_autogen.go, so go test is where a Go user learns that a
 // .gox changed and gop-torch was not run again.
 //
+// gop-torch built on gop v1.4 wrote gop_autogen.go (LegacyFile) instead;
+// a folder that has only that file is checked through it.
+//
 // It uses only the standard library, so that a package's tests need
-// neither Go+ nor gop-torch, and gop-torch itself does not link libtorch.
+// neither XGo nor gop-torch, and gop-torch itself does not link libtorch.
 package autogen
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,13 +26,19 @@ import (
 	"strings"
 )
 
-// File is the Go that gop-torch writes from a folder's Go+ files.
-const File = "gop_autogen.go"
+// File is the Go that gop-torch writes from a folder's XGo files: the
+// name that XGo's own tools use, so that xgo run and xgo build replace it
+// rather than compile a second copy beside it.
+const File = "xgo_autogen.go"
+
+// LegacyFile is what gop-torch wrote before it moved to XGo (gop v1.4's
+// name). gop-torch removes it when it writes File.
+const LegacyFile = "gop_autogen.go"
 
 // HashPrefix starts the line of File that holds the hash of its sources.
 const HashPrefix = "// gop-torch sources sha256:"
 
-// Sources returns the names, sorted, of the Go+ files of dir that gop-torch
+// Sources returns the names, sorted, of the XGo files of dir that gop-torch
 // compiles into File: not tests, and not the files that Go tools ignore
 // (_x, .x).
 func Sources(dir string) []string {
@@ -41,8 +52,8 @@ func Sources(dir string) []string {
 		if e.IsDir() || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
 			continue
 		}
-		if (strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop")) &&
-			!strings.HasSuffix(n, "_test.gox") && !strings.HasSuffix(n, "_test.gop") {
+		if (strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".xgo") || strings.HasSuffix(n, ".gop")) &&
+			!strings.HasSuffix(n, "_test.gox") && !strings.HasSuffix(n, "_test.xgo") && !strings.HasSuffix(n, "_test.gop") {
 			names = append(names, n)
 		}
 	}
@@ -50,7 +61,7 @@ func Sources(dir string) []string {
 	return names
 }
 
-// Hash hashes the Go+ sources of dir: each name, its length and its bytes.
+// Hash hashes the XGo sources of dir: each name, its length and its bytes.
 func Hash(dir string) (string, error) {
 	h := sha256.New()
 	for _, n := range Sources(dir) {
@@ -75,23 +86,30 @@ func Stamped(gen []byte) string {
 }
 
 // Reason says why dir's File is not current (missing, without a hash, or
-// made from other Go+ files than dir holds now), or "" when it is.
+// made from other XGo files than dir holds now), or "" when it is. A
+// folder with no File but a LegacyFile is judged by that one.
 func Reason(dir string) string {
-	gen, err := os.ReadFile(filepath.Join(dir, File))
+	name := File
+	gen, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		if old, lerr := os.ReadFile(filepath.Join(dir, LegacyFile)); lerr == nil {
+			name, gen, err = LegacyFile, old, nil
+		}
+	}
 	if err != nil {
 		return "no " + File
 	}
 	want := Stamped(gen)
 	if want == "" {
-		return File + " has no hash of its sources (an older gop-torch wrote it)"
+		return name + " has no hash of its sources (xgo or gop wrote it, or an older gop-torch)"
 	}
 	got, err := Hash(dir)
 	if err != nil {
 		return err.Error()
 	}
 	if got != want {
-		return fmt.Sprintf("%s is stale: the Go+ files (%s) changed since gop-torch wrote it",
-			File, strings.Join(Sources(dir), ", "))
+		return fmt.Sprintf("%s is stale: the XGo files (%s) changed since gop-torch wrote it",
+			name, strings.Join(Sources(dir), ", "))
 	}
 	return ""
 }

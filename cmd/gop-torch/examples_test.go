@@ -13,7 +13,7 @@ import (
 )
 
 // The Go+ examples mlp, char_lstm and dcgan: their committed
-// gop_autogen.go files are current, they build, and each runs a couple of
+// xgo_autogen.go files are current, they build, and each runs a couple of
 // batches (not a training run) and prints what it should: 25 to 70 s
 // for the three on the 2-core machine, by its load. -short skips the runs.
 

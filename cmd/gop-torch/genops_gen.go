@@ -2917,4 +2917,6 @@ var handFresh = map[string]string{
 	"github.com/gotorch/gotorch/torch.Tensor.VarAlong":       "8bd876dc5a631a0c",
 	"github.com/gotorch/gotorch/torch.Tensor.ViewDims":       "a58feba29921e28a",
 	"github.com/gotorch/gotorch/torch.Tensor.ViewShape":      "eec058e1e3a6767a",
+	"github.com/gotorch/gotorch/torch.Tensor.XGo_Neg":        "2d341a3539d94e4d",
+	"github.com/gotorch/gotorch/torch.Tensor.XGo_Not":        "0d1cd6946472b93a",
 }

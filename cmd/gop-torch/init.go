@@ -23,7 +23,8 @@ import (
 const initUsage = `usage: gop-torch init [-dir DIR] [-replace GOTORCH_DIR] [module-path]
 
 Writes, in DIR (default: the current directory), a go.mod that requires
-GoTorch as a Go+ classfile module and has gop-torch as a tool, its go.sum,
+GoTorch as an XGo classfile module (//xgo:class; gop v1.4 reads the same
+line written //gop:class) and has gop-torch as a tool, its go.sum,
 and a model (models/Net_model.gox), a training script (main_train.gox) and
 a plain Go program that uses the model (cmd/predict). Files that exist
 are kept; an existing go.mod gets the lines it lacks. The module path
@@ -73,7 +74,7 @@ func initModule(args []string, stdout, stderr io.Writer) int {
 	for _, f := range written {
 		fmt.Fprintf(stdout, "gop-torch init: wrote %s\n", relPath(filepath.Join(abs, f)))
 	}
-	// The go.sum entries of what the Go+ files import: a go list, nothing
+	// The go.sum entries of what the XGo files import: a go list, nothing
 	// compiled.
 	if err := checkGoMod(abs, abs, stdout); err != nil {
 		return fail(stderr, err)
@@ -96,11 +97,15 @@ which takes minutes; later ones take seconds):
 	%sgo tool gop-torch run .
 	go tool gop-torch run . -epochs 3 -limit-batches 200
 
-gop-torch writes the Go of each Go+ package to its gop_autogen.go; after
+gop-torch writes the Go of each XGo package to its xgo_autogen.go; after
 the first run, plain Go builds the model's users, and go mod tidy sees
 every import:
 
 	go run ./cmd/predict
+
+Plain xgo run . (XGo v1.6) also works, but compiles the script without
+GoTorch's loop GC and says so when it starts; gop-torch needs neither xgo
+nor gop.
 `, in)
 	return 0
 }
@@ -338,15 +343,15 @@ Hidden = nn.linear(28*28, 128)
 Out = nn.linear(128, 10)
 `
 
-const skeletonDoc = `// Package models holds the model Net, written in Go+ (Net_model.gox).
-// gop-torch compiles it to gop_autogen.go, so that plain Go code imports
+const skeletonDoc = `// Package models holds the model Net, written in XGo (Net_model.gox).
+// gop-torch compiles it to xgo_autogen.go, so that plain Go code imports
 // the package like any other:
 //
 //	net := classfile.Build(new(models.Net))
 //	scores := net.Forward(images) // [N, 10]
 //
 // Run gop-torch again after editing a .gox file (go tool gop-torch run .
-// does); until then go test fails in gop_autogen_uptodate_test.go, and
+// does); until then go test fails in xgo_autogen_uptodate_test.go, and
 // go tool gop-torch check ./... names the stale packages.
 package models
 `
@@ -395,9 +400,9 @@ for epoch in :epochs {
 }
 `
 
-const skeletonPredict = `// Command predict uses the Go+ model of package models from plain Go: it
+const skeletonPredict = `// Command predict uses the XGo model of package models from plain Go: it
 // builds with go build alone, once gop-torch has written
-// models/gop_autogen.go (go tool gop-torch run . does).
+// models/xgo_autogen.go (go tool gop-torch run . does).
 package main
 
 import (

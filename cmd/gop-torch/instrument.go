@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
+	"strings"
 
 	"github.com/goplus/gogen"
 )
@@ -404,7 +406,7 @@ func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 			return 0, false, fmt.Errorf("cannot find the project class %q", recvName)
 		}
 	}
-	old, _ := pkg.SetCurFile("", true) // gop's default file, gop_autogen.go
+	old, _ := pkg.SetCurFile("", true) // gop's default file, xgo_autogen.go
 	defer pkg.RestoreCurFile(old)
 	// Let gogen make the expressions, so that it imports torch, under a
 	// name that does not clash; only when a loop needs them, so that a
@@ -453,7 +455,46 @@ func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 	pkg.NewFunc(recv, markerName, nil, ret, false).BodyStart(pkg).
 		Val(fmt.Sprintf("%s (%d loops)", version, loops)).Return(1).
 		End()
+	xgoEntryPoint(file, pkg, recvName)
 	return loops, true, nil
+}
+
+// xgoEntryPoint makes the project class's Main call the framework's XGo
+// entry point, XGot_Trainer_Main, where gogen chose gop v1.4's
+// Gopt_Trainer_Main: a framework that serves both declares both, and
+// gogen takes the first name in alphabetical order. The two do the same;
+// this keeps gop-torch's output, and its stack traces, on XGo's name.
+func xgoEntryPoint(file *ast.File, pkg *gogen.Package, recvName string) {
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Name.Name != "Main" || fd.Body == nil ||
+			len(fd.Recv.List) != 1 || recvTypeName(fd.Recv.List[0].Type) != recvName {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || !strings.HasPrefix(sel.Sel.Name, "Gopt_") {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			xgo := "XGot_" + sel.Sel.Name[len("Gopt_"):]
+			for _, spec := range file.Imports {
+				path, err := strconv.Unquote(spec.Path.Value)
+				if err != nil || (spec.Name != nil && spec.Name.Name != x.Name) ||
+					(spec.Name == nil && !strings.HasSuffix("/"+path, "/"+x.Name)) {
+					continue
+				}
+				if t := pkg.Import(path).Types; t != nil && t.Scope().Lookup(sel.Sel.Name) != nil && t.Scope().Lookup(xgo) != nil {
+					sel.Sel.Name = xgo
+				}
+				break
+			}
+			return true
+		})
+	}
 }
 
 func recvTypeName(x ast.Expr) string {

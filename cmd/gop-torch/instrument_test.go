@@ -283,7 +283,7 @@ func TestEvalLoopInNoGrad(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
 	gen := filepath.Join(dir, autogenFile)
-	assert.Regexp(t, `NoGrad\(func\(\) \{\n(?s:.*)Gop_Enum\(\); ; \{\n\t+torch\.GC\(\)\n(?s:.*)\n\t\t\}\n\t\ttorch\.FinishGC\(\)\n`, funcDecl(t, gen, "MainEntry"), "the noGrad loop")
+	assert.Regexp(t, `NoGrad\(func\(\) \{\n(?s:.*)XGo_Enum\(\); ; \{\n\t+torch\.GC\(\)\n(?s:.*)\n\t\t\}\n\t\ttorch\.FinishGC\(\)\n`, funcDecl(t, gen, "MainEntry"), "the noGrad loop")
 	assert.Regexp(t, `i\+\+ \{\n\t+torch\.GC\(\)\n`, funcDecl(t, gen, "walk"), "the script func's loop")
 
 	rel, err := filepath.Rel(mustAbs(t, moduleRoot), dir)

@@ -1,7 +1,8 @@
-// Command gop-torch compiles and runs GoTorch's Go+ programs: training
-// scripts (*_train.gox) and models (*_model.gox), registered as
-// classfiles in GoTorch's gop.mod. It needs only the Go toolchain, not the
-// gop command:
+// Command gop-torch compiles and runs GoTorch's XGo (formerly Go+)
+// programs: training scripts (*_train.gox) and models (*_model.gox),
+// registered as classfiles in GoTorch's gox.mod (and gop.mod for gop
+// v1.4). It is built on XGo v1.6.1's libraries and needs only the Go
+// toolchain, not the xgo or gop command:
 //
 //	go run github.com/gotorch/gotorch/cmd/gop-torch run ./examples/fashion_mnist
 //
@@ -10,24 +11,25 @@
 //	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
 //	gop-torch build [go flags] DIR             compile DIR, then go build it
 //	gop-torch test [go flags] DIR              compile DIR, then go test it
-//	gop-torch go DIR...                        compile only: write gop_autogen.go
-//	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+//	gop-torch go DIR...                        compile only: write xgo_autogen.go
+//	gop-torch check [DIR|DIR/...]...           report stale xgo_autogen.go files
 //	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 //	gop-torch version                          print the versions
 //
-// Compiling a directory writes its gop_autogen.go, the Go that gop makes
-// of its Go+ files, after doing the same for the Go+ packages of the
+// Compiling a directory writes its xgo_autogen.go, the Go that XGo makes
+// of its XGo files, after doing the same for the XGo packages of the
 // module that it imports. The file is rewritten only when it changes;
 // commit it, and plain Go code (go build, go vet) can use the package
-// without gop-torch or gop. gop_autogen.go holds a hash of the Go+ files,
-// and gop_autogen_uptodate_test.go beside it fails in go test when they
+// without gop-torch or xgo. xgo_autogen.go holds a hash of the XGo files,
+// and xgo_autogen_uptodate_test.go beside it fails in go test when they
 // changed after it was written (stale.go); gop-torch check reports the
 // same without building.
 //
 // Before compiling, gop-torch checks the module, in a second and without
 // building anything (modcheck.go): that go.mod's require of GoTorch has
-// //gop:class, through which Go+ finds GoTorch's classfiles (it adds the
-// comment if need be); that every package the Go+ files import exists,
+// //xgo:class (or gop v1.4's //gop:class), through which XGo finds
+// GoTorch's classfiles (it adds //xgo:class if need be); that every
+// package the XGo files import exists,
 // or it names the file and line of the import; and that go.sum has the
 // entries of what they import, which go mod tidy cannot see in .gox
 // files (it adds them from GoTorch's go.sum, else with go mod download).
@@ -37,23 +39,25 @@
 //
 //	go run github.com/gotorch/gotorch/cmd/gop-torch@VERSION init example.com/mynet
 //
-// gop-torch differs from gop in three ways:
+// gop-torch differs from plain xgo run and xgo build in three ways:
 //
 //   - In the training script it puts torch.GC() at the top of every loop
 //     body and torch.FinishGC() after every loop, so that each iteration
 //     frees the tensors of the one before (see instrument.go for the
 //     rules), and it marks the script as so instrumented. A script
-//     compiled by plain gop still runs; its Trainer warns once and calls
-//     torch.GC() at each batch of its own loaders.
-//   - In every Go+ file it marks the temporaries of tensor expressions:
+//     compiled by plain xgo (or gop v1.4) still runs; its Trainer warns
+//     once at start-up that it was compiled without GoTorch's loop GC,
+//     names this command, and calls torch.GC() at each batch of its own
+//     loaders.
+//   - In every XGo file it marks the temporaries of tensor expressions:
 //     in a + b*c, the addition frees b*c as soon as it has its result,
 //     as C++ would, instead of leaving it to the next collection (see
-//     temps.go). Code compiled by plain gop computes the same values and
+//     temps.go). Code compiled by plain xgo computes the same values and
 //     leaves its temporaries to the collector.
-//   - In every Go+ file it frees the tensors of local variables that
+//   - In every XGo file it frees the tensors of local variables that
 //     nothing else can see, as Python does: in s = x + y, the old value
 //     of s is freed once the new one is made, and the last one at the end
-//     of s's block (see owned.go for the rules). Plain gop leaves them to
+//     of s's block (see owned.go for the rules). Plain xgo leaves them to
 //     the collector.
 //
 // Go flags that take a value must be written -flag=value, except -o,
@@ -83,8 +87,8 @@ const usage = `usage:
 	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
 	gop-torch build [go flags] DIR             compile DIR, then go build it
 	gop-torch test [go flags] DIR              compile DIR, then go test it
-	gop-torch go DIR...                        compile only: write gop_autogen.go
-	gop-torch check [DIR|DIR/...]...           report stale gop_autogen.go files
+	gop-torch go DIR...                        compile only: write xgo_autogen.go
+	gop-torch check [DIR|DIR/...]...           report stale xgo_autogen.go files
 	gop-torch init [-replace DIR] [module]     start a module that uses GoTorch
 	gop-torch version                          print the versions
 `
@@ -108,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "version":
-		fmt.Fprintf(stdout, "%s (gop %s, %s)\n", version, gopVersion(), runtime.Version())
+		fmt.Fprintf(stdout, "%s (xgo %s, %s)\n", version, xgoVersion(), runtime.Version())
 		return 0
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
@@ -193,7 +197,7 @@ func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	if !hasGopFiles(dir) {
-		return nil, fmt.Errorf("%s has no Go+ files (.gox, .gop)", dir)
+		return nil, fmt.Errorf("%s has no XGo files (.gox, .xgo, .gop)", dir)
 	}
 	root, err := findModRoot(dir)
 	if err != nil {

@@ -1,9 +1,9 @@
 package main
 
 // Checks of the user's module that run before the long build: go list
-// -export, which gop's importer runs, compiles GoTorch's C++ bindings
+// -export, which XGo's importer runs, compiles GoTorch's C++ bindings
 // (minutes on a cold cache) before it notices a missing go.sum entry,
-// and gop reports a require line without //gop:class as "undefined: nn"
+// and XGo reports a require line without //xgo:class as "undefined: nn"
 // on every line of a model.
 
 import (
@@ -22,19 +22,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goplus/gop/ast"
-	"github.com/goplus/gop/parser"
-	goptoken "github.com/goplus/gop/token"
 	gopmodfile "github.com/goplus/mod/modfile"
+	"github.com/goplus/xgo/ast"
+	"github.com/goplus/xgo/parser"
+	goptoken "github.com/goplus/xgo/token"
 	"golang.org/x/mod/modfile"
 )
 
-// gotorchModule is the module that holds GoTorch's classfiles (gop.mod).
+// gotorchModule is the module that holds GoTorch's classfiles (gox.mod,
+// and gop.mod for gop v1.4).
 const gotorchModule = "github.com/gotorch/gotorch"
 
-// classComment is the comment of a require line that tells Go+ to read
-// the required module's gop.mod for classfiles.
-const classComment = "//gop:class"
+// classComment is the comment of a require line that tells XGo to read
+// the required module's gox.mod for classfiles. XGo takes gop v1.4's
+// //gop:class too, and gop-torch leaves that one as it is.
+const classComment = "//xgo:class"
 
 // findModRoot returns the directory of the go.mod that holds dir.
 func findModRoot(dir string) (string, error) {
@@ -54,16 +56,17 @@ func findModRoot(dir string) (string, error) {
 	}
 }
 
-// isClassRequire reports whether gop reads r as a classfile require: its
-// first end-of-line comment starts with gop:class. go mod tidy turns
-// "//gop:class" into "// indirect; gop:class" while no Go file imports
-// the module, which gop no longer sees.
+// isClassRequire reports whether XGo reads r as a classfile require: an
+// end-of-line comment starts with xgo:class (or gop v1.4's gop:class).
+// go mod tidy turns "//xgo:class" into "// indirect; xgo:class" while no
+// Go file imports the module, which XGo no longer sees.
 func isClassRequire(r *modfile.Require) bool {
 	if r.Syntax == nil {
 		return false
 	}
 	for _, c := range r.Syntax.Suffix {
-		if strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(c.Token, "//"), " \t"), "gop:class") {
+		text := strings.TrimLeft(strings.TrimPrefix(c.Token, "//"), " \t")
+		if strings.HasPrefix(text, "xgo:class") || strings.HasPrefix(text, "gop:class") {
 			return true
 		}
 	}
@@ -72,7 +75,8 @@ func isClassRequire(r *modfile.Require) bool {
 
 // checkGoMod makes sure that the go.mod in root requires GoTorch as a
 // classfile module when dir has GoTorch classfiles. A require line without
-// //gop:class (or with tidy's "// indirect; gop:class") is fixed in place
+// //xgo:class or //gop:class (or with tidy's "// indirect; xgo:class") is
+// given //xgo:class in place
 // and said so on w; a missing require is an error that gives the lines to
 // add.
 func checkGoMod(root, dir string, w io.Writer) error {
@@ -82,7 +86,7 @@ func checkGoMod(root, dir string, w io.Writer) error {
 		return err
 	}
 	if f.Module == nil || f.Module.Mod.Path == gotorchModule {
-		return nil // GoTorch itself: its gop.mod declares the classfiles
+		return nil // GoTorch itself: its gox.mod declares the classfiles
 	}
 	var req *modfile.Require
 	for _, r := range f.Require {
@@ -108,14 +112,14 @@ func checkGoMod(root, dir string, w io.Writer) error {
 	req.Syntax.Suffix = []modfile.Comment{{Token: classComment, Suffix: true}}
 	out := modfile.Format(f.Syntax)
 	if err := os.WriteFile(gomod, out, 0o644); err != nil {
-		return fmt.Errorf("%s: the require of %s needs %s for Go+ to find its classfiles, and writing it failed: %w",
+		return fmt.Errorf("%s: the require of %s needs %s for XGo to find its classfiles, and writing it failed: %w",
 			relPath(gomod), gotorchModule, classComment, err)
 	}
 	if old == "" {
-		fmt.Fprintf(w, "gop-torch: %s: added %s to the require of %s: Go+ finds GoTorch's classfiles through it\n",
+		fmt.Fprintf(w, "gop-torch: %s: added %s to the require of %s: XGo finds GoTorch's classfiles through it\n",
 			relPath(gomod), classComment, gotorchModule)
 	} else {
-		fmt.Fprintf(w, "gop-torch: %s: replaced %q by %s on the require of %s: Go+ finds GoTorch's classfiles through it (go mod tidy writes \"indirect;\" before it while no .go file imports GoTorch)\n",
+		fmt.Fprintf(w, "gop-torch: %s: replaced %q by %s on the require of %s: XGo finds GoTorch's classfiles through it (go mod tidy writes \"indirect;\" before it while no .go file imports GoTorch)\n",
 			relPath(gomod), old, classComment, gotorchModule)
 	}
 	return nil
@@ -194,7 +198,7 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 		if p == modPath || strings.HasPrefix(p, modPath+"/") {
 			sub := filepath.Join(tr.dir, filepath.FromSlash(strings.TrimPrefix(p, modPath)))
 			if !hasGoFiles(sub) {
-				local = append(local, fmt.Sprintf("%s: cannot import %q: no Go or Go+ files in %s", s.pos, p, relPath(sub)))
+				local = append(local, fmt.Sprintf("%s: cannot import %q: no Go or XGo files in %s", s.pos, p, relPath(sub)))
 				continue
 			}
 		}
@@ -255,14 +259,14 @@ func (tr *translator) checkDeps(dir string, w io.Writer) error {
 		}
 		if len(missing) == 0 {
 			if added > 0 {
-				fmt.Fprintf(w, "gop-torch: %s: added %d entries for the packages that the Go+ files import (go mod tidy does not see imports in .gox files)\n",
+				fmt.Fprintf(w, "gop-torch: %s: added %d entries for the packages that the XGo files import (go mod tidy does not see imports in .gox files)\n",
 					relPath(filepath.Join(tr.dir, "go.sum")), added)
 			}
 			if err := addRequirements(gomod, pkgs); err != nil {
 				return err
 			}
 			if modAfter, err := os.ReadFile(gomod); err == nil && !bytes.Equal(modBefore, modAfter) {
-				fmt.Fprintf(w, "gop-torch: %s: added the requirements of the packages that the Go+ files import (go mod tidy does not see imports in .gox files)\n",
+				fmt.Fprintf(w, "gop-torch: %s: added the requirements of the packages that the XGo files import (go mod tidy does not see imports in .gox files)\n",
 					relPath(gomod))
 			}
 			return nil
@@ -343,7 +347,7 @@ func missingSumError(root string, missing map[string]bool, mods []string) error 
 		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs)
-	return fmt.Errorf("%s lacks the entries of the modules that provide %s, which the Go+ files need (go mod tidy does not see imports in .gox files); add them with\n\n\tgo mod download %s\n\nand run gop-torch again",
+	return fmt.Errorf("%s lacks the entries of the modules that provide %s, which the XGo files need (go mod tidy does not see imports in .gox files); add them with\n\n\tgo mod download %s\n\nand run gop-torch again",
 		relPath(filepath.Join(root, "go.sum")), strings.Join(pkgs, ", "), strings.Join(dedup(mods), " "))
 }
 
@@ -423,7 +427,7 @@ func (tr *translator) goplusImports(dir string) (map[string]importSite, error) {
 			}
 		}
 		// Go+ packages of this module: check their imports instead, since
-		// go list sees only their gop_autogen.go, which may be missing or
+		// go list sees only their xgo_autogen.go, which may be missing or
 		// stale.
 		for p := range sites {
 			if p != modPath && !strings.HasPrefix(p, modPath+"/") {

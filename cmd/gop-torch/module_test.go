@@ -60,7 +60,7 @@ func TestFreshModule(t *testing.T) {
 	dir := newModule(t)
 	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)
-	assert.Contains(t, string(gomod), "require github.com/gotorch/gotorch v0.0.0 //gop:class\n")
+	assert.Contains(t, string(gomod), "require github.com/gotorch/gotorch v0.0.0 //xgo:class\n")
 	assert.Contains(t, string(gomod), "tool github.com/gotorch/gotorch/cmd/gop-torch\n")
 	assert.Contains(t, string(gomod), "replace github.com/gotorch/gotorch => ")
 
@@ -89,21 +89,22 @@ func TestFreshModule(t *testing.T) {
 	writeFile(t, model, strings.Replace(string(src), "128", "64", -1))
 	out, err = inDir(t, dir, "go", "test", "./models")
 	require.Error(t, err, out)
-	assert.Contains(t, out, "gop_autogen.go is stale: the Go+ files (Net_model.gox) changed")
+	assert.Contains(t, out, "xgo_autogen.go is stale: the XGo files (Net_model.gox) changed")
 	var stdout, stderr bytes.Buffer
 	rc := run([]string{"check", filepath.Join(dir, "...")}, &stdout, &stderr)
 	assert.Equal(t, 1, rc)
-	assert.Contains(t, stderr.String(), "models: gop_autogen.go is stale")
+	assert.Contains(t, stderr.String(), "models: xgo_autogen.go is stale")
 	t.Logf("total: %v", time.Since(start))
 }
 
-// TestCheckGoModClassComment: the require of GoTorch without //gop:class,
-// or with go mod tidy's "// indirect; gop:class", gets //gop:class; a
+// TestCheckGoModClassComment: the require of GoTorch without //xgo:class,
+// or with go mod tidy's "// indirect; xgo:class", gets //xgo:class; a
 // module that does not require GoTorch gets the lines to add.
 func TestCheckGoModClassComment(t *testing.T) {
 	for _, line := range []string{
 		"require github.com/gotorch/gotorch v0.0.0",
 		"require github.com/gotorch/gotorch v0.0.0 // indirect; gop:class",
+		"require github.com/gotorch/gotorch v0.0.0 // indirect; xgo:class",
 		"require github.com/gotorch/gotorch v0.0.0 // indirect",
 	} {
 		dir := t.TempDir()
@@ -113,26 +114,30 @@ func TestCheckGoModClassComment(t *testing.T) {
 		require.NoError(t, checkGoMod(dir, dir, &w), line)
 		got, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		require.NoError(t, err)
-		assert.Contains(t, string(got), "require github.com/gotorch/gotorch v0.0.0 //gop:class\n", line)
-		assert.Contains(t, w.String(), "//gop:class", line)
+		assert.Contains(t, string(got), "require github.com/gotorch/gotorch v0.0.0 //xgo:class\n", line)
+		assert.Contains(t, w.String(), "//xgo:class", line)
 		assert.Contains(t, w.String(), "the require of github.com/gotorch/gotorch", line)
 	}
 
+	// //xgo:class, and gop v1.4's //gop:class, which XGo reads too, are
+	// left as they are.
 	dir := t.TempDir()
-	const ok = "module example.com/m\n\ngo 1.24\n\nrequire github.com/gotorch/gotorch v0.0.0 //gop:class\n"
-	writeFile(t, filepath.Join(dir, "go.mod"), ok)
 	var w bytes.Buffer
-	require.NoError(t, checkGoMod(dir, dir, &w))
-	got, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	require.NoError(t, err)
-	assert.Equal(t, ok, string(got))
-	assert.Empty(t, w.String())
+	for _, comment := range []string{"//xgo:class", "//gop:class"} {
+		ok := "module example.com/m\n\ngo 1.24\n\nrequire github.com/gotorch/gotorch v0.0.0 " + comment + "\n"
+		writeFile(t, filepath.Join(dir, "go.mod"), ok)
+		require.NoError(t, checkGoMod(dir, dir, &w))
+		got, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		require.NoError(t, err)
+		assert.Equal(t, ok, string(got))
+		assert.Empty(t, w.String())
+	}
 
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "main_train.gox"), "echo 1\n")
-	err = checkGoMod(dir, dir, &w)
+	err := checkGoMod(dir, dir, &w)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "require github.com/gotorch/gotorch VERSION //gop:class")
+	assert.Contains(t, err.Error(), "require github.com/gotorch/gotorch VERSION //xgo:class")
 	assert.Contains(t, err.Error(), "tool github.com/gotorch/gotorch/cmd/gop-torch")
 }
 
@@ -141,7 +146,7 @@ func TestCheckGoModClassComment(t *testing.T) {
 func TestImportTypo(t *testing.T) {
 	dir := newModule(t)
 	for _, c := range []struct{ imp, want string }{
-		{"example.com/fresh/modelz", `main_train.gox:2:8: cannot import "example.com/fresh/modelz": no Go or Go+ files in `},
+		{"example.com/fresh/modelz", `main_train.gox:2:8: cannot import "example.com/fresh/modelz": no Go or XGo files in `},
 		{"fmtx", `main_train.gox:2:8: cannot import "fmtx": package fmtx is not in std`},
 	} {
 		writeFile(t, filepath.Join(dir, "main_train.gox"), "// A typo.\nimport \""+c.imp+"\"\n\necho 1\n")
@@ -150,7 +155,7 @@ func TestImportTypo(t *testing.T) {
 		rc := run([]string{"go", dir}, &stdout, &stderr)
 		assert.Equal(t, 1, rc)
 		assert.Contains(t, stderr.String(), c.want)
-		assert.NotContains(t, stderr.String(), "no Go+ files")
+		assert.NotContains(t, stderr.String(), "no XGo files")
 		assert.Less(t, time.Since(start), 30*time.Second, "found before the build")
 	}
 }
@@ -186,14 +191,14 @@ func TestMissingGoSum(t *testing.T) {
 	require.NoError(t, err, out)
 }
 
-// TestCheckStale: gop-torch check compares the hash in gop_autogen.go
+// TestCheckStale: gop-torch check compares the hash in xgo_autogen.go
 // with the Go+ files.
 func TestCheckStale(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "Net_model.gox"), "package m\n")
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 1, checkStale([]string{dir}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "no gop_autogen.go")
+	assert.Contains(t, stderr.String(), "no xgo_autogen.go")
 
 	gen, err := stampSources([]byte("// Code generated by gogen; DO NOT EDIT.\n\npackage m\n"), dir)
 	require.NoError(t, err)
@@ -203,11 +208,105 @@ func TestCheckStale(t *testing.T) {
 
 	writeFile(t, filepath.Join(dir, "Other_model.gox"), "package m\n")
 	assert.Equal(t, 1, checkStale([]string{dir + "/..."}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "gop_autogen.go is stale")
+	assert.Contains(t, stderr.String(), "xgo_autogen.go is stale")
 
 	// Tests are not sources.
 	require.NoError(t, os.Remove(filepath.Join(dir, "Other_model.gox")))
 	writeFile(t, filepath.Join(dir, "x_test.gox"), "echo 1\n")
 	stderr.Reset()
 	assert.Equal(t, 0, checkStale([]string{dir}, &stdout, &stderr), stderr.String())
+}
+
+// xgoVersionWant is the XGo release that gop-torch is built on (go.mod).
+const xgoVersionWant = "v1.6.1"
+
+// buildXGo builds the xgo command of XGo xgoVersionWant, as a user would
+// (issue 26): go build github.com/goplus/xgo/cmd/xgo in a module that
+// requires it (go run …/cmd/xgo@VERSION needs a version listing, which
+// the proxy refuses). It returns the binary and XGo's module directory,
+// the XGOROOT that a plainly built xgo needs. The build may download
+// xgo's own requirements (cobra, fsnotify), so it uses the proxy that the
+// test started with, not newModule's GOPROXY=off.
+func buildXGo(t *testing.T, proxy string) (bin, root string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "xgobuild")
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/xgobuild\n\ngo 1.24\n\nrequire github.com/goplus/xgo "+xgoVersionWant+"\n")
+	env := append(os.Environ(), "GOPROXY="+proxy, "GOFLAGS=-mod=mod", "GOWORK=off", "GONOSUMDB=github.com/goplus")
+	goCmd := func(args ...string) string {
+		c := exec.Command("go", args...)
+		c.Dir, c.Env = dir, env
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "go %s: %s", strings.Join(args, " "), out)
+		return strings.TrimSpace(string(out))
+	}
+	goCmd("get", "github.com/goplus/xgo/cmd/xgo@"+xgoVersionWant)
+	bin = filepath.Join(dir, "xgo")
+	goCmd("build", "-o", bin, "github.com/goplus/xgo/cmd/xgo")
+	root = goCmd("list", "-m", "-f", "{{.Dir}}", "github.com/goplus/xgo")
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "xgo "+xgoVersionWant+" ")
+	return bin, root
+}
+
+// TestXGoRun is the CI test of issue 26: a module that requires GoTorch
+// with //xgo:class (gop-torch init writes it) runs its script through
+// gop-torch, instrumented and silent; the same script compiled by plain
+// xgo run (XGo v1.6.1) runs too, and says at start-up that it lacks
+// GoTorch's loop GC and which command to use; gop-torch check then sees
+// that xgo replaced xgo_autogen.go, and gop-torch restores it. The test
+// logs what the xgo-compiled program prints. It builds xgo (about a
+// minute on a cold cache) and links two libtorch programs.
+func TestXGoRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds xgo and runs a module: not in -short mode")
+	}
+	proxy := os.Getenv("GOPROXY")
+	if proxy == "" || proxy == "off" {
+		proxy = "https://proxy.golang.org,direct"
+	}
+	start := time.Now()
+	xgo, xgoRoot := buildXGo(t, proxy)
+	t.Logf("built %s: %v", xgo, time.Since(start))
+
+	dir := newModule(t)
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gomod), "require github.com/gotorch/gotorch v0.0.0 //xgo:class\n")
+	args := []string{".", "-epochs", "1", "-limit-batches", "3", "-progress=false"}
+
+	out, err := inDir(t, dir, "go", append([]string{"tool", "gop-torch", "run"}, args...)...)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "epoch 1 test loss ")
+	assert.NotContains(t, out, "warning")
+	gen, err := os.ReadFile(filepath.Join(dir, "xgo_autogen.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gen), "torch.GC()")
+	assert.Contains(t, string(gen), "classfile.XGot_Trainer_Main(this)")
+	t.Logf("gop-torch run: %v", time.Since(start))
+
+	c := exec.Command(xgo, append([]string{"run"}, args...)...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "XGOROOT="+xgoRoot)
+	b, err := c.CombinedOutput()
+	xout := string(b)
+	t.Logf("xgo run %s prints:\n%s", strings.Join(args, " "), xout)
+	require.NoError(t, err, xout)
+	assert.Contains(t, xout, "epoch 1 test loss ", "the script runs")
+	assert.Contains(t, xout, "gotorch: warning: this script was compiled without GoTorch's loop GC")
+	assert.Contains(t, xout, "go run github.com/gotorch/gotorch/cmd/gop-torch run DIR", "names the command to use")
+	assert.Less(t, strings.Index(xout, "compiled without GoTorch's loop GC"), strings.Index(xout, "epoch 1"), "at start-up")
+	gen, err = os.ReadFile(filepath.Join(dir, "xgo_autogen.go"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(gen), "torch.GC()", "xgo wrote its own xgo_autogen.go")
+	t.Logf("xgo run: %v", time.Since(start))
+
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"check", dir}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "xgo_autogen.go has no hash of its sources (xgo or gop wrote it")
+	stderr.Reset()
+	require.Equal(t, 0, run([]string{"go", dir}, &stdout, &stderr), stderr.String())
+	gen, err = os.ReadFile(filepath.Join(dir, "xgo_autogen.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gen), "torch.GC()", "gop-torch restored its own")
 }

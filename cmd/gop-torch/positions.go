@@ -24,7 +24,7 @@ import (
 // became a directive of its own that names the statement's line (the
 // closing brace of a block, and what gop-torch puts after it, name the
 // statement that opened the block), and the Go that gogen adds outside
-// the user's code a directive that names its own line in gop_autogen.go. It runs after each pass that may add lines,
+// the user's code a directive that names its own line in xgo_autogen.go. It runs after each pass that may add lines,
 // so the final file maps every line: in compile errors, in the type-check
 // of the passes, and in the stack traces of panics.
 //
@@ -69,7 +69,7 @@ func parseLineDirective(s string) (lineDirective, bool) {
 
 func (d lineDirective) String() string { return linePrefix + d.file + ":" + strconv.Itoa(d.line) }
 
-// isAutogenFile reports whether a directive's file is gop_autogen.go: a
+// isAutogenFile reports whether a directive's file is xgo_autogen.go: a
 // directive that fixLineDirectives wrote for generated code.
 func isAutogenFile(file string) bool { return path.Base(file) == autogenFile }
 
@@ -129,7 +129,7 @@ func fixLineDirectives(src []byte) []byte {
 		case fresh:
 		case isTopLevelDecl(text):
 			// A declaration that gogen added after the user's code:
-			// it is gop_autogen.go's own.
+			// it is xgo_autogen.go's own.
 			// After a blank line, as gofmt puts a comment between
 			// two declarations.
 			if !blank {

@@ -50,7 +50,7 @@ func (this *Trainer) MainEntry() {
 	torch.FinishGC()
 }
 func (this *Trainer) Main() {
-	Gopt_Trainer_Main(this)
+	XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()
@@ -93,9 +93,9 @@ func (this *Trainer) MainEntry() {
 //line d/main_train.gox:1
 }
 
-//line d/gop_autogen.go:39
+//line d/xgo_autogen.go:39
 func (this *Trainer) Main() {
-	Gopt_Trainer_Main(this)
+	XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()
@@ -113,7 +113,7 @@ func TestFixLineDirectives(t *testing.T) {
 	// A line added above (a header) moves gogen's code: fixing again
 	// renumbers its directive.
 	moved := string(fixLineDirectives([]byte("// header\n" + got)))
-	assert.Contains(t, moved, "//line d/gop_autogen.go:40\nfunc (this *Trainer) Main() {")
+	assert.Contains(t, moved, "//line d/xgo_autogen.go:40\nfunc (this *Trainer) Main() {")
 
 	// Each statement's lines name its line; gogen's functions their own.
 	fset := token.NewFileSet()
@@ -132,7 +132,7 @@ func TestFixLineDirectives(t *testing.T) {
 		case *ast.FuncDecl:
 			if n.Name.Name == "Main" || n.Name.Name == "main" {
 				p := fset.Position(n.Pos())
-				assert.Equal(t, "d/gop_autogen.go", p.Filename)
+				assert.Equal(t, "d/xgo_autogen.go", p.Filename)
 				assert.Equal(t, fset.PositionFor(n.Pos(), false).Line, p.Line, "%s names its own line", n.Name.Name)
 			}
 		case *ast.BasicLit:
@@ -150,7 +150,7 @@ func TestParseLineDirective(t *testing.T) {
 		"//line a/b.gox:12":         {"a/b.gox", 12},
 		"//line a/b.gox:12:1":       {"a/b.gox", 12},
 		"//line C:/x/b.gox:3:4":     {"C:/x/b.gox", 3},
-		"//line a/gop_autogen.go:7": {"a/gop_autogen.go", 7},
+		"//line a/xgo_autogen.go:7": {"a/xgo_autogen.go", 7},
 	} {
 		got, ok := parseLineDirective(in)
 		assert.True(t, ok, in)
@@ -173,6 +173,7 @@ func TestUserWords(t *testing.T) {
 		"cannot use x (variable of type string) as int value in argument to this.Epochs__1":                      "cannot use x (variable of type string) as int value in argument to epochs",
 		"(*torch.handle).View undefined":                                           "torch.Tensor.View undefined",
 		"x.Gop_Mul(y) (no value) used as value":                                    "x *(y) (no value) used as value",
+		"x.XGo_Mul(y) (no value) used as value":                                    "x *(y) (no value) used as value",
 		"cannot use net (variable of type *nn.LinearModule) as torch.Tensor value": "cannot use net (variable of type *nn.LinearModule) as torch.Tensor value",
 		"declared and not used: x":                                                 "declared and not used: x",
 	} {

@@ -17,17 +17,18 @@ import (
 
 // The temporaries post-pass.
 //
-// Go+ compiles a + b*c into a.Gop_Add(b.Gop_Mul(c)). The product is a
+// XGo compiles a + b*c into a.XGo_Add(b.XGo_Mul(c)) (gop v1.4 wrote
+// Gop_Add and Gop_Mul; the pass takes both). The product is a
 // temporary: nothing but the addition ever sees it, and C++ would free it
 // at the end of the expression. Left to GoTorch's collector it lives until
 // the next collection, holding its memory and going cold meanwhile.
-// gop-torch therefore marks it, a.Gop_Add(torch.Temp(b.Gop_Mul(c))), and
+// gop-torch therefore marks it, a.XGo_Add(torch.Temp(b.XGo_Mul(c))), and
 // the addition frees it once it has its own result (torch/gop_temp.go).
 //
 // Rules:
 //   - Only torch.Tensor's operator methods count, as consumers and as
 //     temporaries; the pass type-checks the generated Go to find them,
-//     so a user type with Gop_ methods is never touched.
+//     so a user type with XGo_ or Gop_ methods is never touched.
 //   - A temporary is the result of a binary or unary tensor operator other
 //     than +x, which returns its operand, or of one of package torch's
 //     generated ops that returns none of its arguments (x.MM(w),
@@ -52,7 +53,8 @@ import (
 // freed by the collector, as before.
 
 // tensorOps are the operator methods of torch.Tensor whose results are
-// temporaries, and that torch.TempTensor has too.
+// temporaries, and that torch.TempTensor has too, by their gop v1.4
+// names (operatorMethod; torch/xgo.go has the XGo ones).
 var tensorOps = map[string]bool{
 	"Gop_Add": true, "Gop_Sub": true, "Gop_Mul": true, "Gop_Quo": true, "Gop_Rem": true,
 	"Gop_And": true, "Gop_Or": true, "Gop_Xor": true,
@@ -265,7 +267,9 @@ func handWrittenGo(fset *token.FileSet, dir string) ([]*ast.File, error) {
 	var files []*ast.File
 	for _, name := range names {
 		base := filepath.Base(name)
-		if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "gop_autogen") {
+		// XGo's output and gop v1.4's (a stale gop_autogen.go, which
+		// translateOne removes), as XGo's parser skips them too.
+		if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "xgo_autogen") || strings.HasPrefix(base, "gop_autogen") {
 			continue
 		}
 		// Files that this build leaves out (build constraints, another
@@ -375,11 +379,24 @@ type tensorCalls struct {
 	decls declHashes     // hashes of imported functions' declarations (handFreshOp)
 }
 
+// operatorMethod returns the gop v1.4 name of an operator method's name:
+// XGo's gogen calls x.XGo_Add(y) where gop v1.4's called x.Gop_Add(y), and
+// torch has both. It reports false for a name that is neither.
+func operatorMethod(name string) (string, bool) {
+	switch {
+	case strings.HasPrefix(name, "Gop_"):
+		return name, true
+	case strings.HasPrefix(name, "XGo_"):
+		return "Gop_" + name[len("XGo_"):], true
+	}
+	return "", false
+}
+
 // opCall describes a call of an operator method of torch.Tensor, in either
-// form gogen writes: x.Gop_Add(y), or, when x is not addressable,
-// (torch.Tensor).Gop_Add(x, y).
+// form gogen writes: x.XGo_Add(y), or, when x is not addressable,
+// (torch.Tensor).XGo_Add(x, y). gop v1.4 wrote Gop_Add instead.
 type opCall struct {
-	name     string
+	name     string // the method's gop v1.4 name (Gop_Add); sel has its own
 	call     *ast.CallExpr
 	sel      *ast.SelectorExpr
 	methExpr bool // (torch.Tensor).Gop_Add(x, y)
@@ -392,14 +409,18 @@ func (tc tensorCalls) op(e ast.Expr) (opCall, bool) {
 		return opCall{}, false
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok || !strings.HasPrefix(sel.Sel.Name, "Gop_") {
+	if !ok {
+		return opCall{}, false
+	}
+	name, ok := operatorMethod(sel.Sel.Name)
+	if !ok {
 		return opCall{}, false
 	}
 	tv, ok := tc.info.Types[sel.X]
 	if !ok || !isTensor(tv.Type) {
 		return opCall{}, false
 	}
-	c := opCall{name: sel.Sel.Name, call: call, sel: sel, methExpr: tv.IsType()}
+	c := opCall{name: name, call: call, sel: sel, methExpr: tv.IsType()}
 	if c.methExpr && len(call.Args) == 0 {
 		return opCall{}, false
 	}

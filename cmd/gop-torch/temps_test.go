@@ -49,6 +49,12 @@ func (x TempTensor) Gop_Mul(b any) Tensor
 func (x TempTensor) Gop_Sub(b any) Tensor
 func (x TempTensor) Gop_LT(b any) Tensor
 func (x TempTensor) Gop_Neg() Tensor
+func (t Tensor) XGo_Add(b any) Tensor
+func (t Tensor) XGo_Mul(b any) Tensor
+func (t Tensor) XGo_Dup() Tensor
+func (t *Tensor) XGo_AddAssign(b any)
+func (x TempTensor) XGo_Add(b any) Tensor
+func (x TempTensor) XGo_Mul(b any) Tensor
 `
 
 // stubOps declares, in a file named like torch/ops_gen.go, a few of the
@@ -146,6 +152,10 @@ func TestMarkTemps(t *testing.T) {
 		n                int
 	}{
 		{"right operand", "_ = a.Gop_Add(b.Gop_Mul(c))", "_ = a.Gop_Add(torch.Temp(b.Gop_Mul(c)))", 1},
+		// XGo v1.6's gogen writes XGo_ where gop v1.4's wrote Gop_.
+		{"XGo's names",
+			"_ = (torch.Tensor).XGo_Add((torch.Tensor).XGo_Mul(a, b), c)\na.XGo_AddAssign(b.XGo_Mul(c))\n_ = (torch.Tensor).XGo_Add(a, (torch.Tensor).XGo_Dup(b))",
+			"_ = torch.Temp((torch.Tensor).XGo_Mul(a, b)).XGo_Add(c)\n\ta.XGo_AddAssign(torch.Temp(b.XGo_Mul(c)))\n\t_ = (torch.Tensor).XGo_Add(a, (torch.Tensor).XGo_Dup(b))", 2},
 		{"gogen's method expressions",
 			"_ = (torch.Tensor).Gop_Sub((torch.Tensor).Gop_Add(b, (torch.Tensor).Gop_Mul(b, 2)), 1)",
 			"_ = torch.Temp((torch.Tensor).Gop_Add(b, torch.Temp((torch.Tensor).Gop_Mul(b, 2)))).Gop_Sub(1)", 2},

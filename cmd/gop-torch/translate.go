@@ -22,18 +22,18 @@ import (
 	"github.com/gotorch/gotorch/internal/atomicfile"
 
 	"github.com/goplus/gogen"
-	"github.com/goplus/gop/parser"
-	goptoken "github.com/goplus/gop/token"
-	"github.com/goplus/gop/tool"
 	modenv "github.com/goplus/mod/env"
-	"github.com/goplus/mod/gopmod"
+	"github.com/goplus/mod/xgomod"
+	"github.com/goplus/xgo/parser"
+	goptoken "github.com/goplus/xgo/token"
+	"github.com/goplus/xgo/tool"
 	qerrors "github.com/qiniu/x/errors"
 )
 
 const (
-	gopModule   = "github.com/goplus/gop"
+	xgoModule   = "github.com/goplus/xgo"
 	torchPath   = "github.com/gotorch/gotorch/torch"
-	autogenFile = "gop_autogen.go"
+	autogenFile = autogen.File
 	markerName  = "GopTorchInstrumented"
 )
 
@@ -43,8 +43,8 @@ const version = "gop-torch v0.1.0"
 // translator compiles the Go+ packages of one module into Go.
 type translator struct {
 	dir     string // the module's root
-	mod     *gopmod.Module
-	gop     *modenv.Gop
+	mod     *xgomod.Module
+	xgo     *modenv.XGo
 	fset    *goptoken.FileSet
 	imp     *tool.Importer
 	conf    *tool.Config
@@ -57,7 +57,7 @@ type translator struct {
 // result is what translating a package did.
 type result struct {
 	Dir     string
-	Changed bool // gop_autogen.go was written
+	Changed bool // xgo_autogen.go was written
 	Loops   int  // loops given a GC() call
 	Entry   bool // the package has a training script (MainEntry)
 	Temps   int  // expression temporaries marked (temps.go)
@@ -110,30 +110,30 @@ func newTranslator(dir string) (*translator, error) {
 	if !mod.HasModfile() {
 		return nil, fmt.Errorf("%s is not in a Go module (no go.mod)", dir)
 	}
-	root, err := gopRoot(mod.Root())
+	root, err := xgoRoot(mod.Root())
 	if err != nil {
 		return nil, err
 	}
-	gop := &modenv.Gop{Version: gopVersion(), Root: root}
+	xgo := &modenv.XGo{Version: xgoVersion(), Root: root}
 	fset := goptoken.NewFileSet()
-	imp := tool.NewImporter(mod, gop, fset)
-	conf := &tool.Config{Gop: gop, Fset: fset, Mod: mod, Importer: imp, DontUpdateGoMod: true}
+	imp := tool.NewImporter(mod, xgo, fset)
+	conf := &tool.Config{XGo: xgo, Fset: fset, Mod: mod, Importer: imp, DontUpdateGoMod: true}
 	// gop's importer keeps the package facts of go list in a cache file,
 	// keyed by the module's files, which saves seconds per run.
 	conf.CacheFile = imp.CacheFile()
 	imp.Cache().Load(conf.CacheFile)
 	return &translator{
-		dir: mod.Root(), mod: mod, gop: gop, fset: fset, imp: imp, conf: conf,
+		dir: mod.Root(), mod: mod, xgo: xgo, fset: fset, imp: imp, conf: conf,
 		done: map[string]bool{}, active: map[string]bool{},
 		log: func(string, ...any) {},
 	}, nil
 }
 
-// gopVersion is the version of gop that gop-torch was built with.
-func gopVersion() string {
+// xgoVersion is the version of XGo that gop-torch was built with.
+func xgoVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
-			if d.Path == gopModule {
+			if d.Path == xgoModule {
 				if d.Replace != nil && d.Replace.Version != "" {
 					return d.Replace.Version
 				}
@@ -141,19 +141,19 @@ func gopVersion() string {
 			}
 		}
 	}
-	return "v1.4.0"
+	return "v1.6.1"
 }
 
-// gopRoot finds gop's module directory, which gop's libraries use as
-// GOPROOT: the one in the build information of gop-torch, if the module
+// xgoRoot finds XGo's module directory, which XGo's libraries use as
+// XGOROOT: the one in the build information of gop-torch, if the module
 // cache has it, or else the one the module in modDir requires.
-func gopRoot(modDir string) (string, error) {
-	if v := os.Getenv("GOPROOT"); v != "" {
+func xgoRoot(modDir string) (string, error) {
+	if v := os.Getenv("XGOROOT"); v != "" {
 		return v, nil
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
-			if d.Path != gopModule {
+			if d.Path != xgoModule {
 				continue
 			}
 			if d.Replace != nil {
@@ -167,7 +167,7 @@ func gopRoot(modDir string) (string, error) {
 			}
 		}
 	}
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", gopModule)
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", xgoModule)
 	cmd.Dir = modDir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -175,8 +175,8 @@ func gopRoot(modDir string) (string, error) {
 	if dir := strings.TrimSpace(string(out)); err == nil && dir != "" {
 		return dir, nil
 	}
-	return "", fmt.Errorf("cannot find the source of %s (go list -m: %v %s); add it to go.mod or set GOPROOT",
-		gopModule, err, strings.TrimSpace(stderr.String()))
+	return "", fmt.Errorf("cannot find the source of %s (go list -m: %v %s); add it to go.mod or set XGOROOT",
+		xgoModule, err, strings.TrimSpace(stderr.String()))
 }
 
 // modCacheDir returns the module cache's directory of path@version, or ""
@@ -223,7 +223,7 @@ func hasGopFiles(dir string) bool {
 		if e.IsDir() || strings.HasPrefix(n, "_") || strings.HasPrefix(n, ".") {
 			continue
 		}
-		if strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".gop") {
+		if strings.HasSuffix(n, ".gox") || strings.HasSuffix(n, ".xgo") || strings.HasSuffix(n, ".gop") {
 			return true
 		}
 	}
@@ -262,7 +262,7 @@ func (tr *translator) goxImports(dir string) ([]string, error) {
 }
 
 // translate compiles the Go+ package in dir, after the Go+ packages of
-// the module that it imports, and writes their gop_autogen.go files.
+// the module that it imports, and writes their xgo_autogen.go files.
 func (tr *translator) translate(dir string) ([]result, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -347,7 +347,7 @@ func (tr *translator) inUserWords(ce *CompileError) *CompileError {
 	return ce
 }
 
-// translateOne compiles one Go+ package and writes its gop_autogen.go if
+// translateOne compiles one Go+ package and writes its xgo_autogen.go if
 // it changed.
 func (tr *translator) translateOne(dir string) (res result, err error) {
 	res.Dir = dir
@@ -375,7 +375,7 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 	if err := pkg.WriteTo(&buf); err != nil {
 		return res, fmt.Errorf("%s: writing Go: %w", dir, err)
 	}
-	// gofmt the output, so that committed gop_autogen.go files pass the
+	// gofmt the output, so that committed xgo_autogen.go files pass the
 	// same formatting checks as the rest of the tree.
 	src, err := format.Source(buf.Bytes())
 	if err != nil {
@@ -403,19 +403,41 @@ func (tr *translator) translateOne(dir string) (res result, err error) {
 		return res, err
 	}
 	// Last, after every pass that adds lines: the directives of gogen's
-	// own code name their lines in gop_autogen.go.
+	// own code name their lines in xgo_autogen.go.
 	src = fixLineDirectives(src)
 	out := filepath.Join(dir, autogenFile)
 	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
-		return res, nil
+		return res, removeLegacy(dir)
 	}
 	// Atomically, so that an interrupted run never leaves a truncated
-	// gop_autogen.go for the next build to trip over.
+	// xgo_autogen.go for the next build to trip over.
 	if err := atomicfile.WriteFile(out, src, 0o644); err != nil {
 		return res, err
 	}
 	res.Changed = true
-	return res, nil
+	return res, removeLegacy(dir)
+}
+
+// removeLegacy removes what gop-torch wrote into dir when it was built on
+// gop v1.4, gop_autogen.go and gop_autogen_uptodate_test.go, once their
+// xgo_ successors are there: Go would compile both copies. A file of that
+// name that no generator wrote is left alone.
+func removeLegacy(dir string) error {
+	for _, name := range []string{autogen.LegacyFile, legacyUptodateTestFile} {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		first, _, _ := bytes.Cut(b, []byte("\n"))
+		if !bytes.HasPrefix(first, []byte("// Code generated by ")) {
+			return fmt.Errorf("%s: %s was not generated, but Go would compile it beside %s: remove or rename it", dir, name, autogenFile)
+		}
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // saveCache saves gop's importer cache.

@@ -138,9 +138,9 @@ outer:
 		}
 	}
 	f()
-	squares := func() (_gop_ret []int) {
+	squares := func() (_xgo_ret []int) {
 		for _, x := range xs {
-			_gop_ret = append(_gop_ret, x*x)
+			_xgo_ret = append(_xgo_ret, x*x)
 		}
 		return
 	}()
@@ -224,7 +224,7 @@ func TestTypeErrors(t *testing.T) {
 	assert.NotContains(t, stderr.String(), "panic")
 }
 
-// The committed gop_autogen.go files of the examples are what gop-torch
+// The committed xgo_autogen.go files of the examples are what gop-torch
 // makes of them now.
 func TestExamplesUpToDate(t *testing.T) {
 	tr := sharedTranslator(t)
@@ -291,7 +291,7 @@ func TestCLI(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"version"}, &stdout, &stderr))
 	assert.Contains(t, stdout.String(), "gop-torch v")
-	assert.Contains(t, stdout.String(), "gop v1.4.0")
+	assert.Contains(t, stdout.String(), "xgo v1.6.1")
 
 	stderr.Reset()
 	assert.Equal(t, 2, run(nil, &stdout, &stderr))
@@ -306,7 +306,7 @@ func TestCLI(t *testing.T) {
 	assert.Equal(t, 1, run([]string{"go", "testdata/missing"}, &stdout, &stderr))
 	stderr.Reset()
 	assert.Equal(t, 1, run([]string{"build", "."}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "has no Go+ files")
+	assert.Contains(t, stderr.String(), "has no XGo files")
 
 	flags, dir, rest, err := splitArgs([]string{"-race", "-o", "bin", "./x", "-epochs", "1"})
 	require.NoError(t, err)

@@ -137,7 +137,7 @@ func relToWD(file string) string {
 
 // isGoPlusFile reports whether a file name is a Go+ source file's.
 func isGoPlusFile(name string) bool {
-	return strings.HasSuffix(name, ".gox") || strings.HasSuffix(name, ".gop")
+	return strings.HasSuffix(name, ".gox") || strings.HasSuffix(name, ".xgo") || strings.HasSuffix(name, ".gop")
 }
 
 type userError struct {
@@ -206,7 +206,8 @@ func isIdentRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// operatorOf maps torch.Tensor's operator methods to their Go+ operators.
+// operatorOf maps torch.Tensor's operator methods, by their gop v1.4 names
+// (operatorMethod), to their operators.
 var operatorOf = map[string]string{
 	"Gop_Add": "+", "Gop_Sub": "-", "Gop_Mul": "*", "Gop_Quo": "/", "Gop_Rem": "%",
 	"Gop_And": "&", "Gop_Or": "|", "Gop_Xor": "^", "Gop_AndNot": "&^",
@@ -223,7 +224,7 @@ type posError struct {
 }
 
 // badOperands finds the operators of torch.Tensor in a type-checked file
-// whose right operand cannot be a tensor or a number: torch's Gop_ methods
+// whose right operand cannot be a tensor or a number: torch's XGo_ methods
 // take any, so Go accepts h * "half", and the method would panic.
 func badOperands(file *ast.File, info *types.Info) []posError {
 	tc := tensorCalls{info: info}
@@ -306,7 +307,7 @@ func exprString(e ast.Expr) string {
 // userWords turns the Go names in a message back into Go+'s.
 type userWords struct {
 	// overloads maps the members of Go+ overloads to the overload's
-	// name: ViewDims and ViewShape to View (torch.Gopo_Tensor_View).
+	// name: ViewDims and ViewShape to View (torch.XGoo_Tensor_View).
 	overloads map[string]string
 	// params holds the parameters of each overload's members, in order:
 	// View's are (dims ...int) and (shape []int64).
@@ -325,11 +326,21 @@ func userWordsOf(imp types.Importer) userWords {
 	}
 	for _, name := range p.Scope().Names() {
 		c, ok := p.Scope().Lookup(name).(*types.Const)
-		if !ok || !strings.HasPrefix(name, "Gopo_") || c.Val().Kind() != constant.String {
+		if !ok || c.Val().Kind() != constant.String {
 			continue
 		}
-		// Gopo_Type_Method = ".A,.B" or Gopo_Func = "A,B".
-		key, typ := strings.TrimPrefix(name, "Gopo_"), ""
+		// XGoo_Type_Method = ".A,.B" or XGoo_Func = "A,B"; gop v1.4's
+		// Gopo_ twin counts only where there is no XGoo_ one.
+		var key string
+		switch {
+		case strings.HasPrefix(name, "XGoo_"):
+			key = strings.TrimPrefix(name, "XGoo_")
+		case strings.HasPrefix(name, "Gopo_") && p.Scope().Lookup("XGoo_"+name[len("Gopo_"):]) == nil:
+			key = strings.TrimPrefix(name, "Gopo_")
+		default:
+			continue
+		}
+		typ := ""
 		if i := strings.LastIndexByte(key, '_'); i >= 0 {
 			typ, key = strings.Trim(key[:i], "_"), key[i+1:]
 		}
@@ -432,7 +443,7 @@ var (
 )
 
 // replace rewrites a message's Go names into Go+'s: this.Epochs__1 is
-// epochs, x.ViewShape is x.view, x.Gop_Mul is x.*.
+// epochs, x.ViewShape is x.view, x.XGo_Mul (or x.Gop_Mul) is x.*.
 func (w userWords) replace(msg string) string {
 	msg = w.overloadCall(msg)
 	msg = handleRef.ReplaceAllString(msg, "torch.Tensor")
@@ -442,8 +453,8 @@ func (w userWords) replace(msg string) string {
 	})
 	msg = methodRef.ReplaceAllStringFunc(msg, func(s string) string {
 		name := s[1:]
-		if op, ok := operatorOf[name]; ok {
-			return " " + op
+		if g, ok := operatorMethod(name); ok && operatorOf[g] != "" {
+			return " " + operatorOf[g]
 		}
 		if o, ok := w.overloads[name]; ok {
 			return "." + lowerFirst(o)

@@ -66,7 +66,7 @@ func TestCompileErrorsGolden(t *testing.T) {
 			assert.Equal(t, 1, rc)
 			got := normalize(t, stderr.String(), dir)
 			golden(t, name, "errors.golden", got)
-			for _, internal := range []string{"type-checking", "temporaries", "generated Go", "gop_autogen", "Gop_", "__", "ViewShape", "ViewDims"} {
+			for _, internal := range []string{"type-checking", "temporaries", "generated Go", "gop_autogen", "xgo_autogen", "Gop_", "XGo_", "__", "ViewShape", "ViewDims"} {
 				assert.NotContains(t, got, internal)
 			}
 			assert.NoFileExists(t, filepath.Join(dir, autogenFile))
@@ -100,7 +100,7 @@ func runScript(t *testing.T, dir, exe string, args ...string) (string, error) {
 
 // A panic's stack names the script's lines: the statement that panicked,
 // the loop around it, and no line past the end of the file (gogen's Main
-// and main are in gop_autogen.go).
+// and main are in xgo_autogen.go).
 func TestPanicFramesGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with libtorch")
@@ -118,29 +118,29 @@ func TestPanicFramesGolden(t *testing.T) {
 		assert.LessOrEqual(t, n, lines, "frame %s:%s of a %d-line file", f[1], f[2], lines)
 	}
 	assert.Regexp(t, `main\.\(\*Trainer\)\.MainEntry\(.*\)\n\tDIR/main_train\.gox:5\n`, out, "the view on line 5 panics")
-	m := regexp.MustCompile(`main\.\(\*Trainer\)\.Main\(.*\)\n\tDIR/gop_autogen\.go:([0-9]+)\n`).FindStringSubmatch(out)
-	require.NotNil(t, m, "gogen's Main is gop_autogen.go's: %s", out)
+	m := regexp.MustCompile(`main\.\(\*Trainer\)\.Main\(.*\)\n\tDIR/xgo_autogen\.go:([0-9]+)\n`).FindStringSubmatch(out)
+	require.NotNil(t, m, "gogen's Main is xgo_autogen.go's: %s", out)
 	gen, rerr := os.ReadFile(filepath.Join(dir, autogenFile))
 	require.NoError(t, rerr)
 	n, _ := strconv.Atoi(m[1])
 	genLines := strings.Split(string(gen), "\n")
 	require.Less(t, n-1, len(genLines))
-	assert.Contains(t, genLines[n-1], "classfile.Gopt_Trainer_Main(this)", "the frame names the line of the call")
+	assert.Contains(t, genLines[n-1], "classfile.XGot_Trainer_Main(this)", "the frame names the line of the call")
 	golden(t, "panicline", "frames.golden", strings.Join(userFrames(out), "\n")+"\n")
 }
 
 // userFrames returns the frames of out that name the script's package,
 // with the line after each, without their argument values, and with N for
-// the lines of gop_autogen.go, which move as gop-torch changes (the tests
+// the lines of xgo_autogen.go, which move as gop-torch changes (the tests
 // check what they point at).
 func userFrames(out string) []string {
 	ls := strings.Split(out, "\n")
 	args := regexp.MustCompile(`\([^()]+\)$`)
-	genLine := regexp.MustCompile(`gop_autogen\.go:[0-9]+`)
+	genLine := regexp.MustCompile(`xgo_autogen\.go:[0-9]+`)
 	var fs []string
 	for i := 0; i+1 < len(ls); i++ {
 		if strings.HasPrefix(ls[i], "main.") {
-			fs = append(fs, args.ReplaceAllString(ls[i], "(...)"), genLine.ReplaceAllString(ls[i+1], "gop_autogen.go:N"))
+			fs = append(fs, args.ReplaceAllString(ls[i], "(...)"), genLine.ReplaceAllString(ls[i+1], "xgo_autogen.go:N"))
 		}
 	}
 	return fs

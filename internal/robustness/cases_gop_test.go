@@ -65,6 +65,7 @@ func translateGop(t *testing.T, script string) func() error {
 		require.True(t, errors.As(err, &ee), "gop-torch accepted the script (%v):\n%s", err, stderr.String())
 		require.Equal(t, 1, ee.ExitCode(), stderr.String())
 		require.NotContains(t, stderr.String(), "panic", "gop-torch crashed")
+		require.NoFileExists(t, filepath.Join(dir, "xgo_autogen.go"))
 		require.NoFileExists(t, filepath.Join(dir, "gop_autogen.go"))
 		return errors.New(strings.TrimSpace(stderr.String()))
 	}

@@ -1,4 +1,4 @@
 // Package models holds the Go+ models of the benchmark's Go+ worker
 // (MLP_model.gox, CNN_model.gox). gop-torch compiles them to
-// gop_autogen.go, which is committed.
+// xgo_autogen.go, which is committed.
 package models

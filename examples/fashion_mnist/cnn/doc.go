@@ -1,5 +1,5 @@
 // Package cnn holds the model of the Fashion-MNIST example, written in Go+
-// (Net_model.gox). gop-torch compiles it to gop_autogen.go, which is
+// (Net_model.gox). gop-torch compiles it to xgo_autogen.go, which is
 // committed, so that plain Go code imports the package like any other
 // (see ../plaingo):
 //

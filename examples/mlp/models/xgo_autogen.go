@@ -10,7 +10,7 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-const GopPackage = "github.com/gotorch/gotorch/torch"
+const XGoPackage = "github.com/gotorch/gotorch/torch"
 const _ = true
 
 type MLP struct {

@@ -47,15 +47,15 @@ func (this *Trainer) MainEntry() {
 //line examples/mlp/main_train.gox:22
 		torch.GC()
 //line examples/mlp/main_train.gox:23
-		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+		for _xgo_it := this.TrainLoader().XGo_Enum(); ; {
 //line examples/mlp/main_train.gox:23
 			torch.GC()
 //line examples/mlp/main_train.gox:23
-			var _gop_ok bool
+			var _xgo_ok bool
 //line examples/mlp/main_train.gox:23
-			x, y, _gop_ok := _gop_it.Next()
+			x, y, _xgo_ok := _xgo_it.Next()
 //line examples/mlp/main_train.gox:23
-			if !_gop_ok {
+			if !_xgo_ok {
 //line examples/mlp/main_train.gox:23
 				break
 //line examples/mlp/main_train.gox:23
@@ -75,9 +75,9 @@ func (this *Trainer) MainEntry() {
 //line examples/mlp/main_train.gox:11
 }
 
-//line examples/mlp/gop_autogen.go:79
+//line examples/mlp/xgo_autogen.go:79
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

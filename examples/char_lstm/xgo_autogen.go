@@ -31,17 +31,17 @@ func (this *Trainer) sample(prime string, n int, temperature float64) string {
 //line examples/char_lstm/main_train.gox:23
 	defer this.net.Train(true)
 //line examples/char_lstm/main_train.gox:24
-	ids := func() (_gop_ret []int64) {
+	ids := func() (_xgo_ret []int64) {
 //line examples/char_lstm/main_train.gox:24
-		var _gop_err error
+		var _xgo_err error
 //line examples/char_lstm/main_train.gox:24
-		_gop_ret, _gop_err = this.text.Encode(prime)
+		_xgo_ret, _xgo_err = this.text.Encode(prime)
 //line examples/char_lstm/main_train.gox:24
-		if _gop_err != nil {
+		if _xgo_err != nil {
 //line examples/char_lstm/main_train.gox:24
-			_gop_err = errors.NewFrame(_gop_err, "text.encode(prime)", "examples/char_lstm/main_train.gox", 24, "main.sample")
+			_xgo_err = errors.NewFrame(_xgo_err, "text.encode(prime)", "examples/char_lstm/main_train.gox", 24, "main.sample")
 //line examples/char_lstm/main_train.gox:24
-			panic(_gop_err)
+			panic(_xgo_err)
 //line examples/char_lstm/main_train.gox:24
 		}
 //line examples/char_lstm/main_train.gox:24
@@ -69,7 +69,7 @@ func (this *Trainer) sample(prime string, n int, temperature float64) string {
 //line examples/char_lstm/main_train.gox:31
 			logits, h, c = this.net.Step(x, h, c)
 //line examples/char_lstm/main_train.gox:32
-			x = torch.Consume(torch.Consume((torch.Tensor).Gop_Quo(logits, temperature), func(t torch.Tensor) torch.Tensor { return gopkg.Softmax(t, -1) }), func(t torch.Tensor) torch.Tensor { return t.Multinomial(1) })
+			x = torch.Consume(torch.Consume((torch.Tensor).XGo_Quo(logits, temperature), func(t torch.Tensor) torch.Tensor { return gopkg.Softmax(t, -1) }), func(t torch.Tensor) torch.Tensor { return t.Multinomial(1) })
 //line examples/char_lstm/main_train.gox:33
 			s += this.text.Decode(x.Int64s())
 //line examples/char_lstm/main_train.gox:29
@@ -134,15 +134,15 @@ func (this *Trainer) MainEntry() {
 //line examples/char_lstm/main_train.gox:61
 		sum, n := 0.0, 0
 //line examples/char_lstm/main_train.gox:62
-		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+		for _xgo_it := this.TrainLoader().XGo_Enum(); ; {
 //line examples/char_lstm/main_train.gox:62
 			torch.GC()
 //line examples/char_lstm/main_train.gox:62
-			var _gop_ok bool
+			var _xgo_ok bool
 //line examples/char_lstm/main_train.gox:62
-			x, y, _gop_ok := _gop_it.Next()
+			x, y, _xgo_ok := _xgo_it.Next()
 //line examples/char_lstm/main_train.gox:62
-			if !_gop_ok {
+			if !_xgo_ok {
 //line examples/char_lstm/main_train.gox:62
 				break
 //line examples/char_lstm/main_train.gox:62
@@ -172,9 +172,9 @@ func (this *Trainer) MainEntry() {
 //line examples/char_lstm/main_train.gox:39
 }
 
-//line examples/char_lstm/gop_autogen.go:176
+//line examples/char_lstm/xgo_autogen.go:176
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

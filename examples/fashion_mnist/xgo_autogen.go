@@ -47,15 +47,15 @@ func (this *Trainer) MainEntry() {
 //line examples/fashion_mnist/main_train.gox:24
 		torch.GC()
 //line examples/fashion_mnist/main_train.gox:25
-		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+		for _xgo_it := this.TrainLoader().XGo_Enum(); ; {
 //line examples/fashion_mnist/main_train.gox:25
 			torch.GC()
 //line examples/fashion_mnist/main_train.gox:25
-			var _gop_ok bool
+			var _xgo_ok bool
 //line examples/fashion_mnist/main_train.gox:25
-			x, y, _gop_ok := _gop_it.Next()
+			x, y, _xgo_ok := _xgo_it.Next()
 //line examples/fashion_mnist/main_train.gox:25
-			if !_gop_ok {
+			if !_xgo_ok {
 //line examples/fashion_mnist/main_train.gox:25
 				break
 //line examples/fashion_mnist/main_train.gox:25
@@ -79,9 +79,9 @@ func (this *Trainer) MainEntry() {
 //line examples/fashion_mnist/main_train.gox:13
 }
 
-//line examples/fashion_mnist/gop_autogen.go:83
+//line examples/fashion_mnist/xgo_autogen.go:83
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

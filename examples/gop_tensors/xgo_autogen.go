@@ -43,29 +43,29 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:20
 	fmt.Println("full", gopkg.Full__0([]int64{2}, 7).Dtype(), gopkg.Full__1([]int64{2}, 0.5).Dtype())
 //line examples/gop_tensors/main_train.gox:23
-	c := torch.Temp((torch.Tensor).Gop_Add(b, torch.Temp((torch.Tensor).Gop_Mul(b, 2)))).Gop_Sub(1)
+	c := torch.Temp((torch.Tensor).XGo_Add(b, torch.Temp((torch.Tensor).XGo_Mul(b, 2)))).XGo_Sub(1)
 //line examples/gop_tensors/main_train.gox:24
 	fmt.Println("c", c)
 //line examples/gop_tensors/main_train.gox:25
-	fmt.Println("int ops", (torch.Tensor).Gop_Add(a, 1).Dtype(), (torch.Tensor).Gop_Mul(a, 2).Dtype(), (torch.Tensor).Gop_Quo(a, 2).Dtype(), (torch.Tensor).Gop_Add(a, 0.5).Dtype())
+	fmt.Println("int ops", (torch.Tensor).XGo_Add(a, 1).Dtype(), (torch.Tensor).XGo_Mul(a, 2).Dtype(), (torch.Tensor).XGo_Quo(a, 2).Dtype(), (torch.Tensor).XGo_Add(a, 0.5).Dtype())
 //line examples/gop_tensors/main_train.gox:26
-	fmt.Println("neg", a.Gop_Neg())
+	fmt.Println("neg", a.XGo_Neg())
 //line examples/gop_tensors/main_train.gox:27
-	fmt.Println("rem", (torch.Tensor).Gop_Rem(a, 2))
+	fmt.Println("rem", (torch.Tensor).XGo_Rem(a, 2))
 //line examples/gop_tensors/main_train.gox:28
-	fmt.Println("cmp", (torch.Tensor).Gop_GT(a, 1), (torch.Tensor).Gop_EQ(a, gopkg.Tensor__0([]int{1, 0, 3})), (torch.Tensor).Gop_LE(b, 2.0))
+	fmt.Println("cmp", (torch.Tensor).XGo_GT(a, 1), (torch.Tensor).XGo_EQ(a, gopkg.Tensor__0([]int{1, 0, 3})), (torch.Tensor).XGo_LE(b, 2.0))
 //line examples/gop_tensors/main_train.gox:29
-	fmt.Println("mask", torch.Temp((torch.Tensor).Gop_GT(a, 1)).Gop_And(torch.Temp((torch.Tensor).Gop_LT(a, 3))))
+	fmt.Println("mask", torch.Temp((torch.Tensor).XGo_GT(a, 1)).XGo_And(torch.Temp((torch.Tensor).XGo_LT(a, 3))))
 //line examples/gop_tensors/main_train.gox:30
 	n := 3
 //line examples/gop_tensors/main_train.gox:31
-	fmt.Println("var", (torch.Tensor).Gop_Mul(a, n))
+	fmt.Println("var", (torch.Tensor).XGo_Mul(a, n))
 //line examples/gop_tensors/main_train.gox:34
 	d := gopkg.Zeros__0(2)
 //line examples/gop_tensors/main_train.gox:35
-	d.Gop_AddAssign(1)
+	d.XGo_AddAssign(1)
 //line examples/gop_tensors/main_train.gox:36
-	d.Gop_MulAssign(3)
+	d.XGo_MulAssign(3)
 //line examples/gop_tensors/main_train.gox:37
 	fmt.Println("inplace", d)
 //line examples/gop_tensors/main_train.gox:38
@@ -79,7 +79,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:39
 		torch.GC()
 //line examples/gop_tensors/main_train.gox:40
-		total.Gop_AddAssign(float64(i))
+		total.XGo_AddAssign(float64(i))
 //line examples/gop_tensors/main_train.gox:39
 	}
 //line examples/gop_tensors/main_train.gox:39
@@ -115,7 +115,7 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:62
 	w := gopkg.Ones__0(3).RequiresGrad_()
 //line examples/gop_tensors/main_train.gox:63
-	y := torch.Consume(torch.Temp((torch.Tensor).Gop_Mul(w, x)).Gop_Add(1), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
+	y := torch.Consume(torch.Temp((torch.Tensor).XGo_Mul(w, x)).XGo_Add(1), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
 //line examples/gop_tensors/main_train.gox:64
 	y.Backward()
 //line examples/gop_tensors/main_train.gox:65
@@ -131,13 +131,13 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:70
 		torch.GC()
 //line examples/gop_tensors/main_train.gox:71
-		loss := torch.Consume((torch.Tensor).Gop_Mul(p, p), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
+		loss := torch.Consume((torch.Tensor).XGo_Mul(p, p), func(t torch.Tensor) torch.Tensor { return gopkg.Sum__0(t) })
 //line examples/gop_tensors/main_train.gox:72
 		loss.Backward()
 //line examples/gop_tensors/main_train.gox:73
 		gopkg.NoGrad(func() {
 //line examples/gop_tensors/main_train.gox:74
-			p.Gop_SubAssign(torch.Temp((torch.Tensor).Gop_Mul(p.Grad(), 0.1)))
+			p.XGo_SubAssign(torch.Temp((torch.Tensor).XGo_Mul(p.Grad(), 0.1)))
 //line examples/gop_tensors/main_train.gox:73
 		})
 //line examples/gop_tensors/main_train.gox:76
@@ -165,9 +165,9 @@ func (this *Trainer) MainEntry() {
 //line examples/gop_tensors/main_train.gox:6
 }
 
-//line examples/gop_tensors/gop_autogen.go:169
+//line examples/gop_tensors/xgo_autogen.go:169
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

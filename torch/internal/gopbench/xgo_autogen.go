@@ -5,7 +5,7 @@ package gopbench
 
 import "github.com/gotorch/gotorch/torch"
 
-const GopPackage = "github.com/gotorch/gotorch/torch"
+const XGoPackage = "github.com/gotorch/gotorch/torch"
 const _ = true
 
 // AddLoop computes s = x + y n times and returns the first element of the
@@ -25,7 +25,7 @@ func AddLoop(x torch.Tensor, y torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:10
 		torch.MaybeGC()
 //line torch/internal/gopbench/ops.gop:11
-		s = torch.Rebind(s, (torch.Tensor).Gop_Add(x, y))
+		s = torch.Rebind(s, (torch.Tensor).XGo_Add(x, y))
 //line torch/internal/gopbench/ops.gop:10
 	}
 //line torch/internal/gopbench/ops.gop:13
@@ -49,7 +49,7 @@ func ExprLoop(x torch.Tensor, y torch.Tensor, z torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:20
 		torch.MaybeGC()
 //line torch/internal/gopbench/ops.gop:21
-		s = torch.Rebind(s, (torch.Tensor).Gop_Add(x, torch.Temp((torch.Tensor).Gop_Mul(y, z))))
+		s = torch.Rebind(s, (torch.Tensor).XGo_Add(x, torch.Temp((torch.Tensor).XGo_Mul(y, z))))
 //line torch/internal/gopbench/ops.gop:20
 	}
 //line torch/internal/gopbench/ops.gop:23
@@ -75,7 +75,7 @@ func OpsLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:32
 		torch.MaybeGC()
 //line torch/internal/gopbench/ops.gop:33
-		h = torch.Rebind(h, torch.Temp(x.MM(w)).Gop_Add(b))
+		h = torch.Rebind(h, torch.Temp(x.MM(w)).XGo_Add(b))
 //line torch/internal/gopbench/ops.gop:34
 		h = torch.Rebind(h, h.Relu())
 //line torch/internal/gopbench/ops.gop:32
@@ -101,7 +101,7 @@ func ChainLoop(x torch.Tensor, w torch.Tensor, b torch.Tensor, n int) float32 {
 //line torch/internal/gopbench/ops.gop:43
 		torch.MaybeGC()
 //line torch/internal/gopbench/ops.gop:44
-		h = torch.Rebind(h, torch.Consume(torch.Temp(x.MM(w)).Gop_Add(b), func(t torch.Tensor) torch.Tensor { return t.Relu() })) //line torch/internal/gopbench/ops.gop:43
+		h = torch.Rebind(h, torch.Consume(torch.Temp(x.MM(w)).XGo_Add(b), func(t torch.Tensor) torch.Tensor { return t.Relu() })) //line torch/internal/gopbench/ops.gop:43
 //line torch/internal/gopbench/ops.gop:43
 	}
 //line torch/internal/gopbench/ops.gop:46

@@ -29,9 +29,9 @@ func (this *Trainer) MainEntry() {
 //line examples/fashion_mnist/fit/main_train.gox:8
 }
 
-//line examples/fashion_mnist/fit/gop_autogen.go:33
+//line examples/fashion_mnist/fit/xgo_autogen.go:33
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

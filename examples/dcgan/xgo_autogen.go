@@ -33,17 +33,17 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:15
 	this.Seed__1(1)
 //line examples/dcgan/main_train.gox:19
-	fashion := func() (_gop_ret *data.MNIST) {
+	fashion := func() (_xgo_ret *data.MNIST) {
 //line examples/dcgan/main_train.gox:19
-		var _gop_err error
+		var _xgo_err error
 //line examples/dcgan/main_train.gox:19
-		_gop_ret, _gop_err = data.LoadFashionMNIST("", data.Train)
+		_xgo_ret, _xgo_err = data.LoadFashionMNIST("", data.Train)
 //line examples/dcgan/main_train.gox:19
-		if _gop_err != nil {
+		if _xgo_err != nil {
 //line examples/dcgan/main_train.gox:19
-			_gop_err = errors.NewFrame(_gop_err, "data.loadFashionMNIST(\"\", data.Train)", "examples/dcgan/main_train.gox", 19, "main.MainEntry")
+			_xgo_err = errors.NewFrame(_xgo_err, "data.loadFashionMNIST(\"\", data.Train)", "examples/dcgan/main_train.gox", 19, "main.MainEntry")
 //line examples/dcgan/main_train.gox:19
-			panic(_gop_err)
+			panic(_xgo_err)
 //line examples/dcgan/main_train.gox:19
 		}
 //line examples/dcgan/main_train.gox:19
@@ -59,17 +59,17 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:21
 	}
 //line examples/dcgan/main_train.gox:24
-	this.Dataset__2(func() (_gop_ret *data.TensorDataset) {
+	this.Dataset__2(func() (_xgo_ret *data.TensorDataset) {
 //line examples/dcgan/main_train.gox:24
-		var _gop_err error
+		var _xgo_err error
 //line examples/dcgan/main_train.gox:24
-		_gop_ret, _gop_err = data.NewTensorDataset(images, labels)
+		_xgo_ret, _xgo_err = data.NewTensorDataset(images, labels)
 //line examples/dcgan/main_train.gox:24
-		if _gop_err != nil {
+		if _xgo_err != nil {
 //line examples/dcgan/main_train.gox:24
-			_gop_err = errors.NewFrame(_gop_err, "data.newTensorDataset(images, labels)", "examples/dcgan/main_train.gox", 24, "main.MainEntry")
+			_xgo_err = errors.NewFrame(_xgo_err, "data.newTensorDataset(images, labels)", "examples/dcgan/main_train.gox", 24, "main.MainEntry")
 //line examples/dcgan/main_train.gox:24
-			panic(_gop_err)
+			panic(_xgo_err)
 //line examples/dcgan/main_train.gox:24
 		}
 //line examples/dcgan/main_train.gox:24
@@ -111,21 +111,21 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:45
 		var sumD, sumG float64
 //line examples/dcgan/main_train.gox:46
-		for _gop_it := this.TrainLoader().Gop_Enum(); ; {
+		for _xgo_it := this.TrainLoader().XGo_Enum(); ; {
 //line examples/dcgan/main_train.gox:46
 			torch.GC()
 //line examples/dcgan/main_train.gox:46
-			var _gop_ok bool
+			var _xgo_ok bool
 //line examples/dcgan/main_train.gox:46
-			x, _, _gop_ok := _gop_it.Next()
+			x, _, _xgo_ok := _xgo_it.Next()
 //line examples/dcgan/main_train.gox:46
-			if !_gop_ok {
+			if !_xgo_ok {
 //line examples/dcgan/main_train.gox:46
 				break
 //line examples/dcgan/main_train.gox:46
 			}
 //line examples/dcgan/main_train.gox:47
-			real := torch.Temp((torch.Tensor).Gop_Quo(x.Float(), 127.5)).Gop_Sub(1)
+			real := torch.Temp((torch.Tensor).XGo_Quo(x.Float(), 127.5)).XGo_Sub(1)
 //line examples/dcgan/main_train.gox:48
 			z := gopkg.Randn__0(int(x.Size(0)), int(netG.Latent))
 //line examples/dcgan/main_train.gox:49
@@ -135,7 +135,7 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:54
 			outFake := netD.Forward(fake.Detach())
 //line examples/dcgan/main_train.gox:55
-			lossD := (torch.Tensor).Gop_Add(gopkg.BinaryCrossEntropyWithLogits(outReal, gopkg.OnesLike(outReal)), gopkg.BinaryCrossEntropyWithLogits(outFake, gopkg.ZerosLike(outFake)))
+			lossD := (torch.Tensor).XGo_Add(gopkg.BinaryCrossEntropyWithLogits(outReal, gopkg.OnesLike(outReal)), gopkg.BinaryCrossEntropyWithLogits(outFake, gopkg.ZerosLike(outFake)))
 //line examples/dcgan/main_train.gox:56
 			optD.ZeroGrad()
 //line examples/dcgan/main_train.gox:57
@@ -177,7 +177,7 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:79
 		gopkg.NoGrad(func() {
 //line examples/dcgan/main_train.gox:80
-			gopkg.SaveImage__0(torch.Temp((torch.Tensor).Gop_Mul(netG.Forward(fixed), 0.5)).Gop_Add(0.5), out)
+			gopkg.SaveImage__0(torch.Temp((torch.Tensor).XGo_Mul(netG.Forward(fixed), 0.5)).XGo_Add(0.5), out)
 //line examples/dcgan/main_train.gox:79
 		})
 //line examples/dcgan/main_train.gox:82
@@ -191,9 +191,9 @@ func (this *Trainer) MainEntry() {
 //line examples/dcgan/main_train.gox:12
 }
 
-//line examples/dcgan/gop_autogen.go:195
+//line examples/dcgan/xgo_autogen.go:195
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()

@@ -170,9 +170,9 @@ func (this *Trainer) MainEntry() {
 //line bench/gopwork/main_train.gox:17
 }
 
-//line bench/gopwork/gop_autogen.go:174
+//line bench/gopwork/xgo_autogen.go:174
 func (this *Trainer) Main() {
-	classfile.Gopt_Trainer_Main(this)
+	classfile.XGot_Trainer_Main(this)
 }
 func main() {
 	new(Trainer).Main()
