@@ -26,10 +26,7 @@ func TestPrintMeta(t *testing.T) {
 		{torch.Ones([]int64{2}, meta, torch.WithDtype(torch.Int64)), "tensor(..., device='meta', size=(2,), dtype=torch.int64)"},
 	}
 	for _, c := range cases {
-		got := c.t.String()
-		// libtorch 2.x numbers the overload of to_sparse's backward node.
-		got = strings.Replace(got, "grad_fn=<ToSparseBackward1>", "grad_fn=<ToSparseBackward0>", 1)
-		assert.Equal(t, c.want, got)
+		assert.Equal(t, c.want, c.t.String())
 	}
 }
 
@@ -67,6 +64,9 @@ func TestPrintSparse(t *testing.T) {
                       12.]), size=(3, 4), nnz=12, layout=torch.sparse_csr)`},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, c.t.String())
+		got := c.t.String()
+		// libtorch 2.x numbers the overload of to_sparse's backward node.
+		got = strings.Replace(got, "grad_fn=<ToSparseBackward1>", "grad_fn=<ToSparseBackward0>", 1)
+		assert.Equal(t, c.want, got)
 	}
 }

@@ -69,6 +69,8 @@ func hostileCases(t *testing.T) []badCase {
 			func() error { return e1(x34().TryTranspose(math.MinInt32, 0)) }},
 		{"randint high MinInt64", "expects 'from' to be less than 'to'", "randint", nil,
 			func() error { return e1(torch.TryRandInt(minI64, shape(3))) }},
+		{"unsqueeze dim MaxInt64", "out of range", "unsqueeze", nil,
+			func() error { return e1(x34().TryUnsqueeze(maxI64)) }},
 
 		// Backward ops given shapes their forward pass would not make.
 		{"unfold_backward grad of the wrong shape", "grad_in has size [2, 2]", "unfold_backward", nil,

@@ -142,7 +142,9 @@ func hostileOps() []hostileOp {
 			return e1(x().TryRepeat(shape(v, w)))
 		}},
 		{"constant_pad_nd", func(v, w int64) error {
-			if a, b := 4+v, 3+w; v > 0 && w > 0 && a > 0 && b > 0 && legit(4, a, b) {
+			// Pads (v, 0) on the last dimension and (w, 0) on the first:
+			// negative pads crop, so only the result's sizes tell.
+			if a, b := 4+v, 3+w; a > 0 && b > 0 && v < math.MaxInt64-4 && w < math.MaxInt64-3 && legit(4, a, b) {
 				return errSkip
 			}
 			return e1(torch.TryConstantPadNd(x(), shape(v, 0, w, 0)))
