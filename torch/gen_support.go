@@ -70,23 +70,18 @@ func boolMask(bs []bool) int32 {
 // native handles; unpinAll ends the call. On an error nothing stays
 // pinned.
 func tensorPtrs(op, arg string, ts []Tensor) ([]C.gt_tensor, error) {
-	ps := make([]C.gt_tensor, len(ts))
-	for i, t := range ts {
-		p, err := t.ptr(op, arg)
-		if err != nil {
-			unpinAll(ts[:i])
-			return nil, err
-		}
-		ps[i] = p
-	}
-	return ps, nil
+	return pinList(op, arg, ts, Tensor.ptr)
 }
 
 // optTensorPtrs is tensorPtrs for Tensor?[]: the zero Tensor is None.
 func optTensorPtrs(op, arg string, ts []Tensor) ([]C.gt_tensor, error) {
+	return pinList(op, arg, ts, Tensor.optPtr)
+}
+
+func pinList(op, arg string, ts []Tensor, pin func(Tensor, string, string) (C.gt_tensor, error)) ([]C.gt_tensor, error) {
 	ps := make([]C.gt_tensor, len(ts))
 	for i, t := range ts {
-		p, err := t.optPtr(op, arg)
+		p, err := pin(t, op, arg)
 		if err != nil {
 			unpinAll(ts[:i])
 			return nil, err

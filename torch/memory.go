@@ -383,26 +383,25 @@ func newChunkLocked() *entry {
 // handBatch-1 such frees, or by the next sweep (GC(), FinishGC(), any
 // collection), in one C call; it counts as freed at once.
 func (h *handle) free() {
-	for {
-		s := h.state.Load()
-		if s&handleFreed != 0 {
-			return
-		}
-		if h.state.CompareAndSwap(s, s|handleFreed) {
-			break
-		}
+	if h.state.Or(handleFreed)&handleFreed != 0 {
+		return
 	}
-	// Only this call got here for h: account for it now, release the
-	// native tensor below or in the last unpin.
+	// Only this call got here for h: account for it now, and release the
+	// native tensor under the same lock unless a call still uses it (then
+	// the last unpin does).
 	mem.Lock()
 	e := h.e
 	e.ps[h.i] = nil
 	e.kept[h.i] = false
 	mem.freed++
 	mem.gcMark++
-	mem.bytes -= e.bytes[h.i]
+	nb := e.bytes[h.i]
+	mem.bytes -= nb
+	if h.state.CompareAndSwap(handleFreed, handleFreed|handleReleased) {
+		releaseLocked(h.p, nb) // unlocks mem
+		return
+	}
 	mem.Unlock()
-	h.releaseFreed()
 }
 
 // releaseLocked releases p, a native tensor of nb bytes that the registry
