@@ -52,6 +52,12 @@ GOTORCH_LIBTORCH := $(shell sed -n 's/^\#define TORCH_VERSION_\(MAJOR\|MINOR\|PA
 	awk 'NR==1{v=$$1*10000} NR==2{v+=$$1*100} NR==3{v+=$$1} END{if (NR==3) print v}')
 ifneq ($(GOTORCH_LIBTORCH),)
 export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -DGOTORCH_LIBTORCH=$(GOTORCH_LIBTORCH))
+# libtorch 2.14's headers require C++20 (#error otherwise); 1.13's and 2.6's
+# compile under either. The #cgo lines name no -std, so this one holds; older
+# libtorch keeps the compiler's default, C++17.
+ifeq ($(shell [ $(GOTORCH_LIBTORCH) -ge 20700 ] && echo yes),yes)
+export CGO_CXXFLAGS := $(strip $(CGO_CXXFLAGS) -std=c++20)
+endif
 endif
 
 .PHONY: train test setup check-libtorch env test-debian13
@@ -103,9 +109,9 @@ env:
 ifdef LIBTORCH
 	@echo "export LIBTORCH='$(LIBTORCH)'"
 	@echo "export CGO_LDFLAGS='$(CGO_LDFLAGS)'"
-ifneq ($(CXX11_ABI),)
-	@echo "export CGO_CXXFLAGS='$(CGO_CXXFLAGS)'"
 endif
+ifneq ($(CGO_CXXFLAGS),)
+	@echo "export CGO_CXXFLAGS='$(CGO_CXXFLAGS)'"
 endif
 	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
 

@@ -23,7 +23,13 @@ type builder struct {
 // $LIBTORCH when it is set (as the Makefile does), Debian's libtorch-dev
 // otherwise.
 func libtorchFlags(libtorch string) (cxx, ld []string) {
-	cxx = []string{"-std=c++17", "-O2", "-Wno-deprecated-declarations"}
+	// The C++ standard the bindings use: make env puts -std=c++20 in
+	// CGO_CXXFLAGS for libtorch 2.7 and later.
+	std := "-std=c++17"
+	if strings.Contains(os.Getenv("CGO_CXXFLAGS"), "-std=c++20") {
+		std = "-std=c++20"
+	}
+	cxx = []string{std, "-O2", "-Wno-deprecated-declarations"}
 	ld = []string{"-ltorch", "-ltorch_cpu", "-lc10"}
 	if libtorch == "" {
 		cxx = append(cxx, "-I/usr/include/torch/csrc/api/include")

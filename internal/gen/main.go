@@ -1245,7 +1245,7 @@ func (g *generator) writeC() {
 		var gb bytes.Buffer
 		gb.WriteString(header)
 		fmt.Fprintf(&gb, "\n// Package shard%d holds part %d of %d of the generated C++ shim and its cgo\n// glue: Go functions with Go-typed arguments that package torch calls. The\n// parts compile in parallel.\npackage shard%d\n\n", s, s+1, *nShards, s)
-		gb.WriteString("/*\n#cgo CXXFLAGS: -std=c++17 -O1 -fno-strict-aliasing -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations\n#cgo CFLAGS: -I${SRCDIR}/../..\n#cgo LDFLAGS: -ltorch_cpu -lc10\n#include <stdlib.h>\n#include \"ops_gen.h\"\n*/\nimport \"C\"\n\nimport \"unsafe\"\n\nvar _ unsafe.Pointer\n\n")
+		gb.WriteString("/*\n#cgo CXXFLAGS: -O1 -fno-strict-aliasing -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations\n#cgo CFLAGS: -I${SRCDIR}/../..\n#cgo LDFLAGS: -ltorch_cpu -lc10\n#include <stdlib.h>\n#include \"ops_gen.h\"\n*/\nimport \"C\"\n\nimport \"unsafe\"\n\nvar _ unsafe.Pointer\n\n")
 		for i := s * per; i < (s+1)*per && i < len(g.fns); i++ {
 			g.fns[i].shard = s
 			gb.WriteString(g.fns[i].glue())

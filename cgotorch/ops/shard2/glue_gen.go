@@ -6,7 +6,7 @@
 package shard2
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O1 -fno-strict-aliasing -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
+#cgo CXXFLAGS: -O1 -fno-strict-aliasing -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
 #cgo CFLAGS: -I${SRCDIR}/../..
 #cgo LDFLAGS: -ltorch_cpu -lc10
 #include <stdlib.h>
