@@ -60,6 +60,30 @@ export CGO_CXXFLAGS := $(strip $(CGO_CXXFLAGS) -std=c++20)
 endif
 endif
 
+# CUDA. A libtorch built with CUDA has libtorch_cuda.so beside
+# libtorch_cpu.so (a LIBTORCH zip, a pip PyTorch, Debian's contrib
+# libtorch-cuda-dev). Its CUDA kernels register only if the library is
+# loaded, and nothing in GoTorch calls into it directly, so it is linked with
+# --no-as-needed (as tch-rs does); without that, CUDA is silently "not
+# available". With the CUDA toolkit's headers also at hand (CUDA_HOME,
+# /usr/local/cuda, a pip wheel's nvidia/*/include, /usr/include),
+# -DGOTORCH_CUDA compiles the parts of cgotorch/cuda that need them (the
+# caching allocator's statistics). CUDA=0 keeps the build CPU-only; a plain
+# go build without make env is always CPU-only (docs/gpu.md).
+TORCH_LIBDIR := $(if $(LIBTORCH),$(LIBTORCH)/lib,$(patsubst %/,%,$(dir $(firstword $(wildcard /usr/lib/*/libtorch_cpu.so)))))
+ifneq ($(CUDA),0)
+TORCH_CUDA_LIB := $(firstword $(wildcard $(TORCH_LIBDIR)/libtorch_cuda.so))
+endif
+ifneq ($(TORCH_CUDA_LIB),)
+export CGO_LDFLAGS := $(strip $(CGO_LDFLAGS) -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed)
+CUDA_INCLUDE := $(patsubst %/cuda_runtime_api.h,%,$(firstword $(wildcard \
+	$(if $(CUDA_HOME),$(CUDA_HOME)/include/cuda_runtime_api.h) /usr/local/cuda/include/cuda_runtime_api.h \
+	$(if $(LIBTORCH),$(LIBTORCH)/../nvidia/*/include/cuda_runtime_api.h) /usr/include/cuda_runtime_api.h)))
+ifneq ($(CUDA_INCLUDE),)
+export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -DGOTORCH_CUDA $(if $(filter /usr/include,$(CUDA_INCLUDE)),,-I$(abspath $(CUDA_INCLUDE))))
+endif
+endif
+
 .PHONY: train test setup check-libtorch env test-debian13
 
 train: setup
@@ -108,6 +132,8 @@ check-libtorch:
 env:
 ifdef LIBTORCH
 	@echo "export LIBTORCH='$(LIBTORCH)'"
+endif
+ifneq ($(CGO_LDFLAGS),)
 	@echo "export CGO_LDFLAGS='$(CGO_LDFLAGS)'"
 endif
 ifneq ($(CGO_CXXFLAGS),)
