@@ -1,0 +1,47 @@
+// Package pt reads and writes PyTorch's torch.save files (.pt, .pth) in
+// pure Go: state dicts, and checkpoints of several state dicts with ints,
+// floats, strings and lists beside them.
+//
+//	sd, err := pt.LoadStateDict("model.pt")            // torch.save(model.state_dict(), "model.pt")
+//	err = pt.LoadModule(net, "model.pt", true)           // into a GoTorch module, by PyTorch names
+//	err = pt.LoadModule(net, "ckpt.pt", true, pt.WithKey("model"))
+//	v, err := pt.Load("ckpt.pt")                         // any checkpoint, as Go values (*pt.Dict, ...)
+//	err = pt.Save("out.pt", net.StateDict())             // torch.load reads it
+//
+// Both of torch.save's formats are read: the zip archive (PyTorch 1.6
+// and later) and the legacy format (_use_new_zipfile_serialization=False),
+// in either byte order. Every dtype that torch.save writes becomes a
+// torch.Tensor with the same bits: float16/32/64, bfloat16, int8/16/32/64,
+// uint8, bool, complex64/128. Tensors are made on the CPU whatever device
+// they were saved from. Each storage becomes one tensor and every tensor
+// saved from it a view of it (as_strided at its offset and strides), so
+// tensors that shared memory in Python share it here.
+//
+// # Safety
+//
+// A .pt file is a Python pickle, which Python's pickle runs as a program:
+// it may import and call anything. This package has a pickle machine of
+// its own that calls nothing. It knows a fixed allow-list of globals,
+// which it implements itself:
+//
+//	torch._utils._rebuild_tensor, _rebuild_tensor_v2, _rebuild_parameter,
+//	_rebuild_parameter_with_state; torch.*Storage; torch dtypes
+//	(torch.float32, ...); torch.Size; torch.device; collections.OrderedDict;
+//	builtins set, frozenset, bytearray, complex; _codecs.encode (bytes)
+//
+// Any other global is an error that names it and wraps ErrNotAllowed
+// (torch.load(weights_only=True) draws a similar line). Hostile input is
+// bounded (Limits): no allocation is made from a claimed length longer
+// than the data left, storage bytes are bounded by the file's size, and
+// the stack, the memo, the nesting depth and the number of tensors are
+// capped. A damaged file gives an error wrapping ErrInvalid; the reader
+// never panics on any input (it is fuzzed: FuzzPickle, FuzzDecode).
+//
+// # Writing
+//
+// Save and Encode write the zip format of torch.save (protocol 2 pickle,
+// records aligned to 64 bytes), which torch.load of PyTorch 1.6 and later
+// reads. Each tensor is written contiguous, in a storage of its own; one
+// torch.Tensor reached twice (tied weights) is written once and loads as
+// one tensor. Save is atomic (internal/atomicfile).
+package pt

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Writes the golden files of package torch/pt: small torch.save files of
+every kind the reader handles, in both formats, and expected.json with the
+values the Go tests compare against. Run from anywhere with PyTorch 1.13.1:
+
+    /usr/bin/python3 torch/pt/testdata/make.py
+"""
+import argparse
+import json
+import math
+import os
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+torch.manual_seed(23)
+
+
+def save(obj, name, legacy=False):
+    path = os.path.join(HERE, name)
+    torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
+    return path
+
+
+def num(x):
+    """A JSON-safe number: NaN and the infinities as strings."""
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return str(x)
+    return x
+
+
+def describe(t):
+    """dtype, shape and every element (complex as [re, im]), row-major."""
+    flat = t.detach().reshape(-1)
+    if t.is_complex():
+        vals = [[num(float(z.real)), num(float(z.imag))] for z in flat.tolist()]
+    elif t.dtype == torch.bool:
+        vals = [int(v) for v in flat.tolist()]
+    elif t.is_floating_point():
+        vals = [num(float(v)) for v in flat.double().tolist()]
+    else:
+        vals = [int(v) for v in flat.tolist()]
+    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape), "values": vals,
+            "requires_grad": t.requires_grad}
+
+
+special = [0.0, -0.0, 1.0, -2.5, float("inf"), float("-inf"), float("nan"), 1e-3, 65504.0, 3.140625]
+dtypes = {
+    "float16": torch.tensor(special[:6] + [6e-8, 1e-3, 65504.0, 3.140625], dtype=torch.float16).reshape(2, 5),
+    "bfloat16": torch.tensor(special[:6] + [1e-40, 1e30, -7.0, 3.140625], dtype=torch.bfloat16).reshape(2, 5),
+    "float32": torch.tensor(special[:6] + [1e-45, 3.4e38, -1.5e-7, math.pi], dtype=torch.float32).reshape(2, 5),
+    "float64": torch.tensor(special[:6] + [5e-324, 1.7e308, -1e-300, math.e], dtype=torch.float64).reshape(2, 5),
+    "int8": torch.tensor([-128, -1, 0, 1, 127, 5], dtype=torch.int8).reshape(3, 2),
+    "int16": torch.tensor([-32768, -1, 0, 1, 32767, 300], dtype=torch.int16).reshape(3, 2),
+    "int32": torch.tensor([-2**31, -1, 0, 1, 2**31 - 1, 70000], dtype=torch.int32).reshape(3, 2),
+    "int64": torch.tensor([-2**63, -1, 0, 1, 2**63 - 1, 2**40], dtype=torch.int64).reshape(3, 2),
+    "uint8": torch.tensor([0, 1, 127, 128, 255, 42], dtype=torch.uint8).reshape(3, 2),
+    "bool": torch.tensor([True, False, True, True, False, False]).reshape(2, 3),
+    "complex64": torch.tensor([1 + 2j, -0.5j, 3.25, float("inf") + 1j], dtype=torch.complex64).reshape(2, 2),
+    "complex128": torch.tensor([1e-300 + 2j, -0.5j, math.pi, -1 - 1j], dtype=torch.complex128).reshape(2, 2),
+    "scalar": torch.tensor(7.5),
+    "empty": torch.zeros(0, 3),
+}
+
+base = torch.arange(24, dtype=torch.float32)
+grid = base.view(4, 6)
+views = {
+    "base": base,
+    "row": grid[1],                 # offset 6
+    "col": grid[:, 2],              # offset 2, stride 6
+    "t": grid.t(),                  # strides (1, 6)
+    "slice": base[5:11],            # offset 5
+    "block": grid[1:3, 2:5],        # offset 8, strides (6, 1)
+    "every_other": base[1::2],      # stride 2
+    "expanded": torch.arange(3.0).view(3, 1).expand(3, 4),  # stride 0
+}
+
+tied_w = torch.randn(3, 4)
+tied = {"embed.weight": tied_w, "head.weight": tied_w}
+
+
+class SmallCNN(nn.Module):
+    """The Fashion-MNIST CNN of examples/fashion_mnist (conv-bn-relu-pool
+    twice, a classifier with dropout), with fewer channels so that its
+    state dict takes KBs."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(4, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2))
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Dropout(0.25), nn.Linear(8 * 7 * 7, 16), nn.ReLU(), nn.Dropout(0.5),
+            nn.Linear(16, 10))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+def randomize_bn(model):
+    """Non-trivial running statistics, so that eval mode uses them."""
+    for m in model.modules():
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+            m.num_batches_tracked.fill_(5)
+
+
+cnn = SmallCNN()
+randomize_bn(cnn)
+cnn.eval()
+x = torch.randn(2, 1, 28, 28)
+with torch.no_grad():
+    y = cnn(x)
+
+mlp = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))
+randomize_bn(mlp)
+mx = torch.randn(4, 6)
+# One SGD step, so that the checkpoint has an optimizer state, and the
+# reference output of the model as the checkpoint holds it.
+opt = torch.optim.SGD(mlp.parameters(), lr=0.1, momentum=0.9)
+mlp(mx).sum().backward()
+opt.step()
+mlp.eval()
+with torch.no_grad():
+    my = mlp(mx)
+checkpoint = {
+    "model": mlp.state_dict(),
+    "optimizer": opt.state_dict(),
+    "epoch": 3, "loss": 0.25, "name": "run-1", "tags": ["a", "b"],
+    "big": 2**70, "negative": -70000, "flag": True, "nothing": None,
+    "pair": (1, 2.5, "x"), "raw": b"\x00\xffok", "dtype": torch.float16,
+    "device": torch.device("cpu"), "size": torch.Size([2, 3]), "ids": {3, 1},
+    "z": 1 + 2j, "nested": {"a": {"b": {"c": [1, [2, [3]]]}}}, 7: "int key",
+}
+
+expected = {}
+for legacy in (False, True):
+    suffix = "_legacy" if legacy else ""
+    save(dtypes, f"dtypes{suffix}.pt", legacy)
+    save(views, f"views{suffix}.pt", legacy)
+    save({"weight": torch.tensor([1.5, -2.0])}, f"one_key{suffix}.pt", legacy)
+    save(tied, f"tied{suffix}.pt", legacy)
+    save(cnn.state_dict(), f"cnn{suffix}.pt", legacy)
+    save(checkpoint, f"checkpoint{suffix}.pt", legacy)
+save(nn.Parameter(torch.tensor([[1.0, 2.0]])), "parameter.pt")
+save({"input": x, "output": y}, "cnn_io.pt")
+save({"input": mx, "output": my}, "mlp_io.pt")
+save({"opt": argparse.Namespace(lr=0.1)}, "not_allowed.pt")
+torch.jit.save(torch.jit.script(nn.Linear(2, 1)), os.path.join(HERE, "torchscript.pt"))
+
+expected["dtypes"] = {k: describe(v) for k, v in dtypes.items()}
+expected["views"] = {k: describe(v) for k, v in views.items()}
+expected["tied"] = {k: describe(v) for k, v in tied.items()}
+expected["checkpoint_model"] = {k: describe(v) for k, v in mlp.state_dict().items()}
+expected["checkpoint_momentum"] = {str(k): describe(v["momentum_buffer"]) for k, v in opt.state_dict()["state"].items()}
+expected["parameter"] = describe(nn.Parameter(torch.tensor([[1.0, 2.0]])))
+with open(os.path.join(HERE, "expected.json"), "w") as f:
+    json.dump(expected, f, indent=1, sort_keys=True)
+    f.write("\n")
