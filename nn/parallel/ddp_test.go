@@ -1,0 +1,180 @@
+package parallel_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gotorch/gotorch/internal/disttest"
+	"github.com/gotorch/gotorch/nn"
+	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/nn/optim"
+	"github.com/gotorch/gotorch/nn/parallel"
+	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/distributed"
+)
+
+const (
+	globalBatch = 16
+	steps       = 8
+)
+
+func newNet(seed uint64) *nn.SequentialModule {
+	torch.ManualSeed(seed)
+	return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
+}
+
+// batch is step's global batch, the same on every rank.
+func batch(step int) (torch.Tensor, torch.Tensor) {
+	torch.ManualSeed(1000 + uint64(step))
+	x := torch.Rand([]int64{globalBatch, 6})
+	y := torch.Rand([]int64{globalBatch, 3})
+	return x, y
+}
+
+func initGroup(t *testing.T) *distributed.ProcessGroup {
+	store, err := distributed.NewFileStore(os.Getenv("STORE_FILE"), mustAtoi(os.Getenv("WORLD_SIZE")))
+	require.NoError(t, err)
+	pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithStore(store), distributed.WithTimeout(time.Minute))
+	require.NoError(t, err)
+	return pg
+}
+
+func mustAtoi(s string) int {
+	var n int
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// reference trains on the whole global batch in one process.
+func reference() []float64 {
+	net := newNet(7)
+	opt := optim.SGD(net.Parameters(), optim.WithLR(0.1), optim.WithMomentum(0.9))
+	var losses []float64
+	for s := 0; s < steps; s++ {
+		x, y := batch(s)
+		opt.ZeroGrad()
+		loss := F.MseLoss(net.Forward(x), y)
+		loss.Backward()
+		opt.Step()
+		losses = append(losses, loss.Item())
+	}
+	return losses
+}
+
+// Ranks that each take their share of the global batch follow the loss
+// trajectory of one process on the whole batch; with NoSync, two
+// half-shards accumulated locally make the same steps.
+func TestDDPMatchesOneProcess(t *testing.T) {
+	if disttest.Worker() {
+		pg := initGroup(t)
+		defer distributed.DestroyProcessGroup()
+		want := reference()
+		accumulate := os.Getenv("ACCUMULATE") == "1"
+		// Every rank starts from different weights: DDP must take rank 0's.
+		net := newNet(7 + uint64(pg.Rank())*100)
+		ddp, err := parallel.DDP(net, parallel.WithBucketCapMB(0.0001)) // ~105 bytes: several buckets
+		require.NoError(t, err)
+		defer ddp.Close()
+		require.Greater(t, ddp.Buckets(), 2)
+		opt := optim.SGD(net.Parameters(), optim.WithLR(0.1), optim.WithMomentum(0.9))
+		n := int64(globalBatch / pg.Size())
+		for s := 0; s < steps; s++ {
+			x, y := batch(s)
+			x = x.Narrow(0, int64(pg.Rank())*n, n)
+			y = y.Narrow(0, int64(pg.Rank())*n, n)
+			opt.ZeroGrad()
+			var local float64
+			if accumulate {
+				h := n / 2
+				ddp.NoSync(func() {
+					l := F.MseLoss(ddp.Forward(x.Narrow(0, 0, h)), y.Narrow(0, 0, h)).MulScalar(torch.S(0.5))
+					l.Backward()
+					local += l.Item()
+				})
+				l := F.MseLoss(ddp.Forward(x.Narrow(0, h, n-h)), y.Narrow(0, h, n-h)).MulScalar(torch.S(0.5))
+				l.Backward()
+				local += l.Item()
+			} else {
+				loss := F.MseLoss(ddp.Forward(x), y)
+				loss.Backward()
+				local = loss.Item()
+			}
+			opt.Step()
+			// The global loss is the average of the ranks' losses.
+			lt := torch.FromSlice([]float64{local}, 1)
+			require.NoError(t, pg.AllReduce(lt, distributed.Avg))
+			got := lt.Float64s()[0]
+			assert.InDelta(t, want[s], got, 1e-5*math.Max(1, math.Abs(want[s])), "step %d", s)
+		}
+		// The ranks hold the same weights.
+		for _, p := range net.Parameters() {
+			mx, mn := p.Detach().Clone(), p.Detach().Clone()
+			require.NoError(t, pg.AllReduce(mx, distributed.Max))
+			require.NoError(t, pg.AllReduce(mn, distributed.Min))
+			assert.Equal(t, mx.Float32s(), mn.Float32s())
+		}
+		return
+	}
+	for _, c := range []struct {
+		ranks      int
+		accumulate string
+	}{{2, "0"}, {4, "0"}, {2, "1"}} {
+		t.Run(fmt.Sprintf("ranks=%d,accumulate=%s", c.ranks, c.accumulate), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "store")
+			disttest.Run(t, c.ranks, disttest.Options{Env: func(int) []string {
+				return []string{"STORE_FILE=" + file, "ACCUMULATE=" + c.accumulate}
+			}})
+		})
+	}
+}
+
+// BatchNorm's running statistics follow rank 0's (broadcast_buffers), and
+// a module without parameters is refused.
+func TestDDPBuffers(t *testing.T) {
+	if disttest.Worker() {
+		pg := initGroup(t)
+		defer distributed.DestroyProcessGroup()
+		torch.ManualSeed(3)
+		net := nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1d(5))
+		ddp, err := parallel.DDP(net)
+		require.NoError(t, err)
+		defer ddp.Close()
+		torch.ManualSeed(50 + uint64(pg.Rank())) // different data on each rank
+		for s := 0; s < 3; s++ {
+			out := ddp.Forward(torch.Rand([]int64{8, 4}))
+			out.Sum().Backward()
+		}
+		require.NoError(t, ddp.SyncBuffers())
+		for _, b := range net.NamedBuffers() {
+			if b.Tensor.Dtype() != torch.Float32 {
+				continue
+			}
+			mx, mn := b.Tensor.Clone(), b.Tensor.Clone()
+			require.NoError(t, pg.AllReduce(mx, distributed.Max))
+			require.NoError(t, pg.AllReduce(mn, distributed.Min))
+			assert.Equal(t, mx.Float32s(), mn.Float32s(), b.Name)
+		}
+		_, err = parallel.DDP(nn.Sequential(nn.ReLU()))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "no parameter")
+		return
+	}
+	file := filepath.Join(t.TempDir(), "store")
+	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+}
+
+func TestDDPNeedsGroup(t *testing.T) {
+	if disttest.Worker() {
+		t.Skip()
+	}
+	_, err := parallel.DDP(newNet(1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "InitProcessGroup")
+}
