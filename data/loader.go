@@ -47,6 +47,10 @@ type Options struct {
 	Collate CollateFunc
 	// NoGC stops Scan from calling torch.GC and torch.FinishGC.
 	NoGC bool
+	// Sampler, if not nil, picks each epoch's examples and their order
+	// instead of Shuffle (which must then be false): a
+	// DistributedSampler gives each rank of a data-parallel job its share.
+	Sampler Sampler
 }
 
 // Limits on Options and datasets, far beyond any real use; past them a
@@ -74,6 +78,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("data: Options.Prefetch must not be negative, got %d", o.Prefetch)
 	case o.Prefetch > MaxPrefetch:
 		return fmt.Errorf("data: Options.Prefetch is %d, more than MaxPrefetch (%d)", o.Prefetch, MaxPrefetch)
+	case o.Sampler != nil && o.Shuffle:
+		return errors.New("data: Options.Shuffle and Options.Sampler are mutually exclusive (the sampler orders the examples; shuffle there)")
 	case o.Prefetch > 0 && o.Workers == 0:
 		return fmt.Errorf("data: Options.Prefetch is %d but Workers is 0: prefetching needs workers", o.Prefetch)
 	}
@@ -129,7 +135,12 @@ func NewLoader(ds Dataset, opts Options) (*Loader, error) {
 func (l *Loader) Options() Options { return l.opts }
 
 // Len returns the number of batches in an epoch.
-func (l *Loader) Len() int { return l.batches(l.ds.Len()) }
+func (l *Loader) Len() int {
+	if l.opts.Sampler != nil {
+		return l.batches(l.opts.Sampler.Len(l.ds.Len()))
+	}
+	return l.batches(l.ds.Len())
+}
 
 // batches is the number of batches in an epoch of n examples.
 func (l *Loader) batches(n int) int {
@@ -346,7 +357,15 @@ func (l *Loader) newRun(ctx context.Context) (*run, error) {
 		rng := rand.New(rand.NewPCG(splitmix64(l.opts.Seed), splitmix64(uint64(epoch)<<8|streamShuffle)))
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	r := &run{l: l, epoch: epoch, order: order, nBatches: l.batches(n)}
+	if l.opts.Sampler != nil {
+		order = l.opts.Sampler.Indices(n, epoch)
+		for _, i := range order {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("data: the sampler's index %d is out of range for a dataset of %d examples", i, n)
+			}
+		}
+	}
+	r := &run{l: l, epoch: epoch, order: order, nBatches: l.batches(len(order))}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	if l.opts.Workers == 0 {
 		r.w = newWorker()
