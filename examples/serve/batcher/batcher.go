@@ -1,0 +1,251 @@
+// Package batcher groups concurrent requests into batches for one worker:
+// dynamic batching for model inference.
+//
+// Each caller of Submit puts one item into a bounded queue and waits for
+// its result. A single worker goroutine takes the first queued item, waits
+// at most MaxWait for more (up to MaxBatch items), runs the batch function
+// once on all of them and hands each caller its own result.
+//
+//	b := batcher.New(func(xs []Image) ([]Scores, error) { return model.Classify(xs) },
+//		batcher.Options{MaxBatch: 32, MaxWait: 2 * time.Millisecond, QueueSize: 256})
+//	scores, err := b.Submit(ctx, img) // ErrQueueFull when 256 are waiting
+//	...
+//	b.Close(ctx) // no new items; the queued ones still run
+//
+// The worker runs on one locked OS thread, so a libtorch model called from
+// it keeps one OpenMP team (docs/memory.md, "OpenMP teams"). A panic in the
+// batch function becomes an error for that batch's callers; the worker goes
+// on.
+package batcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// ErrQueueFull is Submit's error when QueueSize items are already waiting.
+var ErrQueueFull = errors.New("batcher: queue is full")
+
+// ErrClosed is Submit's error after Close.
+var ErrClosed = errors.New("batcher: closed")
+
+// Options configure a Batcher. The zero value gives the defaults.
+type Options struct {
+	// MaxBatch is the most items one call of the batch function gets
+	// (default 32).
+	MaxBatch int
+	// MaxWait is how long the first item of a batch waits for others
+	// before the batch runs anyway. Zero runs whatever is queued at once.
+	MaxWait time.Duration
+	// QueueSize is the most items waiting for the worker; Submit returns
+	// ErrQueueFull beyond it (default 4×MaxBatch).
+	QueueSize int
+	// OnBatch, if set, is called by the worker after each batch with its
+	// size and how long the batch function took.
+	OnBatch func(size int, took time.Duration)
+}
+
+// Batcher runs a batch function on groups of submitted items.
+type Batcher[In, Out any] struct {
+	run   func([]In) ([]Out, error)
+	opts  Options
+	queue chan *item[In, Out]
+
+	mu     sync.RWMutex // guards closed against a send on the closed queue
+	closed bool
+	done   chan struct{} // closed when the worker has exited
+}
+
+type item[In, Out any] struct {
+	ctx    context.Context
+	in     In
+	result chan outcome[Out] // buffered: the worker never blocks on it
+}
+
+type outcome[Out any] struct {
+	out Out
+	err error
+}
+
+// New starts a Batcher whose worker calls run with up to MaxBatch items;
+// run must return one output per input, in order.
+func New[In, Out any](run func([]In) ([]Out, error), opts Options) *Batcher[In, Out] {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 32
+	}
+	if opts.MaxWait < 0 {
+		opts.MaxWait = 0
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 4 * opts.MaxBatch
+	}
+	b := &Batcher[In, Out]{
+		run:   run,
+		opts:  opts,
+		queue: make(chan *item[In, Out], opts.QueueSize),
+		done:  make(chan struct{}),
+	}
+	go b.work()
+	return b
+}
+
+// Options returns the options in force, defaults filled in.
+func (b *Batcher[In, Out]) Options() Options { return b.opts }
+
+// Len is the number of items queued and not yet taken by the worker.
+func (b *Batcher[In, Out]) Len() int { return len(b.queue) }
+
+// Submit queues in and waits for its output. It returns ErrQueueFull at
+// once when the queue is full, ErrClosed after Close, ctx's error when ctx
+// ends first (the item is then dropped from its batch if that has not
+// started), and the batch function's error for its batch.
+func (b *Batcher[In, Out]) Submit(ctx context.Context, in In) (Out, error) {
+	var zero Out
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	it := &item[In, Out]{ctx: ctx, in: in, result: make(chan outcome[Out], 1)}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return zero, ErrClosed
+	}
+	select {
+	case b.queue <- it:
+	default:
+		b.mu.RUnlock()
+		return zero, ErrQueueFull
+	}
+	b.mu.RUnlock()
+	select {
+	case r := <-it.result:
+		return r.out, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// Close stops new submissions and waits until the worker has run every
+// item already queued, or until ctx ends. It may be called more than once.
+func (b *Batcher[In, Out]) Close(ctx context.Context) error {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.queue)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("batcher: closing: %d items still queued: %w", b.Len(), ctx.Err())
+	}
+}
+
+// Closed reports whether Close has been called.
+func (b *Batcher[In, Out]) Closed() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.closed
+}
+
+func (b *Batcher[In, Out]) work() {
+	runtime.LockOSThread()
+	defer close(b.done)
+	batch := make([]*item[In, Out], 0, b.opts.MaxBatch)
+	var timer *time.Timer
+	for {
+		first, ok := <-b.queue
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+		open := true
+		if b.opts.MaxWait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(b.opts.MaxWait)
+			} else {
+				timer.Reset(b.opts.MaxWait)
+			}
+		collect:
+			for len(batch) < b.opts.MaxBatch {
+				select {
+				case it, more := <-b.queue:
+					if !more {
+						open = false
+						break collect
+					}
+					batch = append(batch, it)
+				case <-timer.C:
+					break collect
+				}
+			}
+			timer.Stop()
+		} else {
+		drain:
+			for len(batch) < b.opts.MaxBatch {
+				select {
+				case it, more := <-b.queue:
+					if !more {
+						open = false
+						break drain
+					}
+					batch = append(batch, it)
+				default:
+					break drain
+				}
+			}
+		}
+		b.runBatch(batch)
+		clear(batch)
+		if !open {
+			return
+		}
+	}
+}
+
+// runBatch runs the items whose callers still wait and answers each.
+func (b *Batcher[In, Out]) runBatch(batch []*item[In, Out]) {
+	live := batch[:0:0]
+	for _, it := range batch {
+		if it.ctx.Err() == nil {
+			live = append(live, it)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	ins := make([]In, len(live))
+	for i, it := range live {
+		ins[i] = it.in
+	}
+	start := time.Now()
+	outs, err := b.call(ins)
+	if b.opts.OnBatch != nil {
+		b.opts.OnBatch(len(live), time.Since(start))
+	}
+	if err == nil && len(outs) != len(ins) {
+		err = fmt.Errorf("batcher: the batch function returned %d outputs for %d inputs", len(outs), len(ins))
+	}
+	for i, it := range live {
+		if err != nil {
+			it.result <- outcome[Out]{err: err}
+		} else {
+			it.result <- outcome[Out]{out: outs[i]}
+		}
+	}
+}
+
+// call runs the batch function, turning a panic into an error.
+func (b *Batcher[In, Out]) call(ins []In) (outs []Out, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			outs, err = nil, fmt.Errorf("batcher: the batch function panicked: %v", p)
+		}
+	}()
+	return b.run(ins)
+}
