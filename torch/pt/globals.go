@@ -59,18 +59,18 @@ var dtypeGlobals = func() map[string]torch.DType {
 
 // callables are the allow-listed functions and classes.
 var callables = map[string]bool{
-	"torch._utils._rebuild_tensor":                 true,
-	"torch._utils._rebuild_tensor_v2":              true,
-	"torch._utils._rebuild_parameter":              true,
-	"torch._utils._rebuild_parameter_with_state":   true,
-	"collections.OrderedDict":                      true,
-	"torch.Size":                                   true,
-	"torch.device":                                 true,
-	"builtins.set":                                 true,
-	"builtins.frozenset":                           true,
-	"builtins.bytearray":                           true,
-	"builtins.complex":                             true,
-	"_codecs.encode":                               true,
+	"torch._utils._rebuild_tensor":               true,
+	"torch._utils._rebuild_tensor_v2":            true,
+	"torch._utils._rebuild_parameter":            true,
+	"torch._utils._rebuild_parameter_with_state": true,
+	"collections.OrderedDict":                    true,
+	"torch.Size":                                 true,
+	"torch.device":                               true,
+	"builtins.set":                               true,
+	"builtins.frozenset":                         true,
+	"builtins.bytearray":                         true,
+	"builtins.complex":                           true,
+	"_codecs.encode":                             true,
 }
 
 // lookupGlobal resolves an allow-listed global: a callable (pyGlobal), a

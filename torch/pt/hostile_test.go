@@ -80,6 +80,7 @@ func TestHostilePickles(t *testing.T) {
 		{"stack limit", "\x80\x02" + strings.Repeat("N", 200) + ".", []Option{WithLimits(Limits{MaxStack: 100})}, ErrLimit, "more than 100 values"},
 		{"memo limit", "\x80\x02N" + strings.Repeat("\x94", 50) + ".", []Option{WithLimits(Limits{MaxMemo: 10})}, ErrLimit, "more than 10 memo"},
 		{"deep nesting", "\x80\x02" + strings.Repeat("]", 2000) + strings.Repeat("a", 1999) + ".", nil, ErrLimit, "nested more than 1000"},
+		{"a tuple key that doubles at each level", "\x80\x02})" + strings.Repeat("2\x86", 60) + "Ns.", nil, ErrLimit, "longer than 65536 bytes"},
 		{"persistent id of a module", "\x80\x02X\x06\x00\x00\x00module\x85Q.", nil, ErrUnsupported, "torch.save(model)"},
 		{"storage larger than the file", "\x80\x02(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpuJ\xff\xff\xff\x7ftQ.", nil, ErrInvalid, "in a file of"},
 		{"view past its storage", tensorPickle(4, 1, []byte{2, 2}, []byte{2, 1}), nil, ErrInvalid, "reaches element 4 of a storage of 4"},
@@ -209,4 +210,3 @@ func TestDamagedFiles(t *testing.T) {
 		}
 	}
 }
-

@@ -22,8 +22,11 @@ import (
 // Python's identity (one object reachable twice, or from itself) is kept.
 type (
 	pyList  struct{ items []any }
-	pyTuple struct{ items []any }
-	pySet   struct {
+	pyTuple struct {
+		items []any
+		hash  string // hashKey's, once computed
+	}
+	pySet struct {
 		items  []any
 		index  map[string]bool
 		frozen bool
@@ -410,13 +413,13 @@ func (m *machine) step(op byte) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		return false, m.push(&pyTuple{items})
+		return false, m.push(&pyTuple{items: items})
 	case 't':
 		items, err := m.popMark()
 		if err != nil {
 			return false, err
 		}
-		return false, m.push(&pyTuple{items})
+		return false, m.push(&pyTuple{items: items})
 	case ']':
 		return false, m.push(&pyList{})
 	case 'l':
@@ -635,6 +638,7 @@ func (m *machine) step(op byte) (done bool, err error) {
 const (
 	maxLongBytes = 1 << 12 // the longest integer, in bytes (or decimal digits)
 	maxNameBytes = 1 << 10 // the longest module or global name
+	maxKeyBytes  = 1 << 16 // the longest tuple as a dict key, hashed
 )
 
 // decodeLong decodes a little-endian two's-complement integer: an int64
@@ -718,6 +722,9 @@ func hashKeyDepth(v any, depth int) (string, error) {
 			return "b" + string(v.b), nil
 		}
 	case *pyTuple:
+		if v.hash != "" {
+			return v.hash, nil
+		}
 		var sb strings.Builder
 		sb.WriteString("t(")
 		for _, x := range v.items {
@@ -728,9 +735,15 @@ func hashKeyDepth(v any, depth int) (string, error) {
 			sb.WriteString(strconv.Itoa(len(k)))
 			sb.WriteByte(':')
 			sb.WriteString(k)
+			// A tuple that holds one tuple twice, nested, doubles its
+			// key at each level: bound it.
+			if sb.Len() > maxKeyBytes {
+				return "", fmt.Errorf("%w: a tuple as a dict key or set item longer than %d bytes", ErrLimit, maxKeyBytes)
+			}
 		}
 		sb.WriteByte(')')
-		return sb.String(), nil
+		v.hash = sb.String()
+		return v.hash, nil
 	case pyGlobal:
 		return "g" + v.String(), nil
 	case complex128:
