@@ -27,6 +27,7 @@ type LBFGSOptimizer struct {
 	ro               []torch.Tensor
 	hDiag            torch.Tensor // undefined: 1
 	prevLoss         float64
+	hasPrevLoss      bool
 }
 
 // LBFGS returns an L-BFGS optimizer of params, PyTorch's
@@ -36,8 +37,9 @@ type LBFGSOptimizer struct {
 //
 // Options: WithLR (1), WithMaxIter (20), WithMaxEval (max_iter·5/4),
 // WithToleranceGrad (1e-7), WithToleranceChange (1e-9), WithHistorySize
-// (100). PyTorch's line_search_fn="strong_wolfe" is not implemented yet:
-// WithLineSearchFn accepts only "" (None), the fixed step.
+// (100), WithLineSearchFn ("", PyTorch's None: the fixed step lr; or
+// "strong_wolfe", PyTorch's line search for a step that satisfies the
+// strong Wolfe conditions).
 func LBFGS(params []torch.Tensor, opts ...Option) *LBFGSOptimizer {
 	return must(TryLBFGS(params, opts...))
 }
@@ -76,8 +78,8 @@ func TryLBFGS(params []torch.Tensor, opts ...Option) (*LBFGSOptimizer, error) {
 	lr := set.float("lr", 1)
 	ls := set.string("line_search_fn", "")
 	switch {
-	case ls != "":
-		return nil, fmt.Errorf("%s: line_search_fn %q is not supported (only None, the fixed step, is)", who, ls)
+	case ls != "" && ls != "strong_wolfe":
+		return nil, fmt.Errorf("%s: only 'strong_wolfe' is supported as line_search_fn, got %q", who, ls)
 	case !(lr >= 0):
 		return nil, fmt.Errorf("%s: invalid learning rate: %v", who, lr)
 	case o.maxIter < 1 || o.maxEval < 1 || o.history < 1:
@@ -173,7 +175,39 @@ func (o *LBFGSOptimizer) addGrad(step float64, update torch.Tensor) {
 
 func absMax(t torch.Tensor) float64 { return t.Abs().Max().Item() }
 
-// step is PyTorch 1.13's LBFGS.step without a line search, op for op.
+// lineSearch is the group's line_search_fn: "" (None) or "strong_wolfe".
+func (o *LBFGSOptimizer) lineSearch() string {
+	s, _ := o.group.hyper["line_search_fn"].(string)
+	return s
+}
+
+// cloneParams is _clone_param: a copy of every parameter.
+func (o *LBFGSOptimizer) cloneParams() []torch.Tensor {
+	x := make([]torch.Tensor, len(o.group.Params))
+	torch.NoGrad(func() {
+		for i, p := range o.group.Params {
+			x[i] = p.Clone(torch.WithMemoryFormat(torch.ContiguousFormat))
+		}
+	})
+	return x
+}
+
+// directionalEvaluate is _directional_evaluate: the loss and flat
+// gradient at params + t·d, the parameters restored to x afterwards.
+func (o *LBFGSOptimizer) directionalEvaluate(closure func() torch.Tensor, x []torch.Tensor, t float64, d torch.Tensor) (float64, torch.Tensor) {
+	o.addGrad(t, d)
+	loss := closure().Item()
+	var g torch.Tensor
+	torch.NoGrad(func() {
+		g = o.flatGrad()
+		for i, p := range o.group.Params {
+			p.Copy_(x[i])
+		}
+	})
+	return loss, g
+}
+
+// step is PyTorch 1.13's LBFGS.step, op for op.
 func (o *LBFGSOptimizer) step(closure func() torch.Tensor, lr float64) torch.Tensor {
 	origLoss := closure()
 	loss := origLoss.Item()
@@ -252,8 +286,18 @@ func (o *LBFGSOptimizer) step(closure func() torch.Tensor, lr float64) torch.Ten
 		}
 		lsEvals := 0
 		optCond := false
-		o.addGrad(t, d)
-		if nIter != o.maxIter {
+		if o.lineSearch() == "strong_wolfe" {
+			x := o.cloneParams()
+			obj := func(t float64, d torch.Tensor) (float64, torch.Tensor) {
+				return o.directionalEvaluate(closure, x, t, d)
+			}
+			loss, flatGrad, t, lsEvals = strongWolfe(obj, t, d, loss, flatGrad, gtd, o.tolDelta)
+			o.addGrad(t, d)
+			optCond = absMax(flatGrad) <= o.tolGrad
+		} else {
+			o.addGrad(t, d)
+		}
+		if o.lineSearch() == "" && nIter != o.maxIter {
 			loss = closure().Item()
 			torch.NoGrad(func() { flatGrad = o.flatGrad() })
 			optCond = absMax(flatGrad) <= o.tolGrad
@@ -273,6 +317,11 @@ func (o *LBFGSOptimizer) step(closure func() torch.Tensor, lr float64) torch.Ten
 	}
 	o.d, o.t = d, t
 	o.prevFlatGrad, o.prevLoss = prevFlatGrad, prevLoss
+	o.hasPrevLoss = true
+	// The state outlives the caller's torch.Scoped, as PyTorch's does.
+	for _, t := range append(append(append([]torch.Tensor{o.d, o.prevFlatGrad, o.hDiag}, o.oldDirs...), o.oldStps...), o.ro...) {
+		torch.Keep(t)
+	}
 	return origLoss
 }
 

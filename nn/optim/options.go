@@ -274,6 +274,6 @@ func WithToleranceChange(v float64) Option { return Option{"tolerance_change", v
 // default 100).
 func WithHistorySize(v int) Option { return Option{"history_size", v} }
 
-// WithLineSearchFn sets LBFGS's line search (line_search_fn): "" (None)
-// is the only one implemented.
+// WithLineSearchFn sets LBFGS's line search (line_search_fn): "" (None,
+// the fixed step lr) or "strong_wolfe".
 func WithLineSearchFn(v string) Option { return Option{"line_search_fn", v} }
