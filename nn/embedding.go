@@ -14,8 +14,8 @@ type EmbeddingModule struct {
 	Module
 	Weight                      torch.Tensor // (num_embeddings, embedding_dim), from N(0, 1)
 	NumEmbeddings, EmbeddingDim int64
-	PaddingIdx                  int64   // the row that stays zero and gets no gradient; -1 for none
-	MaxNorm                     float64 // renormalize looked-up rows longer than this; 0 for none
+	PaddingIdx                  *int64   // the row that stays zero and gets no gradient (from the start); nil: None
+	MaxNorm                     *float64 // renormalize looked-up rows longer than this; nil: None
 	NormType                    float64
 	ScaleGradByFreq             bool
 	Sparse                      bool
@@ -44,35 +44,34 @@ func Embedding(numEmbeddings, embeddingDim int64, opts ...Option) *EmbeddingModu
 func (m *EmbeddingModule) ResetParameters() { resetLookup(m.Weight, m.PaddingIdx) }
 
 // lookupArgs reads the padding_idx and max_norm of Embedding and
-// EmbeddingBag: the padding row counted from the start (-1 for none, as
-// no row is negative) and the norm (0 for none, as PyTorch takes only
-// positive ones).
-func lookupArgs(a *layerArgs, num int64, outOfRange string) (paddingIdx int64, maxNorm float64) {
-	paddingIdx = -1
+// EmbeddingBag, nil where not given (PyTorch's None): the padding row
+// counted from the start (a negative one counts from the end, as PyTorch
+// converts it) and the norm, any value as PyTorch takes it (max_norm=0
+// zeroes the rows looked up).
+func lookupArgs(a *layerArgs, num int64, outOfRange string) (paddingIdx *int64, maxNorm *float64) {
 	if a.has("padding_idx") {
-		p := a.int("padding_idx", -1)
+		p := a.int("padding_idx", 0)
 		if p >= num || p < -num {
 			layerPanic(a.layer, "%s", outOfRange)
 		}
 		if p < 0 {
 			p += num
 		}
-		paddingIdx = p
+		paddingIdx = &p
 	}
 	if a.has("max_norm") {
-		if maxNorm = a.float("max_norm", 0); maxNorm <= 0 {
-			layerPanic(a.layer, "max_norm must be positive, got %s", pyFloat(maxNorm))
-		}
+		v := a.float("max_norm", 0)
+		maxNorm = &v
 	}
 	return paddingIdx, maxNorm
 }
 
 // resetLookup draws a lookup table from N(0, 1) and zeroes its padding
 // row.
-func resetLookup(w torch.Tensor, paddingIdx int64) {
+func resetLookup(w torch.Tensor, paddingIdx *int64) {
 	nninit.Normal_(w)
-	if paddingIdx >= 0 {
-		torch.NoGrad(func() { w.Select(0, paddingIdx).FillScalar_(torch.S(0)) })
+	if paddingIdx != nil {
+		torch.NoGrad(func() { w.Select(0, *paddingIdx).FillScalar_(torch.S(0)) })
 	}
 }
 
@@ -85,11 +84,11 @@ func (m *EmbeddingModule) TryForward(input torch.Tensor) (torch.Tensor, error) {
 		return torch.Tensor{}, nilLayer(m)
 	}
 	opts := []F.Option{F.WithNormType(m.NormType), F.WithScaleGradByFreq(m.ScaleGradByFreq), F.WithSparse(m.Sparse)}
-	if m.PaddingIdx >= 0 {
-		opts = append(opts, F.WithPaddingIdx(m.PaddingIdx))
+	if m.PaddingIdx != nil {
+		opts = append(opts, F.WithPaddingIdx(*m.PaddingIdx))
 	}
-	if m.MaxNorm > 0 {
-		opts = append(opts, F.WithMaxNorm(m.MaxNorm))
+	if m.MaxNorm != nil {
+		opts = append(opts, F.WithMaxNorm(*m.MaxNorm))
 	}
 	return F.TryEmbedding(input, m.Weight, opts...)
 }
@@ -98,11 +97,11 @@ func (m *EmbeddingModule) TryForward(input torch.Tensor) (torch.Tensor, error) {
 // ("10, 3, padding_idx=0").
 func (m *EmbeddingModule) ExtraRepr() string {
 	s := fmt.Sprintf("%d, %d", m.NumEmbeddings, m.EmbeddingDim)
-	if m.PaddingIdx >= 0 {
-		s += fmt.Sprintf(", padding_idx=%d", m.PaddingIdx)
+	if m.PaddingIdx != nil {
+		s += fmt.Sprintf(", padding_idx=%d", *m.PaddingIdx)
 	}
-	if m.MaxNorm > 0 {
-		s += ", max_norm=" + pyFloat(m.MaxNorm)
+	if m.MaxNorm != nil {
+		s += ", max_norm=" + pyFloat(*m.MaxNorm)
 	}
 	if m.NormType != 2 {
 		s += ", norm_type=" + pyFloat(m.NormType)

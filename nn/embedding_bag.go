@@ -13,13 +13,13 @@ type EmbeddingBagModule struct {
 	Module
 	Weight                      torch.Tensor // (num_embeddings, embedding_dim), from N(0, 1)
 	NumEmbeddings, EmbeddingDim int64
-	MaxNorm                     float64 // renormalize looked-up rows longer than this; 0 (invalid as a norm) for none
+	MaxNorm                     *float64 // renormalize looked-up rows longer than this; nil: None
 	NormType                    float64
 	ScaleGradByFreq             bool
 	Mode                        string // "mean", "sum" or "max"
 	Sparse                      bool
 	IncludeLastOffset           bool
-	PaddingIdx                  int64 // the row left out of the bags, which gets no gradient; -1 for none
+	PaddingIdx                  *int64 // the row left out of the bags, which gets no gradient (from the start); nil: None
 }
 
 // EmbeddingBag returns an EmbeddingBagModule, its weight drawn from N(0, 1)
@@ -122,13 +122,13 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 		default:
 			panic(layerError(layer, "input has to be 1D or 2D Tensor, but got Tensor of dimension %d", len(shape)))
 		}
-		if m.MaxNorm > 0 {
-			torch.NoGrad(func() { torch.EmbeddingRenorm_(m.Weight, input, m.MaxNorm, m.NormType) })
+		if m.MaxNorm != nil {
+			torch.NoGrad(func() { torch.EmbeddingRenorm_(m.Weight, input, *m.MaxNorm, m.NormType) })
 		}
 		mode := map[string]int64{"sum": 0, "mean": 1, "max": 2}[m.Mode]
 		var opts []torch.Option
-		if m.PaddingIdx >= 0 {
-			opts = append(opts, torch.WithPaddingIdx(m.PaddingIdx))
+		if m.PaddingIdx != nil {
+			opts = append(opts, torch.WithPaddingIdx(*m.PaddingIdx))
 		}
 		out, offset2bag, bagSize, maxIndices := torch.EmbeddingBagPaddingIdx(m.Weight, input, offsets, m.ScaleGradByFreq, mode,
 			m.Sparse, perSampleWeights, m.IncludeLastOffset, opts...)
@@ -144,8 +144,8 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 // padding_idx=0").
 func (m *EmbeddingBagModule) ExtraRepr() string {
 	s := fmt.Sprintf("%d, %d", m.NumEmbeddings, m.EmbeddingDim)
-	if m.MaxNorm > 0 {
-		s += ", max_norm=" + pyFloat(m.MaxNorm)
+	if m.MaxNorm != nil {
+		s += ", max_norm=" + pyFloat(*m.MaxNorm)
 	}
 	if m.NormType != 2 {
 		s += ", norm_type=" + pyFloat(m.NormType)
@@ -154,8 +154,8 @@ func (m *EmbeddingBagModule) ExtraRepr() string {
 		s += ", scale_grad_by_freq=True"
 	}
 	s += ", mode=" + m.Mode
-	if m.PaddingIdx >= 0 {
-		s += fmt.Sprintf(", padding_idx=%d", m.PaddingIdx)
+	if m.PaddingIdx != nil {
+		s += fmt.Sprintf(", padding_idx=%d", *m.PaddingIdx)
 	}
 	return s
 }

@@ -133,7 +133,7 @@ func TestNewLayerConstructorErrors(t *testing.T) {
 		{"bag max sparse", "max mode does not support sparse weights",
 			func() { nn.EmbeddingBag(3, 2, nn.WithMode("max"), nn.WithSparse(true)) }},
 		{"bag padding", "padding_idx must be within num_embeddings", func() { nn.EmbeddingBag(3, 2, nn.WithPaddingIdx(3)) }},
-		{"bag max norm", "max_norm must be positive", func() { nn.EmbeddingBag(3, 2, nn.WithMaxNorm(0)) }},
+		{"avgpool divisor", "divisor must be not zero", func() { nn.AvgPool2d(2, nn.WithDivisorOverride(0)) }},
 		{"multi margin p", "only p == 1 and p == 2 supported", func() { nn.MultiMarginLoss(nn.WithP(3)) }},
 		{"multi margin weight", "weight must be one-dimensional",
 			func() { nn.MultiMarginLoss(nn.WithWeight(ones(2, 2))) }},
@@ -151,6 +151,43 @@ func TestNewLayerConstructorErrors(t *testing.T) {
 			assert.Contains(t, e.Error(), c.want)
 		})
 	}
+}
+
+// PyTorch's None options are nil fields, distinct from a zero value:
+// max_norm=0.0 is a norm (it zeroes the rows looked up), padding_idx=-1
+// is the last row, and the reprs print what PyTorch's do.
+func TestNoneOptionsDifferFromZero(t *testing.T) {
+	e := nn.Embedding(3, 2)
+	assert.Nil(t, e.PaddingIdx)
+	assert.Nil(t, e.MaxNorm)
+	assert.Equal(t, "Embedding(3, 2)", e.String())
+
+	zero := nn.Embedding(3, 2, nn.WithMaxNorm(0))
+	require.NotNil(t, zero.MaxNorm)
+	assert.Equal(t, 0.0, *zero.MaxNorm)
+	assert.Equal(t, "Embedding(3, 2, max_norm=0.0)", zero.String())
+	assert.Equal(t, []float64{0, 0, 0, 0}, zero.Forward(torch.FromSlice([]int64{0, 2})).Float64s())
+	assert.NotEqual(t, []float64{0, 0, 0, 0}, e.Forward(torch.FromSlice([]int64{0, 2})).Float64s())
+
+	last := nn.Embedding(3, 2, nn.WithPaddingIdx(-1))
+	require.NotNil(t, last.PaddingIdx)
+	assert.Equal(t, int64(2), *last.PaddingIdx)
+	assert.Equal(t, "Embedding(3, 2, padding_idx=2)", last.String())
+	assert.Equal(t, []float64{0, 0}, last.Weight.Select(0, 2).Float64s())
+	first := nn.Embedding(3, 2, nn.WithPaddingIdx(0))
+	assert.Equal(t, int64(0), *first.PaddingIdx)
+	assert.Equal(t, "Embedding(3, 2, padding_idx=0)", first.String())
+
+	bag := nn.EmbeddingBag(3, 2, nn.WithMaxNorm(0), nn.WithPaddingIdx(-3))
+	assert.Equal(t, "EmbeddingBag(3, 2, max_norm=0.0, mode=mean, padding_idx=0)", bag.String())
+	assert.Equal(t, []float64{0, 0}, bag.Forward(torch.FromSlice([]int64{1, 2}, 1, 2), torch.Tensor{}).Float64s())
+	assert.Nil(t, nn.EmbeddingBag(3, 2).MaxNorm)
+
+	assert.Nil(t, nn.AvgPool2d(2).DivisorOverride)
+	p := nn.AvgPool2d(2, nn.WithDivisorOverride(2))
+	require.NotNil(t, p.DivisorOverride)
+	assert.Equal(t, []float64{2}, p.Forward(torch.Ones([]int64{1, 1, 2, 2})).Float64s())
+	assert.Equal(t, []float64{1}, nn.AvgPool2d(2).Forward(torch.Ones([]int64{1, 1, 2, 2})).Float64s())
 }
 
 // TestNewModulesFreeTheirTemporaries checks that the layers of issue 25

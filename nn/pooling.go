@@ -72,7 +72,7 @@ type AvgPoolSettings struct {
 	Padding         []int64
 	CeilMode        bool
 	CountIncludePad bool
-	DivisorOverride int64 // 0 for none
+	DivisorOverride *int64 // the divisor instead of the window's size; nil: None
 	dims            int
 }
 
@@ -87,12 +87,16 @@ func newAvgPool(layer string, n int, kernel []int64, opts []Option) AvgPoolSetti
 		layerPanic(layer, "padding must be a number or a tuple, got '%s'", s)
 	}
 	s := AvgPoolSettings{KernelSize: kernel, Stride: kernel, Padding: a.ints("padding", zero), CeilMode: a.bool("ceil_mode", false),
-		CountIncludePad: a.bool("count_include_pad", true), DivisorOverride: a.int("divisor_override", 0), dims: n}
+		CountIncludePad: a.bool("count_include_pad", true), dims: n}
 	if a.has("stride") {
 		s.Stride = a.ints("stride", nil)
 	}
-	if a.has("divisor_override") && s.DivisorOverride == 0 {
-		layerPanic(layer, "divisor must be not zero")
+	if a.has("divisor_override") {
+		d := a.int("divisor_override", 0)
+		if d == 0 {
+			layerPanic(layer, "divisor must be not zero")
+		}
+		s.DivisorOverride = &d
 	}
 	return s
 }
@@ -100,8 +104,8 @@ func newAvgPool(layer string, n int, kernel []int64, opts []Option) AvgPoolSetti
 func (s *AvgPoolSettings) forward(x torch.Tensor) (torch.Tensor, error) {
 	opts := []F.Option{F.WithStride(s.Stride...), F.WithPadding(s.Padding...), F.WithCeilMode(s.CeilMode),
 		F.WithCountIncludePad(s.CountIncludePad)}
-	if s.DivisorOverride != 0 {
-		opts = append(opts, F.WithDivisorOverride(s.DivisorOverride))
+	if s.DivisorOverride != nil {
+		opts = append(opts, F.WithDivisorOverride(*s.DivisorOverride))
 	}
 	switch s.dims {
 	case 1:
