@@ -323,6 +323,14 @@ func WithLayerNormEps(eps float64) Option { return Option{name: "layer_norm_eps"
 // attention and feed-forward blocks (default false).
 func WithNormFirst(on bool) Option { return Option{name: "norm_first", b: on} }
 
+// WithCustomEncoder is Transformer's custom_encoder: the module used as
+// its encoder instead of a TransformerEncoder (default None).
+func WithCustomEncoder(m EncoderModule) Option { return Option{name: "custom_encoder", v: m} }
+
+// WithCustomDecoder is Transformer's custom_decoder: the module used as
+// its decoder instead of a TransformerDecoder (default None).
+func WithCustomDecoder(m DecoderModule) Option { return Option{name: "custom_decoder", v: m} }
+
 // WithNorm is TransformerEncoder's and TransformerDecoder's norm, applied
 // to the output of the last layer (default None).
 func WithNorm(n *LayerNormModule) Option { return Option{name: "norm", v: n} }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"reflect"
 
 	nninit "github.com/gotorch/gotorch/nn/init"
 	"github.com/gotorch/gotorch/nn/internal/temps"
@@ -539,42 +540,81 @@ func (d *TransformerDecoderModule) TryForward(tgt, memory torch.Tensor, opts ...
 	return
 }
 
+// EncoderModule is what a Transformer's encoder is: a
+// *TransformerEncoderModule, or a module of one's own passed with
+// WithCustomEncoder (PyTorch's custom_encoder). Transformer calls
+// Forward(src, WithMask(srcMask), WithSrcKeyPaddingMask(m)), as PyTorch
+// calls encoder(src, mask=..., src_key_padding_mask=...).
+type EncoderModule interface {
+	Moduler
+	Forward(src torch.Tensor, opts ...Option) torch.Tensor
+}
+
+// DecoderModule is what a Transformer's decoder is: a
+// *TransformerDecoderModule, or a module of one's own passed with
+// WithCustomDecoder (PyTorch's custom_decoder). Transformer calls
+// Forward(tgt, memory, opts...) with WithTgtMask, WithMemoryMask,
+// WithTgtKeyPaddingMask and WithMemoryKeyPaddingMask.
+type DecoderModule interface {
+	Moduler
+	Forward(tgt, memory torch.Tensor, opts ...Option) torch.Tensor
+}
+
 // TransformerModule is an encoder-decoder transformer
 // (torch.nn.Transformer): a TransformerEncoder and a TransformerDecoder,
-// each with a final LayerNorm. Its parameters are named encoder.* and
-// decoder.*, as PyTorch's.
+// each with a final LayerNorm, or the custom encoder and decoder given.
+// Its parameters are named encoder.* and decoder.*, as PyTorch's.
 type TransformerModule struct {
 	Module
-	Encoder *TransformerEncoderModule
-	Decoder *TransformerDecoderModule
+	Encoder EncoderModule // a *TransformerEncoderModule unless WithCustomEncoder
+	Decoder DecoderModule // a *TransformerDecoderModule unless WithCustomDecoder
 
 	DModel, Nhead int64
 	BatchFirst    bool
 }
 
 // Transformer returns an encoder-decoder transformer, its weight matrices
-// initialized with xavier_uniform_ as PyTorch's _reset_parameters does.
-// It panics on invalid settings.
+// initialized with xavier_uniform_ as PyTorch's _reset_parameters does
+// (those of a custom encoder or decoder too, as in PyTorch). It panics on
+// invalid settings.
 //
 // Options: WithDModel (512), WithNhead (8), WithNumEncoderLayers (6),
 // WithNumDecoderLayers (6), WithDimFeedforward (2048), WithDropout (0.1),
-// WithActivation ("relu") or WithActivationFn, WithLayerNormEps (1e-5),
-// WithBatchFirst (false), WithNormFirst (false), WithDtype, WithDevice.
+// WithActivation ("relu") or WithActivationFn, WithCustomEncoder (None),
+// WithCustomDecoder (None), WithLayerNormEps (1e-5), WithBatchFirst
+// (false), WithNormFirst (false), WithDtype, WithDevice.
 //
 //	t := nn.Transformer(nn.WithDModel(64), nn.WithNhead(4), nn.WithBatchFirst(true))
 //	y := t.Forward(src, tgt, nn.WithTgtMask(nn.GenerateSquareSubsequentMask(tgt.Size(1))))
 func Transformer(opts ...Option) *TransformerModule {
 	const op = "Transformer"
-	a := mustParseArgs(op, opts, append([]string{"d_model", "nhead", "num_encoder_layers", "num_decoder_layers"}, transformerLayerKeywords...)...)
+	a := mustParseArgs(op, opts, append([]string{"d_model", "nhead", "num_encoder_layers", "num_decoder_layers",
+		"custom_encoder", "custom_decoder"}, transformerLayerKeywords...)...)
 	dModel, nhead := a.int("d_model", 512), a.int("nhead", 8)
 	layerOpts := a.pick(transformerLayerKeywords...)
 	eps := a.float("layer_norm_eps", 1e-5)
-	t := &TransformerModule{
-		Encoder: TransformerEncoder(TransformerEncoderLayer(dModel, nhead, layerOpts...), a.int("num_encoder_layers", 6),
-			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...))),
-		Decoder: TransformerDecoder(TransformerDecoderLayer(dModel, nhead, layerOpts...), a.int("num_decoder_layers", 6),
-			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...))),
-		DModel: dModel, Nhead: nhead, BatchFirst: a.bool("batch_first", false),
+	t := &TransformerModule{DModel: dModel, Nhead: nhead, BatchFirst: a.bool("batch_first", false)}
+	if a.has("custom_encoder") {
+		enc, _ := a.value("custom_encoder").(EncoderModule)
+		if isNilModule(enc) {
+			panic(layerError(op, "custom_encoder is nil"))
+		}
+		mustModule(enc)
+		t.Encoder = enc
+	} else {
+		t.Encoder = TransformerEncoder(TransformerEncoderLayer(dModel, nhead, layerOpts...), a.int("num_encoder_layers", 6),
+			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...)))
+	}
+	if a.has("custom_decoder") {
+		dec, _ := a.value("custom_decoder").(DecoderModule)
+		if isNilModule(dec) {
+			panic(layerError(op, "custom_decoder is nil"))
+		}
+		mustModule(dec)
+		t.Decoder = dec
+	} else {
+		t.Decoder = TransformerDecoder(TransformerDecoderLayer(dModel, nhead, layerOpts...), a.int("num_decoder_layers", 6),
+			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...)))
 	}
 	t.Init(t)
 	t.ResetParameters()
@@ -633,6 +673,15 @@ func (t *TransformerModule) Forward(src, tgt torch.Tensor, opts ...Option) torch
 func (t *TransformerModule) TryForward(src, tgt torch.Tensor, opts ...Option) (out torch.Tensor, err error) {
 	err = rnnCatchError(func() { out = t.Forward(src, tgt, opts...) })
 	return
+}
+
+// isNilModule reports whether m is nil or a nil pointer in an interface.
+func isNilModule(m Moduler) bool {
+	if m == nil {
+		return true
+	}
+	v := reflect.ValueOf(m)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // GenerateSquareSubsequentMask is the causal mask of a sequence of length

@@ -85,3 +85,59 @@ func TestTransformerEncoderLayerErrors(t *testing.T) {
 	})
 	raPanicErr(t, "embed_dim must be divisible by num_heads", func() { nn.TransformerEncoderLayer(8, 3, nn.WithDimFeedforward(16), nn.WithDropout(0)) })
 }
+
+// memDecoder is a decoder of one's own: a Linear of tgt plus the mean of
+// memory over its sequence, with the options Transformer passes.
+type memDecoder struct {
+	nn.Module
+	Proj *nn.LinearModule
+	got  []string
+}
+
+func (d *memDecoder) Forward(tgt, memory torch.Tensor, opts ...nn.Option) torch.Tensor {
+	d.got = append(d.got, "decoder")
+	return d.Proj.Forward(tgt).Add(memory.MeanAlong(0, true))
+}
+
+// Transformer with PyTorch's custom_encoder and custom_decoder: their
+// parameters are encoder.* and decoder.*, reset with xavier_uniform_ as
+// PyTorch does, and Forward is decoder(tgt, encoder(src)).
+func TestTransformerCustomEncoderDecoder(t *testing.T) {
+	enc := nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0)), 1)
+	dec := &memDecoder{Proj: nn.Linear(8, 8)}
+	dec.Init(dec)
+	tr := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithCustomEncoder(enc), nn.WithCustomDecoder(dec))
+	assert.Same(t, enc, tr.Encoder)
+	assert.Same(t, dec, tr.Decoder)
+	var names []string
+	for _, p := range tr.NamedParameters() {
+		names = append(names, p.Name)
+	}
+	assert.Contains(t, names, "encoder.layers.0.self_attn.in_proj_weight")
+	assert.Contains(t, names, "decoder.proj.weight")
+	assert.NotContains(t, names, "encoder.norm.weight", "a custom encoder has no extra norm")
+	assert.Len(t, names, len(enc.Parameters())+2)
+	// xavier_uniform_ on the 8×8 weight: bound sqrt(6/16).
+	assert.LessOrEqual(t, dec.Proj.Weight.Abs().Max().Item(), 0.6124)
+
+	tr.Eval()
+	src, tgt := torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{3, 2, 8})
+	got := tr.Forward(src, tgt)
+	want := dec.Forward(tgt, enc.Forward(src))
+	assert.Equal(t, want.Float64s(), got.Float64s())
+	assert.Equal(t, []int64{3, 2, 8}, got.Shape())
+
+	// Only the encoder custom: the decoder is PyTorch's default stack.
+	tr2 := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumDecoderLayers(1), nn.WithDimFeedforward(16),
+		nn.WithCustomEncoder(enc))
+	_, ok := tr2.Decoder.(*nn.TransformerDecoderModule)
+	assert.True(t, ok)
+
+	for name, f := range map[string]func(){
+		"nil encoder": func() { nn.Transformer(nn.WithCustomEncoder(nil)) },
+		"nil pointer": func() { nn.Transformer(nn.WithCustomDecoder((*memDecoder)(nil))) },
+		"not Init":    func() { nn.Transformer(nn.WithCustomDecoder(&memDecoder{Proj: nn.Linear(8, 8)})) },
+	} {
+		assert.Panics(t, f, name)
+	}
+}
