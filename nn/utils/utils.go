@@ -174,29 +174,29 @@ func TryClipGradValue_(params []torch.Tensor, clipValue float64) error {
 type WeightNormParam struct {
 	G   torch.Tensor `gotorch:"weight_g"` // the magnitude, shaped like V but 1 in every dimension but Dim
 	V   torch.Tensor `gotorch:"weight_v"` // the direction, shaped like the weight
-	Dim int          // -1: the norm of the whole tensor
+	Dim int64        // -1: the norm of the whole tensor
 }
 
 // WeightNorm starts weight normalization of weight over dim (0 for
 // Linear and Conv weights; -1 for the whole tensor), as
 // torch.nn.utils.weight_norm does: G is the norm of weight and V a copy
 // of it, both new leaves that require grad.
-func WeightNorm(weight torch.Tensor, dim int) *WeightNormParam {
+func WeightNorm(weight torch.Tensor, dim int64) *WeightNormParam {
 	return must(TryWeightNorm(weight, dim))
 }
 
 // TryWeightNorm is WeightNorm that returns its error.
-func TryWeightNorm(weight torch.Tensor, dim int) (w *WeightNormParam, err error) {
+func TryWeightNorm(weight torch.Tensor, dim int64) (w *WeightNormParam, err error) {
 	const who = "utils.WeightNorm"
 	if !weight.Defined() {
 		return nil, errors.New(who + ": weight is an undefined or freed tensor")
 	}
-	if dim < -1 || dim >= weight.Dim() {
+	if dim < -1 || dim >= int64(weight.Dim()) {
 		return nil, fmt.Errorf("%s: dim %d out of range for a weight of %d dimensions", who, dim, weight.Dim())
 	}
 	err = catch(func() {
 		torch.NoGrad(func() {
-			g := torch.NormExceptDim(weight, torch.WithPow(2), torch.WithDim(int64(dim)))
+			g := torch.NormExceptDim(weight, torch.WithPow(2), torch.WithDim(dim))
 			w = &WeightNormParam{
 				G:   g.Detach().SetRequiresGrad(true),
 				V:   weight.Detach().Clone().SetRequiresGrad(true),
@@ -220,7 +220,7 @@ func (w *WeightNormParam) TryWeight() (torch.Tensor, error) {
 	if w == nil {
 		return torch.Tensor{}, errors.New("utils.WeightNormParam: nil")
 	}
-	return torch.TryInternalWeightNorm(w.V, w.G, torch.WithDim(int64(w.Dim)))
+	return torch.TryInternalWeightNorm(w.V, w.G, torch.WithDim(w.Dim))
 }
 
 // Parameters returns G and V, in PyTorch's order (weight_g, weight_v).
@@ -241,8 +241,8 @@ type SpectralNormParam struct {
 	Orig             torch.Tensor `gotorch:"weight_orig"` // the weight before normalization
 	U                torch.Tensor `gotorch:"weight_u"`    // buffers: the power iteration's vectors
 	V                torch.Tensor `gotorch:"weight_v"`
-	Dim              int
-	NPowerIterations int
+	Dim              int64
+	NPowerIterations int64
 	Eps              float64
 }
 
@@ -250,12 +250,12 @@ type SpectralNormParam struct {
 // torch.nn.utils.spectral_norm does with nPowerIterations (1), eps
 // (1e-12) and dim (0; 1 for ConvTranspose weights): Orig is a copy of
 // weight that requires grad, U and V random unit vectors.
-func SpectralNorm(weight torch.Tensor, nPowerIterations int, eps float64, dim int) *SpectralNormParam {
+func SpectralNorm(weight torch.Tensor, nPowerIterations int64, eps float64, dim int64) *SpectralNormParam {
 	return must(TrySpectralNorm(weight, nPowerIterations, eps, dim))
 }
 
 // TrySpectralNorm is SpectralNorm that returns its error.
-func TrySpectralNorm(weight torch.Tensor, nPowerIterations int, eps float64, dim int) (s *SpectralNormParam, err error) {
+func TrySpectralNorm(weight torch.Tensor, nPowerIterations int64, eps float64, dim int64) (s *SpectralNormParam, err error) {
 	const who = "utils.SpectralNorm"
 	if !weight.Defined() {
 		return nil, errors.New(who + ": weight is an undefined or freed tensor")
@@ -263,7 +263,7 @@ func TrySpectralNorm(weight torch.Tensor, nPowerIterations int, eps float64, dim
 	if nPowerIterations <= 0 {
 		return nil, fmt.Errorf("%s: Expected n_power_iterations to be positive, but got n_power_iterations=%d", who, nPowerIterations)
 	}
-	if dim < 0 || dim >= weight.Dim() || weight.Dim() < 1 {
+	if dim < 0 || dim >= int64(weight.Dim()) || weight.Dim() < 1 {
 		return nil, fmt.Errorf("%s: dim %d out of range for a weight of %d dimensions", who, dim, weight.Dim())
 	}
 	s = &SpectralNormParam{Dim: dim, NPowerIterations: nPowerIterations, Eps: eps}
@@ -286,10 +286,10 @@ func TrySpectralNorm(weight torch.Tensor, nPowerIterations int, eps float64, dim
 // matrix is reshape_weight_to_matrix: dim first, the rest flattened.
 func (s *SpectralNormParam) matrix(w torch.Tensor) torch.Tensor {
 	if s.Dim != 0 {
-		perm := []int64{int64(s.Dim)}
-		for d := 0; d < w.Dim(); d++ {
+		perm := []int64{s.Dim}
+		for d := int64(0); d < int64(w.Dim()); d++ {
 			if d != s.Dim {
-				perm = append(perm, int64(d))
+				perm = append(perm, d)
 			}
 		}
 		w = w.Permute(perm)
@@ -316,7 +316,7 @@ func (s *SpectralNormParam) TryWeight(training bool) (w torch.Tensor, err error)
 		u, v := s.U, s.V
 		if training {
 			torch.NoGrad(func() {
-				for i := 0; i < s.NPowerIterations; i++ {
+				for i := int64(0); i < s.NPowerIterations; i++ {
 					v.Copy_(s.normalize(m.T().MV(u)))
 					u.Copy_(s.normalize(m.MV(v)))
 				}

@@ -28,12 +28,12 @@ type reference struct {
 		Weight, C, G, V, Normalized tensorJSON
 		GradG                       tensorJSON `json:"grad_g"`
 		GradV                       tensorJSON `json:"grad_v"`
-		Dim                         int
+		Dim                         int64
 	} `json:"weight_norm"`
 	SpectralNorm map[string]struct {
 		Weight           tensorJSON
-		Dim              int
-		NPowerIterations int `json:"n_power_iterations"`
+		Dim              int64
+		NPowerIterations int64 `json:"n_power_iterations"`
 		U0, V0, U1, V1   tensorJSON
 		TrainWeight      tensorJSON `json:"train_weight"`
 		EvalWeight       tensorJSON `json:"eval_weight"`
