@@ -430,6 +430,10 @@ gt_tensor_result gt_tensor_from_blob(const void *data, const int64_t *shape,
 
 gt_error gt_tensor_copy_to(gt_tensor t, void *dst, int64_t nbytes, int32_t dtype) {
   return guard([&] {
+    // Sparse and other non-strided layouts have no flat element order
+    // (libtorch 2.x words this as an internal error); say what to do.
+    TORCH_CHECK(T(t).layout() == at::kStrided, "copy to host: a tensor of layout ", T(t).layout(),
+                " has no flat elements; call to_dense first");
     at::Tensor x = T(t).detach().to(at::kCPU, scalar_type(dtype))
                        .contiguous();
     int64_t have = static_cast<int64_t>(x.numel() * x.element_size());

@@ -148,6 +148,17 @@ func TestToSliceConverts(t *testing.T) {
 	assert.Equal(t, torch.Int64, i.DType())
 }
 
+// TestToSliceSparse: a sparse tensor has no flat elements; the error says
+// what to do, on every libtorch (2.x's own message is an internal error).
+func TestToSliceSparse(t *testing.T) {
+	s := f32(0, 2, 0, 3).ToSparseSparseDim(1)
+	_, err := torch.TryToSlice[float32](s)
+	te := requireTorchErr(t, "to_slice", err)
+	assert.Contains(t, te.Msg, "layout")
+	assert.Contains(t, te.Msg, "call to_dense first")
+	assert.Equal(t, []float32{0, 2, 0, 3}, s.ToDense().Float32s())
+}
+
 func TestFromSliceErrors(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -222,7 +233,7 @@ func TestFromNestedErrors(t *testing.T) {
 		{"string", "abc", "not a number or bool"},
 		{"any elements", []any{1.0, 2.0}, "not a number or bool"},
 		{"uint", []uint{1}, "not a number or bool"},
-		{"uint16", uint16(1), "not a number or bool"},
+		{"uintptr", uintptr(1), "not a number or bool"},
 		{"pointer", new(float32), "not a number or bool"},
 		{"map", map[int]float32{1: 2}, "not a number or bool"},
 	}

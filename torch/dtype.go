@@ -124,8 +124,11 @@ func (d DType) valid() bool { return d >= 0 && d < numDTypes }
 
 // Element is the set of Go types that map directly onto a tensor dtype.
 // int maps to Int64 (Go's int is 64 bits on every platform GoTorch supports).
+// uint16, uint32 and uint64 map to the unsigned dtypes of libtorch 2.3 and
+// later; with an older libtorch, a tensor of them is ErrUnsupported.
 type Element interface {
 	~uint8 | ~int8 | ~int16 | ~int32 | ~int64 | ~int |
+		~uint16 | ~uint32 | ~uint64 |
 		~float32 | ~float64 | ~complex64 | ~complex128 | ~bool
 }
 
@@ -143,6 +146,12 @@ func DTypeOf[T Element]() DType {
 		return Int32
 	case int64, int:
 		return Int64
+	case uint16:
+		return Uint16
+	case uint32:
+		return Uint32
+	case uint64:
+		return Uint64
 	case float32:
 		return Float32
 	case float64:
@@ -170,6 +179,12 @@ func dtypeOfKind(v any) DType {
 		return Int32
 	case reflect.Int64, reflect.Int:
 		return Int64
+	case reflect.Uint16:
+		return Uint16
+	case reflect.Uint32:
+		return Uint32
+	case reflect.Uint64:
+		return Uint64
 	case reflect.Float32:
 		return Float32
 	case reflect.Float64:

@@ -75,6 +75,22 @@ func TestDTypesOfOtherVersions(t *testing.T) {
 		assert.Equal(t, []float32{0, 0}, torch.ToSlice[float32](x))
 		assert.Contains(t, x.String(), d.String()[len("torch."):])
 	}
+	// Go's uint16, uint32 and uint64 are their element types.
+	u16, err := torch.TryFromSlice([]uint16{1, 65535})
+	u64, err2 := torch.TryFromSlice([]uint64{7, 1 << 63})
+	if old {
+		require.ErrorIs(t, err, torch.ErrUnsupported)
+		require.ErrorIs(t, err2, torch.ErrUnsupported)
+	} else {
+		require.NoError(t, err)
+		require.NoError(t, err2)
+		assert.Equal(t, torch.Uint16, u16.DType())
+		assert.Equal(t, []uint16{1, 65535}, torch.ToSlice[uint16](u16))
+		assert.Equal(t, []int32{1, 65535}, torch.ToSlice[int32](u16))
+		assert.Equal(t, []uint64{7, 1 << 63}, torch.ToSlice[uint64](u64))
+		assert.Contains(t, u16.String(), "65535")
+	}
+	assert.Equal(t, torch.Uint32, torch.DTypeOf[uint32]())
 	assert.Equal(t, "torch.float8_e4m3fn", torch.Float8E4M3FN.String())
 	assert.Equal(t, 1, torch.Float8E4M3FN.Size())
 	assert.Equal(t, 8, torch.Uint64.Size())
