@@ -38,10 +38,17 @@ say "compiling against libtorch $version's headers (syntax only, C++20)"
 exec "$here/scripts/debian13.sh" run /bin/bash -c '
 	set -euo pipefail
 	inc=$1/usr/include
-	for f in cgotorch/*.cc cgotorch/ops/shard*/ops_gen.cc; do
+	for f in cgotorch/*.cc cgotorch/*/*.cc cgotorch/ops/shard*/ops_gen.cc; do
+		[ -f "$f" ] || continue
+		d=$(dirname "$f")
+		# The package'"'"'s own #cgo CXXFLAGS (defines, its include folders),
+		# less the system libtorch'"'"'s include folders.
+		extra=$(sed -n "s/^#cgo CXXFLAGS://p" "$d"/*.go | tr " " "\n" |
+			grep -v "^-I/usr/include" | grep -v "^-std=" | sed "s|\${SRCDIR}|$d|g" | tr "\n" " " || true)
 		echo "  $f"
+		# shellcheck disable=SC2086
 		g++ -std=c++20 -fsyntax-only -Wno-deprecated-declarations -DGOTORCH_SYNTAX_ONLY \
-			-I"$inc" -I"$inc/torch/csrc/api/include" -Icgotorch "$f"
+			-I"$inc" -I"$inc/torch/csrc/api/include" -Icgotorch $extra "$f"
 	done
 	echo "libtorch-headers: the C++ compiles against $1"
 ' bash "$dest"
