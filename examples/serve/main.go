@@ -3,6 +3,8 @@
 //
 //	make train                                   # writes fashion_mnist.safetensors
 //	go run ./examples/serve -weights fashion_mnist.safetensors -addr 127.0.0.1:8080
+//	/usr/bin/python3 examples/serve/export.py fashion_mnist.safetensors --out fm  # fm.pt, fm.torchscript.pt
+//	go run ./examples/serve -weights fm.torchscript.pt   # or fm.pt: PyTorch's files
 //	curl -s --data-binary @shoe.png -H 'Content-Type: image/png' 127.0.0.1:8080/predict
 //	curl -s -d '{"image": [0, 0.1, ...784 numbers]}' -H 'Content-Type: application/json' 127.0.0.1:8080/predict
 //
@@ -43,8 +45,8 @@ import (
 func main() {
 	var (
 		addr     = flag.String("addr", "127.0.0.1:8080", "address to listen on")
-		weights  = flag.String("weights", "fashion_mnist.safetensors", "model weights: GoTorch's safetensors checkpoint")
-		format   = flag.String("format", "auto", "weights format: auto (by file name) or safetensors")
+		weights  = flag.String("weights", "fashion_mnist.safetensors", "model weights: GoTorch's checkpoint (.safetensors), or export.py's state dict (.pt) or TorchScript (.torchscript.pt)")
+		format   = flag.String("format", "auto", "weights format: auto (by file name), safetensors, pt or torchscript")
 		threads  = flag.Int("threads", 0, "libtorch intra-op threads (0: GoTorch's default, every core or GOTORCH_NUM_THREADS)")
 		maxBatch = flag.Int("max-batch", 32, "most images per forward pass")
 		maxWait  = flag.Duration("max-wait", 0, "how long the first image of a batch waits for more (0: batch only what is already queued)")

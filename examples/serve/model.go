@@ -13,6 +13,8 @@ import (
 	"github.com/gotorch/gotorch/nn"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/jit"
+	"github.com/gotorch/gotorch/torch/pt"
 )
 
 // Fashion-MNIST's normalisation, the one the model was trained with
@@ -34,11 +36,28 @@ type Model interface {
 	Classify(images []*Pixels) ([]Probs, error)
 }
 
-// torchModel runs a forward function from logits to probabilities on the
-// batch worker's goroutine.
+// torchModel runs a forward function (images to logits) on the batch
+// worker's goroutine and turns its logits into probabilities.
 type torchModel struct {
 	name    string
-	forward func(torch.Tensor) torch.Tensor
+	forward func(torch.Tensor) (torch.Tensor, error)
+}
+
+// moduleForward adapts a GoTorch module's Forward, which panics with a
+// *torch.Error, to an error return.
+func moduleForward(forward func(torch.Tensor) torch.Tensor) func(torch.Tensor) (torch.Tensor, error) {
+	return func(x torch.Tensor) (y torch.Tensor, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				e, ok := p.(error)
+				if !ok {
+					panic(p)
+				}
+				err = e
+			}
+		}()
+		return forward(x), nil
+	}
 }
 
 // Classify normalises the batch into one [n, 1, 28, 28] tensor, runs the
@@ -53,26 +72,33 @@ func (m *torchModel) Classify(images []*Pixels) (probs []Probs, err error) {
 			x = append(x, (v-pixelMean)/pixelStd)
 		}
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			e, ok := p.(error)
-			if !ok {
-				panic(p)
-			}
-			probs, err = nil, fmt.Errorf("%s: %w", m.name, e)
-		}
-	}()
-	var flat []float32
+	type result struct {
+		probs []float32
+		err   error
+	}
+	var r result
 	torch.NoGrad(func() {
-		flat = torch.Scoped(func() []float32 {
+		r = torch.Scoped(func() result {
 			in := torch.FromSlice(x, int64(n), 1, Side, Side)
-			logits := m.forward(in)
-			if s := logits.Shape(); len(s) != 2 || s[0] != int64(n) || s[1] != NumClasses {
-				panic(fmt.Errorf("the model returned shape %v for %d images, want [%d %d]", s, n, n, NumClasses))
+			logits, err := m.forward(in)
+			if err != nil {
+				return result{err: err}
 			}
-			return F.Softmax(logits, 1).Float32s()
+			if s := logits.Shape(); len(s) != 2 || s[0] != int64(n) || s[1] != NumClasses {
+				return result{err: fmt.Errorf("the model returned shape %v for %d images, want [%d %d]", s, n, n, NumClasses)}
+			}
+			p, err := F.TrySoftmax(logits, 1)
+			if err != nil {
+				return result{err: err}
+			}
+			flat, err := torch.TryToSlice[float32](p)
+			return result{flat, err}
 		})
 	})
+	flat, err := r.probs, r.err
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name, err)
+	}
 	probs = make([]Probs, n)
 	for i := range probs {
 		copy(probs[i][:], flat[i*NumClasses:])
@@ -88,31 +114,63 @@ func newCNN() *cnn.Net {
 	return net
 }
 
-// loadModel loads a model from a weights file. format is "safetensors"
-// (GoTorch's checkpoint: what `make train` and examples/fashion_mnist_go
-// save) or "auto" to go by the file name.
+// Weight formats, for -format.
+const (
+	formatSafetensors = "safetensors" // GoTorch's checkpoint: what `make train` and examples/fashion_mnist_go save
+	formatPT          = "pt"          // torch.save(model.state_dict()) from PyTorch (export.py's OUT.pt)
+	formatTorchScript = "torchscript" // torch.jit.script(model).save from PyTorch (export.py's OUT.torchscript.pt)
+)
+
+// loadModel loads the model from a weights file in one of the formats
+// above, or "auto": .safetensors is GoTorch's checkpoint, *.torchscript.pt
+// is TorchScript, and another .pt or .pth is a state dict, or TorchScript
+// when torch/pt finds a TorchScript archive in it.
 func loadModel(path, format string) (Model, error) {
+	base := filepath.Base(path)
 	if format == "auto" {
 		format = formatOf(path)
+		if format == "" {
+			return nil, fmt.Errorf("%s: cannot tell the weights' format from the name; say -format safetensors, pt or torchscript", path)
+		}
 	}
 	switch format {
-	case "safetensors":
+	case formatSafetensors, formatPT:
 		net := newCNN()
-		if err := nn.Load(net, path, true); err != nil {
-			return nil, fmt.Errorf("loading GoTorch checkpoint: %w", err)
+		var err error
+		if format == formatSafetensors {
+			err = nn.Load(net, path, true)
+		} else if err = pt.LoadModule(net, path, true); errors.Is(err, pt.ErrUnsupported) && strings.HasSuffix(path, ".pt") && strings.Contains(err.Error(), "TorchScript") {
+			return loadModel(path, formatTorchScript)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("loading %s as %s: %w", path, format, err)
 		}
 		net.Eval()
-		return &torchModel{name: "cnn from " + filepath.Base(path), forward: net.Forward}, nil
-	case "":
-		return nil, fmt.Errorf("%s: cannot tell the weights' format from the name; say -format safetensors", path)
+		return &torchModel{name: "cnn from " + base, forward: moduleForward(net.Forward)}, nil
+	case formatTorchScript:
+		m, err := jit.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("loading %s as TorchScript: %w", path, err)
+		}
+		if err := m.Eval(); err != nil {
+			return nil, err
+		}
+		return &torchModel{name: "TorchScript " + base, forward: func(x torch.Tensor) (torch.Tensor, error) {
+			return m.ForwardTensor(x)
+		}}, nil
 	}
-	return nil, fmt.Errorf("unknown -format %q (want auto or safetensors)", format)
+	return nil, fmt.Errorf("unknown -format %q (want auto, safetensors, pt or torchscript)", format)
 }
 
 func formatOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".safetensors":
-		return "safetensors"
+	name := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasSuffix(name, ".safetensors"):
+		return formatSafetensors
+	case strings.HasSuffix(name, ".torchscript.pt"):
+		return formatTorchScript
+	case strings.HasSuffix(name, ".pt"), strings.HasSuffix(name, ".pth"):
+		return formatPT
 	}
 	return ""
 }
