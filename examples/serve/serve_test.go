@@ -546,7 +546,7 @@ func TestPyTorchExports(t *testing.T) {
 			m, err := loadModel(dir+"/"+tc.file, tc.format)
 			require.NoError(t, err)
 			m.Classify([]*Pixels{px}) // warm up: TorchScript optimises on its first calls
-			torch.FinishGC() // the earlier subtests' models may be freed meanwhile
+			torch.FinishGC()          // the earlier subtests' models may be freed meanwhile
 			before := torch.ReadMemStats().LiveTensors
 			got, err := m.Classify([]*Pixels{px, px})
 			require.NoError(t, err)
