@@ -13,3 +13,8 @@ package cuda
 #include "cuda.h"
 */
 import "C"
+
+import (
+	// gotorch::guard and the other helpers of internal.h live in package cgotorch.
+	_ "github.com/gotorch/gotorch/cgotorch"
+)

@@ -1,0 +1,60 @@
+#!/bin/bash
+# cuda-headers.sh: compile GoTorch's CUDA C++ (cgotorch/cuda/cuda.cc)
+# against a libtorch with CUDA, syntax only (nothing is linked or run, no GPU
+# needed): Debian 13 contrib's libtorch-cuda-dev 2.6.0 and the CUDA toolkit's
+# headers from non-free's nvidia-cuda-dev, both downloaded with a private apt
+# configuration (nothing is installed) and unpacked into a cache folder. The
+# compiles run in the Debian 13 root of scripts/debian13.sh (g++ 14); they
+# cover both builds: with -DGOTORCH_CUDA (the caching allocator's
+# statistics, c10/cuda headers) and without.
+#
+#   scripts/cuda-headers.sh            download once, then compile
+#
+# The headers are kept in the root, /opt/gotorch-cuda-headers (as
+# scripts/libtorch-headers.sh keeps its own), so CI downloads them once.
+# nvidia-cuda-dev is about 0.9 GB to download (once); only its
+# usr/include is kept. The Go test cgotorch/cuda TestSyntaxAgainstCUDAHeaders
+# runs the same compiles with the host's g++ when that folder exists.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=$("$here/scripts/debian13.sh" path)
+"$here/scripts/debian13.sh" ensure
+dest=/opt/gotorch-cuda-headers # inside the root
+host=$root$dest
+say() { echo "cuda-headers: $*" >&2; }
+
+if [ ! -f "$host/.done" ]; then
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	mkdir -p "$work/lists" "$work/etc" "$work/debs"
+	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} trixie main contrib non-free" >"$work/etc/sources.list"
+	o=(-o "Dir::Etc::sourcelist=$work/etc/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$work/lists" -o APT::Get::List-Cleanup=0)
+	apt-get "${o[@]}" update -q >/dev/null
+	say "downloading trixie's libtorch-cuda-dev and nvidia-cuda-dev (once, about 0.9 GB)"
+	(cd "$work/debs" && apt-get "${o[@]}" download libtorch-cuda-dev nvidia-cuda-dev >/dev/null 2>&1) ||
+		{ say "download failed"; exit 1; }
+	rm -rf "$host"
+	mkdir -p "$host/torch" "$host/cuda"
+	dpkg -x "$work"/debs/libtorch-cuda-dev_*.deb "$host/torch"
+	dpkg-deb --fsys-tarfile "$work"/debs/nvidia-cuda-dev_*.deb | tar -x -C "$host/cuda" --wildcards './usr/include/*'
+	inc=$(dirname "$(find "$host/cuda" -name cuda_runtime_api.h | head -1)")
+	[ -f "$inc/cuda_runtime_api.h" ] || { say "no cuda_runtime_api.h in nvidia-cuda-dev"; exit 1; }
+	echo "${inc#"$host"/}" >"$host/cuda-include"
+	touch "$host/.done"
+fi
+cuda_inc=$dest/$(cat "$host/cuda-include")
+torch_inc=$dest/torch/usr/include
+[ -d "$host/torch/usr/include/c10/cuda" ] || { say "no c10/cuda headers in $host/torch/usr/include"; exit 1; }
+compile() {
+	# $1: extra flags. Runs where g++ 14 and the tree are.
+	local cmd="g++ -std=c++17 -fsyntax-only -Wall -Wno-deprecated-declarations -Wno-unused-function $1 \
+		-isystem $torch_inc -isystem $torch_inc/torch/csrc/api/include -Icgotorch cgotorch/cuda/cuda.cc"
+	"$here/scripts/debian13.sh" run bash -c "$cmd"
+}
+t0=$(date +%s)
+say "compiling cgotorch/cuda/cuda.cc against libtorch-cuda-dev 2.6's headers, without -DGOTORCH_CUDA"
+compile ""
+say "... and with -DGOTORCH_CUDA and the CUDA headers in ${cuda_inc#"$dest"/}"
+compile "-DGOTORCH_CUDA -isystem $cuda_inc"
+say "the CUDA C++ compiles ($(($(date +%s) - t0)) s)"
