@@ -128,7 +128,7 @@ func openZip(r io.ReaderAt, size int64, lim limits) (*archive, error) {
 	}
 	prefix += "/"
 	if records[prefix+"constants.pkl"] != nil || records[prefix+"code/"] != nil {
-		return nil, fmt.Errorf("%w: a TorchScript archive (torch.jit.save); load it with package torch/jit", ErrUnsupported)
+		return nil, ErrTorchScript
 	}
 	readRecord := func(name string, f *zip.File, limit int64) ([]byte, error) {
 		if f.Method != zip.Store {

@@ -187,7 +187,7 @@ func TestBigEndian(t *testing.T) {
 	}
 }
 
-// TestDamagedFiles cuts and flips the golden files: every result is a
+// TestDamagedFiles cuts and mutates the golden files: every result is a
 // value or an error of a known kind, never a panic.
 func TestDamagedFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 1))
@@ -199,14 +199,35 @@ func TestDamagedFiles(t *testing.T) {
 			checkErr(t, err)
 			Free(v)
 		}
-		for i := 0; i < 100; i++ {
-			b := bytes.Clone(data)
-			for j := 0; j < 1+rng.IntN(4); j++ {
-				b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
-			}
+		for i := 0; i < 200; i++ {
+			b := mutate(rng, bytes.Clone(data))
 			v, err := decodeBytes(b, WithLimits(fuzzLimits))
 			checkErr(t, err)
 			Free(v)
 		}
 	}
+}
+
+// lengths are values that make a length or a count absurd.
+var lengths = [][]byte{{0xff, 0xff, 0xff, 0x7f}, {0}, {0xff}, {0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, {0x10, 0x27}}
+
+// mutate flips bytes, writes or inserts absurd lengths, and repeats
+// chunks, one to six times.
+func mutate(rng *rand.Rand, b []byte) []byte {
+	for j := 0; j < 1+rng.IntN(6); j++ {
+		p := rng.IntN(len(b))
+		switch rng.IntN(4) {
+		case 0:
+			b[p] ^= byte(1 + rng.IntN(255))
+		case 1:
+			copy(b[p:], lengths[rng.IntN(len(lengths))])
+		case 2:
+			b = append(b[:p:p], append(bytes.Clone(lengths[rng.IntN(len(lengths))]), b[p:]...)...)
+		case 3:
+			q := rng.IntN(len(b))
+			p, q = min(p, q), max(p, q)
+			b = append(b[:q:q], append(bytes.Clone(b[p:q]), b[q:]...)...)
+		}
+	}
+	return b
 }

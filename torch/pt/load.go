@@ -27,6 +27,9 @@ var (
 	ErrUnsupported = errors.New("unsupported")
 	// ErrLimit: the file exceeds a limit (see Limits).
 	ErrLimit = errors.New("limit exceeded")
+	// ErrTorchScript: the file is a TorchScript archive (torch.jit.save),
+	// which package torch/jit loads. It wraps ErrUnsupported.
+	ErrTorchScript = fmt.Errorf("%w: a TorchScript archive (torch.jit.save); load it with package torch/jit", ErrUnsupported)
 )
 
 // The Go values of Python's. Decode returns

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/classfile"
+	"github.com/gotorch/gotorch/examples/fashion_mnist/cnn"
 	"github.com/gotorch/gotorch/internal/golden"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
@@ -254,7 +256,8 @@ func TestRefusesWhatIsNotAllowed(t *testing.T) {
 
 	_, err = Load("testdata/torchscript.pt")
 	require.ErrorIs(t, err, ErrUnsupported)
-	assert.ErrorContains(t, err, "torch/jit")
+	require.ErrorIs(t, err, ErrTorchScript)
+	assert.ErrorContains(t, err, "TorchScript archive")
 }
 
 // smallCNN is examples/fashion_mnist's CNN with fewer channels: make.py's
@@ -337,4 +340,18 @@ func TestStripPrefix(t *testing.T) {
 	require.NoError(t, Save(path, prefixed))
 	require.Error(t, LoadModule(newSmallCNN(), path, true))
 	require.NoError(t, LoadModule(newSmallCNN(), path, true, WithStripPrefix("module.")))
+}
+
+// TestFashionMNISTNames checks that the main job's CNN (examples/
+// fashion_mnist/cnn, in XGo) has the state-dict names and shapes of its
+// PyTorch twin, so that LoadModule loads a .pt of it (its weights, 1.6 MB,
+// are not committed; SmallCNN above is the same model with fewer channels).
+func TestFashionMNISTNames(t *testing.T) {
+	var want map[string][]int64
+	require.NoError(t, json.Unmarshal(expected(t)["fashion_mnist_shapes"], &want))
+	got := map[string][]int64{}
+	for k, v := range classfile.Build(new(cnn.Net)).StateDict() {
+		got[k] = v.Shape()
+	}
+	assert.Equal(t, want, got)
 }

@@ -258,3 +258,29 @@ func TestSaveRefuses(t *testing.T) {
 	_, statErr := os.Stat(path)
 	assert.True(t, os.IsNotExist(statErr), "a failed save leaves no file")
 }
+
+// TestLibtorchInterop checks the other reader and writer of the format,
+// libtorch's (torch.Save and torch.Load, one tensor): each reads the
+// other's file. No Python is needed.
+func TestLibtorchInterop(t *testing.T) {
+	dir := t.TempDir()
+	for _, x := range []torch.Tensor{
+		torch.FromSlice([]float32{1, -2, 3.5, 4}, 2, 2),
+		torch.FromSlice([]int64{-1, 1 << 40}),
+		torch.FromSlice([]complex128{1 + 2i}),
+		torch.FromSlice([]bool{true, false, true}),
+		torch.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 2, 3).Transpose(0, 1), // not contiguous
+	} {
+		ours := filepath.Join(dir, "ours.pt")
+		require.NoError(t, Save(ours, x))
+		back, err := torch.Load(ours)
+		require.NoError(t, err, "libtorch reads pt.Save's file")
+		equalValue(t, x, back, "libtorch's load of "+x.DType().String())
+
+		theirs := filepath.Join(dir, "theirs.pt")
+		require.NoError(t, torch.Save(x, theirs))
+		v, err := Load(theirs)
+		require.NoError(t, err, "pt reads torch.Save's file")
+		equalValue(t, x, v, "pt's load of "+x.DType().String())
+	}
+}

@@ -86,14 +86,14 @@ class SmallCNN(nn.Module):
     twice, a classifier with dropout), with fewer channels so that its
     state dict takes KBs."""
 
-    def __init__(self):
+    def __init__(self, c1=4, c2=8, hidden=16):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(4, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2))
+            nn.Conv2d(1, c1, 3, padding=1), nn.BatchNorm2d(c1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(c1, c2, 3, padding=1), nn.BatchNorm2d(c2), nn.ReLU(), nn.MaxPool2d(2))
         self.classifier = nn.Sequential(
-            nn.Flatten(), nn.Dropout(0.25), nn.Linear(8 * 7 * 7, 16), nn.ReLU(), nn.Dropout(0.5),
-            nn.Linear(16, 10))
+            nn.Flatten(), nn.Dropout(0.25), nn.Linear(c2 * 7 * 7, hidden), nn.ReLU(), nn.Dropout(0.5),
+            nn.Linear(hidden, 10))
 
     def forward(self, x):
         return self.classifier(self.features(x))
@@ -158,6 +158,9 @@ expected["views"] = {k: describe(v) for k, v in views.items()}
 expected["tied"] = {k: describe(v) for k, v in tied.items()}
 expected["checkpoint_model"] = {k: describe(v) for k, v in mlp.state_dict().items()}
 expected["checkpoint_momentum"] = {str(k): describe(v["momentum_buffer"]) for k, v in opt.state_dict()["state"].items()}
+# The names and shapes of the full-size model (examples/fashion_mnist's
+# Net, 32 and 64 channels, 128 hidden), whose weights are too large to commit.
+expected["fashion_mnist_shapes"] = {k: list(v.shape) for k, v in SmallCNN(32, 64, 128).state_dict().items()}
 expected["parameter"] = describe(nn.Parameter(torch.tensor([[1.0, 2.0]])))
 with open(os.path.join(HERE, "expected.json"), "w") as f:
     json.dump(expected, f, indent=1, sort_keys=True)
