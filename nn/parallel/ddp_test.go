@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,4 +178,46 @@ func TestDDPNeedsGroup(t *testing.T) {
 	_, err := parallel.DDP(newNet(1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InitProcessGroup")
+}
+
+// A rank killed in the middle of a step (after its forward, before its
+// backward) makes the others' backward fail within the timeout, with an
+// error that names the dead rank, instead of hanging.
+func TestDDPDeadRankFailsBackward(t *testing.T) {
+	if disttest.Worker() {
+		store, err := distributed.NewFileStore(os.Getenv("STORE_FILE"), 3)
+		require.NoError(t, err)
+		pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithStore(store), distributed.WithTimeout(20*time.Second))
+		require.NoError(t, err)
+		net := newNet(7)
+		ddp, err := parallel.DDP(net)
+		require.NoError(t, err)
+		x, y := batch(0)
+		F.MseLoss(ddp.Forward(x), y).Backward() // one good step
+		loss := F.MseLoss(ddp.Forward(x), y)
+		if pg.Rank() == 1 {
+			os.Exit(3)
+		}
+		err = loss.TryBackward()
+		require.Error(t, err, "backward with a dead rank must fail")
+		t.Logf("error: %v", err)
+		assert.Contains(t, err.Error(), "DDP gradient all_reduce")
+		assert.Contains(t, err.Error(), "rank 1 is dead")
+		return
+	}
+	file := filepath.Join(t.TempDir(), "store")
+	res := disttest.Start(t, 3, disttest.Options{Timeout: 90 * time.Second,
+		Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	for _, r := range res {
+		if r.Rank == 1 {
+			assert.Error(t, r.Err)
+			continue
+		}
+		assert.NoError(t, r.Err, "rank %d:\n%s", r.Rank, r.Output)
+		for _, l := range strings.Split(r.Output, "\n") {
+			if strings.Contains(l, "error:") {
+				t.Logf("rank %d: %s", r.Rank, strings.TrimSpace(l))
+			}
+		}
+	}
 }
