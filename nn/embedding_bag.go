@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/gotorch/gotorch/nn/internal/temps"
+	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -82,61 +82,15 @@ func (m *EmbeddingBagModule) TryForwardWeighted(input, offsets, perSampleWeights
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	const layer = "EmbeddingBag"
-	shape, err := tensorShape(input)
-	if err != nil {
-		return torch.Tensor{}, err
+	opts := []F.Option{F.WithNormType(m.NormType), F.WithScaleGradByFreq(m.ScaleGradByFreq), F.WithMode(m.Mode),
+		F.WithSparse(m.Sparse), F.WithPerSampleWeights(perSampleWeights), F.WithIncludeLastOffset(m.IncludeLastOffset)}
+	if m.MaxNorm != nil {
+		opts = append(opts, F.WithMaxNorm(*m.MaxNorm))
 	}
-	if perSampleWeights.Defined() {
-		ws, err := tensorShape(perSampleWeights)
-		if err != nil {
-			return torch.Tensor{}, err
-		}
-		if !equalShape(ws, shape) {
-			return torch.Tensor{}, layerError(layer, "If per_sample_weights (%s) is not None, then it must have the same shape as the input (%s)",
-				torchSize(ws), torchSize(shape))
-		}
-		if m.Mode != "sum" {
-			return torch.Tensor{}, layerError(layer, "per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='%s')", m.Mode)
-		}
+	if m.PaddingIdx != nil {
+		opts = append(opts, F.WithPaddingIdx(*m.PaddingIdx))
 	}
-	return catch([]torch.Tensor{input, offsets, perSampleWeights}, func(tmp *temps.List) torch.Tensor {
-		switch len(shape) {
-		case 2:
-			if offsets.Defined() {
-				panic(layerError(layer, "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences"))
-			}
-			offsets = tmp.Add(torch.ArangeStartStep(torch.S(0), torch.S(shape[0]*shape[1]), torch.WithStep(shape[1]),
-				torch.WithDtype(input.DType())))
-			input = tmp.Add(input.Reshape([]int64{-1}))
-			if perSampleWeights.Defined() {
-				perSampleWeights = tmp.Add(perSampleWeights.Reshape([]int64{-1}))
-			}
-		case 1:
-			if !offsets.Defined() {
-				panic(layerError(layer, "offsets has to be a 1D Tensor but got None"))
-			}
-			if offsets.Dim() != 1 {
-				panic(layerError(layer, "offsets has to be a 1D Tensor"))
-			}
-		default:
-			panic(layerError(layer, "input has to be 1D or 2D Tensor, but got Tensor of dimension %d", len(shape)))
-		}
-		if m.MaxNorm != nil {
-			torch.NoGrad(func() { torch.EmbeddingRenorm_(m.Weight, input, *m.MaxNorm, m.NormType) })
-		}
-		mode := map[string]int64{"sum": 0, "mean": 1, "max": 2}[m.Mode]
-		var opts []torch.Option
-		if m.PaddingIdx != nil {
-			opts = append(opts, torch.WithPaddingIdx(*m.PaddingIdx))
-		}
-		out, offset2bag, bagSize, maxIndices := torch.EmbeddingBagPaddingIdx(m.Weight, input, offsets, m.ScaleGradByFreq, mode,
-			m.Sparse, perSampleWeights, m.IncludeLastOffset, opts...)
-		tmp.Add(offset2bag)
-		tmp.Add(bagSize)
-		tmp.Add(maxIndices)
-		return out
-	})
+	return F.TryEmbeddingBag(input, m.Weight, offsets, opts...)
 }
 
 // ExtraRepr is "10, 3, mode=mean" and the settings that PyTorch prints

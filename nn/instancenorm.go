@@ -133,34 +133,7 @@ func (m *LocalResponseNormModule) TryForward(x torch.Tensor) (torch.Tensor, erro
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	shape, err := tensorShape(x)
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	if len(shape) < 3 {
-		return torch.Tensor{}, layerError("LocalResponseNorm", "Expected 3D or higher dimensionality input (got %d dimensions)", len(shape))
-	}
-	if x.Numel() == 0 {
-		return x, nil
-	}
-	before, after := m.Size/2, (m.Size-1)/2
-	return catch([]torch.Tensor{x}, func(tmp *temps.List) torch.Tensor {
-		// The mean of x² over a window of Size channels, zero-padded at
-		// both ends, by average pooling.
-		sq := tmp.Add(tmp.Add(x.Mul(x)).Unsqueeze(1))
-		var div torch.Tensor
-		if len(shape) == 3 {
-			sq = tmp.Add(F.Pad(sq, []int64{0, 0, before, after}))
-			div = tmp.Add(tmp.Add(F.AvgPool2d(sq, []int64{m.Size, 1}, F.WithStride(1))).SqueezeDim(1))
-		} else {
-			sq = tmp.Add(sq.View([]int64{shape[0], 1, shape[1], shape[2], -1}))
-			sq = tmp.Add(F.Pad(sq, []int64{0, 0, 0, 0, before, after}))
-			div = tmp.Add(F.AvgPool3d(sq, []int64{m.Size, 1, 1}, F.WithStride(1)))
-			div = tmp.Add(tmp.Add(div.SqueezeDim(1)).View(shape))
-		}
-		div = tmp.Add(tmp.Add(tmp.Add(div.MulScalar(torch.S(m.Alpha))).AddScalar(torch.S(m.K))).PowTensorScalar(torch.S(m.Beta)))
-		return x.Div(div)
-	})
+	return F.TryLocalResponseNorm(x, m.Size, F.WithAlpha(m.Alpha), F.WithBeta(m.Beta), F.WithK(m.K))
 }
 
 // ExtraRepr is "2, alpha=0.0001, beta=0.75, k=1.0".

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gotorch/gotorch/nn"
+	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -29,7 +30,7 @@ func TestNewLayersBadInput(t *testing.T) {
 		{"instancenorm channels", nn.InstanceNorm1d(3, nn.WithAffine(true)), ones(2, 4, 5), "nn.InstanceNorm1d",
 			"expected input's size at dim=1 to match num_features (3), but got: 4."},
 		{"instancenorm one element", nn.InstanceNorm1d(2), ones(2, 2, 1), "", "Expected more than 1 spatial element when training"},
-		{"lrn rank", nn.LocalResponseNorm(2), ones(2, 3), "nn.LocalResponseNorm", "Expected 3D or higher dimensionality input (got 2 dimensions)"},
+		{"lrn rank", nn.LocalResponseNorm(2), ones(2, 3), "nn.functional.local_response_norm", "Expected 3D or higher dimensionality input (got 2 dimensions)"},
 		{"upsample no size", nn.Upsample(), ones(1, 1, 2, 2), "nn.functional.interpolate", "either size or scale_factor should be defined"},
 		{"upsample mode rank", nn.Upsample(nn.WithScaleFactor(2), nn.WithMode("bilinear")), ones(1, 1, 2), "", ""},
 		{"pixel shuffle channels", nn.PixelShuffle(2), ones(1, 3, 2, 2), "", "to be divisible by the square of upscale_factor"},
@@ -57,26 +58,26 @@ func TestNewLayersBadInput(t *testing.T) {
 
 	bag := nn.EmbeddingBag(5, 2)
 	_, err := bag.TryForward(torch.FromSlice([]int64{1, 2, 3, 4}, 1, 2, 2), torch.Tensor{})
-	layTorchErr(t, err, "nn.EmbeddingBag", "input has to be 1D or 2D Tensor, but got Tensor of dimension 3")
+	layTorchErr(t, err, "nn.functional.embedding_bag", "input has to be 1D or 2D Tensor, but got Tensor of dimension 3")
 	_, err = bag.TryForward(torch.FromSlice([]int64{1, 2}), torch.Tensor{})
-	layTorchErr(t, err, "nn.EmbeddingBag", "offsets has to be a 1D Tensor but got None")
+	layTorchErr(t, err, "nn.functional.embedding_bag", "offsets has to be a 1D Tensor but got None")
 	_, err = bag.TryForward(torch.FromSlice([]int64{1, 2}, 1, 2), torch.FromSlice([]int64{0}))
-	layTorchErr(t, err, "nn.EmbeddingBag", "if input is 2D, then offsets has to be None")
+	layTorchErr(t, err, "nn.functional.embedding_bag", "if input is 2D, then offsets has to be None")
 	_, err = bag.TryForwardWeighted(torch.FromSlice([]int64{1, 2}), torch.FromSlice([]int64{0}), ones(2))
-	layTorchErr(t, err, "nn.EmbeddingBag", "per_sample_weights is only supported for mode='sum'")
+	layTorchErr(t, err, "nn.functional.embedding_bag", "per_sample_weights is only supported for mode='sum'")
 	_, err = bag.TryForward(torch.FromSlice([]int64{1, 7}), torch.FromSlice([]int64{0}))
 	layTorchErr(t, err, "", "")
 
 	_, err = nn.GaussianNLLLoss().TryForward(ones(2, 3), ones(2, 3), ones(3))
-	layTorchErr(t, err, "nn.GaussianNLLLoss", "var is of incorrect size")
+	layTorchErr(t, err, "nn.functional.gaussian_nll_loss", "var is of incorrect size")
 	_, err = nn.GaussianNLLLoss().TryForward(ones(2, 3), ones(2, 3), ones(2, 3).Neg())
-	layTorchErr(t, err, "nn.GaussianNLLLoss", "var has negative entry/entries")
+	layTorchErr(t, err, "nn.functional.gaussian_nll_loss", "var has negative entry/entries")
 	_, err = nn.MarginRankingLoss().TryForward(ones(3), ones(3), ones(1, 3))
-	layTorchErr(t, err, "nn.MarginRankingLoss", "All input tensors should have same dimension")
+	layTorchErr(t, err, "nn.functional.margin_ranking_loss", "All input tensors should have same dimension")
 	_, err = nn.SoftMarginLoss(nn.WithReduction("avg")).TryForward(ones(3), ones(3))
-	layTorchErr(t, err, "nn.SoftMarginLoss", "avg is not a valid value for reduction")
+	layTorchErr(t, err, "nn.functional.soft_margin_loss", "avg is not a valid value for reduction")
 	_, err = nn.MultiLabelSoftMarginLoss().TryForward(ones(), ones())
-	layTorchErr(t, err, "nn.MultiLabelSoftMarginLoss", "class dimension")
+	layTorchErr(t, err, "nn.functional.multilabel_soft_margin_loss", "class dimension")
 	_, err = nn.CTCLoss().TryForward(ones(5, 2, 3), torch.FromSlice([]int64{1, 2}, 2, 1), torch.FromSlice([]int64{5}),
 		torch.FromSlice([]int64{1, 1}))
 	layTorchErr(t, err, "", "")
@@ -233,4 +234,62 @@ func TestNewModulesFreeTheirTemporaries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The functional forms of Fold, Unfold and ChannelShuffle give what the
+// modules give (LocalResponseNorm and the losses call theirs).
+func TestFunctionalFormsMatchModules(t *testing.T) {
+	x := torch.RandN([]int64{2, 3, 5, 4})
+	u := nn.Unfold([]int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1), nn.WithDilation(1))
+	cols := u.Forward(x)
+	assert.Equal(t, cols.Float64s(), F.Unfold(x, []int64{2, 3}, F.WithStride(1, 2), F.WithPadding(1), F.WithDilation(1)).Float64s())
+	f := nn.Fold([]int64{5, 4}, []int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1))
+	assert.Equal(t, f.Forward(cols).Float64s(), F.Fold(cols, []int64{5, 4}, []int64{2, 3}, F.WithStride(1, 2), F.WithPadding(1)).Float64s())
+	c := torch.RandN([]int64{2, 6, 3})
+	assert.Equal(t, nn.ChannelShuffle(3).Forward(c).Float64s(), F.ChannelShuffle(c, 3).Float64s())
+	assert.Equal(t, nn.LocalResponseNorm(3, nn.WithK(2)).Forward(x).Float64s(),
+		F.LocalResponseNorm(x, 3, F.WithK(2)).Float64s())
+}
+
+// F.EmbeddingBag gives what the module gives, with each option.
+func TestFunctionalEmbeddingBag(t *testing.T) {
+	idx, off := torch.FromSlice([]int64{0, 2, 4, 1, 3, 4}), torch.FromSlice([]int64{0, 2})
+	w := torch.FromSlice([]float32{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}, 5, 2)
+	psw := torch.FromSlice([]float32{1, 2, 3, 4, 5, 6})
+	for name, c := range map[string]struct {
+		m    []nn.Option
+		f    []F.Option
+		psw  bool
+		want []float64 // bag 0 = rows 0, 2; bag 1 = rows 4, 1, 3, 4
+	}{
+		"mean":     {nil, nil, false, []float64{0.3, 0.4, (0.9 + 0.3 + 0.7 + 0.9) / 4, (1.0 + 0.4 + 0.8 + 1.0) / 4}},
+		"sum":      {[]nn.Option{nn.WithMode("sum")}, []F.Option{F.WithMode("sum")}, false, []float64{0.6, 0.8, 2.8, 3.2}},
+		"max":      {[]nn.Option{nn.WithMode("max")}, []F.Option{F.WithMode("max")}, false, []float64{0.5, 0.6, 0.9, 1.0}},
+		"weighted": {[]nn.Option{nn.WithMode("sum")}, []F.Option{F.WithMode("sum")}, true, []float64{0.1 + 2*0.5, 0.2 + 2*0.6, 3*0.9 + 4*0.3 + 5*0.7 + 6*0.9, 3*1.0 + 4*0.4 + 5*0.8 + 6*1.0}},
+		"padding":  {[]nn.Option{nn.WithPaddingIdx(-1)}, []F.Option{F.WithPaddingIdx(-1)}, false, []float64{0.3, 0.4, 0.5, 0.6}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bag := nn.EmbeddingBag(5, 2, c.m...)
+			torch.NoGrad(func() { bag.Weight.Copy_(w) })
+			var p torch.Tensor
+			if c.psw {
+				p = psw
+			}
+			got := F.EmbeddingBag(idx, w, off, append(c.f, F.WithPerSampleWeights(p))...).Float64s()
+			assert.InDeltaSlice(t, c.want, got, 1e-5)
+			assert.Equal(t, bag.ForwardWeighted(idx, off, p).Float64s(), got)
+		})
+	}
+	_, err := F.TryEmbeddingBag(idx, w, off, F.WithMode("min"))
+	layTorchErr(t, err, "nn.functional.embedding_bag", "mode has to be one of sum, mean or max")
+	_, err = F.TryEmbeddingBag(idx, w, off, F.WithPaddingIdx(5))
+	layTorchErr(t, err, "nn.functional.embedding_bag", "padding_idx must be within num_embeddings")
+	_, err = F.TryEmbeddingBag(idx, torch.Ones([]int64{5}), off)
+	layTorchErr(t, err, "nn.functional.embedding_bag", "weight has to be a 2D Tensor")
+	_, err = F.TryEmbeddingBag(idx, w, off, F.WithMode("max"), F.WithSparse(true))
+	layTorchErr(t, err, "nn.functional.embedding_bag", "max mode does not support sparse weights")
+	// max_norm renormalizes the rows looked up, in place, as PyTorch does.
+	w2 := w.Clone()
+	F.EmbeddingBag(idx, w2, off, F.WithMaxNorm(0.5))
+	assert.LessOrEqual(t, w2.Select(0, 4).NormAll().Item(), 0.5+1e-6)
 }

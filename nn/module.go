@@ -43,8 +43,9 @@
 // names its errors as MaxPool2d. The families are Conv, ConvTranspose,
 // BatchNorm, InstanceNorm, MaxPool, AvgPool, AdaptiveAvgPool,
 // AdaptiveMaxPool, ConstantPad, ReflectionPad and ReplicationPad. The
-// activations without settings and the dropout layers are written from a
-// table by internal/genlayers (go generate ./nn).
+// activations without settings, the dropout layers and the losses are
+// written from a table by internal/genlayers (go generate ./nn); each loss
+// computes with its nn/functional form (MSELoss with F.MseLoss).
 //
 // The layers mirror torch.nn's classes, one file each: nn.Linear(784, 128)
 // returns a *LinearModule, initialized, named and printed as PyTorch's

@@ -201,6 +201,38 @@ func WithIsCausal(on bool) Option { return Option{name: "is_causal", b: on} }
 // WithKeepdim is pairwise_distance's keepdim.
 func WithKeepdim(on bool) Option { return Option{name: "keepdim", b: on} }
 
+// WithPerSampleWeights is embedding_bag's per_sample_weights (default
+// None).
+func WithPerSampleWeights(t torch.Tensor) Option { return Option{name: "per_sample_weights", t: t} }
+
+// WithIncludeLastOffset is embedding_bag's include_last_offset (default
+// false).
+func WithIncludeLastOffset(on bool) Option { return Option{name: "include_last_offset", b: on} }
+
+// WithK is local_response_norm's additive factor k (default 1).
+func WithK(v float64) Option { return Option{name: "k", f: v} }
+
+// WithMargin is the margin of margin_ranking_loss (default 0),
+// hinge_embedding_loss (1), cosine_embedding_loss (0), multi_margin_loss
+// (1) and triplet_margin_loss (1).
+func WithMargin(v float64) Option { return Option{name: "margin", f: v} }
+
+// WithSwap is triplet_margin_loss's swap (default false).
+func WithSwap(on bool) Option { return Option{name: "swap", b: on} }
+
+// WithLogInput is poisson_nll_loss's log_input (default true).
+func WithLogInput(on bool) Option { return Option{name: "log_input", b: on} }
+
+// WithFull is poisson_nll_loss's and gaussian_nll_loss's full (default
+// false).
+func WithFull(on bool) Option { return Option{name: "full", b: on} }
+
+// WithBlank is ctc_loss's blank label (default 0).
+func WithBlank(n int64) Option { return Option{name: "blank", ints: []int64{n}} }
+
+// WithZeroInfinity is ctc_loss's zero_infinity (default false).
+func WithZeroInfinity(on bool) Option { return Option{name: "zero_infinity", b: on} }
+
 // String options.
 
 // WithReduction is a loss's reduction: "none", "mean" or "sum" (and
@@ -227,19 +259,20 @@ type args struct {
 	op  string
 	set map[string]bool
 
-	bias, weight, posWeight, attnMask, runningMean, runningVar torch.Tensor
+	bias, weight, posWeight, attnMask, runningMean, runningVar, perSampleWeights torch.Tensor
 
 	stride, padding, dilation, outputPadding, size []int64
 	paddingString                                  string
 	scaleFactor                                    []float64
 
-	groups, divisorOverride, paddingIdx, ignoreIndex, numClasses, dim int64
+	groups, divisorOverride, paddingIdx, ignoreIndex, numClasses, dim, blank int64
 
 	p, eps, momentum, maxNorm, normType, negativeSlope, alpha, beta, delta,
-	threshold, lambd, minVal, maxVal, labelSmoothing, value, dropoutP, scale float64
+	threshold, lambd, minVal, maxVal, labelSmoothing, value, dropoutP, scale, margin, k float64
 
 	training, useInputStats, ceilMode, countIncludePad, scaleGradByFreq, sparse,
 	logTarget, alignCorners, recomputeScaleFactor, antialias, isCausal, keepdim bool
+	swap, logInput, full, zeroInfinity, includeLastOffset bool
 
 	reduction, mode, approximate string
 	dtype                        torch.DType
@@ -376,6 +409,24 @@ func (a *args) apply(o Option) {
 		a.isCausal = o.b
 	case "keepdim":
 		a.keepdim = o.b
+	case "margin":
+		a.margin = o.f
+	case "k":
+		a.k = o.f
+	case "per_sample_weights":
+		a.perSampleWeights = o.t
+	case "include_last_offset":
+		a.includeLastOffset = o.b
+	case "blank":
+		a.blank = o.ints[0]
+	case "swap":
+		a.swap = o.b
+	case "log_input":
+		a.logInput = o.b
+	case "full":
+		a.full = o.b
+	case "zero_infinity":
+		a.zeroInfinity = o.b
 	case "reduction":
 		a.reduction = o.s
 	case "mode":

@@ -1,8 +1,8 @@
 // Command genlayers writes package nn's layers that differ only in the
 // function they call: the activations without settings
-// (activation_gen.go) and the dropout layers (dropout_gen.go). Package nn
-// runs it with go generate; adding such a layer is one line in a table
-// below.
+// (activation_gen.go), the dropout layers (dropout_gen.go) and the losses
+// (loss_gen.go). Package nn runs it with go generate; adding such a layer
+// is one entry in a table below.
 package main
 
 import (
@@ -12,6 +12,7 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/template"
 )
 
@@ -42,6 +43,184 @@ var dropouts = []struct{ Name, Fn, Doc, Does string }{
 	{"Dropout2d", "Dropout2d", "zeroes whole channels of (N, C, H, W) input", "channel dropout"},
 	{"Dropout3d", "Dropout3d", "zeroes whole channels of (N, C, D, H, W) or (C, D, H, W)\n// input", "channel dropout"},
 	{"AlphaDropout", "AlphaDropout", "is dropout that keeps the mean and variance of SELU\n// activations", "alpha dropout"},
+}
+
+// field is a setting of a loss: its Go field, type (float64, int64, bool
+// or torch.Tensor), PyTorch keyword, default (a Go expression; none for
+// tensors, whose default is None), and the nn/functional option that
+// passes it on (a Go expression of m); Get, if not empty, is the Go
+// expression that reads it from the constructor's arguments a instead of
+// the one its type implies.
+type field struct{ Field, Type, Kw, Def, Opt, Comment, Get string }
+
+// losses are the losses: Name is PyTorch's class, Fn the nn/functional
+// function (F.Try<Fn>), Doc what the type's doc says after "is", Params
+// Forward's tensors and ForwardDoc its doc after "Forward returns"; Check
+// names a function of the constructor's arguments that checks them more,
+// as PyTorch's __init__ does. Every loss takes WithReduction ("mean") too.
+var losses = []struct {
+	Name, Fn, Doc, Params, ForwardDoc, Check, ReductionDoc string
+	Fields                                                 []field
+}{
+	{Name: "CrossEntropyLoss", Fn: "CrossEntropy", Doc: "the cross entropy between logits and class indices or probabilities",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class (or element); undefined for none", ""},
+			{"IgnoreIndex", "int64", "ignore_index", "-100", "F.WithIgnoreIndex(m.IgnoreIndex)", "", ""},
+			{"LabelSmoothing", "float64", "label_smoothing", "0", "F.WithLabelSmoothing(m.LabelSmoothing)", "", ""}}},
+	{Name: "NLLLoss", Fn: "NllLoss", Doc: "the negative log likelihood of log-probabilities at class indices",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class (or element); undefined for none", ""},
+			{"IgnoreIndex", "int64", "ignore_index", "-100", "F.WithIgnoreIndex(m.IgnoreIndex)", "", ""}}},
+	{Name: "MSELoss", Fn: "MseLoss", Doc: "the squared error", Params: "input, target", ForwardDoc: "the loss of input against target"},
+	{Name: "L1Loss", Fn: "L1Loss", Doc: "the absolute error", Params: "input, target", ForwardDoc: "the loss of input against target"},
+	{Name: "SmoothL1Loss", Fn: "SmoothL1Loss", Doc: "the squared error below Beta and absolute error above",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Beta", "float64", "beta", "1.0", "F.WithBeta(m.Beta)", "", ""}}},
+	{Name: "HuberLoss", Fn: "HuberLoss", Doc: "the squared error below Delta and Delta-scaled absolute error above",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Delta", "float64", "delta", "1.0", "F.WithDelta(m.Delta)", "", ""}}},
+	{Name: "BCELoss", Fn: "BinaryCrossEntropy", Doc: "the binary cross entropy between probabilities",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class (or element); undefined for none", ""}}},
+	{Name: "BCEWithLogitsLoss", Fn: "BinaryCrossEntropyWithLogits", Doc: "the binary cross entropy of sigmoid(input), computed stably",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class (or element); undefined for none", ""},
+			{"PosWeight", "torch.Tensor", "pos_weight", "", "F.WithPosWeight(m.PosWeight)", "a weight of the positive examples per class; undefined for none", ""}}},
+	{Name: "KLDivLoss", Fn: "KlDiv", Doc: "the Kullback-Leibler divergence of target from log-probabilities input",
+		Params: "input, target", ForwardDoc: "the loss of input against target",
+		ReductionDoc: `"mean"; "batchmean" is the mathematical definition`, Fields: []field{
+			{"LogTarget", "bool", "log_target", "false", "F.WithLogTarget(m.LogTarget)", "", ""}}},
+	{Name: "MarginRankingLoss", Fn: "MarginRankingLoss", Doc: "max(0, -y·(x1 - x2) + Margin) of the ranking y (1 or -1) of x1 and x2",
+		Params: "x1, x2, target", ForwardDoc: "the loss of x1 ranked against x2 by target", Fields: []field{
+			{"Margin", "float64", "margin", "0", "F.WithMargin(m.Margin)", "", ""}}},
+	{Name: "HingeEmbeddingLoss", Fn: "HingeEmbeddingLoss", Doc: "x where y is 1 and max(0, Margin - x) where y is -1",
+		Params: "input, target", ForwardDoc: "the loss of input (distances) against target (1 or -1)", Fields: []field{
+			{"Margin", "float64", "margin", "1.0", "F.WithMargin(m.Margin)", "", ""}}},
+	{Name: "CosineEmbeddingLoss", Fn: "CosineEmbeddingLoss", Doc: "1 - cos(x1, x2) where y is 1 and max(0, cos(x1, x2) - Margin) where y is -1",
+		Params: "x1, x2, target", ForwardDoc: "the loss of the rows of x1 and x2 against target (1 or -1 per row)", Fields: []field{
+			{"Margin", "float64", "margin", "0", "F.WithMargin(m.Margin)", "", ""}}},
+	{Name: "SoftMarginLoss", Fn: "SoftMarginLoss", Doc: "log(1 + exp(-y·x)), the logistic loss of y (1 or -1)",
+		Params: "input, target", ForwardDoc: "the loss of input against target"},
+	{Name: "MultiLabelMarginLoss", Fn: "MultilabelMarginLoss", Doc: "the multi-class hinge loss of input (N, C) or (C) against target, the indices of each sample's classes padded with -1",
+		Params: "input, target", ForwardDoc: "the loss of input against target (int64, shaped like input)"},
+	{Name: "MultiLabelSoftMarginLoss", Fn: "MultilabelSoftMarginLoss", Doc: "the binary cross entropy of each class of input (N, C) against target (0 or 1), averaged over the classes",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class; undefined for none", ""}}},
+	{Name: "MultiMarginLoss", Fn: "MultiMarginLoss", Doc: "the multi-class hinge loss of input (N, C) or (C) against the class indices target",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Check: "checkMultiMarginLoss", Fields: []field{
+			{"P", "int64", "p", "1", "F.WithP(float64(m.P))", "1 or 2", `int64(a.float("p", 1))`},
+			{"Margin", "float64", "margin", "1.0", "F.WithMargin(m.Margin)", "", ""},
+			{"Weight", "torch.Tensor", "weight", "", "F.WithWeight(m.Weight)", "a weight per class; undefined for none", ""}}},
+	{Name: "TripletMarginLoss", Fn: "TripletMarginLoss", Doc: "max(d(a, p) - d(a, n) + Margin, 0), d the P-norm distance, of anchors, positives and negatives",
+		Params: "anchor, positive, negative", ForwardDoc: "the loss of the triplets", Fields: []field{
+			{"Margin", "float64", "margin", "1.0", "F.WithMargin(m.Margin)", "", ""},
+			{"P", "float64", "p", "2.0", "F.WithP(m.P)", "the norm degree", ""},
+			{"Eps", "float64", "eps", "1e-6", "F.WithEps(m.Eps)", "", ""},
+			{"Swap", "bool", "swap", "false", "F.WithSwap(m.Swap)", "use d(p, n) where it is smaller than d(a, n)", ""}}},
+	{Name: "PoissonNLLLoss", Fn: "PoissonNllLoss", Doc: "the negative log likelihood of target under a Poisson distribution of mean input (or exp(input), by default)",
+		Params: "input, target", ForwardDoc: "the loss of input against target", Fields: []field{
+			{"LogInput", "bool", "log_input", "true", "F.WithLogInput(m.LogInput)", "input is the log of the mean", ""},
+			{"Full", "bool", "full", "false", "F.WithFull(m.Full)", "add Stirling's approximation of log(target!)", ""},
+			{"Eps", "float64", "eps", "1e-8", "F.WithEps(m.Eps)", "", ""}}},
+	{Name: "GaussianNLLLoss", Fn: "GaussianNllLoss", Doc: "the negative log likelihood of target under a Gaussian of mean input and variance var",
+		Params: "input, target, variance", ForwardDoc: "the loss of input against target, with variance variance: shaped like input, or like it without its last dimension, or with 1 as its last dimension (one variance for each row)", Fields: []field{
+			{"Full", "bool", "full", "false", "F.WithFull(m.Full)", "add the constant log(2π)/2", ""},
+			{"Eps", "float64", "eps", "1e-6", "F.WithEps(m.Eps)", "the least variance used", ""}}},
+	{Name: "CTCLoss", Fn: "CtcLoss", Doc: "the connectionist temporal classification loss of log-probabilities (T, N, C) or (T, C) against unaligned target sequences",
+		Params: "logProbs, targets, inputLengths, targetLengths", ForwardDoc: "the loss of logProbs (T, N, C) against targets, (N, S) padded or the N sequences concatenated, with the lengths inputLengths and targetLengths (N) (int64 tensors)",
+		ReductionDoc: `"mean": over the target lengths, then the batch`, Fields: []field{
+			{"Blank", "int64", "blank", "0", "F.WithBlank(m.Blank)", "the blank label", ""},
+			{"ZeroInfinity", "bool", "zero_infinity", "false", "F.WithZeroInfinity(m.ZeroInfinity)", "zero the infinite losses (and their gradients)", ""}}},
+}
+
+var lossTmpl = template.Must(template.New("l").Funcs(template.FuncMap{
+	"getter": func(f field) string {
+		if f.Get != "" {
+			return f.Get
+		}
+		switch f.Type {
+		case "float64":
+			return fmt.Sprintf("a.float(%q, %s)", f.Kw, f.Def)
+		case "int64":
+			return fmt.Sprintf("a.int(%q, %s)", f.Kw, f.Def)
+		case "bool":
+			return fmt.Sprintf("a.bool(%q, %s)", f.Kw, f.Def)
+		}
+		return fmt.Sprintf("a.tensor(%q)", f.Kw)
+	},
+	"tag": func(f field) string {
+		if f.Type == "torch.Tensor" {
+			return "`gotorch:\"buffer\"`"
+		}
+		return ""
+	},
+	"wrap": wrap,
+	"options": func(fs []field, reduction string) string {
+		var parts []string
+		for _, f := range fs {
+			def := f.Def
+			if f.Type == "torch.Tensor" {
+				def = "None"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", strings.Fields(strings.NewReplacer("F.", "", "(", " ").Replace(f.Opt))[0], def))
+		}
+		if reduction == "" {
+			reduction = `"mean"`
+		}
+		return strings.Join(append(parts, "WithReduction ("+reduction+")"), ", ") + "."
+	},
+}).Parse(header + `{{range .}}
+{{wrap (printf "%sModule is %s (torch.nn.%s)." .Name .Doc .Name)}}
+type {{.Name}}Module struct {
+	Module
+{{- range .Fields}}
+	{{.Field}} {{.Type}} {{tag .}}{{if .Comment}} // {{.Comment}}{{end}}
+{{- end}}
+	Reduction string // "mean", "sum" or "none"
+}
+
+// {{.Name}} returns a {{.Name}}Module.
+//
+{{wrap (printf "Options: %s" (options .Fields .ReductionDoc))}}
+func {{.Name}}(opts ...Option) *{{.Name}}Module {
+	a := lossArgs("{{.Name}}", opts{{range .Fields}}, "{{.Kw}}"{{end}})
+{{- if .Check}}
+	{{.Check}}(&a)
+{{- end}}
+	m := &{{.Name}}Module{ {{- range .Fields}}{{.Field}}: {{getter .}}, {{end}}Reduction: a.str("reduction", "mean")}
+	m.Init(m)
+	return m
+}
+
+{{wrap (printf "Forward returns %s." .ForwardDoc)}}
+func (m *{{.Name}}Module) Forward({{.Params}} torch.Tensor) torch.Tensor {
+	return must(m.TryForward({{.Params}}))
+}
+
+// TryForward is Forward that returns its error.
+func (m *{{.Name}}Module) TryForward({{.Params}} torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.Try{{.Fn}}({{.Params}}{{range .Fields}}, {{.Opt}}{{end}}, F.WithReduction(m.Reduction))
+}
+{{end}}`))
+
+// wrap breaks a comment into lines of at most 76 columns, each "// ".
+func wrap(s string) string {
+	var out, line string
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > 73 {
+			out += "// " + line + "\n"
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return out + "// " + line
 }
 
 const header = `// Code generated by go run ./internal/genlayers; DO NOT EDIT.
@@ -125,6 +304,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := write(filepath.Join(*dir, "dropout_gen.go"), dropoutTmpl, dropouts); err != nil {
+		fmt.Fprintln(os.Stderr, "genlayers:", err)
+		os.Exit(1)
+	}
+	if err := write(filepath.Join(*dir, "loss_gen.go"), lossTmpl, losses); err != nil {
 		fmt.Fprintln(os.Stderr, "genlayers:", err)
 		os.Exit(1)
 	}
