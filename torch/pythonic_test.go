@@ -133,10 +133,15 @@ func TestBadOptionNamesOverload(t *testing.T) {
 		assert.Equal(t, tc.op, te.Op)
 		assert.Contains(t, te.Msg, tc.want)
 	}
+	// The panicking form says the same: a.Std(torch.WithDim(0)), as a
+	// PyTorch user writes a.std(dim=0), names StdDim and StdAlong.
+	err := panicErr(t, func() { x.Std(torch.WithDim(0)) })
+	assert.Equal(t, "std", err.Op)
+	assert.Contains(t, err.Msg, "unexpected option dim: StdDim or StdAlong takes it")
 	// Options no other overload takes keep the plain message.
-	_, err := x.TryStd(torch.WithAlpha(1))
-	require.Error(t, err)
-	assert.Equal(t, "torch.std: unexpected option alpha", err.Error())
+	_, plain := x.TryStd(torch.WithAlpha(1))
+	require.Error(t, plain)
+	assert.Equal(t, "torch.std: unexpected option alpha", plain.Error())
 }
 
 func panicErr(t *testing.T, f func()) (err *torch.Error) {
