@@ -15,6 +15,7 @@
 #   -o FILE    results, appended as TSV (default loadtest.tsv)
 #   -m N       instead: send N requests to each server after a warm-up and
 #              report RSS and (Go) live tensors before and after
+#   -s LIST    servers (default "go python")
 #
 # Needs wrk (apt-get install wrk) and /usr/bin/python3 with torch
 # (scripts/setup.sh --with-python). Each run's `uptime` goes in the TSV:
@@ -23,12 +24,12 @@
 set -euo pipefail
 
 weights=fashion_mnist.safetensors conns="1 4 16 64" dur=10s rounds=2 threads=1
-maxbatch=32 maxwait=2ms out=loadtest.tsv memreqs=0
-while getopts w:c:d:r:t:b:W:o:m:h opt; do
+maxbatch=32 maxwait=2ms out=loadtest.tsv memreqs=0 servers="go python"
+while getopts w:c:d:r:t:b:W:o:m:s:h opt; do
 	case $opt in
 	w) weights=$OPTARG ;; c) conns=$OPTARG ;; d) dur=$OPTARG ;; r) rounds=$OPTARG ;;
 	t) threads=$OPTARG ;; b) maxbatch=$OPTARG ;; W) maxwait=$OPTARG ;; o) out=$OPTARG ;;
-	m) memreqs=$OPTARG ;;
+	m) memreqs=$OPTARG ;; s) servers=$OPTARG ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
@@ -84,7 +85,7 @@ ms() { # wrk's 1.23ms, 456.78us, 1.2s as milliseconds
 }
 
 if [ "$memreqs" -gt 0 ]; then
-	for server in go python; do
+	for server in $servers; do
 		start $server
 		wrk -t1 -c16 -d3s -s "$tmp/post.lua" "$url/predict" >/dev/null # warm-up
 		before=$(rss_kb) live0=$(live $server)
@@ -106,8 +107,8 @@ fi
 
 [ -s "$out" ] || printf 'server\tround\tconnections\trequests_per_s\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tload_1m\tstarted\n' >"$out"
 for round in $(seq "$rounds"); do
-	order="go python"
-	[ $((round % 2)) = 0 ] && order="python go"
+	order=$servers
+	[ $((round % 2)) = 0 ] && order=$(echo $servers | tr ' ' '\n' | tac | tr '\n' ' ')
 	for server in $order; do
 		start $server
 		wrk -t1 -c16 -d3s -s "$tmp/post.lua" "$url/predict" >/dev/null # warm-up
