@@ -50,6 +50,8 @@ type Options struct {
 	Wrap func(rank int, argv []string) []string
 	// MasterAddr is MASTER_ADDR (default 127.0.0.1).
 	MasterAddr string
+	// MasterPort is MASTER_PORT (default: a free port on MasterAddr).
+	MasterPort int
 }
 
 // Start runs n ranks of the current test and returns their results
@@ -63,9 +65,12 @@ func Start(t testing.TB, n int, o Options) []Result {
 	if addr == "" {
 		addr = "127.0.0.1"
 	}
-	port, err := FreePort(addr)
-	if err != nil {
-		t.Fatalf("disttest: no free port: %v", err)
+	port := o.MasterPort
+	if port == 0 {
+		var err error
+		if port, err = FreePort(addr); err != nil {
+			t.Fatalf("disttest: no free port: %v", err)
+		}
 	}
 	results := make([]Result, n)
 	var wg sync.WaitGroup
