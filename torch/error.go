@@ -55,6 +55,10 @@ func cError(op string, e C.gt_error) error {
 	if m, ok := strings.CutPrefix(msg, unsupportedPrefix); ok {
 		return &Error{Op: op, Msg: m, Err: ErrUnsupported}
 	}
+	if oom := classifyOOM(msg); oom != nil {
+		oom.Collected = onOutOfMemory()
+		return &Error{Op: op, Msg: msg, Err: oom}
+	}
 	return &Error{Op: op, Msg: shortenDispatchError(msg)}
 }
 

@@ -312,6 +312,9 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	if trigger && !mem.asyncGC.Load() {
 		startAsyncGC()
 	}
+	if devMem.on.Load() {
+		checkDeviceMemory() // GPU bytes per device (oom.go)
+	}
 	return Tensor{h}
 }
 
@@ -533,6 +536,7 @@ func sweepLocked(kind sweepKind) int {
 		C.gt_malloc_trim()
 	}
 	mem.collections.Add(1)
+	markDeviceMemory()
 	return n
 }
 

@@ -5,6 +5,8 @@ package cuda
 */
 import "C"
 
+import "github.com/gotorch/gotorch/torch"
+
 // memoryStats reads the caching allocator's counters for device.
 func memoryStats(op string, device int) ([4]int64, error) {
 	var out [4]C.int64_t
@@ -65,4 +67,22 @@ func MemGetInfo(device int) (free, total int64, err error) {
 	var f, t C.int64_t
 	err = call("mem_get_info", func() C.gt_error { return C.gt_cuda_mem_get_info(C.int64_t(device), &f, &t) })
 	return int64(f), int64(t), err
+}
+
+// With a GPU and the allocator's statistics, the caching allocator's
+// per-device bytes join torch's memory budget (torch.RegisterDeviceMemory):
+// a device whose allocated bytes grew by more than the budget since the
+// last collection makes the allocating goroutine collect.
+func init() {
+	if !IsAvailable() || !HasAllocatorStats() {
+		return
+	}
+	n := DeviceCount()
+	torch.RegisterDeviceMemory(torch.DeviceMemory{Type: torch.CUDADevice, Allocated: func() []int64 {
+		b := make([]int64, n)
+		for i := range b {
+			b[i], _ = MemoryAllocated(i)
+		}
+		return b
+	}})
 }
