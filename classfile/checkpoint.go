@@ -20,9 +20,11 @@ func (t *Trainer) Save(path string) {
 	if t.model == nil {
 		panic("classfile: save needs a model: call model first")
 	}
-	if err := nn.Save(t.model, path); err != nil {
-		panic(fmt.Errorf("classfile: save %s: %w", path, err))
-	}
+	t.onRank0("save "+path, func() {
+		if err := nn.Save(t.model, path); err != nil {
+			panic(fmt.Errorf("classfile: save %s: %w", path, err))
+		}
+	})
 }
 
 // Load reads weights that Save (or PyTorch's safetensors) wrote into the
@@ -123,9 +125,11 @@ type optimizerMeta struct {
 // was made) and the epoch and step counts to path, atomically:
 // saveCheckpoint "run.ckpt".
 func (t *Trainer) SaveCheckpoint(path string) {
-	if err := t.saveCheckpoint(path); err != nil {
-		panic(fmt.Errorf("classfile: save checkpoint %s: %w", path, err))
-	}
+	t.onRank0("save checkpoint "+path, func() {
+		if err := t.saveCheckpoint(path); err != nil {
+			panic(fmt.Errorf("classfile: save checkpoint %s: %w", path, err))
+		}
+	})
 }
 
 func (t *Trainer) saveCheckpoint(path string) error {

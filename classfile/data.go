@@ -115,7 +115,7 @@ func (t *Trainer) newBatches(name string, ds Dataset, training bool) *Batches {
 	if ds == nil {
 		panic(fmt.Sprintf("classfile: no %s set: call dataset first", name))
 	}
-	l, err := data.NewLoader(ds, data.Options{
+	opts := data.Options{
 		BatchSize: t.BatchSize__0(),
 		Shuffle:   training,
 		Seed:      t.loaderSeed(),
@@ -123,7 +123,11 @@ func (t *Trainer) newBatches(name string, ds Dataset, training bool) *Batches {
 		// The batches' iterators mark the GC steps themselves (or leave
 		// them to gop-torch's inserted calls).
 		NoGC: true,
-	})
+	}
+	if t.dist != nil {
+		opts.Shuffle, opts.Seed, opts.Sampler = false, t.sharedSeed(), t.sampler(training)
+	}
+	l, err := data.NewLoader(ds, opts)
 	if err != nil {
 		panic(fmt.Errorf("classfile: %s loader: %w", name, err))
 	}
@@ -250,10 +254,10 @@ func (it *BatchIter) end() {
 // prepare moves a batch to the device and transforms its inputs.
 func (b *Batches) prepare(x, y torch.Tensor) (torch.Tensor, torch.Tensor) {
 	t := b.t
-	if t.deviceSet && t.device.Type != torch.CPUDevice {
-		x = x.To(t.device)
+	if d := t.Device__0(); d.Type != torch.CPUDevice {
+		x = x.To(d)
 		if y.Defined() {
-			y = y.To(t.device)
+			y = y.To(d)
 		}
 	}
 	if b.transform != nil {

@@ -54,9 +54,9 @@ func (t *Trainer) evaluate(b *Batches, forward func(torch.Tensor) torch.Tensor) 
 	classify := true
 	b.each(func(x, y torch.Tensor) {
 		torch.NoGrad(func() {
-			out := forward(x)
+			var out, loss torch.Tensor
+			t.autocast(func() { out = forward(x); loss = lossFn(out, y) }) // amp "bf16"
 			k := int(x.Size(0))
-			loss := lossFn(out, y)
 			sum += loss.Item() * float64(k)
 			t.freeLoss(loss, x, y, out)
 			n += k
@@ -74,6 +74,7 @@ func (t *Trainer) evaluate(b *Batches, forward func(torch.Tensor) torch.Tensor) 
 			}
 		})
 	})
+	sum, correct, n, classify = t.reduceMetrics(sum, correct, n, classify)
 	m := Metrics{N: n, Accuracy: nan()}
 	if n > 0 {
 		m.Loss = sum / float64(n)
@@ -136,13 +137,14 @@ func (t *Trainer) Fit() {
 		var sum float64
 		var n int
 		t.TrainLoader().each(func(x, y torch.Tensor) {
-			out := forward(x)
-			loss := lossFn(out, y)
+			var out, loss torch.Tensor
+			t.autocast(func() { out = forward(x); loss = lossFn(out, y) }) // amp "bf16"
 			t.Step(loss)
 			sum += loss.Item()
 			t.freeLoss(loss, x, y, out)
 			n++
 		})
+		sum, _, n, _ = t.reduceMetrics(sum, 0, n, false) // the ranks' mean
 		line := fmt.Sprintf("epoch %d/%d: train loss %.4f", t.epoch, t.Epochs__0(), sum/float64(max(n, 1)))
 		if t.testSet != nil {
 			line += ", test " + t.evaluate(t.TestLoader(), forward).String()

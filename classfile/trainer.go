@@ -53,6 +53,7 @@ type Trainer struct {
 	seeded                     bool
 	device                     torch.Device
 	deviceSet                  bool
+	ampDType                   torch.DType // amp "bf16" (amp.go); 0 is off
 	optName                    string
 	schedName                  string
 	sched                      *optim.LRScheduler
@@ -77,8 +78,9 @@ type Trainer struct {
 	train                         *Batches
 	test                          *Batches
 
-	epoch        int // training epochs started
-	steps        int // optimizer steps taken
+	dist         *distState // the distributed knob (distributed.go)
+	epoch        int        // training epochs started
+	steps        int        // optimizer steps taken
 	instrumented bool
 	bar          *bar
 }
@@ -337,10 +339,10 @@ func (t *Trainer) Seed__1(seed int) {
 }
 
 // Device__0 is the device that the model and batches live on (default
-// cpu).
+// "auto": cuda:0 when a GPU is present, else cpu).
 func (t *Trainer) Device__0() torch.Device {
 	if !t.deviceSet {
-		return torch.CPU
+		return autoDevice()
 	}
 	return t.device
 }
@@ -349,6 +351,13 @@ func (t *Trainer) Device__0() torch.Device {
 // set, moves there; batches move there as the loaders yield them.
 func (t *Trainer) Device__1(name string) {
 	if t.locked["device"] {
+		return
+	}
+	if name == "auto" {
+		t.deviceSet = false
+		if t.model != nil {
+			t.moveModel()
+		}
 		return
 	}
 	d, err := torch.TryParseDevice(name)
@@ -432,8 +441,11 @@ func (t *Trainer) Model__1(m nn.Moduler) {
 	}
 	t.model = m
 	t.opt = nil
-	if t.deviceSet {
+	if t.Device__0().Type != torch.CPUDevice {
 		t.moveModel()
+	}
+	if t.dist != nil {
+		t.wrapDDP()
 	}
 }
 
@@ -618,6 +630,7 @@ func (t *Trainer) Step(loss torch.Tensor) {
 	opt.ZeroGrad()
 	loss.Backward()
 	opt.Step()
+	t.syncBuffers()
 	t.steps++
 	if t.bar != nil && t.bar.training && !t.bar.done {
 		t.bar.addLoss(loss.Item())
@@ -633,6 +646,9 @@ func (t *Trainer) Epoch() int { return t.epoch }
 
 // Log prints its arguments as fmt.Println does, above the progress bar.
 func (t *Trainer) Log(args ...any) {
+	if t.Rank() != 0 {
+		return
+	}
 	if t.bar != nil {
 		t.bar.clear()
 	}

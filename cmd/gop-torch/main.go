@@ -9,6 +9,7 @@
 // Usage:
 //
 //	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
+//	gop-torch run -nproc N [go flags] DIR ...  run N processes of it, a data-parallel job (torchrun's env)
 //	gop-torch build [go flags] DIR             compile DIR, then go build it
 //	gop-torch test [go flags] DIR              compile DIR, then go test it
 //	gop-torch go DIR...                        compile only: write xgo_autogen.go
@@ -85,6 +86,7 @@ func main() {
 
 const usage = `usage:
 	gop-torch run [go flags] DIR [arguments]   compile DIR, then go run it
+	gop-torch run -nproc N [go flags] DIR ...  run N processes of it, a data-parallel job (torchrun's env)
 	gop-torch build [go flags] DIR             compile DIR, then go build it
 	gop-torch test [go flags] DIR              compile DIR, then go test it
 	gop-torch go DIR...                        compile only: write xgo_autogen.go
@@ -132,6 +134,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "run", "build", "test":
+		nproc := 0
+		if cmd == "run" {
+			var err error
+			if nproc, args, err = takeNproc(args); err != nil {
+				fmt.Fprintf(stderr, "gop-torch run: %v\n%s", err, usage)
+				return 2
+			}
+		}
 		flags, dir, rest, err := splitArgs(args)
 		if err != nil {
 			fmt.Fprintf(stderr, "gop-torch %s: %v\n%s", cmd, err, usage)
@@ -146,6 +156,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if _, err := compile(dir, verbose, stderr); err != nil {
 			return fail(stderr, err)
+		}
+		if nproc > 0 {
+			return runNproc(nproc, flags, dir, rest, stdout, stderr)
 		}
 		return goCommand(cmd, flags, dir, rest, stdout, stderr)
 	}
