@@ -139,7 +139,7 @@ func loadModel(path, format string) (Model, error) {
 		var err error
 		if format == formatSafetensors {
 			err = nn.Load(net, path, true)
-		} else if err = pt.LoadModule(net, path, true); errors.Is(err, pt.ErrUnsupported) && strings.HasSuffix(path, ".pt") && strings.Contains(err.Error(), "TorchScript") {
+		} else if err = pt.LoadModule(net, path, true); errors.Is(err, pt.ErrTorchScript) {
 			return loadModel(path, formatTorchScript)
 		}
 		if err != nil {
