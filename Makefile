@@ -102,7 +102,8 @@ test: setup
 FUZZTIME ?= 5s
 FUZZ_TARGETS = ./internal/robustness:FuzzOps ./internal/robustness:FuzzHostileArgs ./torch:FuzzDecode \
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
-	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10 ./torch/pt:FuzzPickle ./torch/pt:FuzzDecode
+	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10 ./torch/pt:FuzzPickle ./torch/pt:FuzzDecode \
+	./examples/serve:FuzzDecodeBody
 .PHONY: fuzz-short
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
