@@ -66,19 +66,8 @@ func nilLayer(m any) error {
 // the tensors it makes for its own use in tmp; catch frees them, but for
 // f's result and the tensors in keep (the layer's arguments), as package
 // temps says.
-func catch(keep []torch.Tensor, f func(tmp *temps.List) torch.Tensor) (t torch.Tensor, err error) {
-	var tmp temps.List
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*torch.Error)
-			if !ok {
-				panic(r)
-			}
-			t, err = torch.Tensor{}, e
-		}
-		tmp.Free(append(keep, t)...)
-	}()
-	return f(&tmp), nil
+func catch(keep []torch.Tensor, f func(tmp *temps.List) torch.Tensor) (torch.Tensor, error) {
+	return temps.Run(keep, f)
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

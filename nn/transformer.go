@@ -594,27 +594,18 @@ func Transformer(opts ...Option) *TransformerModule {
 	layerOpts := a.pick(transformerLayerKeywords...)
 	eps := a.float("layer_norm_eps", 1e-5)
 	t := &TransformerModule{DModel: dModel, Nhead: nhead, BatchFirst: a.bool("batch_first", false)}
-	if a.has("custom_encoder") {
-		enc, _ := a.value("custom_encoder").(EncoderModule)
-		if isNilModule(enc) {
-			panic(layerError(op, "custom_encoder is nil"))
-		}
-		mustModule(enc)
+	norm := func() Option {
+		return WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...))
+	}
+	if enc := customModule[EncoderModule](op, &a, "custom_encoder"); enc != nil {
 		t.Encoder = enc
 	} else {
-		t.Encoder = TransformerEncoder(TransformerEncoderLayer(dModel, nhead, layerOpts...), a.int("num_encoder_layers", 6),
-			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...)))
+		t.Encoder = TransformerEncoder(TransformerEncoderLayer(dModel, nhead, layerOpts...), a.int("num_encoder_layers", 6), norm())
 	}
-	if a.has("custom_decoder") {
-		dec, _ := a.value("custom_decoder").(DecoderModule)
-		if isNilModule(dec) {
-			panic(layerError(op, "custom_decoder is nil"))
-		}
-		mustModule(dec)
+	if dec := customModule[DecoderModule](op, &a, "custom_decoder"); dec != nil {
 		t.Decoder = dec
 	} else {
-		t.Decoder = TransformerDecoder(TransformerDecoderLayer(dModel, nhead, layerOpts...), a.int("num_decoder_layers", 6),
-			WithNorm(LayerNorm(dModel, joinOpts(a.pick("dtype", "device"), WithEps(eps))...)))
+		t.Decoder = TransformerDecoder(TransformerDecoderLayer(dModel, nhead, layerOpts...), a.int("num_decoder_layers", 6), norm())
 	}
 	t.Init(t)
 	t.ResetParameters()
@@ -675,13 +666,19 @@ func (t *TransformerModule) TryForward(src, tgt torch.Tensor, opts ...Option) (o
 	return
 }
 
-// isNilModule reports whether m is nil or a nil pointer in an interface.
-func isNilModule(m Moduler) bool {
-	if m == nil {
-		return true
+// customModule returns the module given as keyword (nil when it is not
+// given), panicking when it is nil or not initialized.
+func customModule[M Moduler](op string, a *layerArgs, keyword string) M {
+	var zero M
+	if !a.has(keyword) {
+		return zero
 	}
-	v := reflect.ValueOf(m)
-	return v.Kind() == reflect.Pointer && v.IsNil()
+	m, _ := a.value(keyword).(M)
+	if v := reflect.ValueOf(m); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
+		panic(layerError(op, "%s is nil", keyword))
+	}
+	mustModule(m)
+	return m
 }
 
 // GenerateSquareSubsequentMask is the causal mask of a sequence of length

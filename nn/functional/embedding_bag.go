@@ -72,7 +72,7 @@ func TryEmbeddingBag(input, weight, offsets torch.Tensor, opts ...Option) (torch
 		}
 		tops = append(tops, torch.WithPaddingIdx(p))
 	}
-	return compose([]torch.Tensor{input, weight, offsets, psw}, func(tmp *temps.List) torch.Tensor {
+	return temps.Run([]torch.Tensor{input, weight, offsets, psw}, func(tmp *temps.List) torch.Tensor {
 		switch len(is) {
 		case 2:
 			if offsets.Defined() {

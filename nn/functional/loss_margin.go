@@ -13,24 +13,6 @@ import (
 // triplet_margin_loss, poisson_nll_loss, gaussian_nll_loss and ctc_loss.
 // The modules of package nn (nn.MarginRankingLoss, …) call these.
 
-// compose runs f, which builds a result from temporaries it adds to tmp,
-// recovering a *torch.Error as the error and freeing the temporaries
-// except keep and the result.
-func compose(keep []torch.Tensor, f func(tmp *temps.List) torch.Tensor) (t torch.Tensor, err error) {
-	var tmp temps.List
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*torch.Error)
-			if !ok {
-				panic(r)
-			}
-			t, err = torch.Tensor{}, e
-		}
-		tmp.Free(append(keep, t)...)
-	}()
-	return f(&tmp), nil
-}
-
 // reduceBy applies the reduction r ("none", "mean" or "sum").
 func reduceBy(l torch.Tensor, r string) torch.Tensor {
 	switch r {
@@ -173,7 +155,7 @@ func TryMultilabelSoftMarginLoss(input, target torch.Tensor, opts ...Option) (to
 		return torch.Tensor{}, errorf(op, "input must have a class dimension, got a scalar")
 	}
 	classDim := int64(len(s) - 1)
-	return compose([]torch.Tensor{input, target, a.weight}, func(tmp *temps.List) torch.Tensor {
+	return temps.Run([]torch.Tensor{input, target, a.weight}, func(tmp *temps.List) torch.Tensor {
 		// -(y·log σ(x) + (1 - y)·log σ(-x)), summed over the classes.
 		t := tmp.Add
 		pos := t(target.Mul(t(torch.LogSigmoid(input))))
@@ -290,7 +272,7 @@ func TryGaussianNllLoss(input, target, variance torch.Tensor, opts ...Option) (t
 	if _, err := a.reductionEnum(); err != nil {
 		return torch.Tensor{}, err
 	}
-	return compose([]torch.Tensor{input, target, variance}, func(tmp *temps.List) torch.Tensor {
+	return temps.Run([]torch.Tensor{input, target, variance}, func(tmp *temps.List) torch.Tensor {
 		t := tmp.Add
 		v := variance
 		if unsqueeze {

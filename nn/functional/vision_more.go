@@ -92,7 +92,7 @@ func TryLocalResponseNorm(input torch.Tensor, size int64, opts ...Option) (torch
 		return input, nil
 	}
 	before, after := size/2, (size-1)/2
-	return compose([]torch.Tensor{input}, func(tmp *temps.List) torch.Tensor {
+	return temps.Run([]torch.Tensor{input}, func(tmp *temps.List) torch.Tensor {
 		// The mean of x² over a window of size channels, zero-padded at
 		// both ends, by average pooling.
 		sq := tmp.Add(tmp.Add(input.Mul(input)).Unsqueeze(1))

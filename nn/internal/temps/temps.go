@@ -36,3 +36,21 @@ func (ts List) Free(keep ...torch.Tensor) {
 		Free(t, keep...)
 	}
 }
+
+// Run runs f, which makes its result from temporaries it records in tmp,
+// and frees them but keep (the arguments) and the result; a *torch.Error
+// that f panics with is returned as the error, any other panic goes on.
+func Run(keep []torch.Tensor, f func(tmp *List) torch.Tensor) (t torch.Tensor, err error) {
+	var tmp List
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*torch.Error)
+			if !ok {
+				panic(r)
+			}
+			t, err = torch.Tensor{}, e
+		}
+		tmp.Free(append(keep, t)...)
+	}()
+	return f(&tmp), nil
+}
