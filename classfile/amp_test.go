@@ -1,0 +1,31 @@
+package classfile_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/gotorch/gotorch/classfile"
+	"github.com/gotorch/gotorch/torch"
+)
+
+func TestAmpAndAutoDevice(t *testing.T) {
+	var tr classfile.Trainer
+	if torch.CUDAIsAvailable() {
+		assert.Equal(t, torch.CUDA(0), tr.Device__0())
+	} else {
+		assert.Equal(t, torch.CPU, tr.Device__0(), "device auto without a GPU")
+	}
+	tr.Device__1("cpu")
+	assert.Equal(t, torch.CPU, tr.Device__0())
+	tr.Device__1("auto")
+	assert.Equal(t, torch.CUDAIsAvailable(), tr.Device__0().Type == torch.CUDADevice)
+
+	assert.Equal(t, "off", tr.Amp__0())
+	tr.Amp__1("bf16")
+	assert.Equal(t, "bf16", tr.Amp__0())
+	tr.Amp__1("off")
+	assert.Equal(t, "off", tr.Amp__0())
+	assert.PanicsWithError(t, `classfile: amp "int8": want "bf16" or "off"`, func() { tr.Amp__1("int8") })
+	assert.Panics(t, func() { tr.Amp__1("fp16") })
+}
