@@ -51,6 +51,15 @@ type Options struct {
 	// instead of Shuffle (which must then be false): a
 	// DistributedSampler gives each rank of a data-parallel job its share.
 	Sampler Sampler
+	// PinMemory puts each batch in page-locked host memory when a CUDA
+	// device is present (DataLoader's pin_memory), so that its copy to the
+	// GPU can be asynchronous; without one it does nothing.
+	PinMemory bool
+	// Device, if not the CPU, is where the loader copies each batch, with
+	// non_blocking copies made by the loading goroutines (device.go): with
+	// Workers, the next batches are pinned and copied while the caller
+	// computes on the current one.
+	Device torch.Device
 }
 
 // Limits on Options and datasets, far beyond any real use; past them a
@@ -516,6 +525,9 @@ func (r *run) load(k int, w *worker) (res result) {
 	}
 	if l.bg != nil {
 		x, y, err := l.bg.GetBatch(idx)
+		if err == nil {
+			x, y, err = l.toDevice(x, y)
+		}
 		if err != nil {
 			return result{err: &ExampleError{Index: -1, Err: err}}
 		}
@@ -545,6 +557,9 @@ func (r *run) load(k int, w *worker) (res result) {
 	}
 	cur = -1
 	x, y, err := l.collate(examples)
+	if err == nil {
+		x, y, err = l.toDevice(x, y)
+	}
 	if err != nil {
 		return result{err: &ExampleError{Index: -1, Err: err}}
 	}

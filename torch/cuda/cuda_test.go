@@ -264,3 +264,19 @@ func TestGPUBadInputs(t *testing.T) {
 	_, err = cuda.To(g, torch.CPU, true)
 	assert.ErrorIs(t, err, torch.ErrFreed)
 }
+
+// A CUDA allocation that cannot succeed gives a typed error naming the
+// device and the size, and the device stays usable.
+func TestGPUOutOfMemory(t *testing.T) {
+	needGPU(t)
+	_, err := torch.TryEmpty([]int64{1 << 40}, torch.WithDevice(torch.CUDA(0))) // 4 TiB
+	require.Error(t, err)
+	assert.ErrorIs(t, err, torch.ErrOutOfMemory)
+	var oom *torch.OutOfMemoryError
+	require.True(t, errors.As(err, &oom), "%v", err)
+	assert.Equal(t, torch.CUDADevice, oom.Device.Type)
+	assert.Equal(t, 0, oom.Device.Index)
+	assert.InDelta(t, float64(int64(4)<<40), float64(oom.Requested), float64(int64(1)<<38))
+	x := torch.Ones([]int64{2}, torch.WithDevice(torch.CUDA(0)))
+	assert.Equal(t, []float32{2, 2}, x.Add(x).To(torch.CPU).Float32s())
+}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# gpu-check.sh: GoTorch's GPU check, for a machine with an NVIDIA GPU and a
+# pip PyTorch with CUDA but no Go and no network (docs/gpu.md). It builds
+# GoTorch against that PyTorch's libtorch (CUDA linked with --no-as-needed,
+# -DGOTORCH_CUDA where the CUDA headers are), runs every CUDA test, the
+# CUDA-side checks of torch/amp, data and the out-of-memory path, a short
+# per-op and training-step timing beside PyTorch's, and the main job for one
+# epoch on the GPU. Logs go to $OUT (default /tmp/out).
+#
+# Before, on a machine with Go, from the project's root:
+#   ../shared/tools/device-pack.sh ./torch/... ./nn/... ./data ./classfile ./cmd/gop-torch ./internal/gen
+# which writes .device-carry/ (a trimmed Go, a module proxy folder, the
+# generator). Then on the GPU machine, from the project's root:
+#   bash scripts/gpu-check.sh
+# Set REGEN=0 to keep the committed bindings (only for a PyTorch whose ops
+# match them); FASHION_MNIST=DIR for Fashion-MNIST's four .gz files when
+# /usr/share/datasets/fashion-mnist is missing (the main job is skipped,
+# saying so, without them).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+O=${OUT:-/tmp/out}
+mkdir -p "$O"
+t0=$(date +%s)
+log() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$O/gpu-check.log"; }
+fails=0
+step() { # step NAME CMD...: runs CMD, logs to $O/NAME.log, counts failures
+	local name=$1
+	shift
+	log "$name: $*"
+	if "$@" >"$O/$name.log" 2>&1; then
+		log "$name: ok"
+	else
+		log "$name: FAILED (rc $?), see $name.log"
+		fails=$((fails + 1))
+	fi
+	tail -5 "$O/$name.log" | sed 's/^/    /' | tee -a "$O/gpu-check.log"
+}
+
+# Go: the machine's, or the one device-pack.sh carried.
+carry=$root/.device-carry
+if ! command -v go >/dev/null; then
+	[ -f "$carry/go.tar.gz" ] || { log "no go and no $carry/go.tar.gz: run device-pack.sh first"; exit 1; }
+	mkdir -p /tmp/dgo && tar -xzf "$carry/go.tar.gz" -C /tmp/dgo || exit 1
+	export PATH=/tmp/dgo/go/bin:$PATH GOROOT=/tmp/dgo/go
+fi
+if [ -d "$carry/mc" ]; then
+	export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=file://$carry/mc GOSUMDB=off \
+		GOMODCACHE=/tmp/dgo/mc GOCACHE=/tmp/dgo/cache
+fi
+PY=${PYTHON:-python3}
+TD=$($PY -c 'import torch, os; print(os.path.dirname(torch.__file__))') || { log "python3 cannot import torch"; exit 1; }
+log "$(go version); g++ $(g++ -dumpversion); torch $($PY -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)') at $TD; $(nproc) cpus"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee -a "$O/gpu-check.log"
+nvidia-smi >"$O/nvidia-smi.txt" 2>&1
+
+# Regenerate the bindings from this PyTorch's declarations (the committed
+# ones are libtorch 1.13's).
+if [ "${REGEN:-1}" = 1 ]; then
+	TG=$($PY -c 'import torchgen, os; print(os.path.dirname(torchgen.__file__))')
+	if [ -x "$carry/gen" ]; then
+		step regen bash -c "cd internal/gen && '$carry/gen' -root ../.. -python $PY -aten '$TG/packaged/ATen'"
+	else
+		step regen bash -c "cd internal/gen && go run . -root ../.. -python $PY -aten '$TG/packaged/ATen'"
+	fi
+fi
+
+# The build flags: make env where make is, the same by hand otherwise.
+if command -v make >/dev/null; then
+	eval "$(make -s env LIBTORCH="$TD")"
+else
+	ABI=$($PY -c 'import torch; print(int(torch.compiled_with_cxx11_abi()))')
+	V=$(sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$TD/include/torch/csrc/api/include/torch/version.h" |
+		awk 'NR==1{v=$1*10000} NR==2{v+=$1*100} NR==3{v+=$1} END{print v}')
+	inc=""
+	for d in "${CUDA_HOME:-/nonexistent}/include" /usr/local/cuda/include "$TD"/../nvidia/*/include; do
+		[ -f "$d/cuda_runtime_api.h" ] && { inc="-DGOTORCH_CUDA -I$d"; break; }
+	done
+	std=""
+	[ "$V" -ge 20700 ] && std=-std=c++20
+	export CGO_CPPFLAGS="-I$TD/include -I$TD/include/torch/csrc/api/include -DGOTORCH_LIBTORCH=$V $inc"
+	export CGO_CXXFLAGS="-g -O2 -D_GLIBCXX_USE_CXX11_ABI=$ABI $std"
+	export CGO_LDFLAGS="-L$TD/lib -Wl,-rpath,$TD/lib -Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed"
+fi
+log "CGO_CPPFLAGS=$CGO_CPPFLAGS"
+log "CGO_CXXFLAGS=${CGO_CXXFLAGS:-}"
+log "CGO_LDFLAGS=${CGO_LDFLAGS:-}"
+export GOMAXPROCS=${GOMAXPROCS:-$(nproc)}
+
+step build go build ./torch/... ./nn/... ./data ./classfile
+step cuda-tests go test -count=1 -v ./torch/cuda
+step amp-tests go test -count=1 -v ./torch/amp
+step data-tests go test -count=1 -v -run 'PinMemory|LoaderDevice' ./data
+step oom-tests go test -count=1 -v -run 'OOM|OutOfMemory|DeviceMemory' ./torch
+step classfile-tests go test -count=1 -v -run 'Amp|Device' ./classfile
+
+# Timing: 4x4 add and mm per op, C++-free (Go and Python), on cuda:0.
+step timing-go go run ./scripts/gpucheck
+step timing-py $PY scripts/gpucheck/ops.py
+
+# The main job, one epoch, on the GPU (device "auto" picks it).
+fm=/usr/share/datasets/fashion-mnist
+if [ ! -f "$fm/train-images-idx3-ubyte.gz" ] && [ -n "${FASHION_MNIST:-}" ]; then
+	mkdir -p "$fm" && cp "$FASHION_MNIST"/*.gz "$fm"/
+fi
+if [ -f "$fm/train-images-idx3-ubyte.gz" ]; then
+	step main-job go run ./cmd/gop-torch run ./examples/fashion_mnist -epochs 1
+else
+	log "main-job: SKIPPED: no Fashion-MNIST in $fm (set FASHION_MNIST=DIR)"
+fi
+log "done: $fails failed step(s); logs in $O"
+[ "$fails" = 0 ]
