@@ -15,6 +15,7 @@ import (
 	"image/color"
 	"io"
 	"log"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -167,7 +168,7 @@ func table(w io.Writer, runs []run) {
 
 // panel plots one metric against connections: a line through the medians
 // and a dot for each round.
-func panel(runs []run, title, ylabel string, metric func(run) float64) (*plot.Plot, error) {
+func panel(runs []run, title, ylabel string, logY bool, metric func(run) float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "connections (log scale)"
@@ -208,17 +209,25 @@ func panel(runs []run, title, ylabel string, metric func(run) float64) (*plot.Pl
 		p.Legend.Add(names[server], l)
 	}
 	p.Y.Min = 0
+	if logY {
+		lo := math.Inf(1)
+		for _, r := range runs {
+			lo = math.Min(lo, metric(r))
+		}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min = lo / 1.5
+	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
 
 func chart(runs []run, path string) error {
-	tp, err := panel(runs, "Throughput (higher is better)", "requests per second", func(r run) float64 { return r.rps })
+	tp, err := panel(runs, "Throughput (higher is better)", "requests per second", false, func(r run) float64 { return r.rps })
 	if err != nil {
 		return err
 	}
-	lp, err := panel(runs, "p99 latency (lower is better)", "milliseconds", func(r run) float64 { return r.p99 })
+	lp, err := panel(runs, "p99 latency (lower is better)", "milliseconds (log scale)", true, func(r run) float64 { return r.p99 })
 	if err != nil {
 		return err
 	}
