@@ -11,8 +11,10 @@
 #
 # The root lives outside the clone, in $GOTORCH_DEBIAN13 (default
 # /var/cache/gotorch/debian13), so that CI reuses it between runs. Its Go
-# build cache stays inside it; the Go toolchain (/usr/local/go) and the
-# module cache are the host's, mounted in. Mounts are made in a private
+# build cache is kept beside it, in $GOTORCH_DEBIAN13-gocache, so that it
+# outlives a rebuild of the root (the cache keys hold the compiler and the
+# flags, the libtorch version among them); the Go toolchain (/usr/local/go)
+# and the module cache are the host's, mounted in. Mounts are made in a private
 # mount namespace (unshare) and vanish with the command.
 #
 # Needs root (debootstrap, chroot, mount). About 1.2 GiB on disk.
@@ -20,6 +22,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${GOTORCH_DEBIAN13:-/var/cache/gotorch/debian13}
+gocache=$root-gocache
 suite=trixie
 # What the root holds: libtorch 2.6 and the reference PyTorch, a C++
 # compiler, what scripts/setup.sh would install, and git for Go's VCS
@@ -80,22 +83,42 @@ inside() {
 	shift
 	local modcache
 	modcache=$(/usr/local/go/bin/go env GOMODCACHE 2>/dev/null || echo /root/go/pkg/mod)
-	mkdir -p "$dir/src" "$dir/usr/local/go" "$dir/root/go/pkg/mod" "$modcache"
+	mkdir -p "$dir/src" "$dir/usr/local/go" "$dir/root/go/pkg/mod" "$modcache" "$dir/root/.cache/go-build"
+	if [ ! -d "$gocache" ]; then
+		# A root from before the cache moved out: keep what it built.
+		if [ -n "$(ls -A "$dir/root/.cache/go-build")" ]; then
+			mv "$dir/root/.cache/go-build" "$gocache"
+			mkdir -p "$dir/root/.cache/go-build"
+		else
+			mkdir -p "$gocache"
+		fi
+	fi
 	unshare --mount --propagation private -- /bin/bash -euo pipefail -c '
-		dir=$1 src=$2 modcache=$3
-		shift 3
+		dir=$1 src=$2 modcache=$3 gocache=$4
+		shift 4
 		mount -t proc proc "$dir/proc"
 		mount --rbind /sys "$dir/sys"
 		mount --rbind /dev "$dir/dev"
 		mount --bind "$src" "$dir/src"
 		mount --bind /usr/local/go "$dir/usr/local/go"
 		mount --bind "$modcache" "$dir/root/go/pkg/mod"
+		mount --bind "$gocache" "$dir/root/.cache/go-build"
 		cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+		# The host'"'"'s CA bundle, which may hold a local CA that the root'"'"'s
+		# ca-certificates lacks (go get through the module proxy needs it).
+		ca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
+		if [ -f "$ca" ]; then
+			mkdir -p "$dir/etc/ssl/certs"
+			cp "$ca" "$dir/etc/ssl/certs/gotorch-host-ca.crt"
+		fi
 		exec chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" \
 			GOPROXY="${GOPROXY:-}" GONOSUMDB="${GONOSUMDB:-}" GOFLAGS="${GOFLAGS:-}" \
+			SSL_CERT_FILE=/etc/ssl/certs/gotorch-host-ca.crt \
+			HTTPS_PROXY="${HTTPS_PROXY:-${https_proxy:-}}" HTTP_PROXY="${HTTP_PROXY:-${http_proxy:-}}" \
+			NO_PROXY="${NO_PROXY:-${no_proxy:-}}" \
 			PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -c "cd /src && exec \"\$@\"" bash "$@"
-	' bash "$dir" "$here" "$modcache" "$@"
+	' bash "$dir" "$here" "$modcache" "$gocache" "$@"
 }
 
 case ${1:-} in
