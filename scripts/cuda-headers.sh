@@ -47,9 +47,9 @@ cuda_inc=$dest/$(cat "$host/cuda-include")
 torch_inc=$dest/torch/usr/include
 [ -d "$host/torch/usr/include/c10/cuda" ] || { say "no c10/cuda headers in $host/torch/usr/include"; exit 1; }
 compile() {
-	# $1: extra flags. Runs where g++ 14 and the tree are.
-	local cmd="g++ -std=c++17 -fsyntax-only -Wall -Wno-deprecated-declarations -Wno-unused-function $1 \
-		-isystem $torch_inc -isystem $torch_inc/torch/csrc/api/include -Icgotorch cgotorch/cuda/cuda.cc"
+	# $1: extra flags, $2: the file. Runs where g++ 14 and the tree are.
+	local cmd="g++ -std=c++17 -fsyntax-only -Wall -Wno-comment -Wno-deprecated-declarations -Wno-unused-function $1 \
+		-isystem $torch_inc -isystem $torch_inc/torch/csrc/api/include -Icgotorch ${2:-cgotorch/cuda/cuda.cc}"
 	"$here/scripts/debian13.sh" run bash -c "$cmd"
 }
 t0=$(date +%s)
@@ -57,4 +57,6 @@ say "compiling cgotorch/cuda/cuda.cc against libtorch-cuda-dev 2.6's headers, wi
 compile ""
 say "... and with -DGOTORCH_CUDA and the CUDA headers in ${cuda_inc#"$dest"/}"
 compile "-DGOTORCH_CUDA -isystem $cuda_inc"
+say "... and cgotorch/amp/amp.cc (autocast, 2.6's device-generic API)"
+compile "" cgotorch/amp/amp.cc
 say "the CUDA C++ compiles ($(($(date +%s) - t0)) s)"
