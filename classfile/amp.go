@@ -37,6 +37,9 @@ func (t *Trainer) Amp__0() string {
 
 // Amp__1 sets the mixed-precision mode: amp "bf16" or amp "off".
 func (t *Trainer) Amp__1(mode string) {
+	if t.locked["amp"] {
+		return // the -amp flag overrides the script
+	}
 	switch mode {
 	case "bf16", "bfloat16":
 		t.ampDType = torch.BFloat16

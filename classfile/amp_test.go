@@ -28,4 +28,11 @@ func TestAmpAndAutoDevice(t *testing.T) {
 	assert.Equal(t, "off", tr.Amp__0())
 	assert.PanicsWithError(t, `classfile: amp "int8": want "bf16" or "off"`, func() { tr.Amp__1("int8") })
 	assert.Panics(t, func() { tr.Amp__1("fp16") })
+
+	// The -amp flag overrides the script.
+	var fl classfile.Trainer
+	err := fl.ParseFlags([]string{"-amp", "bf16"})
+	assert.NoError(t, err)
+	fl.Amp__1("off")
+	assert.Equal(t, "bf16", fl.Amp__0())
 }

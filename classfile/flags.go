@@ -72,8 +72,12 @@ var knobFlags = []struct {
 		}
 		return err
 	}, true},
-	{"device", "device: cpu, cuda, cuda:N", func(t *Trainer, v string) error {
+	{"device", "device: auto, cpu, cuda, cuda:N", func(t *Trainer, v string) error {
 		t.Device__1(v)
+		return nil
+	}, true},
+	{"amp", "mixed precision: bf16 or off", func(t *Trainer, v string) error {
+		t.Amp__1(v)
 		return nil
 	}, true},
 	{"workers", "loader goroutines", func(t *Trainer, v string) error {
