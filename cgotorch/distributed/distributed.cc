@@ -180,6 +180,11 @@ gt_error gt_dist_tcp_store(const char *host, int port, int is_server, int world_
     o.numWorkers = static_cast<std::size_t>(world_size);
     o.waitWorkers = false;
     o.timeout = ms(timeout_ms);
+#if GT_LIBTORCH >= 20400
+    // libtorch 2.4 made the libuv backend the default; Debian's build has
+    // no libuv, and the classic backend serves the same protocol.
+    o.useLibUV = false;
+#endif
     auto s = c10::make_intrusive<c10d::TCPStore>(std::string(host), o);
     auto *h = new gt_dist_store_s;
     h->desc = std::string("TCPStore ") + host + ":" + std::to_string(s->getPort());
