@@ -25,9 +25,11 @@ root=${GOTORCH_DEBIAN13:-/var/cache/gotorch/debian13}
 gocache=$root-gocache
 suite=trixie
 # What the root holds: libtorch 2.6 and the reference PyTorch, a C++
-# compiler, what scripts/setup.sh would install, and git for Go's VCS
-# stamps. Changing this list makes the root stale.
-pkgs=(g++ make git ca-certificates libtorch-dev python3-torch libopenblas0-openmp dataset-fashion-mnist)
+# compiler, what scripts/setup.sh would install (libgloo-dev for c10d's
+# Gloo), git for Go's VCS stamps, and setuptools, which PyTorch 2.6's
+# AOTInductor compiler needs (torch/aoti's test). Changing this list makes
+# the root stale.
+pkgs=(g++ make git ca-certificates libtorch-dev python3-torch libopenblas0-openmp dataset-fashion-mnist libgloo-dev python3-setuptools)
 stamp_text="suite=$suite pkgs=${pkgs[*]} v=1"
 
 say() { echo "debian13: $*" >&2; }
