@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "distributed.h"
 
+#include <utility>
 #include <torch/csrc/autograd/engine.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/variable.h>
@@ -420,7 +421,9 @@ struct gt_dist_reducer_s {
   };
   gt_dist_pg pg = nullptr;
   std::vector<at::Tensor> params;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
+  // std::shared_ptr<Node> up to libtorch 2.x, c10::intrusive_ptr<Node> in
+  // 2.14: whatever grad_accumulator returns.
+  std::vector<decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor &>()))> accumulators;
   std::vector<uintptr_t> hook_keys;
   std::vector<Bucket> buckets;
   std::vector<size_t> bucket_of;
