@@ -96,6 +96,9 @@ func launch(nproc int, bin, workDir string, rest []string, stdout, stderr io.Wri
 	if threads == "" {
 		threads = strconv.Itoa(max(1, runtime.NumCPU()/nproc))
 	}
+	// The ranks write at once: os/exec copies into a writer that is not a
+	// file from one goroutine per process, so such writers share a lock.
+	stdout, stderr = syncWriters(stdout, stderr)
 	cmds := make([]*exec.Cmd, nproc)
 	for r := range cmds {
 		c := exec.Command(bin, rest...)
@@ -165,4 +168,28 @@ func absDir(dir string) string {
 		return a
 	}
 	return dir
+}
+
+// syncWriters returns out and errw as they are when both are files (the
+// processes then write to the descriptors themselves), or else wrapped in
+// one lock, since they may be the same buffer.
+func syncWriters(out, errw io.Writer) (io.Writer, io.Writer) {
+	_, f1 := out.(*os.File)
+	_, f2 := errw.(*os.File)
+	if f1 && f2 {
+		return out, errw
+	}
+	mu := new(sync.Mutex)
+	return &lockedWriter{mu: mu, w: out}, &lockedWriter{mu: mu, w: errw}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
