@@ -59,6 +59,15 @@ func lbfgsOptions(kw map[string]any) []optim.Option {
 // LBFGS's trajectory against PyTorch's: each step runs many iterations,
 // so the whole of a few steps is compared, at a tolerance that allows for
 // rounding (the ops are PyTorch's, in its order).
+// lbfgsTol is the tolerance of an LBFGS step: the one under which optim.py
+// calls a step stable (PyTorch repeats it under a relative 1e-6 change of
+// its search direction, lbfgs_resume_stable). An LBFGS step runs up to 20
+// inner iterations (and line searches) whose rounding compounds: under CI's
+// rerun on scalar ATen and Prescott OpenBLAS, step 1 of the strong Wolfe
+// config moved by 2e-4 and the resumed step 2 of the default config by
+// 3e-4 relative, beyond float32's golden tolerance.
+var lbfgsTol = golden.Tolerance{Atol: 1e-4, Rtol: 1e-3}
+
 func TestLBFGSMatchesPyTorch(t *testing.T) {
 	r := loadReference(t)
 	require.NotEmpty(t, r.LBFGS)
@@ -81,13 +90,15 @@ func TestLBFGSMatchesPyTorch(t *testing.T) {
 			// as docs/testing.md says of trajectories.
 			// The 20 inner iterations of that step amplify rounding too:
 			// float64 moved by 1e-11 under CI's rerun, 20 times float64's
-			// tolerance, so every config is compared at float32's.
-			tol := torch.Float32
+			// tolerance; and on that path the strong Wolfe config's step 1
+			// moved W by 2e-4 relative in float32. So LBFGS is compared at
+			// lbfgsTol.
+			tol := lbfgsTol
 			for i, want := range c.Steps[:1] {
 				loss := o.Step(closure)
-				golden.AllClose(t, []float64{want.Loss}, []float64{loss.Item()}, tol, "loss of step %d", i+1)
+				tol.AllClose(t, []float64{want.Loss}, []float64{loss.Item()}, "loss of step %d", i+1)
 				for _, n := range p.names {
-					golden.AllClose(t, asDType(want.Params[n], dt), p.params[n].Float64s(), tol, "%s after step %d", n, i+1)
+					tol.AllClose(t, asDType(want.Params[n], dt), p.params[n].Float64s(), "%s after step %d", n, i+1)
 				}
 				assert.Equal(t, want.FuncEvals, o.FuncEvals(), "func_evals after step %d", i+1)
 				assert.Equal(t, want.NIter, o.NIter(), "n_iter after step %d", i+1)
@@ -131,10 +142,10 @@ func TestLBFGSLoadPyTorchStateDict(t *testing.T) {
 				l.Backward()
 				return l
 			})
-			tol := torch.Float32
-			golden.AllClose(t, []float64{want.Loss}, []float64{loss.Item()}, tol, "loss of step 2")
+			tol := lbfgsTol
+			tol.AllClose(t, []float64{want.Loss}, []float64{loss.Item()}, "loss of step 2")
 			for _, n := range p.names {
-				golden.AllClose(t, asDType(want.Params[n], dt), p.params[n].Float64s(), tol, "%s after step 2", n)
+				tol.AllClose(t, asDType(want.Params[n], dt), p.params[n].Float64s(), "%s after step 2", n)
 			}
 			assert.Equal(t, want.FuncEvals, o.FuncEvals(), "func_evals after step 2")
 			assert.Equal(t, want.NIter, o.NIter(), "n_iter after step 2")
