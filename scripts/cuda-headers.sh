@@ -24,20 +24,16 @@ host=$root$dest
 say() { echo "cuda-headers: $*" >&2; }
 
 if [ ! -f "$host/.done" ]; then
-	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT
-	mkdir -p "$work/lists" "$work/etc" "$work/debs"
-	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} trixie main contrib non-free" >"$work/etc/sources.list"
-	o=(-o "Dir::Etc::sourcelist=$work/etc/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$work/lists" -o APT::Get::List-Cleanup=0)
-	apt-get "${o[@]}" update -q >/dev/null
+	# shellcheck source=scripts/apt-private.sh
+	. "$here/scripts/apt-private.sh"
+	apt_private trixie main contrib non-free
 	say "downloading trixie's libtorch-cuda-dev and nvidia-cuda-dev (once, about 0.9 GB)"
-	(cd "$work/debs" && apt-get "${o[@]}" download libtorch-cuda-dev nvidia-cuda-dev >/dev/null 2>&1) ||
+	(cd "$apt_work/debs" && apt-get "${apt_o[@]}" download libtorch-cuda-dev nvidia-cuda-dev >/dev/null 2>&1) ||
 		{ say "download failed"; exit 1; }
 	rm -rf "$host"
 	mkdir -p "$host/torch" "$host/cuda"
-	dpkg -x "$work"/debs/libtorch-cuda-dev_*.deb "$host/torch"
-	dpkg-deb --fsys-tarfile "$work"/debs/nvidia-cuda-dev_*.deb | tar -x -C "$host/cuda" --wildcards './usr/include/*'
+	dpkg -x "$apt_work"/debs/libtorch-cuda-dev_*.deb "$host/torch"
+	dpkg-deb --fsys-tarfile "$apt_work"/debs/nvidia-cuda-dev_*.deb | tar -x -C "$host/cuda" --wildcards './usr/include/*'
 	inc=$(dirname "$(find "$host/cuda" -name cuda_runtime_api.h | head -1)")
 	[ -f "$inc/cuda_runtime_api.h" ] || { say "no cuda_runtime_api.h in nvidia-cuda-dev"; exit 1; }
 	echo "${inc#"$host"/}" >"$host/cuda-include"

@@ -37,13 +37,8 @@ die() { echo "debian13: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mount)"
 
-# The archive this machine already uses: the only one reachable here.
-mirror() {
-	local uri
-	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-	[ -n "$uri" ] || uri=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-	echo "${uri:-http://deb.debian.org/debian}"
-}
+# shellcheck source=scripts/apt-private.sh
+. "$here/scripts/apt-private.sh"
 
 fresh() { [ -f "$root/.gotorch-stamp" ] && [ "$(cat "$root/.gotorch-stamp")" = "$stamp_text" ]; }
 
@@ -56,7 +51,7 @@ ensure() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
 	fi
 	local m tmp
-	m=$(mirror)
+	m=$(apt_mirror)
 	tmp=$root.new
 	say "building a Debian 13 root in $root from $m (a few minutes)"
 	rm -rf "$tmp"

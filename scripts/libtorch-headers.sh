@@ -16,22 +16,18 @@ root=$("$here/scripts/debian13.sh" path)
 "$here/scripts/debian13.sh" ensure
 say() { echo "libtorch-headers: $*" >&2; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists" "$work/etc" "$work/debs"
-uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${uri:-http://deb.debian.org/debian} $suite main" >"$work/etc/sources.list"
-o=(-o "Dir::Etc::sourcelist=$work/etc/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$work/lists" -o APT::Get::List-Cleanup=0)
-apt-get "${o[@]}" update -q >/dev/null
-version=$(apt-cache "${o[@]}" policy libtorch-dev | sed -n 's/ *Candidate: \([0-9.]*\).*/\1/p')
+# shellcheck source=scripts/apt-private.sh
+. "$here/scripts/apt-private.sh"
+apt_private "$suite" main
+version=$(apt-cache "${apt_o[@]}" policy libtorch-dev | sed -n 's/ *Candidate: \([0-9.]*\).*/\1/p')
 [ -n "$version" ] || { say "no libtorch-dev in $suite"; exit 1; }
 dest=/opt/libtorch-headers-$version
 if [ ! -f "$root$dest/.done" ]; then
 	say "downloading $suite's libtorch-dev $version"
-	(cd "$work/debs" && apt-get "${o[@]}" download libtorch-dev >/dev/null)
+	(cd "$apt_work/debs" && apt-get "${apt_o[@]}" download libtorch-dev >/dev/null)
 	rm -rf "$root$dest"
 	mkdir -p "$root$dest"
-	dpkg -x "$work"/debs/libtorch-dev_*.deb "$root$dest"
+	dpkg -x "$apt_work"/debs/libtorch-dev_*.deb "$root$dest"
 	touch "$root$dest/.done"
 fi
 say "compiling against libtorch $version's headers (syntax only, C++20)"
