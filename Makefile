@@ -103,7 +103,7 @@ FUZZTIME ?= 5s
 FUZZ_TARGETS = ./internal/robustness:FuzzOps ./internal/robustness:FuzzHostileArgs ./torch:FuzzDecode \
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
 	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10 ./torch/pt:FuzzPickle ./torch/pt:FuzzDecode \
-	./examples/serve:FuzzDecodeBody
+	./examples/serve:FuzzDecodeBody ./torch/aoti:FuzzParseInputSpec
 .PHONY: fuzz-short
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

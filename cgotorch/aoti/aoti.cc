@@ -87,12 +87,41 @@ gt_aoti_counts gt_aoti_counts_of(gt_aoti_model m) {
 #endif
 }
 
-gt_aoti_tensors gt_aoti_run(gt_aoti_model m, gt_tensor *in, int64_t n) {
+gt_aoti_tensors gt_aoti_run(gt_aoti_model m, gt_tensor *in, int64_t n, const int64_t *layout,
+                            int64_t layout_len) {
   gt_aoti_tensors r{nullptr, 0, nullptr};
 #if GT_LIBTORCH >= 20600
   r.err = gotorch::guard([&] {
     TORCH_CHECK(n == m->inputs, "aoti: the model takes ", m->inputs, " input tensor(s), got ", n);
     std::vector<at::Tensor> inputs = gotorch::tensor_list(in, n);
+    int64_t pos = 0;
+    auto next = [&](const char *what) {
+      TORCH_CHECK(pos < layout_len, "aoti: the layout list ends before ", what);
+      return layout[pos++];
+    };
+    for (int64_t i = 0; i < n; i++) {
+      at::Tensor &t = inputs[i];
+      TORCH_CHECK(t.layout() == at::kStrided, "aoti: input ", i, " has layout ", t.layout(),
+                  ", want a strided (dense) tensor");
+      if (layout == nullptr) continue;
+      int64_t mode = next("a mode");
+      if (mode == 1) {
+        if (!t.is_contiguous()) t = t.contiguous();
+      } else if (mode == 2) {
+        int64_t k = next("a rank");
+        TORCH_CHECK(k == t.dim(), "aoti: input ", i, " has ", t.dim(), " dimensions, want ", k);
+        std::vector<int64_t> want(k);
+        for (auto &s : want) s = next("a stride");
+        for (int64_t d = 0; d < k; d++) {
+          TORCH_CHECK(want[d] < 0 || t.size(d) <= 1 || t.stride(d) == want[d], "aoti: input ", i,
+                      " has strides ", t.strides(), ", want ", at::IntArrayRef(want),
+                      " (-1: any), the layout the package was compiled for");
+        }
+      } else {
+        TORCH_CHECK(mode == 0, "aoti: bad layout mode ", mode, " for input ", i);
+      }
+    }
+    TORCH_CHECK(layout == nullptr || pos == layout_len, "aoti: ", layout_len - pos, " layout value(s) left over");
     std::vector<at::Tensor> out = m->loader->run(inputs);
     r.ts = gotorch::wrap_list(out, &r.n);
   });
@@ -100,6 +129,8 @@ gt_aoti_tensors gt_aoti_run(gt_aoti_model m, gt_tensor *in, int64_t n) {
   (void)m;
   (void)in;
   (void)n;
+  (void)layout;
+  (void)layout_len;
   r.err = gotorch::unsupported("aoti.run", kWhy);
 #endif
   return r;

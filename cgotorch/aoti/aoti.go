@@ -5,7 +5,7 @@
 package aoti
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -fno-strict-aliasing -I${SRCDIR}/.. -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
+#cgo CXXFLAGS: -O2 -fno-strict-aliasing -I${SRCDIR}/.. -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations
 #cgo CFLAGS: -I${SRCDIR}/..
 #cgo LDFLAGS: -ltorch_cpu -lc10
 #include "aoti.h"

@@ -34,13 +34,20 @@ typedef struct gt_aoti_counts_s {
 gt_aoti_counts gt_aoti_counts_of(gt_aoti_model m);
 
 /* Runs the model: n borrowed input handles in, a malloc'd array of *nout
- * new handles out (free the array with gt_aoti_tensors_free). */
+ * new handles out (free the array with gt_aoti_tensors_free).
+ *
+ * layout (layout_len int64s, or NULL and 0) says, input by input, how
+ * each must be laid out: 0, anything strided; 1, contiguous (a
+ * non-contiguous input is copied into a contiguous one); 2, followed by
+ * the rank k and k strides (-1 for any), those strides exactly, where the
+ * size is above 1. Every input must be a strided (dense) tensor. */
 typedef struct gt_aoti_tensors_s {
   gt_tensor *ts;
   int64_t n;
   gt_error err;
 } gt_aoti_tensors;
-gt_aoti_tensors gt_aoti_run(gt_aoti_model m, gt_tensor *in, int64_t n);
+gt_aoti_tensors gt_aoti_run(gt_aoti_model m, gt_tensor *in, int64_t n, const int64_t *layout,
+                            int64_t layout_len);
 void gt_aoti_tensors_free(gt_aoti_tensors *r);
 
 /* The package's metadata, "key\0value\0key\0value\0..." in a malloc'd

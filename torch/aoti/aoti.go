@@ -9,12 +9,35 @@
 //	outs, err := m.Run(x, y) // the exported program's tensors, flattened
 //
 // The package runs on the device it was compiled for (CPU, or CUDA when
-// libtorch has it). Inputs must have the dtypes, devices and shapes the
-// program was exported with (dynamic dimensions excepted): Run checks
-// their number, but the compiled code checks shapes only when it was
-// compiled with torch._inductor.config.aot_inductor.debug_compile, so a
-// tensor of the wrong shape is read out of bounds. Load only packages you
-// trust; a package is native code.
+// libtorch has it).
+//
+// Inputs are checked. The compiled code trusts its inputs (unless it was
+// compiled with aot_inductor.debug_compile): a tensor of the wrong shape
+// or dtype is read out of bounds. Run therefore checks every input against
+// an InputSpec before libtorch sees it: the number of inputs, each one's
+// dtype, device type and rank, each static size, and each dynamic size
+// (mul*symbol + add) against its symbol's range and against the other
+// inputs that share the symbol; a non-contiguous input is made contiguous
+// where the package wants one, and one with other strides is refused. A
+// wrong input is an error that names its index, what it is and what was
+// expected. PyTorch 2.6's packages do not record their inputs' shapes, so
+// the spec comes from
+//
+//   - the package's metadata, key "gotorch_inputs" (MetadataKey), where
+//     gotorch_aoti.py (beside this file) puts it when it compiles the
+//     package from the exported program (ParseInputSpec reads it);
+//   - or the caller, WithInputSpec;
+//   - or nowhere, WithUncheckedInputs, which checks only the number of
+//     inputs and their device type (for a package compiled with
+//     debug_compile, which checks its inputs itself, or one you trust
+//     your callers with).
+//
+// Without any of them Load fails with ErrNoInputSpec. Load only packages
+// you trust; a package is native code.
+//
+// Spec, input checks and the file map: aoti.go (Load, Run), spec.go
+// (InputSpec, ParseInputSpec, the checks), gotorch_aoti.py (the Python
+// side).
 //
 // Run is safe from many goroutines at once; libtorch's runner serves
 // them one at a time.
@@ -46,18 +69,45 @@ import (
 // ErrClosed is the cause when a Model is used after Close.
 var ErrClosed = errors.New("AOTInductor model used after Close")
 
+// ErrBadInput is the cause when an input to Run does not fit the
+// package's input spec.
+var ErrBadInput = errors.New("input does not fit the AOTInductor package")
+
+// ErrNoInputSpec is the cause when Load finds no input spec in the
+// package and was given none (WithInputSpec) nor WithUncheckedInputs.
+var ErrNoInputSpec = errors.New("the package records no input spec (compile it with gotorch_aoti.py, " +
+	"or pass aoti.WithInputSpec, or aoti.WithUncheckedInputs to run it unchecked)")
+
 // Model is a loaded AOTInductor package.
 type Model struct {
 	mu      sync.RWMutex
 	h       C.gt_aoti_model // nil once closed
 	inputs  int
 	outputs int
+	spec    *InputSpec // nil: unchecked
+	device  torch.DeviceType
+	layout  []int64 // for gt_aoti_run, from spec
 }
 
 // Option configures Load.
 type Option func(*options)
 
-type options struct{ name string }
+type options struct {
+	name      string
+	spec      *InputSpec
+	unchecked bool
+}
+
+// WithInputSpec gives the spec to check inputs against, for a package
+// that records none (or in place of the one it records).
+func WithInputSpec(spec *InputSpec) Option { return func(o *options) { o.spec = spec } }
+
+// WithUncheckedInputs loads a package that records no input spec and
+// runs it with only the number of inputs and their device type checked.
+// A wrong shape or dtype is then read out of bounds, unless the package
+// was compiled with torch._inductor.config.aot_inductor.debug_compile,
+// whose code checks its inputs itself.
+func WithUncheckedInputs() Option { return func(o *options) { o.unchecked = true } }
 
 // WithModelName picks a model of a package that holds several (the
 // default is "model", the one aoti_compile_and_package writes).
@@ -92,8 +142,64 @@ func Load(path string, opts ...Option) (*Model, error) {
 	}
 	m.inputs, m.outputs = int(c.inputs), int(c.outputs)
 	runtime.SetFinalizer(m, (*Model).Close)
+	if err := m.setSpec(path, &o); err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
 }
+
+// setSpec picks the input spec and checks that it fits the package.
+func (m *Model) setSpec(path string, o *options) error {
+	const op = "aoti.load"
+	md, err := m.Metadata()
+	if err != nil {
+		return err
+	}
+	dev, err := torch.TryParseDevice(md["AOTI_DEVICE_KEY"])
+	if err != nil {
+		return &torch.Error{Op: op, Msg: fmt.Sprintf("%s: AOTI_DEVICE_KEY: %v", path, err), Err: ErrBadSpec}
+	}
+	m.device = dev.Type
+	spec := o.spec
+	if spec != nil {
+		if err := spec.validate(); err != nil {
+			return &torch.Error{Op: op, Msg: "WithInputSpec: " + err.Error(), Err: err}
+		}
+	} else if s, ok := md[MetadataKey]; ok {
+		if spec, err = ParseInputSpec(s); err != nil {
+			return &torch.Error{Op: op, Msg: fmt.Sprintf("%s: metadata %s: %v", path, MetadataKey, err), Err: err}
+		}
+	} else if !o.unchecked {
+		return &torch.Error{Op: op, Msg: path + ": " + ErrNoInputSpec.Error(), Err: ErrNoInputSpec}
+	}
+	if spec == nil {
+		return nil
+	}
+	if len(spec.Inputs) != m.inputs {
+		err := specErr("%d inputs, but the package takes %d", len(spec.Inputs), m.inputs)
+		return &torch.Error{Op: op, Msg: path + ": " + err.Error(), Err: err}
+	}
+	for i, in := range spec.Inputs {
+		if in.Device != m.device {
+			err := specErr("input %d on %s, but the package runs on %s", i, in.Device, m.device)
+			return &torch.Error{Op: op, Msg: path + ": " + err.Error(), Err: err}
+		}
+		switch {
+		case in.Contiguous:
+			m.layout = append(m.layout, 1)
+		default:
+			m.layout = append(m.layout, 2, int64(len(in.Strides)))
+			m.layout = append(m.layout, in.Strides...)
+		}
+	}
+	m.spec = spec
+	return nil
+}
+
+// InputSpec returns the spec Run checks inputs against, nil when they go
+// unchecked (WithUncheckedInputs). The caller must not change it.
+func (m *Model) InputSpec() *InputSpec { return m.spec }
 
 // NumInputs and NumOutputs are the numbers of tensors the compiled
 // program takes and returns (its inputs and outputs flattened).
@@ -146,14 +252,31 @@ func (m *Model) Run(inputs ...torch.Tensor) ([]torch.Tensor, error) {
 		}
 		hs[i] = C.gt_tensor(p)
 	}
+	defer func() {
+		for _, t := range inputs {
+			native.Release(t)
+		}
+	}()
+	if m.spec != nil {
+		if err := m.spec.check(inputs); err != nil {
+			return nil, &torch.Error{Op: op, Msg: err.Error(), Err: ErrBadInput}
+		}
+	} else {
+		for i, t := range inputs {
+			if dev := t.Device(); dev.Type != m.device {
+				return nil, &torch.Error{Op: op, Msg: fmt.Sprintf("input %d is on %s, want %s", i, dev, m.device), Err: ErrBadInput}
+			}
+		}
+	}
 	var ph *C.gt_tensor
 	if len(hs) > 0 {
 		ph = &hs[0]
 	}
-	r := C.gt_aoti_run(m.h, ph, C.int64_t(len(hs)))
-	for _, t := range inputs {
-		native.Release(t)
+	var pl *C.int64_t
+	if len(m.layout) > 0 {
+		pl = (*C.int64_t)(unsafe.Pointer(&m.layout[0]))
 	}
+	r := C.gt_aoti_run(m.h, ph, C.int64_t(len(hs)), pl, C.int64_t(len(m.layout)))
 	if r.err != nil {
 		return nil, native.Error(op, unsafe.Pointer(r.err))
 	}
