@@ -92,6 +92,17 @@ func (t *Trainer) wrapDDP() {
 	t.dist.ddp = d
 }
 
+// prepareBackward arms DDP's gradient reduction for loss's backward, as
+// DDP's forward does (the script runs the model's forward itself).
+func (t *Trainer) prepareBackward(loss torch.Tensor) {
+	if t.dist == nil || t.dist.ddp == nil {
+		return
+	}
+	if err := t.dist.ddp.PrepareBackward(loss); err != nil {
+		panic(fmt.Errorf("classfile: distributed: %w", err))
+	}
+}
+
 // syncBuffers broadcasts rank 0's buffers (BatchNorm statistics) before a
 // step or an evaluation, as DDP's broadcast_buffers does before forward.
 func (t *Trainer) syncBuffers() {

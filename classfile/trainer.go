@@ -628,6 +628,7 @@ func lossByName(name string) (func(out, target torch.Tensor) torch.Tensor, bool)
 func (t *Trainer) Step(loss torch.Tensor) {
 	opt := t.Optimizer__0()
 	opt.ZeroGrad()
+	t.prepareBackward(loss)
 	loss.Backward()
 	opt.Step()
 	t.syncBuffers()

@@ -1,5 +1,5 @@
-// distributed.cc: c10d (stores, ProcessGroupGloo, collectives) and a
-// bucketed gradient reducer for DDP, behind the C ABI of distributed.h.
+// distributed.cc: c10d (stores, ProcessGroupGloo, collectives) and c10d's
+// gradient Reducer for DDP, behind the C ABI of distributed.h.
 #include "internal.h"
 #include "distributed.h"
 
@@ -11,7 +11,10 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -30,6 +33,10 @@ struct gt_dist_store_s {
 
 struct gt_dist_pg_s {
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
+  // group is what c10d's Reducer and broadcast_coalesced take: up to
+  // libtorch 1.13 the Gloo group itself; from 2.0, where ProcessGroupGloo is
+  // a Backend, a ProcessGroup that dispatches CPU tensors to it.
+  c10::intrusive_ptr<c10d::ProcessGroup> group;
   c10::intrusive_ptr<c10d::Store> store;
   std::string store_desc;
   int rank = 0, size = 1;
@@ -275,6 +282,13 @@ gt_error gt_dist_pg_new(int backend, gt_dist_store s, int rank, int size, int64_
       delete h;
       throw;
     }
+#if GT_LIBTORCH >= 20000
+    h->group = c10::make_intrusive<c10d::ProcessGroup>(s->s, rank, size);
+    h->group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, h->pg);
+    h->group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
+#else
+    h->group = h->pg;
+#endif
     h->store = s->s;
     h->store_desc = s->desc;
     h->rank = rank;
@@ -398,210 +412,168 @@ void gt_dist_work_free(gt_dist_work w) { delete w; }
 }  // extern "C"
 
 // ---------------------------------------------------------------------------
-// The DDP reducer.
+// DDP: c10d's Reducer, the engine under PyTorch's DistributedDataParallel.
 //
-// Like c10d's Reducer, it puts a post-hook on each parameter's gradient
-// accumulator: when the accumulated gradient is ready, it is copied into its
-// bucket's flat buffer; a full bucket is all-reduced asynchronously (buckets
-// start strictly in order, so that every rank issues the same collectives),
-// while backward goes on computing the gradients of earlier layers. A
-// callback queued on the autograd engine at the first hook runs when
-// backward ends: it starts the buckets still open (parameters without a
-// gradient this step contribute zeros), waits for every bucket and writes
-// the averages back into the .grad tensors. An error there makes backward
-// fail with it.
+// The Reducer puts a hook on each parameter's gradient accumulator; after
+// prepare_for_backward (which Go's DDP Forward calls, as Python's forward
+// does), a ready gradient is copied into its bucket, a full bucket is
+// all-reduced asynchronously while backward goes on, and a callback on the
+// autograd engine waits for every bucket at the end of backward and writes
+// the averages into .grad. Without prepare_for_backward the hooks do
+// nothing (no_sync). GoTorch adds one thing: the all-reduce is a comm hook
+// (PyTorch's allreduce_hook: divide by the world size, all-reduce, take the
+// result) whose failure names the bucket, this rank and the dead peer, so
+// that backward fails with that error instead of Gloo's bare one.
 struct gt_dist_reducer_s {
-  struct Bucket {
-    std::vector<size_t> params;
-    std::vector<int64_t> offsets;
-    at::Tensor flat;
-    size_t pending = 0;
-    c10::intrusive_ptr<c10d::Work> work;
-    int64_t seq = 0;
-  };
   gt_dist_pg pg = nullptr;
-  std::vector<at::Tensor> params;
-  // std::shared_ptr<Node> up to libtorch 2.x, c10::intrusive_ptr<Node> in
-  // 2.14: whatever grad_accumulator returns.
-  std::vector<decltype(torch::autograd::impl::grad_accumulator(std::declval<const at::Tensor &>()))> accumulators;
-  std::vector<uintptr_t> hook_keys;
-  std::vector<Bucket> buckets;
-  std::vector<size_t> bucket_of;
-  std::vector<bool> ready;
-  size_t next_bucket = 0;
-  bool active = false;  // a backward is under way
-  std::atomic<bool> sync{true};
-  std::mutex mu;
-  std::string error;
-
-  void launch(Bucket &b) {
-    b.seq = pg->seq.fetch_add(1);
-    std::vector<at::Tensor> v{b.flat};
-    b.work = pg->pg->allreduce(v);
-  }
-  // launch_ready starts the buckets that are full, in order.
-  void launch_ready() {
-    while (next_bucket < buckets.size() && buckets[next_bucket].pending == 0) {
-      launch(buckets[next_bucket]);
-      next_bucket++;
-    }
-  }
-  void on_grad(size_t i) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!sync.load()) return;
-    if (!active) {
-      active = true;
-      torch::autograd::Engine::get_default_engine().queue_callback([this] { finish(); });
-    }
-    if (ready[i]) return;
-    ready[i] = true;
-    auto &b = buckets[bucket_of[i]];
-    size_t k = 0;
-    while (b.params[k] != i) k++;
-    const at::Tensor &g = params[i].grad();
-    auto slot = b.flat.narrow(0, b.offsets[k], params[i].numel());
-    if (g.defined()) {
-      slot.copy_(g.reshape({-1}));
-      slot.div_(pg->size);
-    } else {
-      slot.zero_();
-    }
-    b.pending--;
-    launch_ready();
-  }
-  void finish() {
-    std::lock_guard<std::mutex> lock(mu);
-    active = false;
-    // Parameters that got no gradient this step contribute zeros.
-    for (auto &b : buckets) {
-      for (size_t k = 0; k < b.params.size(); k++) {
-        size_t i = b.params[k];
-        if (!ready[i]) {
-          b.flat.narrow(0, b.offsets[k], params[i].numel()).zero_();
-          ready[i] = true;
-          b.pending--;
-        }
-      }
-    }
-    launch_ready();
-    std::string err;
-    for (size_t bi = 0; bi < buckets.size(); bi++) {
-      auto &b = buckets[bi];
-      try {
-        b.work->wait();
-      } catch (const std::exception &e) {
-        if (err.empty()) {
-          try {
-            fail(pg, "DDP gradient all_reduce of bucket " + std::to_string(bi), b.seq, e);
-          } catch (const std::exception &e2) {
-            err = e2.what();
-          }
-        }
-        continue;
-      }
-      for (size_t k = 0; k < b.params.size(); k++) {
-        size_t i = b.params[k];
-        auto avg = b.flat.narrow(0, b.offsets[k], params[i].numel()).view(params[i].sizes());
-        at::Tensor &g = params[i].mutable_grad();
-        if (g.defined()) {
-          g.copy_(avg);
-        } else {
-          g = avg.clone();
-        }
-      }
-    }
-    for (size_t i = 0; i < ready.size(); i++) ready[i] = false;
-    for (auto &b : buckets) {
-      b.pending = b.params.size();
-      b.work.reset();
-    }
-    next_bucket = 0;
-    if (!err.empty()) {
-      error = err;
-      throw std::runtime_error(err);
-    }
-  }
+  std::unique_ptr<c10d::Reducer> reducer;
+  bool find_unused = false;
+  // The error of the last failed reduction, shared with in-flight hooks.
+  struct Slot {
+    std::mutex mu;
+    std::string error;
+  };
+  std::shared_ptr<Slot> slot = std::make_shared<Slot>();
 };
 
 namespace {
-struct ReducerHook : torch::autograd::FunctionPostHook {
-  gt_dist_reducer r;
-  size_t i;
-  ReducerHook(gt_dist_reducer r, size_t i) : r(r), i(i) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list &outputs,
-                                            const torch::autograd::variable_list & /*inputs*/) override {
-    r->on_grad(i);
-    return outputs;
+
+class AllreduceHook : public c10d::CommHookInterface {
+ public:
+  AllreduceHook(gt_dist_pg pg, std::shared_ptr<gt_dist_reducer_s::Slot> slot) : pg_(pg), slot_(std::move(slot)) {}
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket &bucket) override {
+    gt_dist_pg pg = pg_;
+    auto slot = slot_;
+    std::string op = "DDP gradient all_reduce of bucket " + std::to_string(bucket.getIndex());
+    int64_t seq = pg->seq.fetch_add(1);
+    at::Tensor &t = bucket.getBufferRef();
+    t.div_(pg->size);
+    std::vector<at::Tensor> v{t};
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
+      work = pg->pg->allreduce(v);
+    } catch (const std::exception &e) {
+      record(slot, pg, op, seq, e.what());
+    }
+    auto fut = work->getFuture();
+    return fut->then(
+        [pg, slot, op, seq](c10::ivalue::Future &f) -> c10::IValue {
+          if (f.hasError()) record(slot, pg, op, seq, f.tryRetrieveErrorMessage());
+          return f.value();
+        },
+        fut->elementType());
   }
+
+  at::Tensor parseHookResult(const c10::IValue &result) override {
+    if (result.isTensor()) return result.toTensor();
+    auto v = result.toTensorVector();
+    TORCH_CHECK(v.size() == 1, "DDP: the all-reduce returned ", v.size(), " tensors, want 1");
+    return v[0];
+  }
+
+ private:
+  // record turns a failed all-reduce into fail's error (op, rank, dead
+  // peer), keeps it for gt_dist_reducer_error and throws it.
+  [[noreturn]] static void record(const std::shared_ptr<gt_dist_reducer_s::Slot> &slot, gt_dist_pg pg,
+                                  const std::string &op, int64_t seq, const std::string &what) {
+    try {
+      fail(pg, op, seq, std::runtime_error(what));
+    } catch (const std::exception &e) {
+      std::lock_guard<std::mutex> lock(slot->mu);
+      slot->error = e.what();
+      throw;
+    }
+  }
+
+  gt_dist_pg pg_;
+  std::shared_ptr<gt_dist_reducer_s::Slot> slot_;
 };
+
 }  // namespace
 
 extern "C" {
 
 gt_error gt_dist_reducer_new(gt_dist_pg pg, gt_tensor *ps, int64_t n, int64_t bucket_bytes, int64_t first_bucket_bytes,
-                             gt_dist_reducer *out) {
+                             int find_unused, gt_dist_reducer *out) {
   return guard([&] {
     TORCH_CHECK(n > 0, "DDP: the module has no parameters that require a gradient");
     TORCH_CHECK(bucket_bytes > 0 && first_bucket_bytes > 0, "DDP: bucket sizes must be positive");
-    auto r = std::make_unique<gt_dist_reducer_s>();
-    r->pg = pg;
-    r->params = gotorch::tensor_list(ps, n);
-    for (auto &p : r->params) {
+    auto params = gotorch::tensor_list(ps, n);
+    for (auto &p : params) {
       TORCH_CHECK(p.requires_grad() && p.is_leaf(), "DDP: parameters must be leaves that require a gradient");
       check_tensor(p, "DDP");
     }
-    // Buckets in reverse parameter order (backward reaches the last layers
-    // first), split at the byte cap and where the dtype changes.
-    r->bucket_of.assign(n, 0);
-    r->ready.assign(n, false);
-    gt_dist_reducer_s::Bucket cur;
-    int64_t bytes = 0, cap = first_bucket_bytes, elems = 0;
-    at::ScalarType dtype = r->params[n - 1].scalar_type();
-    auto close = [&] {
-      if (cur.params.empty()) return;
-      cur.flat = at::zeros({elems}, r->params[cur.params[0]].options());
-      cur.pending = cur.params.size();
-      for (size_t i : cur.params) r->bucket_of[i] = r->buckets.size();
-      r->buckets.push_back(std::move(cur));
-      cur = gt_dist_reducer_s::Bucket();
-      bytes = 0;
-      elems = 0;
-      cap = bucket_bytes;
-    };
-    for (int64_t i = n - 1; i >= 0; i--) {
-      auto &p = r->params[i];
-      if (!cur.params.empty() && (bytes >= cap || p.scalar_type() != dtype)) close();
-      dtype = p.scalar_type();
-      cur.params.push_back(static_cast<size_t>(i));
-      cur.offsets.push_back(elems);
-      elems += p.numel();
-      bytes += p.numel() * static_cast<int64_t>(p.element_size());
+    // Every rank's model must have rank 0's parameter shapes and dtypes
+    // (PyTorch DDP's _verify_param_shape_across_processes).
+    try {
+      c10d::verify_params_across_processes(pg->group, params, {});
+    } catch (const std::exception &e) {
+      fail(pg, "DDP: checking the parameters against the other ranks'", pg->seq.load(), e);
     }
-    close();
-    for (int64_t i = 0; i < n; i++) {
-      auto acc = torch::autograd::impl::grad_accumulator(r->params[i]);
-      r->hook_keys.push_back(acc->add_post_hook(std::make_unique<ReducerHook>(r.get(), static_cast<size_t>(i))));
-      r->accumulators.push_back(std::move(acc));
-    }
+    // PyTorch DDP's bucket assignment: a small first bucket, then buckets
+    // up to the cap, in parameter order, reversed (backward reaches the
+    // last parameters first); the Reducer rebuilds them in the order the
+    // gradients really came, after the first synced backward.
+    std::vector<size_t> limits{static_cast<size_t>(first_bucket_bytes), static_cast<size_t>(bucket_bytes)};
+    std::vector<bool> sparse(params.size(), false);
+    auto assigned = c10d::compute_bucket_assignment_by_size(params, limits, sparse);
+    auto buckets = std::get<0>(assigned);
+    auto bucket_limits = std::get<1>(assigned);
+    std::reverse(buckets.begin(), buckets.end());
+    std::reverse(bucket_limits.begin(), bucket_limits.end());
+    auto r = std::make_unique<gt_dist_reducer_s>();
+    r->pg = pg;
+    r->find_unused = find_unused != 0;
+    r->reducer = std::make_unique<c10d::Reducer>(params, std::move(buckets), std::move(bucket_limits), pg->group,
+                                                 std::move(sparse), bucket_bytes, r->find_unused,
+                                                 /*gradient_as_bucket_view=*/false,
+                                                 std::unordered_map<size_t, std::string>{}, first_bucket_bytes);
+    r->reducer->register_comm_hook(std::make_unique<AllreduceHook>(pg, r->slot));
     *out = r.release();
   });
 }
 
-void gt_dist_reducer_set_sync(gt_dist_reducer r, int sync) { r->sync.store(sync != 0); }
+gt_error gt_dist_reducer_before_forward(gt_dist_reducer r, int sync) {
+  return guard([&] {
+    if (!at::GradMode::is_enabled()) return;  // no backward will follow
+    if (sync) r->reducer->prepare_for_forward();
+    // It checks that the last synced backward reduced every bucket, and,
+    // once, after the first synced backward, rebuilds the buckets in the
+    // order the gradients came (a broadcast from rank 0).
+    r->reducer->rebuild_buckets();
+  });
+}
 
-int64_t gt_dist_reducer_buckets(gt_dist_reducer r) { return static_cast<int64_t>(r->buckets.size()); }
+gt_error gt_dist_reducer_after_forward(gt_dist_reducer r, gt_tensor *outputs, int64_t n) {
+  return guard([&] {
+    if (!at::GradMode::is_enabled()) return;
+    std::vector<at::Tensor> outs;
+    if (r->find_unused) outs = gotorch::tensor_list(outputs, n);
+    r->reducer->prepare_for_backward(outs);
+  });
+}
+
+int64_t gt_dist_reducer_buckets(gt_dist_reducer r) {
+  return static_cast<int64_t>(r->reducer->get_grad_buckets(/*return_zero_tensors=*/false).size());
+}
 
 gt_error gt_dist_reducer_error(gt_dist_reducer r) {
-  std::lock_guard<std::mutex> lock(r->mu);
-  if (r->error.empty()) return nullptr;
-  gt_error e = make_error(r->error.c_str());
-  r->error.clear();
+  std::lock_guard<std::mutex> lock(r->slot->mu);
+  if (r->slot->error.empty()) return nullptr;
+  gt_error e = make_error(r->slot->error.c_str());
+  r->slot->error.clear();
   return e;
 }
 
 void gt_dist_reducer_free(gt_dist_reducer r) {
   if (r == nullptr) return;
-  for (size_t i = 0; i < r->accumulators.size(); i++) r->accumulators[i]->del_post_hook(r->hook_keys[i]);
+  try {
+    delete r->reducer.release();  // removes the hooks
+  } catch (...) {
+    // ~Reducer is noexcept(false); a failure there leaves hooks that no
+    // backward of a freed DDP can reach anyway.
+  }
   delete r;
 }
 

@@ -50,14 +50,23 @@ gt_error gt_dist_work_wait(gt_dist_work w, int64_t timeout_ms);
 int gt_dist_work_completed(gt_dist_work w);
 void gt_dist_work_free(gt_dist_work w);
 
-/* The DDP reducer: gradient hooks on params that all-reduce (average)
- * bucketed gradients during backward; backward returns once they are
- * averaged. */
+/* DDP: c10d's Reducer on pg, over params, with PyTorch DDP's bucket
+ * assignment (first_bucket_bytes, then bucket_bytes each). It hooks the
+ * gradient accumulators; a backward after after_forward averages the
+ * gradients across the group (bucketed, overlapped with backward), and
+ * fails with an error naming a dead rank. */
 gt_error gt_dist_reducer_new(gt_dist_pg pg, gt_tensor *params, int64_t n, int64_t bucket_bytes,
-                             int64_t first_bucket_bytes, gt_dist_reducer *out);
-void gt_dist_reducer_set_sync(gt_dist_reducer r, int sync);
+                             int64_t first_bucket_bytes, int find_unused, gt_dist_reducer *out);
+/* before_forward runs before every forward (sync: 0 under no_sync): it
+ * checks that the last synced backward finished its reduction and rebuilds
+ * the buckets once; after_forward (synced forwards only) arms the hooks for
+ * the next backward; with find_unused, outputs are the forward's outputs,
+ * from which the parameters left out of the graph are found. Both do
+ * nothing when grad mode is off. */
+gt_error gt_dist_reducer_before_forward(gt_dist_reducer r, int sync);
+gt_error gt_dist_reducer_after_forward(gt_dist_reducer r, gt_tensor *outputs, int64_t n);
 int64_t gt_dist_reducer_buckets(gt_dist_reducer r);
-/* error of the last backward's reduction (NULL if none), then cleared. */
+/* error of the last failed reduction (NULL if none), then cleared. */
 gt_error gt_dist_reducer_error(gt_dist_reducer r);
 void gt_dist_reducer_free(gt_dist_reducer r);
 

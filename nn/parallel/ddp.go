@@ -10,23 +10,33 @@
 //		opt.Step()
 //	}
 //
-// What DDP does, as PyTorch's does:
-//   - at construction it broadcasts the parameters and buffers from rank 0;
-//   - during backward it all-reduces the gradients in buckets, started from
+// DDP runs on c10d's Reducer, the engine of PyTorch's DDP
+// (torch/distributed.Reducer), and does what PyTorch's does:
+//   - at construction it checks that every rank's parameters have rank 0's
+//     shapes, and broadcasts the parameters and buffers from rank 0;
+//   - Forward arms the Reducer (prepare_for_backward); during the backward
+//     that follows, the gradients are all-reduced in buckets, started from
 //     gradient hooks as each bucket fills, so communication overlaps the
-//     rest of backward (torch/distributed's Reducer); backward returns with
-//     every .grad holding the average over the ranks;
-//   - NoSync runs a function whose backward passes accumulate gradients
-//     locally (gradient accumulation); the next synced backward averages
-//     the accumulated gradients;
-//   - Forward (and SyncBuffers, for a Forward of another signature)
-//     broadcasts the buffers (BatchNorm's running statistics) from rank 0
-//     first, as broadcast_buffers=True does.
+//     rest of backward; backward returns with every .grad holding the
+//     average over the ranks, or fails with an error naming a dead rank;
+//   - NoSync runs a function whose forwards do not arm the Reducer, so
+//     their backward passes accumulate gradients locally (gradient
+//     accumulation); the next synced backward averages what accumulated;
+//   - Forward broadcasts the buffers (BatchNorm's running statistics) from
+//     rank 0 first, as broadcast_buffers=True does;
+//   - every parameter must get a gradient in each synced backward, unless
+//     WithFindUnusedParameters (PyTorch's find_unused_parameters).
+//
+// A model whose forward is not Forward(torch.Tensor) torch.Tensor calls
+// SyncBuffers before its forward and PrepareBackward after it.
 package parallel
 
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gotorch/gotorch/nn"
@@ -42,6 +52,7 @@ type config struct {
 	bucketBytes      int64
 	firstBucketBytes int64
 	broadcastBuffers bool
+	findUnused       bool
 }
 
 // WithProcessGroup uses pg instead of the default group.
@@ -56,11 +67,19 @@ func WithBucketCapMB(mb float64) Option {
 // on (the default) or off.
 func WithBroadcastBuffers(on bool) Option { return func(c *config) { c.broadcastBuffers = on } }
 
+// WithFindUnusedParameters lets some parameters get no gradient in a
+// backward (a branch the forward skipped): Forward then finds, from its
+// output, the parameters it did not use, and reduces zeros for them
+// (PyTorch's find_unused_parameters=True; it costs a graph walk and an
+// all-reduce of a used-parameter map per step).
+func WithFindUnusedParameters(on bool) Option { return func(c *config) { c.findUnused = on } }
+
 // DDPModule wraps a module for data-parallel training.
 type DDPModule struct {
 	module  moduler
 	pg      *distributed.ProcessGroup
 	reducer *distributed.Reducer
+	names   []string // of the reducer's parameters, in its order
 	cfg     config
 	mu      sync.Mutex
 	noSync  int
@@ -104,29 +123,34 @@ func DDP(m nn.Moduler, opts ...Option) (*DDPModule, error) {
 	}
 	named := mod.NamedParameters()
 	var params []torch.Tensor
+	var names []string
 	for _, p := range named {
 		if p.Tensor.RequiresGrad() {
 			params = append(params, p.Tensor)
+			names = append(names, p.Name)
 		}
 	}
 	if len(params) == 0 {
 		return nil, errors.New("parallel.DDP: the module has no parameter that requires a gradient")
 	}
-	d := &DDPModule{module: mod, pg: c.pg, cfg: c}
-	// Rank 0's initial state everywhere.
-	for _, p := range named {
-		if err := d.broadcast("parameter "+p.Name, p.Tensor); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.broadcastBuffers(); err != nil {
-		return nil, err
-	}
-	r, err := distributed.NewReducer(c.pg, params, c.bucketBytes, c.firstBucketBytes)
+	d := &DDPModule{module: mod, pg: c.pg, names: names, cfg: c}
+	// The Reducer checks the parameters' shapes across ranks first.
+	r, err := distributed.NewReducer(c.pg, params, c.bucketBytes, c.firstBucketBytes, c.findUnused)
 	if err != nil {
 		return nil, fmt.Errorf("parallel.DDP: %w", err)
 	}
 	d.reducer = r
+	// Rank 0's initial state everywhere.
+	for _, p := range named {
+		if err := d.broadcast("parameter "+p.Name, p.Tensor); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	if err := d.broadcastBuffers(); err != nil {
+		r.Close()
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -164,17 +188,29 @@ func (d *DDPModule) SyncBuffers() error {
 	return d.broadcastBuffers()
 }
 
-// TryForward syncs the buffers and runs the module's Forward(x); the
-// module must have that method (Forwarder).
+// TryForward runs the module's Forward(x) (the module must have it,
+// Forwarder) as PyTorch DDP's forward does: it checks that the last synced
+// backward reduced every gradient, syncs the buffers, runs the forward,
+// and, outside NoSync, arms the gradient reduction of the next backward.
 func (d *DDPModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	f, ok := d.module.(Forwarder)
 	if !ok {
-		return torch.Tensor{}, fmt.Errorf("parallel.DDP: %T has no Forward(torch.Tensor) torch.Tensor; call SyncBuffers and its own forward", d.module)
+		return torch.Tensor{}, fmt.Errorf("parallel.DDP: %T has no Forward(torch.Tensor) torch.Tensor; call SyncBuffers, its own forward and PrepareBackward", d.module)
+	}
+	sync := d.syncing()
+	if err := d.reducer.BeforeForward(sync); err != nil {
+		return torch.Tensor{}, d.explain(err)
 	}
 	if err := d.SyncBuffers(); err != nil {
 		return torch.Tensor{}, err
 	}
-	return f.Forward(x), nil
+	y := f.Forward(x)
+	if sync {
+		if err := d.reducer.AfterForward(y); err != nil {
+			return torch.Tensor{}, fmt.Errorf("parallel.DDP: %w", err)
+		}
+	}
+	return y, nil
 }
 
 // Forward is TryForward that panics on error.
@@ -186,20 +222,69 @@ func (d *DDPModule) Forward(x torch.Tensor) torch.Tensor {
 	return y
 }
 
-// NoSync runs f with the gradient all-reduce off: backward passes in f
-// accumulate gradients locally, and the first backward after it averages
-// what accumulated (PyTorch's no_sync).
+// PrepareBackward is what Forward does around a forward that is not
+// Forward(torch.Tensor): call it after the module's forward, before
+// backward, with the forward's outputs (they matter only with
+// WithFindUnusedParameters). Outside NoSync, the next backward averages
+// the gradients across the ranks; without it, it does not. It does
+// nothing while gradients are off (torch.NoGrad).
+func (d *DDPModule) PrepareBackward(outputs ...torch.Tensor) error {
+	sync := d.syncing()
+	if err := d.reducer.BeforeForward(sync); err != nil {
+		return d.explain(err)
+	}
+	if !sync {
+		return nil
+	}
+	if err := d.reducer.AfterForward(outputs...); err != nil {
+		return fmt.Errorf("parallel.DDP: %w", err)
+	}
+	return nil
+}
+
+// unreduced finds the parameter indices in c10d's error about a backward
+// that left gradients unreduced.
+var unreduced = regexp.MustCompile(`did not receive grad for rank \d+: ([0-9 ]+)`)
+
+// explain puts c10d's error about unused parameters (whose advice is
+// Python's) in GoTorch's terms, with the parameters' names.
+func (d *DDPModule) explain(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "Expected to have finished reduction") {
+		return fmt.Errorf("parallel.DDP: %w", err)
+	}
+	which := "some parameters"
+	if m := unreduced.FindStringSubmatch(msg); m != nil {
+		var ns []string
+		for _, f := range strings.Fields(m[1]) {
+			if i, e := strconv.Atoi(f); e == nil && i >= 0 && i < len(d.names) {
+				ns = append(ns, d.names[i])
+			}
+		}
+		if len(ns) > 0 {
+			which = strings.Join(ns, ", ")
+		}
+	}
+	return fmt.Errorf("parallel.DDP: %s got no gradient in the last synced backward: pass parallel.WithFindUnusedParameters(true) if the forward may leave them out, or make every output of the forward reach the loss (c10d's Reducer: %w)", which, err)
+}
+
+func (d *DDPModule) syncing() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.noSync == 0
+}
+
+// NoSync runs f with the gradient reduction off: the forwards in f do not
+// arm it, so their backward passes accumulate gradients locally, and the
+// first synced backward after it averages what accumulated (PyTorch's
+// no_sync).
 func (d *DDPModule) NoSync(f func()) {
 	d.mu.Lock()
 	d.noSync++
-	d.reducer.SetSync(false)
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
 		d.noSync--
-		if d.noSync == 0 {
-			d.reducer.SetSync(true)
-		}
 		d.mu.Unlock()
 	}()
 	f()

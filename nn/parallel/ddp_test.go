@@ -221,3 +221,99 @@ func TestDDPDeadRankFailsBackward(t *testing.T) {
 		}
 	}
 }
+
+// branchy runs A, then B on the rows of one half of the batch and C on
+// the others' (which rank takes which half is the model's choice): a
+// rank's forward leaves B or C out of its graph.
+type branchy struct {
+	nn.Module
+	A, B, C *nn.LinearModule
+	useB    bool
+}
+
+func newBranchy(seed uint64) *branchy {
+	torch.ManualSeed(seed)
+	m := &branchy{A: nn.Linear(6, 8), B: nn.Linear(8, 3), C: nn.Linear(8, 3)}
+	m.Init(m)
+	return m
+}
+
+func (m *branchy) Forward(x torch.Tensor) torch.Tensor {
+	h := F.Relu(m.A.Forward(x))
+	if m.useB {
+		return m.B.Forward(h)
+	}
+	return m.C.Forward(h)
+}
+
+// With WithFindUnusedParameters, ranks whose forwards leave out different
+// parameters (rank 0 uses B, rank 1 uses C) follow one process that runs
+// B on the first half of the global batch and C on the second; without
+// it, the next forward fails with c10d's error, as PyTorch's DDP does.
+func TestDDPFindUnusedParameters(t *testing.T) {
+	if disttest.Worker() {
+		pg := initGroup(t)
+		defer distributed.DestroyProcessGroup()
+		// One process: the global batch, B on the first half, C on the second.
+		ref := newBranchy(11)
+		refOpt := optim.SGD(ref.Parameters(), optim.WithLR(0.1))
+		var want []float64
+		for s := 0; s < 4; s++ {
+			x, y := batch(s)
+			refOpt.ZeroGrad()
+			ref.useB = true
+			top := ref.Forward(x.Narrow(0, 0, globalBatch/2))
+			ref.useB = false
+			bottom := ref.Forward(x.Narrow(0, globalBatch/2, globalBatch/2))
+			loss := F.MseLoss(torch.Cat([]torch.Tensor{top, bottom}), y)
+			loss.Backward()
+			refOpt.Step()
+			want = append(want, loss.Item())
+		}
+
+		net := newBranchy(11 + uint64(pg.Rank()))
+		net.useB = pg.Rank() == 0
+		ddp, err := parallel.DDP(net, parallel.WithFindUnusedParameters(true))
+		require.NoError(t, err)
+		opt := optim.SGD(net.Parameters(), optim.WithLR(0.1))
+		n := int64(globalBatch / 2)
+		for s := 0; s < 4; s++ {
+			x, y := batch(s)
+			x = x.Narrow(0, int64(pg.Rank())*n, n)
+			y = y.Narrow(0, int64(pg.Rank())*n, n)
+			opt.ZeroGrad()
+			loss := F.MseLoss(ddp.Forward(x), y)
+			loss.Backward()
+			opt.Step()
+			lt := torch.FromSlice([]float64{loss.Item()}, 1)
+			require.NoError(t, pg.AllReduce(lt, distributed.Avg))
+			assert.InDelta(t, want[s], lt.Float64s()[0], 1e-5, "step %d", s)
+		}
+		for _, p := range net.NamedParameters() {
+			mx, mn := p.Tensor.Detach().Clone(), p.Tensor.Detach().Clone()
+			require.NoError(t, pg.AllReduce(mx, distributed.Max))
+			require.NoError(t, pg.AllReduce(mn, distributed.Min))
+			assert.Equal(t, mx.Float32s(), mn.Float32s(), p.Name)
+		}
+		for i, p := range ref.NamedParameters() {
+			assert.InDeltaSlice(t, p.Tensor.Float32s(), net.NamedParameters()[i].Tensor.Float32s(), 1e-5, p.Name)
+		}
+		require.NoError(t, ddp.Close())
+
+		// Without it, the Reducer waits for gradients that never come, and
+		// the next forward says so.
+		plain, err := parallel.DDP(newBranchy(11), parallel.WithBucketCapMB(0.0001))
+		require.NoError(t, err)
+		defer plain.Close()
+		x, y := batch(0)
+		F.MseLoss(plain.Forward(x), y).Backward() // C gets no gradient
+		_, err = plain.TryForward(x)
+		require.Error(t, err)
+		t.Logf("error: %v", err)
+		assert.Contains(t, err.Error(), "b.weight, b.bias got no gradient")
+		assert.Contains(t, err.Error(), "WithFindUnusedParameters(true)")
+		return
+	}
+	file := filepath.Join(t.TempDir(), "store")
+	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+}
