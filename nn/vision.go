@@ -14,7 +14,7 @@ type UpsampleModule struct {
 	Module
 	Size                 []int64   // nil for PyTorch's None; one number stands for every dimension
 	ScaleFactor          []float64 // nil for None
-	Mode                 string    // "nearest", "linear", "bilinear", "bicubic" or "trilinear"
+	Mode                 string    // "nearest", "linear", "bilinear", "bicubic", "trilinear", "area" or "nearest-exact"
 	AlignCorners         bool      // only for the interpolating modes
 	RecomputeScaleFactor bool
 }
@@ -22,8 +22,10 @@ type UpsampleModule struct {
 // Upsample returns an UpsampleModule. Exactly one of WithSize and
 // WithScaleFactor must be given before Forward.
 //
-// Options: WithSize (None), WithScaleFactor (None), WithMode ("nearest"),
-// WithAlignCorners (None: false), WithRecomputeScaleFactor (None: false).
+// Options: WithSize (None), WithScaleFactor (None), WithMode ("nearest";
+// also "linear", "bilinear", "bicubic", "trilinear", "area" and
+// "nearest-exact"), WithAlignCorners (None: false; only with the
+// interpolating modes), WithRecomputeScaleFactor (None: false).
 func Upsample(opts ...Option) *UpsampleModule {
 	var a layerArgs
 	a.parse("Upsample", opts, "size", "scale_factor", "mode", "align_corners", "recompute_scale_factor")
@@ -31,11 +33,11 @@ func Upsample(opts ...Option) *UpsampleModule {
 		Mode: a.str("mode", "nearest"), AlignCorners: a.bool("align_corners", false),
 		RecomputeScaleFactor: a.bool("recompute_scale_factor", false)}
 	switch m.Mode {
-	case "nearest", "linear", "bilinear", "bicubic", "trilinear":
+	case "nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact":
 	default:
-		layerPanic("Upsample", "unsupported mode %q (nearest, linear, bilinear, bicubic or trilinear)", m.Mode)
+		layerPanic("Upsample", "unsupported mode %q (nearest, linear, bilinear, bicubic, trilinear, area or nearest-exact)", m.Mode)
 	}
-	if a.has("align_corners") && m.Mode == "nearest" {
+	if a.has("align_corners") && !m.interpolating() {
 		layerPanic("Upsample", "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
 	}
 	m.Init(m)
@@ -57,10 +59,20 @@ func (m *UpsampleModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m.ScaleFactor != nil {
 		opts = append(opts, F.WithScaleFactor(m.ScaleFactor...))
 	}
-	if m.Mode != "nearest" {
+	if m.interpolating() {
 		opts = append(opts, F.WithAlignCorners(m.AlignCorners))
 	}
 	return F.TryInterpolate(x, opts...)
+}
+
+// interpolating reports whether Mode interpolates, and so takes
+// align_corners: "nearest", "nearest-exact" and "area" do not.
+func (m *UpsampleModule) interpolating() bool {
+	switch m.Mode {
+	case "linear", "bilinear", "bicubic", "trilinear":
+		return true
+	}
+	return false
 }
 
 // ExtraRepr is "scale_factor=2.0, mode=nearest" or "size=(3, 4),

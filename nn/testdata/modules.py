@@ -326,6 +326,12 @@ def build_cases():
          {"a": rnd((4, 5), 197), "b": rnd((4, 5), 198), "y": sign((4,), 199)}, call=ranked)
     case("soft_margin_loss", lambda: nn.SoftMarginLoss(), {"x": rnd((3, 4), 200), "y": sign((3, 4), 201)}, call=xy)
 
+    # Cases added later go last, so that the seeds of the cases above stay.
+    case("upsample_nearest_exact", lambda: nn.Upsample(size=(5, 7), mode="nearest-exact"), x_((1, 2, 3, 4), 202))
+    case("upsample_nearest_exact_1d", lambda: nn.Upsample(scale_factor=1.7, mode="nearest-exact"), x_((2, 1, 4), 203))
+    case("upsample_area", lambda: nn.Upsample(size=(2, 3), mode="area"), x_((1, 2, 5, 7), 204))
+    case("upsample_area_3d", lambda: nn.Upsample(size=(1, 2, 3), mode="area"), x_((1, 1, 3, 4, 5), 205))
+
 
 def repr_cases():
     """Layers whose print is checked but not run."""
@@ -346,6 +352,8 @@ def repr_cases():
         "dropout2d": nn.Dropout2d(0.25),
         "upsample_scale_tuple": nn.Upsample(scale_factor=(2, 3), mode="bilinear"),
         "upsample_none": nn.Upsample(),
+        "upsample_nearest_exact": nn.Upsample(scale_factor=2, mode="nearest-exact"),
+        "upsample_area": nn.Upsample(size=(3, 4), mode="area"),
         "fold_all": nn.Fold((4, 5), (2, 3), dilation=2, padding=(1, 0), stride=1),
         "embedding_bag_all": nn.EmbeddingBag(5, 2, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True, mode="sum",
                                              sparse=True, include_last_offset=True, padding_idx=-1),
