@@ -47,7 +47,7 @@ func WithB(b float64) Option { return Option{name: "b", f: b} }
 func WithMean(m float64) Option { return Option{name: "mean", f: m} }
 
 // WithStd is the standard deviation of Normal_ and TruncNormal_ (default
-// 1).
+// 1) and of Sparse_'s non-zero values (0.01).
 func WithStd(s float64) Option { return Option{name: "std", f: s} }
 
 // WithGain is the scale of the Xavier and orthogonal initializations
@@ -414,6 +414,66 @@ func TryDirac_(t torch.Tensor, opts ...Option) (torch.Tensor, error) {
 				if err != nil {
 					return err
 				}
+			}
+		}
+		return nil
+	})
+}
+
+// Sparse_ fills the 2-D tensor t with values drawn from N(0, std²) and
+// then zeroes ceil(sparsity·rows) elements of each column, chosen by a
+// random permutation of the rows per column, as in Martens (2010) and as
+// PyTorch draws them (normal_, then one randperm per column), so that the
+// same seed gives PyTorch's values. sparsity must be in [0, 1].
+//
+// Options: WithStd (0.01), WithGenerator (which draws the permutations
+// too).
+func Sparse_(t torch.Tensor, sparsity float64, opts ...Option) torch.Tensor {
+	return must(TrySparse_(t, sparsity, opts...))
+}
+
+// TrySparse_ is Sparse_ that returns its error.
+func TrySparse_(t torch.Tensor, sparsity float64, opts ...Option) (torch.Tensor, error) {
+	const op = "sparse_"
+	a := args{std: 0.01}
+	if err := a.parse(op, opts, "std", "generator"); err != nil {
+		return t, err
+	}
+	if !(sparsity >= 0 && sparsity <= 1) {
+		return t, errorf(op, "sparsity must be in [0, 1], got %v", sparsity)
+	}
+	s, err := shape(t)
+	if err != nil {
+		return t, err
+	}
+	if len(s) != 2 {
+		return t, errorf(op, "Only tensors with 2 dimensions are supported")
+	}
+	rows, cols := s[0], s[1]
+	zeros := int64(math.Ceil(sparsity * float64(rows)))
+	return t, noGrad(func() error {
+		if _, err := t.TryNormal_(torch.WithMean(0), torch.WithStd(a.std), torch.WithGenerator(a.gen)); err != nil {
+			return err
+		}
+		for c := int64(0); c < cols; c++ {
+			// PyTorch draws the permutation on the CPU whatever t's device.
+			perm, err := torch.TryRandPermGenerator(rows, a.gen)
+			if err != nil {
+				return err
+			}
+			idx, err := perm.TryNarrow(0, 0, zeros)
+			if err == nil {
+				idx, err = idx.TryTo(t.Device())
+			}
+			var col torch.Tensor
+			if err == nil {
+				col, err = t.TrySelect(1, c)
+			}
+			if err == nil {
+				_, err = col.TryIndexFill_(0, idx, torch.S(0))
+			}
+			if err != nil {
+				return err
 			}
 		}
 		return nil

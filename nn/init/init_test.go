@@ -92,6 +92,18 @@ var inits = map[string]struct {
 	}},
 	"orthogonal_tall": {true, nninit.TryOrthogonal_},
 	"orthogonal_conv": {true, nninit.TryOrthogonal_},
+	"sparse": {true, func(t torch.Tensor, g ...nninit.Option) (torch.Tensor, error) {
+		return nninit.TrySparse_(t, 0.3, g...)
+	}},
+	"sparse_std": {true, func(t torch.Tensor, g ...nninit.Option) (torch.Tensor, error) {
+		return nninit.TrySparse_(t, 0.5, append(g, nninit.WithStd(0.2))...)
+	}},
+	"sparse_none": {true, func(t torch.Tensor, g ...nninit.Option) (torch.Tensor, error) {
+		return nninit.TrySparse_(t, 0, append(g, nninit.WithStd(1))...)
+	}},
+	"sparse_all": {true, func(t torch.Tensor, g ...nninit.Option) (torch.Tensor, error) {
+		return nninit.TrySparse_(t, 1, g...)
+	}},
 }
 
 // closeTo compares got with PyTorch's values within the tolerance of its
@@ -185,6 +197,14 @@ func TestErrors(t *testing.T) {
 			func() (torch.Tensor, error) { return nninit.TryOrthogonal_(vec) }},
 		{"unexpected option", "torch.nn.init.uniform_: unexpected option gain (this function takes a, b, generator)",
 			func() (torch.Tensor, error) { return nninit.TryUniform_(vec, nninit.WithGain(2)) }},
+		{"sparse of 3-D", "torch.nn.init.sparse_: Only tensors with 2 dimensions are supported",
+			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2, 2}), 0.5) }},
+		{"sparse sparsity", "torch.nn.init.sparse_: sparsity must be in [0, 1], got 1.5",
+			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2}), 1.5) }},
+		{"sparse NaN sparsity", "torch.nn.init.sparse_: sparsity must be in [0, 1], got NaN",
+			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2}), math.NaN()) }},
+		{"sparse option", "torch.nn.init.sparse_: unexpected option gain (this function takes std, generator)",
+			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2}), 0.5, nninit.WithGain(2)) }},
 		{"undefined tensor", "undefined tensor", func() (torch.Tensor, error) { return nninit.TryZeros_(torch.Tensor{}) }},
 	}
 	for _, c := range cases {
@@ -231,4 +251,35 @@ func TestStatistics(t *testing.T) {
 	nninit.Orthogonal_(q)
 	eye := q.T().MM(q) // 4×4 identity: orthonormal columns
 	closeTo(t, torch.EyeM(4, 4).Float64s(), eye)
+}
+
+// TestSparseColumns checks Sparse_'s structure apart from the golden
+// draws: every column has exactly ceil(sparsity·rows) zeros, and the
+// other values are those of N(0, std²) (none is zero, their spread is
+// about std).
+func TestSparseColumns(t *testing.T) {
+	const rows, cols = 40, 30
+	w := torch.Empty([]int64{rows, cols})
+	nninit.Sparse_(w, 0.25, nninit.WithStd(2), nninit.WithGenerator(torch.NewGenerator(7)))
+	vals := w.Float64s()
+	var sum, sq float64
+	var n int
+	for c := 0; c < cols; c++ {
+		zeros := 0
+		for r := 0; r < rows; r++ {
+			v := vals[r*cols+c]
+			if v == 0 {
+				zeros++
+				continue
+			}
+			sum += v
+			sq += v * v
+			n++
+		}
+		assert.Equal(t, 10, zeros, "column %d", c)
+	}
+	mean := sum / float64(n)
+	std := math.Sqrt(sq/float64(n) - mean*mean)
+	assert.InDelta(t, 2, std, 0.3, "std of the non-zero values")
+	assert.InDelta(t, 0, mean, 0.3, "mean of the non-zero values")
 }

@@ -49,6 +49,10 @@ CASES = [
     ("orthogonal", (3, 5), 14, lambda t: init.orthogonal_(t, gain=1.5)),
     ("orthogonal_tall", (5, 3), 15, lambda t: init.orthogonal_(t)),
     ("orthogonal_conv", (4, 2, 2), 16, lambda t: init.orthogonal_(t)),
+    ("sparse", (10, 6), 17, lambda t: init.sparse_(t, 0.3)),
+    ("sparse_std", (7, 5), 18, lambda t: init.sparse_(t, 0.5, std=0.2)),
+    ("sparse_none", (4, 3), 19, lambda t: init.sparse_(t, 0.0, std=1.0)),
+    ("sparse_all", (3, 4), 20, lambda t: init.sparse_(t, 1.0)),
 ]
 
 GAINS = [
