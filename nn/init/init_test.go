@@ -204,7 +204,9 @@ func TestErrors(t *testing.T) {
 		{"sparse NaN sparsity", "torch.nn.init.sparse_: sparsity must be in [0, 1], got NaN",
 			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2}), math.NaN()) }},
 		{"sparse option", "torch.nn.init.sparse_: unexpected option gain (this function takes std, generator)",
-			func() (torch.Tensor, error) { return nninit.TrySparse_(torch.Empty([]int64{2, 2}), 0.5, nninit.WithGain(2)) }},
+			func() (torch.Tensor, error) {
+				return nninit.TrySparse_(torch.Empty([]int64{2, 2}), 0.5, nninit.WithGain(2))
+			}},
 		{"undefined tensor", "undefined tensor", func() (torch.Tensor, error) { return nninit.TryZeros_(torch.Tensor{}) }},
 	}
 	for _, c := range cases {
