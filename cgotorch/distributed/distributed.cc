@@ -21,6 +21,8 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <unordered_map>
 
 using gotorch::guard;
 using gotorch::make_error;
@@ -490,6 +492,32 @@ class AllreduceHook : public c10d::CommHookInterface {
   std::shared_ptr<gt_dist_reducer_s::Slot> slot_;
 };
 
+// make_reducer constructs c10d's Reducer in whichever form the headers
+// have: up to 2.6 (at least) with the per-bucket size limits of
+// compute_bucket_assignment_by_size; in later ones (2.14) without them but
+// with skip_all_reduce_unused_params, use_python_reducer and
+// bucket_bytes_cap_list (empty: the first and later caps, as before).
+template <class R = c10d::Reducer>
+std::unique_ptr<R> make_reducer(std::vector<at::Tensor> params, std::vector<std::vector<size_t>> buckets,
+                                std::vector<size_t> limits, c10::intrusive_ptr<c10d::ProcessGroup> group,
+                                std::vector<bool> sparse, int64_t cap, bool find_unused, int64_t first_cap) {
+  constexpr bool with_limits =
+      std::is_constructible_v<R, std::vector<at::Tensor>, std::vector<std::vector<size_t>>, std::vector<size_t>,
+                              c10::intrusive_ptr<c10d::ProcessGroup>, std::vector<bool>, int64_t, bool, bool,
+                              std::unordered_map<size_t, std::string>, int64_t>;
+  if constexpr (with_limits) {
+    return std::make_unique<R>(std::move(params), std::move(buckets), std::move(limits), std::move(group),
+                               std::move(sparse), cap, find_unused, /*gradient_as_bucket_view=*/false,
+                               std::unordered_map<size_t, std::string>{}, first_cap);
+  } else {
+    return std::make_unique<R>(std::move(params), std::move(buckets), std::move(group), std::move(sparse), cap,
+                               find_unused, /*gradient_as_bucket_view=*/false,
+                               std::unordered_map<size_t, std::string>{}, first_cap,
+                               /*skip_all_reduce_unused_params=*/false, /*use_python_reducer=*/false,
+                               /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -525,10 +553,8 @@ gt_error gt_dist_reducer_new(gt_dist_pg pg, gt_tensor *ps, int64_t n, int64_t bu
     auto r = std::make_unique<gt_dist_reducer_s>();
     r->pg = pg;
     r->find_unused = find_unused != 0;
-    r->reducer = std::make_unique<c10d::Reducer>(params, std::move(buckets), std::move(bucket_limits), pg->group,
-                                                 std::move(sparse), bucket_bytes, r->find_unused,
-                                                 /*gradient_as_bucket_view=*/false,
-                                                 std::unordered_map<size_t, std::string>{}, first_bucket_bytes);
+    r->reducer = make_reducer(std::move(params), std::move(buckets), std::move(bucket_limits), pg->group,
+                              std::move(sparse), bucket_bytes, r->find_unused, first_bucket_bytes);
     r->reducer->register_comm_hook(std::make_unique<AllreduceHook>(pg, r->slot));
     *out = r.release();
   });
