@@ -5,14 +5,19 @@
 //	vec := utils.ParametersToVector(model.Parameters())
 //	utils.VectorToParameters(vec.MulAny(0.5), model.Parameters())
 //
-//	wn := utils.WeightNorm(lin.Weight, 0) // weight_g, weight_v
-//	lin.Weight = wn.Weight()              // before each forward
+//	wn := utils.WeightNorm(lin.Weight) // weight_g, weight_v, over dim 0
+//	lin.Weight = wn.Weight()           // before each forward
+//	sn := utils.SpectralNorm(conv.Weight, utils.WithNPowerIterations(2))
 //
 // GoTorch modules have no forward hooks, so the parametrizations are
 // values that compute the weight (torch.nn.utils.parametrize's style):
 // register their parameters in place of the weight and compute it before
 // each forward. Their parameters' names are PyTorch's (weight_g,
 // weight_v; weight_orig, weight_u, weight_v), so state dicts carry over.
+//
+// Arguments follow package nn's rule: what PyTorch requires is a
+// parameter, what has a default is an Option (WithDim, WithEps,
+// WithNPowerIterations) that gives PyTorch's default when left out.
 //
 // Each function panics on failure and has a Try form that returns the
 // error, as in package torch.
@@ -21,6 +26,7 @@ package utils
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/nn/optim"
@@ -169,6 +175,58 @@ func TryClipGradValue_(params []torch.Tensor, clipValue float64) error {
 	return optim.TryClipGradValue_(params, clipValue)
 }
 
+// Option is an optional (keyword) argument of WeightNorm and SpectralNorm,
+// named With plus PyTorch's keyword, as in packages nn and torch; leaving
+// it out gives PyTorch's default.
+type Option struct {
+	name string
+	i    int64
+	f    float64
+}
+
+// WithDim is the dimension that WeightNorm keeps (default 0; -1 for the
+// whole tensor) and that SpectralNorm takes as the output dimension
+// (default 0).
+func WithDim(dim int64) Option { return Option{name: "dim", i: dim} }
+
+// WithNPowerIterations is SpectralNorm's number of power iterations per
+// training step (default 1).
+func WithNPowerIterations(n int64) Option { return Option{name: "n_power_iterations", i: n} }
+
+// WithEps is the epsilon of SpectralNorm's normalizations (default 1e-12).
+func WithEps(eps float64) Option { return Option{name: "eps", f: eps} }
+
+type args struct {
+	dim, nPowerIterations int64
+	eps                   float64
+}
+
+// parse sets a from opts, which may name only allowed keywords.
+func (a *args) parse(who string, opts []Option, allowed ...string) error {
+	for _, o := range opts {
+		ok := false
+		for _, n := range allowed {
+			ok = ok || n == o.name
+		}
+		if !ok {
+			name := o.name
+			if name == "" {
+				name = "(zero Option)"
+			}
+			return fmt.Errorf("%s: unexpected option %s (it takes %s)", who, name, strings.Join(allowed, ", "))
+		}
+		switch o.name {
+		case "dim":
+			a.dim = o.i
+		case "n_power_iterations":
+			a.nPowerIterations = o.i
+		case "eps":
+			a.eps = o.f
+		}
+	}
+	return nil
+}
+
 // WeightNormParam is weight normalization (torch.nn.utils.weight_norm):
 // the weight is G·V/‖V‖, the norm taken over every dimension but Dim.
 type WeightNormParam struct {
@@ -177,17 +235,25 @@ type WeightNormParam struct {
 	Dim int64        // -1: the norm of the whole tensor
 }
 
-// WeightNorm starts weight normalization of weight over dim (0 for
-// Linear and Conv weights; -1 for the whole tensor), as
-// torch.nn.utils.weight_norm does: G is the norm of weight and V a copy
-// of it, both new leaves that require grad.
-func WeightNorm(weight torch.Tensor, dim int64) *WeightNormParam {
-	return must(TryWeightNorm(weight, dim))
+// WeightNorm starts weight normalization of weight, as
+// torch.nn.utils.weight_norm does: G is the norm of weight over every
+// dimension but dim and V a copy of weight, both new leaves that require
+// grad.
+//
+// Options: WithDim (0, right for Linear and Conv weights; -1, PyTorch's
+// None, for the norm of the whole tensor).
+func WeightNorm(weight torch.Tensor, opts ...Option) *WeightNormParam {
+	return must(TryWeightNorm(weight, opts...))
 }
 
 // TryWeightNorm is WeightNorm that returns its error.
-func TryWeightNorm(weight torch.Tensor, dim int64) (w *WeightNormParam, err error) {
+func TryWeightNorm(weight torch.Tensor, opts ...Option) (w *WeightNormParam, err error) {
 	const who = "utils.WeightNorm"
+	a := args{dim: 0}
+	if err := a.parse(who, opts, "dim"); err != nil {
+		return nil, err
+	}
+	dim := a.dim
 	if !weight.Defined() {
 		return nil, errors.New(who + ": weight is an undefined or freed tensor")
 	}
@@ -247,16 +313,24 @@ type SpectralNormParam struct {
 }
 
 // SpectralNorm starts spectral normalization of weight, as
-// torch.nn.utils.spectral_norm does with nPowerIterations (1), eps
-// (1e-12) and dim (0; 1 for ConvTranspose weights): Orig is a copy of
-// weight that requires grad, U and V random unit vectors.
-func SpectralNorm(weight torch.Tensor, nPowerIterations int64, eps float64, dim int64) *SpectralNormParam {
-	return must(TrySpectralNorm(weight, nPowerIterations, eps, dim))
+// torch.nn.utils.spectral_norm does: Orig is a copy of weight that
+// requires grad, U and V random unit vectors.
+//
+// Options: WithNPowerIterations (1), WithEps (1e-12), WithDim (0; PyTorch
+// takes 1 for the weights of ConvTranspose layers, which are (in, out,
+// k...): pass WithDim(1) for them).
+func SpectralNorm(weight torch.Tensor, opts ...Option) *SpectralNormParam {
+	return must(TrySpectralNorm(weight, opts...))
 }
 
 // TrySpectralNorm is SpectralNorm that returns its error.
-func TrySpectralNorm(weight torch.Tensor, nPowerIterations int64, eps float64, dim int64) (s *SpectralNormParam, err error) {
+func TrySpectralNorm(weight torch.Tensor, opts ...Option) (s *SpectralNormParam, err error) {
 	const who = "utils.SpectralNorm"
+	a := args{dim: 0, nPowerIterations: 1, eps: 1e-12}
+	if err := a.parse(who, opts, "n_power_iterations", "eps", "dim"); err != nil {
+		return nil, err
+	}
+	nPowerIterations, eps, dim := a.nPowerIterations, a.eps, a.dim
 	if !weight.Defined() {
 		return nil, errors.New(who + ": weight is an undefined or freed tensor")
 	}

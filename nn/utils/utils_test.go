@@ -29,11 +29,14 @@ type reference struct {
 		GradG                       tensorJSON `json:"grad_g"`
 		GradV                       tensorJSON `json:"grad_v"`
 		Dim                         int64
+		Defaults                    bool // PyTorch was called without dim
 	} `json:"weight_norm"`
 	SpectralNorm map[string]struct {
 		Weight           tensorJSON
 		Dim              int64
 		NPowerIterations int64 `json:"n_power_iterations"`
+		Eps              float64
+		Defaults         bool // PyTorch was called without n_power_iterations, eps and dim
 		U0, V0, U1, V1   tensorJSON
 		TrainWeight      tensorJSON `json:"train_weight"`
 		EvalWeight       tensorJSON `json:"eval_weight"`
@@ -118,7 +121,12 @@ func TestWeightNormMatchesPyTorch(t *testing.T) {
 	for _, name := range keys(r.WeightNorm) {
 		c := r.WeightNorm[name]
 		t.Run(name, func(t *testing.T) {
-			wn := utils.WeightNorm(c.Weight.f32(), c.Dim)
+			var opts []utils.Option
+			if !c.Defaults {
+				opts = append(opts, utils.WithDim(c.Dim))
+			}
+			wn := utils.WeightNorm(c.Weight.f32(), opts...)
+			assert.Equal(t, c.Dim, wn.Dim)
 			close32(t, c.G, wn.G, "weight_g")
 			close32(t, c.V, wn.V, "weight_v")
 			w := wn.Weight()
@@ -130,10 +138,15 @@ func TestWeightNormMatchesPyTorch(t *testing.T) {
 			assert.Len(t, wn.Parameters(), 2)
 		})
 	}
-	_, err := utils.TryWeightNorm(torch.Zeros([]int64{2}), 3)
-	assert.Error(t, err)
-	_, err = utils.TryWeightNorm(torch.Tensor{}, 0)
-	assert.Error(t, err)
+	_, err := utils.TryWeightNorm(torch.Zeros([]int64{2}), utils.WithDim(3))
+	assert.ErrorContains(t, err, "utils.WeightNorm: dim 3 out of range for a weight of 1 dimensions")
+	_, err = utils.TryWeightNorm(torch.Tensor{}, utils.WithDim(0))
+	assert.ErrorContains(t, err, "utils.WeightNorm: weight is an undefined or freed tensor")
+	_, err = utils.TryWeightNorm(torch.Zeros([]int64{2, 2}), utils.WithEps(1e-3))
+	assert.EqualError(t, err, "utils.WeightNorm: unexpected option eps (it takes dim)")
+	_, err = utils.TryWeightNorm(torch.Zeros([]int64{2, 2}), utils.Option{})
+	assert.EqualError(t, err, "utils.WeightNorm: unexpected option (zero Option) (it takes dim)")
+	assert.Panics(t, func() { utils.WeightNorm(torch.Zeros([]int64{2}), utils.WithDim(3)) })
 	var nilWN *utils.WeightNormParam
 	_, err = nilWN.TryWeight()
 	assert.Error(t, err)
@@ -145,7 +158,14 @@ func TestSpectralNormMatchesPyTorch(t *testing.T) {
 	for _, name := range keys(r.SpectralNorm) {
 		c := r.SpectralNorm[name]
 		t.Run(name, func(t *testing.T) {
-			sn := utils.SpectralNorm(c.Weight.f32(), c.NPowerIterations, 1e-12, c.Dim)
+			var opts []utils.Option
+			if !c.Defaults {
+				opts = append(opts, utils.WithNPowerIterations(c.NPowerIterations), utils.WithEps(c.Eps), utils.WithDim(c.Dim))
+			}
+			sn := utils.SpectralNorm(c.Weight.f32(), opts...)
+			assert.Equal(t, c.Dim, sn.Dim)
+			assert.Equal(t, c.NPowerIterations, sn.NPowerIterations)
+			assert.Equal(t, c.Eps, sn.Eps)
 			assert.Equal(t, c.U0.Shape, sn.U.Shape(), "u")
 			assert.Equal(t, c.V0.Shape, sn.V.Shape(), "v")
 			assert.InDelta(t, 1, sn.U.Norm(torch.Float64).Item(), 1e-6, "u is a unit vector")
@@ -159,13 +179,23 @@ func TestSpectralNormMatchesPyTorch(t *testing.T) {
 			close32(t, c.U1, sn.U, "u unchanged in eval")
 		})
 	}
-	for name, f := range map[string]func() error{
-		"iterations": func() error { _, err := utils.TrySpectralNorm(torch.Ones([]int64{2, 2}), 0, 1e-12, 0); return err },
-		"dim":        func() error { _, err := utils.TrySpectralNorm(torch.Ones([]int64{2, 2}), 1, 1e-12, 2); return err },
-		"undefined":  func() error { _, err := utils.TrySpectralNorm(torch.Tensor{}, 1, 1e-12, 0); return err },
+	sq := torch.Ones([]int64{2, 2})
+	for _, c := range []struct {
+		name string
+		w    torch.Tensor
+		opts []utils.Option
+		want string
+	}{
+		{"iterations", sq, []utils.Option{utils.WithNPowerIterations(0)},
+			"utils.SpectralNorm: Expected n_power_iterations to be positive, but got n_power_iterations=0"},
+		{"dim", sq, []utils.Option{utils.WithDim(2)}, "utils.SpectralNorm: dim 2 out of range for a weight of 2 dimensions"},
+		{"undefined", torch.Tensor{}, nil, "utils.SpectralNorm: weight is an undefined or freed tensor"},
+		{"option", sq, []utils.Option{{}}, "utils.SpectralNorm: unexpected option (zero Option) (it takes n_power_iterations, eps, dim)"},
 	} {
-		assert.Error(t, f(), name)
+		_, err := utils.TrySpectralNorm(c.w, c.opts...)
+		assert.EqualError(t, err, c.want, c.name)
 	}
+	assert.Panics(t, func() { utils.SpectralNorm(sq, utils.WithDim(2)) })
 }
 
 func TestClipReexports(t *testing.T) {

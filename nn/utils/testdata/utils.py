@@ -31,16 +31,22 @@ def values(shape, k):
 
 def weight_norm_cases():
     out = {}
+    # dim "default": weight_norm called without dim (PyTorch's 0).
     for name, shape, dim in [("linear_dim0", (4, 3), 0), ("linear_dim1", (4, 3), 1),
-                             ("conv_dim0", (2, 3, 2, 2), 0), ("whole", (4, 3), None)]:
+                             ("conv_dim0", (2, 3, 2, 2), 0), ("whole", (4, 3), None),
+                             ("default", (3, 2, 2), "default")]:
         w = values(shape, 1.7)
         c = values(shape, 0.9)  # the loss is sum(weight * c)
         m = torch.nn.Linear(1, 1)
         m.weight = torch.nn.Parameter(w.clone())
-        m = torch.nn.utils.weight_norm(m, dim=dim)
+        defaults = dim == "default"
+        if defaults:
+            m, dim = torch.nn.utils.weight_norm(m), 0
+        else:
+            m = torch.nn.utils.weight_norm(m, dim=dim)
         weight = torch._weight_norm(m.weight_v, m.weight_g, -1 if dim is None else dim)
         (weight * c).sum().backward()
-        out[name] = {"weight": t(w), "c": t(c), "dim": -1 if dim is None else dim,
+        out[name] = {"weight": t(w), "c": t(c), "dim": -1 if dim is None else dim, "defaults": defaults,
                      "g": t(m.weight_g), "v": t(m.weight_v), "normalized": t(weight),
                      "grad_g": t(m.weight_g.grad), "grad_v": t(m.weight_v.grad)}
     return out
@@ -49,12 +55,22 @@ def weight_norm_cases():
 def spectral_norm_cases():
     torch.manual_seed(0)
     out = {}
-    for name, shape, dim, iters in [("linear", (4, 3), 0, 1), ("conv_t_dim1", (2, 3, 2, 2), 1, 1),
-                                    ("three_iterations", (5, 4), 0, 3)]:
-        w = values(shape, 1.3)
+    # iters None: spectral_norm called without n_power_iterations, eps and
+    # dim (PyTorch's 1, 1e-12 and 0); the last case's tiny weight makes
+    # eps matter. The new cases come last, so the earlier ones draw the
+    # same u0 and v0.
+    for name, shape, dim, iters, eps, scale in [
+            ("linear", (4, 3), 0, 1, 1e-12, 1.0), ("conv_t_dim1", (2, 3, 2, 2), 1, 1, 1e-12, 1.0),
+            ("three_iterations", (5, 4), 0, 3, 1e-12, 1.0), ("defaults", (3, 4), 0, None, 1e-12, 1.0),
+            ("eps", (3, 4), 0, 2, 1e-3, 1e-4)]:
+        w = values(shape, 1.3) * scale
         m = torch.nn.Linear(1, 1)
         m.weight = torch.nn.Parameter(w.clone())
-        m = torch.nn.utils.spectral_norm(m, n_power_iterations=iters, dim=dim)
+        defaults = iters is None
+        if defaults:
+            m, iters = torch.nn.utils.spectral_norm(m), 1
+        else:
+            m = torch.nn.utils.spectral_norm(m, n_power_iterations=iters, eps=eps, dim=dim)
         u0, v0 = m.weight_u.clone(), m.weight_v.clone()
         hook = [h for h in m._forward_pre_hooks.values()][0]
         m.train()
@@ -64,7 +80,7 @@ def spectral_norm_cases():
         m.eval()
         hook(m, None)
         eval_w = m.weight.detach().clone()
-        out[name] = {"weight": t(w), "dim": dim, "n_power_iterations": iters,
+        out[name] = {"weight": t(w), "dim": dim, "n_power_iterations": iters, "eps": eps, "defaults": defaults,
                      "u0": t(u0), "v0": t(v0), "u1": t(u1), "v1": t(v1),
                      "train_weight": t(train_w), "eval_weight": t(eval_w)}
     return out
