@@ -23,7 +23,13 @@
 //
 // XGo overloads functions by name suffix (Ones__0, Ones__1) in a package
 // that declares XGoPackage (or GopPackage), as this one does: ones(2, 3)
-// and ones(x.shape), arange(5) and arange(0, 1, 0.1). Package torch declares it too, for its
+// and ones(x.shape), arange(5) and arange(0, 1, 0.1).
+//
+// Dimensions and sizes are int64, as everywhere in GoTorch, so x.size(0)
+// and a model's int64 fields pass as they are: randn(x.size(0), latent).
+// Python has one integer type and Go+ scripts hold counts in int
+// variables (n := 64), so the factories and view and reshape also take
+// sizes as ints: randn(n, 16). One call takes one or the other, not a mix. Package torch declares it too, for its
 // methods (torch/gop_overloads.go):
 //
 //   - x.sum, x.sum(1), x.sum(1, true), and likewise mean, prod, std,
@@ -256,28 +262,40 @@ func elemKind(v any) reflect.Kind {
 
 // Ones__0 is torch.ones(*size): ones(2, 3). Like every factory here it
 // makes Float32 tensors; convert with x.double, x.long, x.to(dtype).
-func Ones__0(size ...int) torch.Tensor { return torch.Ones(ints64(size)) }
+func Ones__0(size ...int64) torch.Tensor { return torch.Ones(size) }
 
 // Ones__1 is torch.ones(size) for a shape: ones(x.shape), ones([2, 3]).
 func Ones__1(size []int64) torch.Tensor { return torch.Ones(size) }
 
+// Ones__2 is Ones__0 for sizes held in Go+ ints: n := 64; ones(n, 16).
+func Ones__2(size ...int) torch.Tensor { return torch.Ones(ints64(size)) }
+
 // Zeros__0 is torch.zeros(*size).
-func Zeros__0(size ...int) torch.Tensor { return torch.Zeros(ints64(size)) }
+func Zeros__0(size ...int64) torch.Tensor { return torch.Zeros(size) }
 
 // Zeros__1 is torch.zeros(size) for a shape.
 func Zeros__1(size []int64) torch.Tensor { return torch.Zeros(size) }
 
+// Zeros__2 is Zeros__0 for sizes held in Go+ ints: n := 64; zeros(n, 16).
+func Zeros__2(size ...int) torch.Tensor { return torch.Zeros(ints64(size)) }
+
 // Rand__0 is torch.rand(*size): uniform on [0, 1).
-func Rand__0(size ...int) torch.Tensor { return torch.Rand(ints64(size)) }
+func Rand__0(size ...int64) torch.Tensor { return torch.Rand(size) }
 
 // Rand__1 is torch.rand(size) for a shape.
 func Rand__1(size []int64) torch.Tensor { return torch.Rand(size) }
 
+// Rand__2 is Rand__0 for sizes held in Go+ ints: n := 64; rand(n, 16).
+func Rand__2(size ...int) torch.Tensor { return torch.Rand(ints64(size)) }
+
 // Randn__0 is torch.randn(*size): standard normal.
-func Randn__0(size ...int) torch.Tensor { return torch.RandN(ints64(size)) }
+func Randn__0(size ...int64) torch.Tensor { return torch.RandN(size) }
 
 // Randn__1 is torch.randn(size) for a shape.
 func Randn__1(size []int64) torch.Tensor { return torch.RandN(size) }
+
+// Randn__2 is Randn__0 for sizes held in Go+ ints: n := 64; randn(n, 16).
+func Randn__2(size ...int) torch.Tensor { return torch.RandN(ints64(size)) }
 
 // Full__0 is torch.full(size, value) for an integer value: an Int64 tensor.
 func Full__0(size []int64, value int) torch.Tensor {
@@ -331,15 +349,15 @@ func Arange__5(start, end, step float64) torch.Tensor {
 }
 
 // Linspace is torch.linspace(start, end, steps).
-func Linspace(start, end float64, steps int) torch.Tensor {
-	return torch.Linspace(torch.S(start), torch.S(end), int64(steps))
+func Linspace(start, end float64, steps int64) torch.Tensor {
+	return torch.Linspace(torch.S(start), torch.S(end), steps)
 }
 
 // Eye__0 is torch.eye(n).
-func Eye__0(n int) torch.Tensor { return torch.Eye(int64(n)) }
+func Eye__0(n int64) torch.Tensor { return torch.Eye(n) }
 
 // Eye__1 is torch.eye(n, m).
-func Eye__1(n, m int) torch.Tensor { return torch.EyeM(int64(n), int64(m)) }
+func Eye__1(n, m int64) torch.Tensor { return torch.EyeM(n, m) }
 
 // OnesLike is torch.ones_like(x).
 func OnesLike(x torch.Tensor) torch.Tensor { return torch.OnesLike(x) }

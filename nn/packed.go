@@ -64,10 +64,10 @@ func TryPackPaddedSequence(input torch.Tensor, lengths []int64, opts ...Option) 
 	if input.Dim() < 2 {
 		return nil, layerError(op, "input must have at least 2 dimensions (T, B, *), got shape %v", input.Shape())
 	}
-	if b := input.Size(int(batchDim)); int64(len(lengths)) != b {
+	if b := input.Size(batchDim); int64(len(lengths)) != b {
 		return nil, layerError(op, "expected %d lengths, one per sequence of the batch, got %d", b, len(lengths))
 	}
-	steps := input.Size(int(1 - batchDim))
+	steps := input.Size(1 - batchDim)
 	for i, l := range lengths {
 		if l <= 0 || l > steps {
 			return nil, layerError(op, "length %d of sequence %d is not in [1, %d]", l, i, steps)

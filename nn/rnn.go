@@ -427,7 +427,7 @@ func rnnPrepare(mode string, x torch.Tensor, hx []torch.Tensor, inputSize int64,
 	if got := r.x.Size(-1); got != inputSize {
 		panic(fmt.Errorf("nn.%s: input.size(-1) must be equal to input_size. Expected %d, got %d", mode, inputSize, got))
 	}
-	batch := r.x.Size(int(r.batchDim))
+	batch := r.x.Size(r.batchDim)
 	dirs := int64(1)
 	if o.Bidirectional {
 		dirs = 2
@@ -438,7 +438,7 @@ func rnnPrepare(mode string, x torch.Tensor, hx []torch.Tensor, inputSize int64,
 		}
 		return r
 	}
-	want := 3
+	want := int64(3)
 	if !r.batched {
 		want = 2
 	}

@@ -162,7 +162,7 @@ func cellInput(mode string, s RNNCellSettings, x torch.Tensor, hx []torch.Tensor
 		if !h.Defined() {
 			panic(layerError(mode, "hidden state %d is an undefined tensor", i))
 		}
-		if want := 1 + boolInt(batched); h.Dim() != want {
+		if want := 1 + int64(boolInt(batched)); h.Dim() != want {
 			panic(layerError(mode, "Expected hidden to be %dD for %dD input, got %dD instead", want, want, h.Dim()))
 		}
 		if !batched {

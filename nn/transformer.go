@@ -642,7 +642,7 @@ func (t *TransformerModule) Forward(src, tgt torch.Tensor, opts ...Option) torch
 	if !src.Defined() || !tgt.Defined() {
 		panic(layerError(op, "src and tgt must be defined tensors"))
 	}
-	batchDim := 1
+	batchDim := int64(1)
 	if t.BatchFirst {
 		batchDim = 0
 	}

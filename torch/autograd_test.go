@@ -124,10 +124,10 @@ func TestAutogradGoldenAccumulate(t *testing.T) {
 func TestAutogradScalarBackward(t *testing.T) {
 	s := torch.Full(nil, torch.S(3.0), torch.WithRequiresGrad(true))
 	y := torch.Add(s, s) // 0-dim: no gradient needed
-	require.Equal(t, 0, y.Dim())
+	require.Equal(t, int64(0), y.Dim())
 	y.Backward()
 	assert.Equal(t, 2.0, s.Grad().Item())
-	assert.Equal(t, 0, s.Grad().Dim())
+	assert.Equal(t, int64(0), s.Grad().Dim())
 }
 
 func TestAutogradLeafAndGradFn(t *testing.T) {

@@ -84,7 +84,7 @@ func TestFactories(t *testing.T) {
 			})
 			t.Run("0-dim and empty", func(t *testing.T) {
 				s := f.must(nil)
-				assert.Equal(t, 0, s.Dim())
+				assert.Equal(t, int64(0), s.Dim())
 				assert.Equal(t, int64(1), s.Numel())
 				e := f.must(i64s(3, 0))
 				assert.Equal(t, []int64{3, 0}, e.Shape())

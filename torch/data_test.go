@@ -31,7 +31,7 @@ func roundTrip[T torch.Element](t *testing.T, data []T, dtype torch.DType) {
 
 	s := torch.FromSlice(data[:1], []int64{}...)
 	defer s.Free()
-	assert.Equal(t, 0, s.Dim(), "an explicit empty shape gives a 0-dim tensor")
+	assert.Equal(t, int64(0), s.Dim(), "an explicit empty shape gives a 0-dim tensor")
 	assert.Equal(t, data[:1], torch.ToSlice[T](s))
 
 	e := torch.FromSlice([]T{})

@@ -8,6 +8,30 @@
 // Every snippet in this documentation is a runnable example in
 // example_test.go.
 //
+// # Creating tensors
+//
+// From Go data, copied: FromSlice with a shape, or FromNested for nested
+// slices; ToSlice[T] (or x.Float32s(), x.Int64s(), …) and x.Item() read
+// them back.
+//
+//	a := torch.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3) // torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+//	b := torch.FromNested([][]int64{{1, 2}, {3, 4}})
+//
+// The factories take the shape as []int64 and the dtype and device as
+// options, with PyTorch's defaults (Float32 on the CPU):
+//
+//	z := torch.Zeros([]int64{2, 3})                              // torch.zeros(2, 3)
+//	o := torch.Ones([]int64{2}, torch.WithDtype(torch.Int64))    // torch.ones(2, dtype=torch.int64)
+//	f := torch.Full([]int64{2, 2}, torch.S(7.5))                 // torch.full((2, 2), 7.5)
+//	r := torch.Arange(torch.S(5))                                // torch.arange(5)
+//	n := torch.RandN([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
+//	s := torch.ScalarTensor(torch.S(3.0))                        // torch.tensor(3.)
+//
+// A Scalar (torch.S(v)) carries a Go number to an op, keeping Python's
+// int/float distinction. torch.ManualSeed seeds the random factories.
+// Load and Save read and write tensors; package torch/safetensors and
+// torch/pt read PyTorch's files.
+//
 // # Names
 //
 // The ops are generated, one Go name per ATen overload: sum is Sum,
@@ -21,7 +45,7 @@
 //
 //   - OpAll() is Python's x.op(), over all elements: x.SumAll(),
 //     x.StdAll(), x.ArgmaxAll(). (x.All() and x.Any() are already that.)
-//   - OpAlong(dim int, keepdim ...bool) is x.op(dim) and x.op(dim,
+//   - OpAlong(dim int64, keepdim ...bool) is x.op(dim) and x.op(dim,
 //     keepdim): x.SumAlong(1), x.StdAlong(0), x.VarMeanAlong(1, true),
 //     x.ArgmaxAlong(1). Ops that return values and indices return both:
 //     values, indices := x.MaxAlong(1). TopKAlong(k, dim) and
@@ -31,8 +55,11 @@
 //     x.ClampAny(0, nil) is x.clamp(min=0), and torch.WhereAny(c, x, 0)
 //     is torch.where(c, x, 0).
 //
-// Helpers take dimensions as int; the generated ops take them as int64,
-// as ATen does, and shapes are []int64 everywhere (x.Shape()).
+// Dimensions, sizes and shapes are int64 everywhere, as in ATen: the
+// generated ops, these helpers, x.Dim(), x.Size(d), x.Shape() ([]int64),
+// and nn's layers. So a shape spreads into a helper, x.ViewDims(y.Shape()...),
+// and a loop over dimensions needs no conversion:
+// for d := range x.Dim() { x.Size(d) }.
 //
 // Go+ code calls the same helpers with Python's spelling: x.sum(1) is
 // x.SumAlong(1) through the overloads of gop_overloads.go, x - 0.75 is

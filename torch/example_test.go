@@ -18,6 +18,26 @@ func Example() {
 	// Output: tensor([17., 37.])
 }
 
+// Creating tensors: the package comment's snippets.
+func Example_creating() {
+	a := torch.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3) // torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+	b := torch.FromNested([][]int64{{1, 2}, {3, 4}})
+	fmt.Println(a.Shape(), torch.ToSlice[float32](a), b.Int64s())
+
+	z := torch.Zeros([]int64{2, 3})                              // torch.zeros(2, 3)
+	o := torch.Ones([]int64{2}, torch.WithDtype(torch.Int64))    // torch.ones(2, dtype=torch.int64)
+	f := torch.Full([]int64{2, 2}, torch.S(7.5))                 // torch.full((2, 2), 7.5)
+	r := torch.Arange(torch.S(5))                                // torch.arange(5)
+	n := torch.RandN([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
+	s := torch.ScalarTensor(torch.S(3.0))                        // torch.tensor(3.)
+	fmt.Println(z.Shape(), z.DType(), o.Int64s(), f.Float32s(), r.Int64s())
+	fmt.Println(n.Shape(), n.Device(), s.Dim(), s.Item())
+	// Output:
+	// [2 3] [1 2 3 4 5 6] [1 2 3 4]
+	// [2 3] torch.float32 [1 1] [7.5 7.5 7.5 7.5] [0 1 2 3 4]
+	// [3 4] cpu 0 3
+}
+
 // The naming rule: OpAll, OpAlong and OpAny.
 func Example_names() {
 	x := torch.FromNested([][]float64{{1, 5, 2}, {8, 3, 0}})

@@ -327,4 +327,4 @@ func (t Tensor) RequiresGrad_(on ...bool) Tensor {
 func (t Tensor) Dtype() DType { return t.DType() }
 
 // Ndim is Python's x.ndim: Dim.
-func (t Tensor) Ndim() int { return t.Dim() }
+func (t Tensor) Ndim() int64 { return t.Dim() }

@@ -45,52 +45,44 @@ func keepdimOf(op string, keepdim []bool) Option {
 	return WithKeepdim(len(keepdim) == 1 && keepdim[0])
 }
 
-func ints64(s []int) []int64 {
-	out := make([]int64, len(s))
-	for i, v := range s {
-		out[i] = int64(v)
-	}
-	return out
-}
-
 // SumAll is Python's x.sum(): the sum of all elements.
 func (t Tensor) SumAll() Tensor { return t.Sum() }
 
 // SumAlong is Python's x.sum(dim) and x.sum(dim, keepdim).
-func (t Tensor) SumAlong(dim int, keepdim ...bool) Tensor {
-	return t.SumDimIntList([]int64{int64(dim)}, keepdimOf("sum", keepdim))
+func (t Tensor) SumAlong(dim int64, keepdim ...bool) Tensor {
+	return t.SumDimIntList([]int64{dim}, keepdimOf("sum", keepdim))
 }
 
 // MeanAll is Python's x.mean(): the mean of all elements.
 func (t Tensor) MeanAll() Tensor { return t.Mean() }
 
 // MeanAlong is Python's x.mean(dim) and x.mean(dim, keepdim).
-func (t Tensor) MeanAlong(dim int, keepdim ...bool) Tensor {
-	return t.MeanDim([]int64{int64(dim)}, keepdimOf("mean", keepdim))
+func (t Tensor) MeanAlong(dim int64, keepdim ...bool) Tensor {
+	return t.MeanDim([]int64{dim}, keepdimOf("mean", keepdim))
 }
 
 // ProdAll is Python's x.prod(): the product of all elements.
 func (t Tensor) ProdAll() Tensor { return t.Prod() }
 
 // ProdAlong is Python's x.prod(dim) and x.prod(dim, keepdim).
-func (t Tensor) ProdAlong(dim int, keepdim ...bool) Tensor {
-	return t.ProdDimInt(int64(dim), keepdimOf("prod", keepdim))
+func (t Tensor) ProdAlong(dim int64, keepdim ...bool) Tensor {
+	return t.ProdDimInt(dim, keepdimOf("prod", keepdim))
 }
 
 // AmaxAll is Python's x.amax(): the largest element.
 func (t Tensor) AmaxAll() Tensor { return t.Amax() }
 
 // AmaxAlong is Python's x.amax(dim) and x.amax(dim, keepdim).
-func (t Tensor) AmaxAlong(dim int, keepdim ...bool) Tensor {
-	return t.Amax(WithDim(int64(dim)), keepdimOf("amax", keepdim))
+func (t Tensor) AmaxAlong(dim int64, keepdim ...bool) Tensor {
+	return t.Amax(WithDim(dim), keepdimOf("amax", keepdim))
 }
 
 // AminAll is Python's x.amin(): the smallest element.
 func (t Tensor) AminAll() Tensor { return t.Amin() }
 
 // AminAlong is Python's x.amin(dim) and x.amin(dim, keepdim).
-func (t Tensor) AminAlong(dim int, keepdim ...bool) Tensor {
-	return t.Amin(WithDim(int64(dim)), keepdimOf("amin", keepdim))
+func (t Tensor) AminAlong(dim int64, keepdim ...bool) Tensor {
+	return t.Amin(WithDim(dim), keepdimOf("amin", keepdim))
 }
 
 // MaxAll is Python's x.max(): the largest element.
@@ -98,8 +90,8 @@ func (t Tensor) MaxAll() Tensor { return t.Max() }
 
 // MaxAlong is Python's values, indices = x.max(dim) (and x.max(dim,
 // keepdim)): the largest elements along dim and where they are.
-func (t Tensor) MaxAlong(dim int, keepdim ...bool) (values, indices Tensor) {
-	return t.MaxDim(int64(dim), keepdimOf("max", keepdim))
+func (t Tensor) MaxAlong(dim int64, keepdim ...bool) (values, indices Tensor) {
+	return t.MaxDim(dim, keepdimOf("max", keepdim))
 }
 
 // MinAll is Python's x.min(): the smallest element.
@@ -107,24 +99,24 @@ func (t Tensor) MinAll() Tensor { return t.Min() }
 
 // MinAlong is Python's values, indices = x.min(dim) (and x.min(dim,
 // keepdim)).
-func (t Tensor) MinAlong(dim int, keepdim ...bool) (values, indices Tensor) {
-	return t.MinDim(int64(dim), keepdimOf("min", keepdim))
+func (t Tensor) MinAlong(dim int64, keepdim ...bool) (values, indices Tensor) {
+	return t.MinDim(dim, keepdimOf("min", keepdim))
 }
 
 // ViewDims is Python's x.view(-1, 784).
-func (t Tensor) ViewDims(dims ...int) Tensor { return t.View(ints64(dims)) }
+func (t Tensor) ViewDims(dims ...int64) Tensor { return t.View(dims) }
 
 // ViewShape is Python's x.view(shape) with a shape such as y.shape.
 func (t Tensor) ViewShape(shape []int64) Tensor { return t.View(shape) }
 
 // ReshapeDims is Python's x.reshape(2, -1).
-func (t Tensor) ReshapeDims(dims ...int) Tensor { return t.Reshape(ints64(dims)) }
+func (t Tensor) ReshapeDims(dims ...int64) Tensor { return t.Reshape(dims) }
 
 // ReshapeShape is Python's x.reshape(shape) with a shape such as y.shape.
 func (t Tensor) ReshapeShape(shape []int64) Tensor { return t.Reshape(shape) }
 
 // PermuteDims is Python's x.permute(0, 2, 1).
-func (t Tensor) PermuteDims(dims ...int) Tensor { return t.Permute(ints64(dims)) }
+func (t Tensor) PermuteDims(dims ...int64) Tensor { return t.Permute(dims) }
 
 // PermuteShape is Python's x.permute(dims) with the dims in a slice.
 func (t Tensor) PermuteShape(dims []int64) Tensor { return t.Permute(dims) }
@@ -134,12 +126,12 @@ func (t Tensor) FlattenAll() Tensor { return t.Flatten() }
 
 // FlattenFrom is Python's x.flatten(start_dim) and x.flatten(start_dim,
 // end_dim).
-func (t Tensor) FlattenFrom(startDim int, endDim ...int) Tensor {
+func (t Tensor) FlattenFrom(startDim int64, endDim ...int64) Tensor {
 	switch len(endDim) {
 	case 0:
-		return t.Flatten(WithStartDim(int64(startDim)))
+		return t.Flatten(WithStartDim(startDim))
 	case 1:
-		return t.Flatten(WithStartDim(int64(startDim)), WithEndDim(int64(endDim[0])))
+		return t.Flatten(WithStartDim(startDim), WithEndDim(endDim[0]))
 	}
 	panic(newError("flatten", nil, "takes start_dim and one end_dim, got %d end dims", len(endDim)))
 }

@@ -203,7 +203,7 @@ func TestGopPythonicMethods(t *testing.T) {
 	assert.Equal(t, torch.Int32, x.Int().DType())
 	assert.Equal(t, torch.Bool, x.Bool().DType())
 	assert.Equal(t, torch.Float32, x.Long().Float().DType())
-	assert.Equal(t, 2, x.Ndim())
+	assert.Equal(t, int64(2), x.Ndim())
 	assert.Equal(t, torch.CPU.Type, x.Cpu().Device().Type)
 
 	m := torch.FromSlice([]float32{1, 2, 3, 4}, 2, 2)

@@ -5,14 +5,14 @@ package torch
 // (gop.go). The naming rule is in the package comment (doc.go):
 //
 //   - OpAll() is Python's x.op(), over all elements;
-//   - OpAlong(dim int, keepdim ...bool) is x.op(dim) and x.op(dim, keepdim);
+//   - OpAlong(dim int64, keepdim ...bool) is x.op(dim) and x.op(dim, keepdim);
 //   - OpAny(v any) takes, as Python does, a Tensor or a number.
 //
 // These helpers panic with *Error on failure, like the generated ops; the
 // generated Try forms (TryStdDim, …) return the error instead.
 
 // dim1 is the one-element dim list of the generated ops.
-func dim1(dim int) []int64 { return []int64{int64(dim)} }
+func dim1(dim int64) []int64 { return []int64{dim} }
 
 // StdAll is Python's x.std(): the standard deviation of all elements,
 // with Bessel's correction.
@@ -21,7 +21,7 @@ func (t Tensor) StdAll() Tensor { return t.Std() }
 // StdAlong is Python's x.std(dim) and x.std(dim, keepdim=keepdim), with
 // Bessel's correction (for another correction, StdDim with WithUnbiased or
 // StdCorrection).
-func (t Tensor) StdAlong(dim int, keepdim ...bool) Tensor {
+func (t Tensor) StdAlong(dim int64, keepdim ...bool) Tensor {
 	return t.StdDim(dim1(dim), keepdimOf("std", keepdim))
 }
 
@@ -30,7 +30,7 @@ func (t Tensor) StdAlong(dim int, keepdim ...bool) Tensor {
 func (t Tensor) VarAll() Tensor { return t.Var() }
 
 // VarAlong is Python's x.var(dim) and x.var(dim, keepdim=keepdim).
-func (t Tensor) VarAlong(dim int, keepdim ...bool) Tensor {
+func (t Tensor) VarAlong(dim int64, keepdim ...bool) Tensor {
 	return t.VarDim(dim1(dim), keepdimOf("var", keepdim))
 }
 
@@ -40,7 +40,7 @@ func (t Tensor) StdMeanAll() (std, mean Tensor) { return StdMean(t) }
 
 // StdMeanAlong is Python's torch.std_mean(x, dim) and torch.std_mean(x,
 // dim, keepdim=keepdim).
-func (t Tensor) StdMeanAlong(dim int, keepdim ...bool) (std, mean Tensor) {
+func (t Tensor) StdMeanAlong(dim int64, keepdim ...bool) (std, mean Tensor) {
 	return StdMeanDim(t, dim1(dim), keepdimOf("std_mean", keepdim))
 }
 
@@ -49,7 +49,7 @@ func (t Tensor) VarMeanAll() (variance, mean Tensor) { return VarMean(t) }
 
 // VarMeanAlong is Python's torch.var_mean(x, dim) and torch.var_mean(x,
 // dim, keepdim=keepdim).
-func (t Tensor) VarMeanAlong(dim int, keepdim ...bool) (variance, mean Tensor) {
+func (t Tensor) VarMeanAlong(dim int64, keepdim ...bool) (variance, mean Tensor) {
 	return VarMeanDim(t, dim1(dim), keepdimOf("var_mean", keepdim))
 }
 
@@ -60,28 +60,28 @@ func (t Tensor) ArgmaxAll() Tensor { return t.Argmax() }
 // ArgmaxAlong is Python's x.argmax(dim) and x.argmax(dim, keepdim): the
 // indices of the largest elements along dim (the predicted classes of
 // logits.ArgmaxAlong(1)).
-func (t Tensor) ArgmaxAlong(dim int, keepdim ...bool) Tensor {
-	return t.Argmax(WithDim(int64(dim)), keepdimOf("argmax", keepdim))
+func (t Tensor) ArgmaxAlong(dim int64, keepdim ...bool) Tensor {
+	return t.Argmax(WithDim(dim), keepdimOf("argmax", keepdim))
 }
 
 // ArgminAll is Python's x.argmin().
 func (t Tensor) ArgminAll() Tensor { return t.Argmin() }
 
 // ArgminAlong is Python's x.argmin(dim) and x.argmin(dim, keepdim).
-func (t Tensor) ArgminAlong(dim int, keepdim ...bool) Tensor {
-	return t.Argmin(WithDim(int64(dim)), keepdimOf("argmin", keepdim))
+func (t Tensor) ArgminAlong(dim int64, keepdim ...bool) Tensor {
+	return t.Argmin(WithDim(dim), keepdimOf("argmin", keepdim))
 }
 
 // AllAlong is Python's x.all(dim) and x.all(dim, keepdim). (x.all() is
 // All.)
-func (t Tensor) AllAlong(dim int, keepdim ...bool) Tensor {
-	return t.AllDim(int64(dim), keepdimOf("all", keepdim))
+func (t Tensor) AllAlong(dim int64, keepdim ...bool) Tensor {
+	return t.AllDim(dim, keepdimOf("all", keepdim))
 }
 
 // AnyAlong is Python's x.any(dim) and x.any(dim, keepdim). (x.any() is
 // Any.)
-func (t Tensor) AnyAlong(dim int, keepdim ...bool) Tensor {
-	return t.AnyDim(int64(dim), keepdimOf("any", keepdim))
+func (t Tensor) AnyAlong(dim int64, keepdim ...bool) Tensor {
+	return t.AnyDim(dim, keepdimOf("any", keepdim))
 }
 
 // NormAll is Python's x.norm(): the 2-norm of all elements (for another p,
@@ -91,30 +91,30 @@ func (t Tensor) NormAll() Tensor { return t.NormScalar() }
 // NormAlong is Python's x.norm(dim=dim) and x.norm(dim=dim,
 // keepdim=keepdim): 2-norms along dim (for another p, NormScalarOptDim
 // with WithP).
-func (t Tensor) NormAlong(dim int, keepdim ...bool) Tensor {
+func (t Tensor) NormAlong(dim int64, keepdim ...bool) Tensor {
 	return t.NormScalarOptDim(dim1(dim), keepdimOf("norm", keepdim))
 }
 
 // LogSumExpAlong is Python's x.logsumexp(dim) and x.logsumexp(dim,
 // keepdim).
-func (t Tensor) LogSumExpAlong(dim int, keepdim ...bool) Tensor {
+func (t Tensor) LogSumExpAlong(dim int64, keepdim ...bool) Tensor {
 	return t.LogSumExp(dim1(dim), keepdimOf("logsumexp", keepdim))
 }
 
 // TopKAlong is Python's values, indices = x.topk(k, dim): the k largest
 // elements along dim, largest first (for the smallest, TopK with
 // WithLargest(false)).
-func (t Tensor) TopKAlong(k, dim int) (values, indices Tensor) {
-	return t.TopK(int64(k), WithDim(int64(dim)))
+func (t Tensor) TopKAlong(k, dim int64) (values, indices Tensor) {
+	return t.TopK(k, WithDim(dim))
 }
 
 // SortAlong is Python's values, indices = x.sort(dim) and x.sort(dim,
 // descending).
-func (t Tensor) SortAlong(dim int, descending ...bool) (values, indices Tensor) {
+func (t Tensor) SortAlong(dim int64, descending ...bool) (values, indices Tensor) {
 	if len(descending) > 1 {
 		panic(newError("sort", nil, "takes one descending argument, got %d", len(descending)))
 	}
-	return t.Sort(WithDim(int64(dim)), WithDescending(len(descending) == 1 && descending[0]))
+	return t.Sort(WithDim(dim), WithDescending(len(descending) == 1 && descending[0]))
 }
 
 // operand sorts a Pythonic helper's tensor-or-number argument; op names the

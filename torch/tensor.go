@@ -83,8 +83,8 @@ func (t Tensor) Free() {
 }
 
 // Dim is the number of dimensions.
-func (t Tensor) Dim() int {
-	n := int(C.gt_tensor_dim(t.mustPtr("dim")))
+func (t Tensor) Dim() int64 {
+	n := int64(C.gt_tensor_dim(t.mustPtr("dim")))
 	t.unpin()
 	return n
 }
@@ -107,13 +107,13 @@ func (t Tensor) Shape() []int64 {
 }
 
 // Size returns the size of dimension d; negative d counts from the end.
-func (t Tensor) Size(d int) int64 {
+func (t Tensor) Size(d int64) int64 {
 	s := t.Shape()
 	i := d
 	if i < 0 {
-		i += len(s)
+		i += int64(len(s))
 	}
-	if i < 0 || i >= len(s) {
+	if i < 0 || i >= int64(len(s)) {
 		panic(newError("size", nil, "dimension out of range (expected to be in range of [%d, %d], but got %d)", -len(s), len(s)-1, d))
 	}
 	return s[i]

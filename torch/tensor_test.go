@@ -38,15 +38,15 @@ func TestMetadata(t *testing.T) {
 			defer x.Free()
 			assert.True(t, x.Defined())
 			assert.Equal(t, tc.shape, x.Shape())
-			assert.Equal(t, len(tc.shape), x.Dim())
+			assert.Equal(t, int64(len(tc.shape)), x.Dim())
 			assert.Equal(t, tc.numel, x.Numel())
 			assert.Equal(t, tc.dtype, x.DType())
 			assert.Equal(t, torch.CPU, x.Device())
 			assert.Equal(t, "cpu", x.Device().String())
 			assert.Equal(t, tc.nbytes, x.NBytes())
 			for i, n := range tc.shape {
-				assert.Equal(t, n, x.Size(i))
-				assert.Equal(t, n, x.Size(i-len(tc.shape)), "negative dim")
+				assert.Equal(t, n, x.Size(int64(i)))
+				assert.Equal(t, n, x.Size(int64(i-len(tc.shape))), "negative dim")
 			}
 		})
 	}
@@ -54,7 +54,7 @@ func TestMetadata(t *testing.T) {
 
 func TestSizeOutOfRange(t *testing.T) {
 	x := torch.Zeros(i64s(2, 3))
-	for _, d := range []int{2, 5, -3} {
+	for _, d := range []int64{2, 5, -3} {
 		err := mustPanicErr(t, "size", func() { x.Size(d) })
 		assert.Contains(t, err.Msg, "dimension out of range")
 		assert.Nil(t, err.Err)

@@ -44,7 +44,7 @@ func TestClipGradNormMatchesPyTorch(t *testing.T) {
 		ps := clipGrads(r)
 		total := optim.ClipGradNorm_(ps, c.MaxNorm, normType)
 		assert.Equal(t, torch.Float32, total.DType())
-		assert.Equal(t, 0, total.Dim())
+		assert.Equal(t, int64(0), total.Dim())
 		golden.RequireAllClose(t, []float64{c.TotalNorm}, []float64{total.Item()}, torch.Float32, "total norm %v, max %v", normType, c.MaxNorm)
 		for i, want := range c.Grads {
 			golden.RequireAllClose(t, asDType(want, torch.Float32), ps[i].Grad().Float64s(), torch.Float32, "grad %d, norm %v, max %v", i, normType, c.MaxNorm)
