@@ -59,7 +59,19 @@ func cError(op string, e C.gt_error) error {
 		oom.Collected = onOutOfMemory()
 		return &Error{Op: op, Msg: msg, Err: oom}
 	}
-	return &Error{Op: op, Msg: shortenDispatchError(msg)}
+	return &Error{Op: op, Msg: shortenDispatchError(trimOpPrefix(op, msg))}
+}
+
+// trimOpPrefix drops the op's name where libtorch's message starts with it
+// ("torch.clamp: At least one of 'min' or 'max' must not be None"), since
+// Error prints it first already.
+func trimOpPrefix(op, msg string) string {
+	for _, p := range [...]string{"torch." + op + ": ", op + ": ", op + "(): "} {
+		if m, ok := strings.CutPrefix(msg, p); ok {
+			return m
+		}
+	}
+	return msg
 }
 
 // shortenDispatchError cuts libtorch's "no kernel for this backend" error,

@@ -40,11 +40,16 @@ func badOption(op string, o Option) error {
 	if hint, ok := optionHints[op][o.key]; ok {
 		return newError(op, nil, "unexpected option %s: %s takes it", o.name(), hint)
 	}
+	if forms, ok := optForms[op][o.key]; ok {
+		return newError(op, nil, "unexpected option %s: %s takes it", o.name(), forms)
+	}
 	return newError(op, nil, "unexpected option %s", o.name())
 }
 
 // optionHints names, for an op whose overloads take different options, the
-// forms that take an option another overload rejects: x.Std(WithDim(0))
+// forms that take an option another overload rejects, where a Pythonic
+// helper is among them; the generated optForms (options_gen.go) name the
+// forms for every other op: x.Std(WithDim(0))
 // fails with "unexpected option dim: StdDim or StdAlong takes it". The op
 // is the ATen name, which the overloads share; a hint that names the form
 // that failed does no harm, as that form took the option.

@@ -3,6 +3,7 @@ package torch_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,6 +107,9 @@ func TestPythonicOperands(t *testing.T) {
 	}
 	err := panicErr(t, func() { a.ClampAny(nil, nil) })
 	assert.Contains(t, err.Msg, "min")
+	// libtorch's message starts with "torch.clamp: "; Error names the op once.
+	assert.Equal(t, 1, strings.Count(err.Error(), "clamp:"), err.Error())
+	assert.Equal(t, "torch.clamp: At least one of 'min' or 'max' must not be None", err.Error())
 }
 
 // An option that one overload rejects names the forms that take it.
@@ -122,6 +126,9 @@ func TestBadOptionNamesOverload(t *testing.T) {
 		{func() (torch.Tensor, error) { return x.TryMean(torch.WithDim(1)) }, "mean", "MeanDim or MeanAlong"},
 		{func() (torch.Tensor, error) { return x.TryStd(torch.WithCorrection(0)) }, "std", "StdCorrection"},
 		{func() (torch.Tensor, error) { return x.TryMatmul(x) }, "", ""},
+		// Generated hints (optForms), for ops without a Pythonic helper.
+		{func() (torch.Tensor, error) { v, _, err := x.TrySort(torch.WithStable(true)); return v, err }, "sort", "unexpected option stable: SortStable takes it"},
+		{func() (torch.Tensor, error) { return x.TryClamp_(torch.WithMinTensor(x)) }, "clamp_", "ClampTensor_ takes it"},
 	} {
 		_, err := tc.call()
 		if tc.want == "" {

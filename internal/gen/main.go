@@ -1811,7 +1811,92 @@ func (g *generator) writeOptions() {
 			panic("option kind " + string(o.kind))
 		}
 	}
+	b.WriteString(g.optionForms())
 	writeFile(filepath.Join(*outDir, "torch", "options_gen.go"), b.Bytes())
+}
+
+// optionForms writes optForms: for each ATen name whose overloads take
+// different options, the Go forms that take each option that some
+// overload rejects, so that badOption can name them: x.Sort(WithStable(true))
+// fails with "unexpected option stable: SortStable takes it". The _out
+// forms are named only where no other form takes the option.
+func (g *generator) optionForms() string {
+	type forms struct {
+		all   []*function
+		takes map[string][]*function
+	}
+	byOp := map[string]*forms{}
+	for _, f := range g.fns {
+		fs := byOp[f.d.Name]
+		if fs == nil {
+			fs = &forms{takes: map[string][]*function{}}
+			byOp[f.d.Name] = fs
+		}
+		fs.all = append(fs.all, f)
+		seen := map[string]bool{}
+		add := func(n string) {
+			if !seen[n] {
+				seen[n] = true
+				fs.takes[n] = append(fs.takes[n], f)
+			}
+		}
+		for _, p := range f.params {
+			if p.isOption {
+				add(p.optName)
+			}
+		}
+		if f.tensorOpt {
+			for _, n := range []string{"Dtype", "Device", "Layout", "RequiresGrad"} {
+				add(n)
+			}
+		}
+	}
+	var ops []string
+	for op := range byOp {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	var b strings.Builder
+	b.WriteString("// optForms are, for each ATen name whose overloads take different\n")
+	b.WriteString("// options, the Go forms that take an option some other overload rejects.\n")
+	b.WriteString("var optForms = map[string]map[optKey]string{\n")
+	for _, op := range ops {
+		fs := byOp[op]
+		if len(fs.all) < 2 {
+			continue
+		}
+		var keys []string
+		for k, takers := range fs.takes {
+			if len(takers) < len(fs.all) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, "%q: {", op)
+		for _, k := range keys {
+			var names, outs []string
+			for _, f := range fs.takes[k] {
+				if strings.HasSuffix(f.goName, "Out") {
+					outs = append(outs, f.goName)
+				} else {
+					names = append(names, f.goName)
+				}
+			}
+			if len(names) == 0 {
+				names = outs
+			}
+			if len(names) > 3 {
+				names = append(names[:3:3], "others")
+			}
+			fmt.Fprintf(&b, "opt%s: %q, ", k, strings.Join(names, ", "))
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
 }
 
 // writeGopTorch writes cmd/gop-torch/genops_gen.go: for every generated
