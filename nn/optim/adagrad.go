@@ -13,10 +13,10 @@ var adagradAlgo = &algorithm{
 	name: "Adagrad",
 	defaults: []entry{
 		{"lr", kFloat, 1e-2},
-		{"lr_decay", kFloat, 0.0},
+		{"lr_decay", kFloat, 0},
 		{"eps", kFloat, 1e-10},
-		{"weight_decay", kFloat, 0.0},
-		{"initial_accumulator_value", kFloat, 0.0},
+		{"weight_decay", kFloat, 0},
+		{"initial_accumulator_value", kFloat, 0},
 		{"foreach", kInert, nil},
 		{"maximize", kBool, false},
 	},

@@ -42,7 +42,7 @@ var adamAlgo = &algorithm{
 		{"lr", kFloat, 1e-3},
 		{"betas", kPair, []float64{0.9, 0.999}},
 		{"eps", kFloat, 1e-8},
-		{"weight_decay", kFloat, 0.0},
+		{"weight_decay", kFloat, 0},
 		{"amsgrad", kBool, false},
 		{"maximize", kBool, false},
 		{"foreach", kInert, nil},

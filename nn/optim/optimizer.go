@@ -489,10 +489,12 @@ func pyRepr(v any) string {
 			return "True"
 		}
 		return "False"
+	case float64:
+		return pyFloat(x)
 	case []float64:
 		parts := make([]string, len(x))
 		for i, f := range x {
-			parts[i] = fmt.Sprint(f)
+			parts[i] = pyFloat(f)
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	}

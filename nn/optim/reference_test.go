@@ -381,3 +381,27 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestReprMatchesPyTorch compares each optimizer's String with what
+// PyTorch prints for the same configuration (testdata/reprs.py).
+func TestReprMatchesPyTorch(t *testing.T) {
+	ref := loadReference(t)
+	data, err := os.ReadFile("testdata/reprs.json")
+	require.NoError(t, err, "run /usr/bin/python3 nn/optim/testdata/reprs.py")
+	var reprs struct {
+		Reprs map[string]string `json:"reprs"`
+	}
+	require.NoError(t, json.Unmarshal(data, &reprs))
+	require.Len(t, reprs.Reprs, len(ref.Optimizers), "reprs.json and optim.json list different configurations: rerun both scripts")
+	for _, name := range sortedKeys(ref.Optimizers) {
+		t.Run(name, func(t *testing.T) {
+			want, ok := reprs.Reprs[name]
+			require.True(t, ok, "no repr for %s in reprs.json", name)
+			c := ref.Optimizers[name]
+			p := newProblem(ref, dtypeOf(c.DType))
+			o, ok := c.build(t, p).(fmt.Stringer)
+			require.True(t, ok, "%s has no String method", c.Optimizer)
+			require.Equal(t, want, o.String())
+		})
+	}
+}

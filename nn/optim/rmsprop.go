@@ -13,11 +13,11 @@ var rmspropAlgo = &algorithm{
 	name: "RMSprop",
 	defaults: []entry{
 		{"lr", kFloat, 1e-2},
-		{"momentum", kFloat, 0.0},
+		{"momentum", kFloat, 0},
 		{"alpha", kFloat, 0.99},
 		{"eps", kFloat, 1e-8},
 		{"centered", kBool, false},
-		{"weight_decay", kFloat, 0.0},
+		{"weight_decay", kFloat, 0},
 		{"foreach", kInert, nil},
 		{"maximize", kBool, false},
 		{"differentiable", kInert, false},

@@ -14,9 +14,9 @@ var sgdAlgo = &algorithm{
 	name: "SGD",
 	defaults: []entry{
 		{"lr", kFloat, nil},
-		{"momentum", kFloat, 0.0},
-		{"dampening", kFloat, 0.0},
-		{"weight_decay", kFloat, 0.0},
+		{"momentum", kFloat, 0},
+		{"dampening", kFloat, 0},
+		{"weight_decay", kFloat, 0},
 		{"nesterov", kBool, false},
 		{"maximize", kBool, false},
 		{"foreach", kInert, nil},
