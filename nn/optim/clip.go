@@ -10,23 +10,25 @@ import (
 // ClipGradNorm_ scales the gradients of params in place so that their
 // total norm, taken as if they were one vector, is at most maxNorm, and
 // returns that total norm (before clipping) as a 0-dim tensor, as PyTorch's
-// torch.nn.utils.clip_grad_norm_ does. normType is the p of the p-norm;
-// math.Inf(1) gives the max norm. Parameters without a gradient are
+// torch.nn.utils.clip_grad_norm_ does. Parameters without a gradient are
 // skipped; with none, the total norm is 0. It panics on failure;
 // TryClipGradNorm_ returns the error.
 //
-// Options: WithErrorIfNonfinite (false): fail, clipping nothing, when the
-// total norm is NaN or infinite.
-func ClipGradNorm_(params []torch.Tensor, maxNorm, normType float64, opts ...Option) torch.Tensor {
-	return must(TryClipGradNorm_(params, maxNorm, normType, opts...))
+// Options, with PyTorch's defaults:
+//   - WithNormType (2): the p of the p-norm; math.Inf(1) gives the max norm;
+//   - WithErrorIfNonfinite (false): fail, clipping nothing, when the total
+//     norm is NaN or infinite.
+func ClipGradNorm_(params []torch.Tensor, maxNorm float64, opts ...Option) torch.Tensor {
+	return must(TryClipGradNorm_(params, maxNorm, opts...))
 }
 
 // TryClipGradNorm_ is ClipGradNorm_ that returns its error.
-func TryClipGradNorm_(params []torch.Tensor, maxNorm, normType float64, opts ...Option) (total torch.Tensor, err error) {
-	set := readOptions("optim.ClipGradNorm_", opts, "error_if_nonfinite")
+func TryClipGradNorm_(params []torch.Tensor, maxNorm float64, opts ...Option) (total torch.Tensor, err error) {
+	set := readOptions("optim.ClipGradNorm_", opts, "norm_type", "error_if_nonfinite")
 	if set.err != nil {
 		return torch.Tensor{}, set.err
 	}
+	normType := set.float("norm_type", 2)
 	errorIfNonfinite := set.bool("error_if_nonfinite", false)
 	torch.NoGrad(func() {
 		if e := catch(func() {

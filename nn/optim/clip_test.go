@@ -42,7 +42,7 @@ func TestClipGradNormMatchesPyTorch(t *testing.T) {
 			normType = f
 		}
 		ps := clipGrads(r)
-		total := optim.ClipGradNorm_(ps, c.MaxNorm, normType)
+		total := optim.ClipGradNorm_(ps, c.MaxNorm, optim.WithNormType(normType))
 		assert.Equal(t, torch.Float32, total.DType())
 		assert.Equal(t, int64(0), total.Dim())
 		golden.RequireAllClose(t, []float64{c.TotalNorm}, []float64{total.Item()}, torch.Float32, "total norm %v, max %v", normType, c.MaxNorm)
@@ -65,17 +65,17 @@ func TestClipGradValueMatchesPyTorch(t *testing.T) {
 
 func TestClipGradNormEdges(t *testing.T) {
 	// No gradients: a total norm of 0.
-	total := optim.ClipGradNorm_([]torch.Tensor{param(3)}, 1, 2)
+	total := optim.ClipGradNorm_([]torch.Tensor{param(3)}, 1)
 	assert.Equal(t, 0.0, total.Item())
 
 	// A non-finite norm: clipped anyway, or an error that clips nothing.
 	ps := withGrads(torch.FromSlice([]float32{1, float32(math.Inf(1))}))
-	_, err := optim.TryClipGradNorm_(ps, 1, 2, optim.WithErrorIfNonfinite(true))
+	_, err := optim.TryClipGradNorm_(ps, 1, optim.WithErrorIfNonfinite(true))
 	assert.ErrorContains(t, err, "optim.ClipGradNorm_: the total norm of order 2 for gradients from `parameters` is non-finite")
 	assert.Equal(t, []float32{1, float32(math.Inf(1))}, ps[0].Grad().Float32s())
-	total = optim.ClipGradNorm_(ps, 1, 2)
+	total = optim.ClipGradNorm_(ps, 1)
 	assert.True(t, math.IsInf(total.Item(), 1))
 
-	_, err = optim.TryClipGradNorm_(ps, 1, 2, optim.WithLR(1))
+	_, err = optim.TryClipGradNorm_(ps, 1, optim.WithLR(1))
 	assert.EqualError(t, err, "optim.ClipGradNorm_: unexpected option lr")
 }

@@ -24,7 +24,7 @@ func Example() {
 		opt.ZeroGrad()
 		loss := x.Mul(w).Add(b).Sub(y).PowTensorScalar(torch.S(2)).Mean()
 		loss.Backward()
-		optim.ClipGradNorm_([]torch.Tensor{w, b}, 1, 2)
+		optim.ClipGradNorm_([]torch.Tensor{w, b}, 1)
 		opt.Step()
 		sched.Step()
 	}

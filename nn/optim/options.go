@@ -136,6 +136,10 @@ func WithThreePhase(v bool) Option { return Option{"three_phase", v} }
 // NaN or infinite (error_if_nonfinite, default false).
 func WithErrorIfNonfinite(v bool) Option { return Option{"error_if_nonfinite", v} }
 
+// WithNormType sets ClipGradNorm_'s norm_type, the p of the p-norm (2;
+// math.Inf(1) for the max norm).
+func WithNormType(v float64) Option { return Option{"norm_type", v} }
+
 // optionSet reads a constructor's options: each known key once, anything
 // else an error naming the constructor.
 type optionSet struct {

@@ -155,13 +155,14 @@ func TryVectorToParameters(vec torch.Tensor, params []torch.Tensor) error {
 
 // ClipGradNorm_ is torch.nn.utils.clip_grad_norm_; it is optim.ClipGradNorm_,
 // which stays there for its callers.
-func ClipGradNorm_(params []torch.Tensor, maxNorm, normType float64, opts ...optim.Option) torch.Tensor {
-	return optim.ClipGradNorm_(params, maxNorm, normType, opts...)
+// Options: optim.WithNormType (2), optim.WithErrorIfNonfinite (false).
+func ClipGradNorm_(params []torch.Tensor, maxNorm float64, opts ...optim.Option) torch.Tensor {
+	return optim.ClipGradNorm_(params, maxNorm, opts...)
 }
 
 // TryClipGradNorm_ is ClipGradNorm_ that returns its error.
-func TryClipGradNorm_(params []torch.Tensor, maxNorm, normType float64, opts ...optim.Option) (torch.Tensor, error) {
-	return optim.TryClipGradNorm_(params, maxNorm, normType, opts...)
+func TryClipGradNorm_(params []torch.Tensor, maxNorm float64, opts ...optim.Option) (torch.Tensor, error) {
+	return optim.TryClipGradNorm_(params, maxNorm, opts...)
 }
 
 // ClipGradValue_ is torch.nn.utils.clip_grad_value_; it is
