@@ -262,6 +262,13 @@ func Prelu(input, weight torch.Tensor) torch.Tensor { return must(TryPrelu(input
 func TryPrelu(input, weight torch.Tensor) (torch.Tensor, error) { return torch.TryPrelu(input, weight) }
 
 func softmaxDtype(op string, opts []Option) ([]torch.Option, error) {
+	for _, o := range opts {
+		if o.name == "dim" {
+			// F.Softmax(x, 1, F.WithDim(0)): say where dim goes.
+			goName := map[string]string{"softmax": "Softmax", "log_softmax": "LogSoftmax", "softmin": "Softmin"}[op]
+			return nil, errorf(op, "unexpected option dim: dim is %s's second argument, %s(input, dim, ...), not an option", goName, goName)
+		}
+	}
 	var a args
 	if err := a.parse(op, opts, "dtype"); err != nil {
 		return nil, err

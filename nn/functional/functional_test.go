@@ -519,6 +519,9 @@ func TestErrors(t *testing.T) {
 		{"unexpected option", "nn.functional.leaky_relu", "unexpected option reduction (this function takes negative_slope)", func() (torch.Tensor, error) {
 			return F.TryLeakyRelu(x, F.WithReduction("sum"))
 		}},
+		{"dim as an option", "nn.functional.softmax", "unexpected option dim: dim is Softmax's second argument, Softmax(input, dim, ...), not an option", func() (torch.Tensor, error) {
+			return F.TrySoftmax(x, 1, F.WithDim(0))
+		}},
 		{"bad reduction", "nn.functional.mse_loss", "foo is not a valid value for reduction", func() (torch.Tensor, error) {
 			return F.TryMseLoss(x, x, F.WithReduction("foo"))
 		}},
