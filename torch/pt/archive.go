@@ -293,11 +293,11 @@ func (d *pyDict) get(key string) (any, bool) {
 }
 
 // storageTensor makes the 1-D tensor of a storage's elements from its
-// bytes.
-func storageTensor(s *storageRef, b []byte, bigEndian bool) (torch.Tensor, error) {
-	size := s.dtype.Size()
-	if bigEndian {
-		swapBytes(b, size, s.dtype.IsComplex())
+// bytes, swapping each element's bytes (elements of swapAs: the storage's
+// dtype, or for an untyped storage the dtype of its tensors) when swap.
+func storageTensor(s *storageRef, b []byte, swap bool, swapAs torch.DType) (torch.Tensor, error) {
+	if swap {
+		swapBytes(b, swapAs.Size(), swapAs.IsComplex())
 	}
 	if s.dtype == torch.Bool {
 		for i, c := range b { // only 0 and 1 are bools

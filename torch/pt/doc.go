@@ -12,7 +12,11 @@
 // and later) and the legacy format (_use_new_zipfile_serialization=False),
 // in either byte order. Every dtype that torch.save writes becomes a
 // torch.Tensor with the same bits: float16/32/64, bfloat16, int8/16/32/64,
-// uint8, bool, complex64/128. Tensors are made on the CPU whatever device
+// uint8, bool, complex64/128, and PyTorch 2.x's uint16/32/64, float8 and
+// complex32 (saved with _rebuild_tensor_v3 over an untyped storage; they
+// need a libtorch that has the dtype, else torch.ErrUnsupported). The
+// golden files come from PyTorch 1.13.1 (testdata) and 2.6
+// (testdata/torch2.6). Tensors are made on the CPU whatever device
 // they were saved from. Each storage becomes one tensor and every tensor
 // saved from it a view of it (as_strided at its offset and strides), so
 // tensors that shared memory in Python share it here.
@@ -24,8 +28,9 @@
 // its own that calls nothing. It knows a fixed allow-list of globals,
 // which it implements itself:
 //
-//	torch._utils._rebuild_tensor, _rebuild_tensor_v2, _rebuild_parameter,
-//	_rebuild_parameter_with_state; torch.*Storage; torch dtypes
+//	torch._utils._rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3,
+//	_rebuild_parameter, _rebuild_parameter_with_state; torch.*Storage,
+//	torch.storage.UntypedStorage; torch dtypes
 //	(torch.float32, ...); torch.Size; torch.device; collections.OrderedDict;
 //	builtins set, frozenset, bytearray, complex; _codecs.encode (bytes)
 //

@@ -11,19 +11,21 @@ import (
 )
 
 // goldenFiles are the seed corpus of both fuzz targets: every file that
-// make.py writes.
+// make.py writes, with PyTorch 1.13.1 and 2.6.
 func goldenFiles(t testing.TB) map[string][]byte {
-	paths, err := filepath.Glob("testdata/*.pt")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
 	out := map[string][]byte{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	for _, dir := range []string{"testdata", "testdata/torch2.6"} {
+		paths, err := filepath.Glob(filepath.Join(dir, "*.pt"))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no golden files in %s: %v", dir, err)
 		}
-		out[filepath.Base(p)] = b
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = b
+		}
 	}
 	return out
 }

@@ -61,6 +61,7 @@ var dtypeGlobals = func() map[string]torch.DType {
 var callables = map[string]bool{
 	"torch._utils._rebuild_tensor":               true,
 	"torch._utils._rebuild_tensor_v2":            true,
+	"torch._utils._rebuild_tensor_v3":            true,
 	"torch._utils._rebuild_parameter":            true,
 	"torch._utils._rebuild_parameter_with_state": true,
 	"collections.OrderedDict":                    true,
@@ -81,6 +82,9 @@ func lookupGlobal(module, name string) (any, error) {
 	}
 	if module == "torch.tensor" { // renamed in PyTorch 1.8; torch.load maps it
 		module = "torch._tensor"
+	}
+	if module == "torch.storage" && name == "UntypedStorage" { // PyTorch 2.x, with _rebuild_tensor_v3
+		return storageType(name), nil
 	}
 	if module == "torch" {
 		if _, ok := storageTypes[name]; ok {
@@ -119,10 +123,15 @@ type storageRef struct {
 	location string
 }
 
-// tensorRef is a tensor described by _rebuild_tensor_v2: a view of a
-// storage. No libtorch tensor exists until the result is converted.
+// tensorRef is a tensor described by _rebuild_tensor_v2 or v3: a view of
+// a storage. No libtorch tensor exists until the result is converted.
+// Its dtype is the storage's, except for v3 (PyTorch 2.x's dtypes that
+// have no storage class of their own), whose storage is untyped (bytes)
+// and whose dtype is an argument: offset, size and stride then count
+// elements of that dtype.
 type tensorRef struct {
 	storage      *storageRef
+	dtype        torch.DType
 	offset       int64
 	size, stride []int64
 	requiresGrad bool
@@ -138,10 +147,16 @@ func call(f any, args []any) (any, error) {
 		return fmt.Errorf("%w: %s called with %d arguments (%s), want %s", ErrInvalid, g, len(args), argTypes(args), want)
 	}
 	switch g.String() {
-	case "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor":
+	case "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v3":
 		// (storage, storage_offset, size, stride[, requires_grad, backward_hooks[, metadata]])
-		if g.name == "_rebuild_tensor" && len(args) != 4 || g.name != "_rebuild_tensor" && (len(args) < 6 || len(args) > 7) {
+		// v3: (storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype[, metadata])
+		switch {
+		case g.name == "_rebuild_tensor" && len(args) != 4:
+			return nil, bad("(storage, storage_offset, size, stride)")
+		case g.name == "_rebuild_tensor_v2" && (len(args) < 6 || len(args) > 7):
 			return nil, bad("(storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])")
+		case g.name == "_rebuild_tensor_v3" && (len(args) < 7 || len(args) > 8):
+			return nil, bad("(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype[, metadata])")
 		}
 		s, ok := args[0].(*storageRef)
 		if !ok {
@@ -159,7 +174,16 @@ func call(f any, args []any) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: stride: %w", g, err)
 		}
-		t := &tensorRef{storage: s, offset: off, size: size, stride: stride}
+		t := &tensorRef{storage: s, dtype: s.dtype, offset: off, size: size, stride: stride}
+		if g.name == "_rebuild_tensor_v3" {
+			dt, ok := args[6].(torch.DType)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s: dtype is %s, not a torch.dtype", ErrInvalid, g, typeName(args[6]))
+			}
+			if err := t.setDType(dt); err != nil {
+				return nil, fmt.Errorf("%s: %w", g, err)
+			}
+		}
 		if len(args) > 4 {
 			rg, ok := args[4].(bool)
 			if !ok {
@@ -350,6 +374,37 @@ func argTypes(args []any) string {
 // maxDims is the most dimensions a tensor may have.
 const maxDims = 64
 
+// setDType gives a view of an untyped storage (v3) its dtype.
+func (t *tensorRef) setDType(dt torch.DType) error {
+	if dt == t.storage.dtype {
+		return nil
+	}
+	if t.storage.typ != "UntypedStorage" {
+		return fmt.Errorf("%w: a %v tensor in a %s", ErrInvalid, dt, t.storage.typ)
+	}
+	switch {
+	case dt == torch.Bool:
+		// Bytes other than 0 and 1 are no bools; v3 is only written for
+		// PyTorch 2.x's new dtypes, bool has a storage class of its own.
+		return fmt.Errorf("%w: a bool tensor in an untyped storage", ErrUnsupported)
+	case dt.Size() == 0:
+		return fmt.Errorf("%w: dtype %v has no element size", ErrUnsupported, dt)
+	case t.storage.numel%int64(dt.Size()) != 0:
+		return fmt.Errorf("%w: an untyped storage of %d bytes holds no whole number of %v elements", ErrInvalid, t.storage.numel, dt)
+	}
+	t.dtype = dt
+	return nil
+}
+
+// elements is the number of elements of t's dtype in its storage.
+func (t *tensorRef) elements() int64 {
+	n := t.storage.numel
+	if t.dtype != t.storage.dtype {
+		n = n * int64(t.storage.dtype.Size()) / int64(t.dtype.Size())
+	}
+	return n
+}
+
 // check validates a view against its storage: every element it reaches
 // lies inside the storage, with no overflow on the way.
 func (t *tensorRef) check() error {
@@ -387,9 +442,9 @@ func (t *tensorRef) check() error {
 	if !numel.IsInt64() {
 		return fmt.Errorf("%w: size %v has too many elements", ErrInvalid, t.size)
 	}
-	if last.Cmp(big.NewInt(t.storage.numel)) >= 0 {
+	if last.Cmp(big.NewInt(t.elements())) >= 0 {
 		return fmt.Errorf("%w: a view (offset %d, size %v, stride %v) reaches element %s of a storage of %d",
-			ErrInvalid, t.offset, t.size, t.stride, last, t.storage.numel)
+			ErrInvalid, t.offset, t.size, t.stride, last, t.elements())
 	}
 	return nil
 }

@@ -333,27 +333,41 @@ func someKeys(d *pyDict) string {
 // converter turns the machine's values into Go values, making each
 // storage's tensor once and each tensor as a view of it.
 type converter struct {
-	a       *archive
-	lim     limits
-	done    map[any]any  // converted containers and tensors, by identity
-	busy    map[any]bool // containers being converted: reaching one again is a cycle
-	bases   map[*storageRef]torch.Tensor
-	made    []torch.Tensor // every tensor returned, freed on error
-	read    int64          // storage bytes read
-	tensors int
+	a     *archive
+	lim   limits
+	done  map[any]any  // converted containers and tensors, by identity
+	busy  map[any]bool // containers being converted: reaching one again is a cycle
+	bases map[*storageRef]torch.Tensor
+	typed map[typedBase]torch.Tensor // an untyped storage's bytes viewed as a dtype (v3)
+	// swap: the file's byte order is not the host's; an untyped storage's
+	// bytes are swapped as elements of the first dtype that reads them.
+	swap      bool
+	swappedAs map[*storageRef]torch.DType
+	made      []torch.Tensor // every tensor returned, freed on error
+	read      int64          // storage bytes read
+	tensors   int
 }
 
 func newConverter(a *archive, lim limits) *converter {
 	if lim.maxBytes <= 0 {
 		lim.maxBytes = a.size
 	}
-	return &converter{a: a, lim: lim, done: map[any]any{}, busy: map[any]bool{}, bases: map[*storageRef]torch.Tensor{}}
+	return &converter{a: a, lim: lim, done: map[any]any{}, busy: map[any]bool{}, bases: map[*storageRef]torch.Tensor{},
+		typed: map[typedBase]torch.Tensor{}, swap: a.bigEndian != hostBigEndian, swappedAs: map[*storageRef]torch.DType{}}
+}
+
+type typedBase struct {
+	s  *storageRef
+	dt torch.DType
 }
 
 // finish frees the storages' own handles (the views keep the memory), and
 // every tensor made when the conversion failed.
 func (c *converter) finish(failed bool) {
 	for _, t := range c.bases {
+		t.Free()
+	}
+	for _, t := range c.typed {
 		t.Free()
 	}
 	if failed {
@@ -384,10 +398,30 @@ func (c *converter) tensor(t *tensorRef) (torch.Tensor, error) {
 		if err != nil {
 			return torch.Tensor{}, err
 		}
-		if base, err = storageTensor(s, b, c.a.bigEndian != hostBigEndian); err != nil {
+		if c.swap {
+			c.swappedAs[s] = t.dtype
+		}
+		if base, err = storageTensor(s, b, c.swap, t.dtype); err != nil {
 			return torch.Tensor{}, fmt.Errorf("storage %q (%s): %w", s.key, s.typ, err)
 		}
 		c.bases[s] = base
+	}
+	if t.dtype != s.dtype {
+		// The bytes were swapped for the first dtype they were read as.
+		if first := c.swappedAs[s]; c.swap && first.Size() != t.dtype.Size() {
+			return torch.Tensor{}, fmt.Errorf("%w: storage %q of a file of the other byte order read as %v and as %v",
+				ErrUnsupported, s.key, first, t.dtype)
+		}
+		k := typedBase{s, t.dtype}
+		typed, ok := c.typed[k]
+		if !ok {
+			var err error
+			if typed, err = base.TryViewDtype(t.dtype); err != nil {
+				return torch.Tensor{}, fmt.Errorf("storage %q (%s) as %v: %w", s.key, s.typ, t.dtype, err)
+			}
+			c.typed[k] = typed
+		}
+		base = typed
 	}
 	v, err := base.TryAsStrided(t.size, t.stride, torch.WithStorageOffset(t.offset))
 	if err != nil {

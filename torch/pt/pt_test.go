@@ -19,7 +19,16 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// The golden files and expected.json come from testdata/make.py.
+// The golden files and expected.json come from testdata/make.py, run
+// with PyTorch 1.13.1 (testdata) and with PyTorch 2.6 (testdata/torch2.6).
+var goldenDirs = []string{"testdata", "testdata/torch2.6"}
+
+// forDirs runs f on each folder of golden files.
+func forDirs(t *testing.T, f func(t *testing.T, dir string)) {
+	for _, dir := range goldenDirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) { f(t, dir) })
+	}
+}
 
 type tensorWant struct {
 	DType        string `json:"dtype"`
@@ -28,18 +37,20 @@ type tensorWant struct {
 	RequiresGrad bool `json:"requires_grad"`
 }
 
-func expected(t *testing.T) map[string]json.RawMessage {
+func expected(t *testing.T) map[string]json.RawMessage { return expectedIn(t, "testdata") }
+
+func expectedIn(t *testing.T, dir string) map[string]json.RawMessage {
 	t.Helper()
-	b, err := os.ReadFile("testdata/expected.json")
+	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	require.NoError(t, err)
 	var m map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(b, &m))
 	return m
 }
 
-func expectedTensors(t *testing.T, name string) map[string]tensorWant {
+func expectedTensors(t *testing.T, dir, name string) map[string]tensorWant {
 	var out map[string]tensorWant
-	require.NoError(t, json.Unmarshal(expected(t)[name], &out))
+	require.NoError(t, json.Unmarshal(expectedIn(t, dir)[name], &out))
 	require.NotEmpty(t, out, name)
 	return out
 }
@@ -100,18 +111,18 @@ func checkTensor(t *testing.T, want tensorWant, got torch.Tensor, what string) {
 	}
 }
 
-func loadDict(t *testing.T, name string, opts ...Option) *Dict {
+func loadDict(t *testing.T, path string, opts ...Option) *Dict {
 	t.Helper()
-	v, err := Load(filepath.Join("testdata", name), opts...)
+	v, err := Load(path, opts...)
 	require.NoError(t, err)
 	d, ok := v.(*Dict)
-	require.True(t, ok, "%s: %T, want *Dict", name, v)
+	require.True(t, ok, "%s: %T, want *Dict", path, v)
 	return d
 }
 
-func checkAll(t *testing.T, file, golden string) {
-	want := expectedTensors(t, golden)
-	d := loadDict(t, file)
+func checkAll(t *testing.T, dir, file, golden string) {
+	want := expectedTensors(t, dir, golden)
+	d := loadDict(t, filepath.Join(dir, file))
 	require.Equal(t, len(want), d.Len(), file)
 	for name, w := range want {
 		v, ok := d.Get(name)
@@ -123,18 +134,24 @@ func checkAll(t *testing.T, file, golden string) {
 }
 
 func TestEveryDType(t *testing.T) {
-	for _, file := range []string{"dtypes.pt", "dtypes_legacy.pt"} {
-		t.Run(file, func(t *testing.T) { checkAll(t, file, "dtypes") })
-	}
+	forDirs(t, func(t *testing.T, dir string) {
+		for _, file := range []string{"dtypes.pt", "dtypes_legacy.pt"} {
+			t.Run(file, func(t *testing.T) { checkAll(t, dir, file, "dtypes") })
+		}
+	})
 }
 
 func TestViewsShareTheirStorage(t *testing.T) {
+	forDirs(t, testViews)
+}
+
+func testViews(t *testing.T, dir string) {
 	for _, file := range []string{"views.pt", "views_legacy.pt"} {
 		t.Run(file, func(t *testing.T) {
-			checkAll(t, file, "views")
+			checkAll(t, dir, file, "views")
 			// The views are views of one tensor per storage, as in PyTorch:
 			// writing through the base changes them.
-			d := loadDict(t, file)
+			d := loadDict(t, filepath.Join(dir, file))
 			get := func(k string) torch.Tensor { v, _ := d.Get(k); return v.(torch.Tensor) }
 			base, row, col, tr := get("base"), get("row"), get("col"), get("t")
 			assert.Equal(t, int64(6), torch.Stride(col, 0))
@@ -152,35 +169,46 @@ func TestViewsShareTheirStorage(t *testing.T) {
 func TestOneKeyDict(t *testing.T) {
 	// Debian 12's libtorch pickle fails on these ("Unknown opcode 0x73",
 	// SETITEM): a one-key dict has no MARK ... SETITEMS.
-	for _, file := range []string{"one_key.pt", "one_key_legacy.pt"} {
-		sd, err := LoadStateDict(filepath.Join("testdata", file))
-		require.NoError(t, err, file)
-		require.Len(t, sd, 1)
-		assert.Equal(t, []float32{1.5, -2}, sd["weight"].Float32s(), file)
-	}
+	forDirs(t, func(t *testing.T, dir string) {
+		for _, file := range []string{"one_key.pt", "one_key_legacy.pt"} {
+			sd, err := LoadStateDict(filepath.Join(dir, file))
+			require.NoError(t, err, file)
+			require.Len(t, sd, 1)
+			assert.Equal(t, []float32{1.5, -2}, sd["weight"].Float32s(), file)
+		}
+	})
 }
 
 func TestTiedWeightsStayOneTensor(t *testing.T) {
-	for _, file := range []string{"tied.pt", "tied_legacy.pt"} {
-		checkAll(t, file, "tied")
-		sd, err := LoadStateDict(filepath.Join("testdata", file))
-		require.NoError(t, err)
-		assert.Equal(t, sd["embed.weight"], sd["head.weight"], "%s: one Python object, one Go value", file)
-	}
+	forDirs(t, func(t *testing.T, dir string) {
+		for _, file := range []string{"tied.pt", "tied_legacy.pt"} {
+			checkAll(t, dir, file, "tied")
+			sd, err := LoadStateDict(filepath.Join(dir, file))
+			require.NoError(t, err)
+			assert.Equal(t, sd["embed.weight"], sd["head.weight"], "%s: one Python object, one Go value", file)
+		}
+	})
 }
 
 func TestParameter(t *testing.T) {
-	v, err := Load("testdata/parameter.pt")
-	require.NoError(t, err)
-	var want tensorWant
-	require.NoError(t, json.Unmarshal(expected(t)["parameter"], &want))
-	checkTensor(t, want, v.(torch.Tensor), "parameter")
+	forDirs(t, func(t *testing.T, dir string) {
+		v, err := Load(filepath.Join(dir, "parameter.pt"))
+		require.NoError(t, err)
+		var want tensorWant
+		require.NoError(t, json.Unmarshal(expectedIn(t, dir)["parameter"], &want))
+		checkTensor(t, want, v.(torch.Tensor), "parameter")
+	})
 }
 
 func TestCheckpoint(t *testing.T) {
+	forDirs(t, testCheckpoint)
+}
+
+func testCheckpoint(t *testing.T, dir string) {
 	for _, file := range []string{"checkpoint.pt", "checkpoint_legacy.pt"} {
 		t.Run(file, func(t *testing.T) {
-			d := loadDict(t, file)
+			path := filepath.Join(dir, file)
+			d := loadDict(t, path)
 			get := func(k any) any {
 				v, ok := d.Get(k)
 				require.True(t, ok, "no key %v", k)
@@ -213,7 +241,7 @@ func TestCheckpoint(t *testing.T) {
 			require.NotNil(t, model.Attrs, "the state dict's _metadata")
 			_, ok := model.Attrs.Get("_metadata")
 			assert.True(t, ok)
-			want := expectedTensors(t, "checkpoint_model")
+			want := expectedTensors(t, dir, "checkpoint_model")
 			for name, w := range want {
 				v, ok := model.Get(name)
 				require.True(t, ok, name)
@@ -222,7 +250,7 @@ func TestCheckpoint(t *testing.T) {
 			// The optimizer's state is keyed by ints.
 			opt := get("optimizer").(*Dict)
 			state, _ := opt.Get("state")
-			for k, w := range expectedTensors(t, "checkpoint_momentum") {
+			for k, w := range expectedTensors(t, dir, "checkpoint_momentum") {
 				i, _ := strconv.Atoi(k)
 				s, ok := state.(*Dict).Get(int64(i))
 				require.True(t, ok, "state %d", i)
@@ -234,30 +262,32 @@ func TestCheckpoint(t *testing.T) {
 			assert.Equal(t, 0.1, lr)
 
 			// WithKey takes one part, and LoadStateDict gives its tensors.
-			sd, err := LoadStateDict(filepath.Join("testdata", file), WithKey("model"))
+			sd, err := LoadStateDict(path, WithKey("model"))
 			require.NoError(t, err)
 			assert.Len(t, sd, len(want))
-			_, err = LoadStateDict(filepath.Join("testdata", file), WithKey("nested", "a"))
+			_, err = LoadStateDict(path, WithKey("nested", "a"))
 			assert.ErrorContains(t, err, `entry "nested.a.b" is dict, not a tensor`)
-			_, err = LoadStateDict(filepath.Join("testdata", file), WithKey("modle"))
+			_, err = LoadStateDict(path, WithKey("modle"))
 			assert.ErrorIs(t, err, ErrInvalid)
 			assert.ErrorContains(t, err, `has no key "modle"`)
-			_, err = LoadStateDict(filepath.Join("testdata", file))
+			_, err = LoadStateDict(path)
 			assert.ErrorContains(t, err, "not a tensor")
 		})
 	}
 }
 
 func TestRefusesWhatIsNotAllowed(t *testing.T) {
-	_, err := Load("testdata/not_allowed.pt")
-	require.ErrorIs(t, err, ErrNotAllowed)
-	assert.ErrorContains(t, err, `"argparse.Namespace"`)
-	assert.ErrorContains(t, err, "not_allowed.pt")
+	forDirs(t, func(t *testing.T, dir string) {
+		_, err := Load(filepath.Join(dir, "not_allowed.pt"))
+		require.ErrorIs(t, err, ErrNotAllowed)
+		assert.ErrorContains(t, err, `"argparse.Namespace"`)
+		assert.ErrorContains(t, err, "not_allowed.pt")
 
-	_, err = Load("testdata/torchscript.pt")
-	require.ErrorIs(t, err, ErrUnsupported)
-	require.ErrorIs(t, err, ErrTorchScript)
-	assert.ErrorContains(t, err, "TorchScript archive")
+		_, err = Load(filepath.Join(dir, "torchscript.pt"))
+		require.ErrorIs(t, err, ErrUnsupported)
+		require.ErrorIs(t, err, ErrTorchScript)
+		assert.ErrorContains(t, err, "TorchScript archive")
+	})
 }
 
 // smallCNN is examples/fashion_mnist's CNN with fewer channels: make.py's
@@ -289,17 +319,21 @@ func (n *smallCNN) Forward(x torch.Tensor) torch.Tensor {
 }
 
 // ioPair reads make.py's input and PyTorch's output for it.
-func ioPair(t *testing.T, file string) (x, y torch.Tensor) {
-	sd, err := LoadStateDict(filepath.Join("testdata", file))
+func ioPair(t *testing.T, path string) (x, y torch.Tensor) {
+	sd, err := LoadStateDict(path)
 	require.NoError(t, err)
 	return sd["input"], sd["output"]
 }
 
 func TestModuleMatchesPyTorch(t *testing.T) {
-	x, want := ioPair(t, "cnn_io.pt")
+	forDirs(t, testModuleMatchesPyTorch)
+}
+
+func testModuleMatchesPyTorch(t *testing.T, dir string) {
+	x, want := ioPair(t, filepath.Join(dir, "cnn_io.pt"))
 	for _, file := range []string{"cnn.pt", "cnn_legacy.pt"} {
 		net := newSmallCNN()
-		require.NoError(t, LoadModule(net, filepath.Join("testdata", file), true), file)
+		require.NoError(t, LoadModule(net, filepath.Join(dir, file), true), file)
 		net.Eval()
 		var got torch.Tensor
 		torch.NoGrad(func() { got = net.Forward(x) })
@@ -309,12 +343,12 @@ func TestModuleMatchesPyTorch(t *testing.T) {
 	}
 
 	// An MLP with BatchNorm1d, from the "model" entry of a checkpoint.
-	mx, my := ioPair(t, "mlp_io.pt")
+	mx, my := ioPair(t, filepath.Join(dir, "mlp_io.pt"))
 	for _, file := range []string{"checkpoint.pt", "checkpoint_legacy.pt"} {
 		mlp := nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))
-		err := LoadModule(mlp, filepath.Join("testdata", file), true, WithKey("optimizer"))
+		err := LoadModule(mlp, filepath.Join(dir, file), true, WithKey("optimizer"))
 		assert.ErrorContains(t, err, "not a tensor")
-		require.NoError(t, LoadModule(mlp, filepath.Join("testdata", file), true, WithKey("model")))
+		require.NoError(t, LoadModule(mlp, filepath.Join(dir, file), true, WithKey("model")))
 		mlp.Eval()
 		var got torch.Tensor
 		torch.NoGrad(func() { got = mlp.Forward(mx) })
@@ -322,7 +356,7 @@ func TestModuleMatchesPyTorch(t *testing.T) {
 	}
 
 	// Strictness and shapes are nn's.
-	err := LoadModule(newSmallCNN(), "testdata/checkpoint.pt", true, WithKey("model"))
+	err := LoadModule(newSmallCNN(), filepath.Join(dir, "checkpoint.pt"), true, WithKey("model"))
 	var sde *nn.StateDictError
 	require.ErrorAs(t, err, &sde)
 	assert.Contains(t, sde.Missing, "features.0.weight")
@@ -354,4 +388,30 @@ func TestFashionMNISTNames(t *testing.T) {
 		got[k] = v.Shape()
 	}
 	assert.Equal(t, want, got)
+}
+
+// TestNewDTypes reads PyTorch 2.6's dtypes that 1.13.1 lacks or has no
+// storage class for (unsigned integers, float8, complex32), saved with
+// _rebuild_tensor_v3 over an untyped storage, in both formats: bit for bit
+// where the linked libtorch has them (2.3 and newer), and
+// torch.ErrUnsupported naming the dtype where it does not.
+func TestNewDTypes(t *testing.T) {
+	const dir = "testdata/torch2.6"
+	want := expectedTensors(t, dir, "dtypes_new")
+	require.Len(t, want, 8)
+	_, err := torch.TryZeros([]int64{1}, torch.WithDtype(torch.Uint16))
+	has := err == nil
+	for _, file := range []string{"dtypes_new.pt", "dtypes_new_legacy.pt"} {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join(dir, file)
+			if !has {
+				_, err := Load(path)
+				require.ErrorIs(t, err, torch.ErrUnsupported)
+				assert.ErrorContains(t, err, "UntypedStorage")
+				assert.ErrorContains(t, err, "is not in this libtorch")
+				return
+			}
+			checkAll(t, dir, file, "dtypes_new")
+		})
+	}
 }

@@ -22,8 +22,8 @@ import (
 // non-contiguous view, one tensor under two keys, a tensor that requires
 // grad, a state dict, and the plain values.
 func saveFixture(t *testing.T) *Dict {
-	dtypes := loadDict(t, "dtypes.pt")
-	views := loadDict(t, "views.pt")
+	dtypes := loadDict(t, "testdata/dtypes.pt")
+	views := loadDict(t, "testdata/views.pt")
 	col, _ := views.Get("col")
 	tr, _ := views.Get("t")
 	tied := torch.FromSlice([]float32{1, 2, 3})

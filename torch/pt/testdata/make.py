@@ -4,6 +4,11 @@ every kind the reader handles, in both formats, and expected.json with the
 values the Go tests compare against. Run from anywhere with PyTorch 1.13.1:
 
     /usr/bin/python3 torch/pt/testdata/make.py
+
+and with Debian 13's PyTorch 2.6 (inside the Debian 13 root), into a
+folder of its own, which adds dtypes_new.pt with the dtypes 1.13.1 lacks:
+
+    scripts/debian13.sh run python3 torch/pt/testdata/make.py --out torch/pt/testdata/torch2.6
 """
 import argparse
 import json
@@ -13,11 +18,15 @@ import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+parser = argparse.ArgumentParser()
+parser.add_argument("--out", default=HERE, help="the folder to write to (default: beside this script)")
+OUT = parser.parse_args().out
+os.makedirs(OUT, exist_ok=True)
 torch.manual_seed(23)
 
 
 def save(obj, name, legacy=False):
-    path = os.path.join(HERE, name)
+    path = os.path.join(OUT, name)
     torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
     return path
 
@@ -63,6 +72,27 @@ dtypes = {
     "scalar": torch.tensor(7.5),
     "empty": torch.zeros(0, 3),
 }
+
+# The dtypes of PyTorch 2.x that 1.13.1 lacks (saved with
+# _rebuild_tensor_v3 and an untyped storage): unsigned integers (2.3),
+# complex32 and float8 (2.1), with their extremes.
+new_dtypes = {}
+if hasattr(torch, "uint16"):
+    new_dtypes.update({
+        "uint16": torch.tensor([0, 1, 255, 256, 65535, 4242], dtype=torch.uint16).reshape(3, 2),
+        "uint32": torch.tensor([0, 1, 65536, 2**31, 2**32 - 1, 70000], dtype=torch.uint32).reshape(3, 2),
+        "uint64": torch.tensor([0, 1, 2**32, 2**63 - 1, 2**40, 7], dtype=torch.uint64).reshape(3, 2),
+    })
+    # complex32 (chalf) has no storage class: 2.x saves it with _rebuild_tensor_v3.
+    new_dtypes["complex32"] = torch.tensor([1 + 2j, -0.5j, 3.25, -1 - 1j], dtype=torch.complex64).to(torch.complex32).reshape(2, 2)
+if hasattr(torch, "float8_e4m3fn"):
+    f8 = [0.0, -0.0, 1.0, -2.5, 0.125, 448.0, -448.0, float("nan")]
+    new_dtypes.update({
+        "float8_e4m3fn": torch.tensor(f8, dtype=torch.float8_e4m3fn).reshape(2, 4),
+        "float8_e5m2": torch.tensor(f8[:5] + [57344.0, float("inf"), float("-inf")], dtype=torch.float8_e5m2).reshape(2, 4),
+        "float8_e4m3fnuz": torch.tensor([0.0, 1.0, -2.5, 0.125, 240.0, -240.0, 3.0, float("nan")], dtype=torch.float8_e4m3fnuz).reshape(2, 4),
+        "float8_e5m2fnuz": torch.tensor([0.0, 1.0, -2.5, 0.125, 57344.0, -57344.0, 3.0, float("nan")], dtype=torch.float8_e5m2fnuz).reshape(2, 4),
+    })
 
 base = torch.arange(24, dtype=torch.float32)
 grid = base.view(4, 6)
@@ -147,11 +177,15 @@ for legacy in (False, True):
     save(tied, f"tied{suffix}.pt", legacy)
     save(cnn.state_dict(), f"cnn{suffix}.pt", legacy)
     save(checkpoint, f"checkpoint{suffix}.pt", legacy)
+if new_dtypes:
+    save(new_dtypes, "dtypes_new.pt")
+    save(new_dtypes, "dtypes_new_legacy.pt", legacy=True)
+    expected["dtypes_new"] = {k: describe(v) for k, v in new_dtypes.items()}
 save(nn.Parameter(torch.tensor([[1.0, 2.0]])), "parameter.pt")
 save({"input": x, "output": y}, "cnn_io.pt")
 save({"input": mx, "output": my}, "mlp_io.pt")
 save({"opt": argparse.Namespace(lr=0.1)}, "not_allowed.pt")
-torch.jit.save(torch.jit.script(nn.Linear(2, 1)), os.path.join(HERE, "torchscript.pt"))
+torch.jit.save(torch.jit.script(nn.Linear(2, 1)), os.path.join(OUT, "torchscript.pt"))
 
 expected["dtypes"] = {k: describe(v) for k, v in dtypes.items()}
 expected["views"] = {k: describe(v) for k, v in views.items()}
@@ -162,6 +196,7 @@ expected["checkpoint_momentum"] = {str(k): describe(v["momentum_buffer"]) for k,
 # Net, 32 and 64 channels, 128 hidden), whose weights are too large to commit.
 expected["fashion_mnist_shapes"] = {k: list(v.shape) for k, v in SmallCNN(32, 64, 128).state_dict().items()}
 expected["parameter"] = describe(nn.Parameter(torch.tensor([[1.0, 2.0]])))
-with open(os.path.join(HERE, "expected.json"), "w") as f:
+expected["torch_version"] = torch.__version__
+with open(os.path.join(OUT, "expected.json"), "w") as f:
     json.dump(expected, f, indent=1, sort_keys=True)
     f.write("\n")
