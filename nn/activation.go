@@ -1,7 +1,9 @@
 package nn
 
-// The activations without settings (ReLU, Tanh, ...) are in
-// activation_gen.go, written from a table by internal/genlayers.
+// The activations without settings (ReLU, Tanh, ...), those along a
+// dimension (Softmax, LogSoftmax, Softmin) and those with only alpha (ELU,
+// CELU) are in activation_gen.go, written from tables by
+// internal/genlayers.
 
 //go:generate go run ./internal/genlayers
 
@@ -75,70 +77,6 @@ func (m *GELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "approximate='none'".
 func (m *GELUModule) ExtraRepr() string { return "approximate='" + m.Approximate + "'" }
-
-// ELUModule applies x for x > 0 and Alpha·(exp(x)-1) otherwise
-// (torch.nn.ELU).
-type ELUModule struct {
-	Module
-	Alpha float64
-}
-
-// ELU returns an ELUModule.
-//
-// Options: WithAlpha (1.0).
-func ELU(opts ...Option) *ELUModule {
-	var a layerArgs
-	a.parse("ELU", opts, "alpha")
-	m := &ELUModule{Alpha: a.float("alpha", 1)}
-	m.Init(m)
-	return m
-}
-
-// Forward applies the activation to x.
-func (m *ELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *ELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryElu(x, F.WithAlpha(m.Alpha))
-}
-
-// ExtraRepr is "alpha=1.0".
-func (m *ELUModule) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
-
-// CELUModule applies max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))
-// (torch.nn.CELU).
-type CELUModule struct {
-	Module
-	Alpha float64
-}
-
-// CELU returns a CELUModule.
-//
-// Options: WithAlpha (1.0).
-func CELU(opts ...Option) *CELUModule {
-	var a layerArgs
-	a.parse("CELU", opts, "alpha")
-	m := &CELUModule{Alpha: a.float("alpha", 1)}
-	m.Init(m)
-	return m
-}
-
-// Forward applies the activation to x.
-func (m *CELUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *CELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryCelu(x, F.WithAlpha(m.Alpha))
-}
-
-// ExtraRepr is "alpha=1.0".
-func (m *CELUModule) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
 
 // HardtanhModule clamps x to [MinVal, MaxVal] (torch.nn.Hardtanh).
 type HardtanhModule struct {
@@ -316,87 +254,3 @@ func (m *PReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "num_parameters=1".
 func (m *PReLUModule) ExtraRepr() string { return fmt.Sprintf("num_parameters=%d", m.NumParameters) }
-
-// SoftmaxModule applies softmax along Dim (torch.nn.Softmax).
-type SoftmaxModule struct {
-	Module
-	Dim int64
-}
-
-// Softmax returns a SoftmaxModule along dim. PyTorch's dim=None (an implicit
-// dimension) is deprecated there and not offered here.
-func Softmax(dim int64) *SoftmaxModule {
-	m := &SoftmaxModule{Dim: dim}
-	m.Init(m)
-	return m
-}
-
-// Forward applies softmax to x.
-func (m *SoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *SoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TrySoftmax(x, m.Dim)
-}
-
-// ExtraRepr is "dim=1".
-func (m *SoftmaxModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }
-
-// LogSoftmaxModule applies log_softmax along Dim (torch.nn.LogSoftmax).
-type LogSoftmaxModule struct {
-	Module
-	Dim int64
-}
-
-// LogSoftmax returns a LogSoftmaxModule along dim. PyTorch's dim=None (an implicit
-// dimension) is deprecated there and not offered here.
-func LogSoftmax(dim int64) *LogSoftmaxModule {
-	m := &LogSoftmaxModule{Dim: dim}
-	m.Init(m)
-	return m
-}
-
-// Forward applies log_softmax to x.
-func (m *LogSoftmaxModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *LogSoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryLogSoftmax(x, m.Dim)
-}
-
-// ExtraRepr is "dim=1".
-func (m *LogSoftmaxModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }
-
-// SoftminModule applies softmin along Dim (torch.nn.Softmin).
-type SoftminModule struct {
-	Module
-	Dim int64
-}
-
-// Softmin returns a SoftminModule along dim. PyTorch's dim=None (an implicit
-// dimension) is deprecated there and not offered here.
-func Softmin(dim int64) *SoftminModule {
-	m := &SoftminModule{Dim: dim}
-	m.Init(m)
-	return m
-}
-
-// Forward applies softmin to x.
-func (m *SoftminModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *SoftminModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TrySoftmin(x, m.Dim)
-}
-
-// ExtraRepr is "dim=1".
-func (m *SoftminModule) ExtraRepr() string { return fmt.Sprintf("dim=%d", m.Dim) }

@@ -11,8 +11,9 @@ import (
 )
 
 // TestGeneratedLayersUpToDate checks that activation_gen.go,
-// dropout_gen.go and loss_gen.go are what internal/genlayers writes from its tables (run
-// go generate ./nn after editing them).
+// dropout_gen.go, loss_gen.go and vision_gen.go are what
+// internal/genlayers writes from its tables (run go generate ./nn after
+// editing them).
 func TestGeneratedLayersUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the generator")
@@ -20,7 +21,7 @@ func TestGeneratedLayersUpToDate(t *testing.T) {
 	dir := t.TempDir()
 	out, err := exec.Command("go", "run", "./internal/genlayers", "-o", dir).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	for _, name := range []string{"activation_gen.go", "dropout_gen.go", "loss_gen.go"} {
+	for _, name := range []string{"activation_gen.go", "dropout_gen.go", "loss_gen.go", "vision_gen.go"} {
 		want, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(name)

@@ -97,6 +97,18 @@ func TestNilFamilyLayers(t *testing.T) {
 	var pad *nn.ReflectionPad3dModule
 	_, err = pad.TryForward(ones(1, 1, 2, 2, 2))
 	layTorchErr(t, err, "nn.ReflectionPad3d", "called on a nil *nn.ReflectionPad3dModule")
+	var rep *nn.ReplicationPad1dModule
+	_, err = rep.TryForward(ones(1, 1, 2))
+	layTorchErr(t, err, "nn.ReplicationPad1d", "called on a nil *nn.ReplicationPad1dModule")
+	var sm *nn.LogSoftmaxModule
+	_, err = sm.TryForward(ones(2))
+	layTorchErr(t, err, "nn.LogSoftmax", "called on a nil *nn.LogSoftmaxModule")
+	var celu *nn.CELUModule
+	_, err = celu.TryForward(ones(2))
+	layTorchErr(t, err, "nn.CELU", "called on a nil *nn.CELUModule")
+	var ps *nn.PixelUnshuffleModule
+	_, err = ps.TryForward(ones(1, 1, 2, 2))
+	layTorchErr(t, err, "nn.PixelUnshuffle", "called on a nil *nn.PixelUnshuffleModule")
 	var in *nn.InstanceNorm1dModule
 	assert.PanicsWithError(t, "torch.nn.InstanceNorm1d: called on a nil *nn.InstanceNorm1dModule (a layer that was never constructed?)",
 		func() { in.Forward(ones(2, 3)) })
@@ -113,6 +125,16 @@ func TestNilFamilyLayers(t *testing.T) {
 	var m nn.Moduler = nn.AvgPool1d(2)
 	_, ok := m.(*nn.AvgPoolModule[nn.D1])
 	assert.True(t, ok)
+	// ReflectionPad and ReplicationPad are one family with a mode, and
+	// stay two types.
+	m = nn.ReplicationPad2d(1)
+	_, ok = m.(*nn.PadModule[nn.Replicate, nn.D2])
+	assert.True(t, ok)
+	_, ok = m.(*nn.ReflectionPad2dModule)
+	assert.False(t, ok)
+	_, ok = m.(*nn.ReplicationPadModule[nn.D2])
+	assert.True(t, ok)
+	assert.Equal(t, "ReplicationPad2d((1, 1, 1, 1))", nn.ReplicationPad2d(1).String())
 	assert.Equal(t, "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))", nn.AvgPool1d(2).String())
 }
 

@@ -42,10 +42,13 @@
 // returns a *MaxPool2dModule, which is a *MaxPoolModule[D2], and prints and
 // names its errors as MaxPool2d. The families are Conv, ConvTranspose,
 // BatchNorm, InstanceNorm, MaxPool, AvgPool, AdaptiveAvgPool,
-// AdaptiveMaxPool, ConstantPad, ReflectionPad and ReplicationPad. The
-// activations without settings, the dropout layers and the losses are
-// written from a table by internal/genlayers (go generate ./nn); each loss
-// computes with its nn/functional form (MSELoss with F.MseLoss).
+// AdaptiveMaxPool and ConstantPad; ReflectionPad and ReplicationPad are
+// one family with a mode, PadModule[Reflect, D] and PadModule[Replicate,
+// D]. The activations without settings or with only dim or alpha
+// (Softmax, ELU), PixelShuffle, PixelUnshuffle and ChannelShuffle, the
+// dropout layers and the losses are written from a table by
+// internal/genlayers (go generate ./nn); each loss computes with its
+// nn/functional form (MSELoss with F.MseLoss).
 //
 // The layers mirror torch.nn's classes, one file each: nn.Linear(784, 128)
 // returns a *LinearModule, initialized, named and printed as PyTorch's

@@ -7,8 +7,9 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// The padding layers, one generic family per mode (torch.nn.ConstantPad1d
-// to ReplicationPad3d, and ZeroPad2d). Padding is given as PyTorch takes
+// The padding layers (torch.nn.ConstantPad1d to ReplicationPad3d, and
+// ZeroPad2d): the generic family ConstantPadModule, and PadModule, whose
+// mode (Reflect or Replicate) makes ReflectionPad and ReplicationPad. Padding is given as PyTorch takes
 // it: one number for every side, or (left, right) for the last
 // dimension, then (top, bottom), then (front, back); it is kept expanded,
 // as PyTorch keeps it.
@@ -97,102 +98,102 @@ func (m *ZeroPad2dModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 // ExtraRepr is "(1, 1, 1, 1)".
 func (m *ZeroPad2dModule) ExtraRepr() string { return pyTuple(m.Padding) }
 
-// ReflectionPadModule pads the last D dimensions with their reflection
-// (torch.nn.ReflectionPad1d, 2d and 3d).
-type ReflectionPadModule[D Dim] struct {
+// Reflect and Replicate are the modes of PadModule, the padding family
+// that pads from the input's own edges: Reflect mirrors the input at its
+// edges (ReflectionPad), Replicate repeats the edges (ReplicationPad).
+type (
+	Reflect   struct{}
+	Replicate struct{}
+)
+
+func (Reflect) padMode() (mode, family string)   { return "reflect", "ReflectionPad" }
+func (Replicate) padMode() (mode, family string) { return "replicate", "ReplicationPad" }
+
+// PadMode is the constraint of PadModule's mode.
+type PadMode interface {
+	Reflect | Replicate
+	padMode() (mode, family string)
+}
+
+// PadModule pads the last D dimensions from the input's own values, as
+// mode M says (torch.nn.ReflectionPad1d, 2d and 3d, and
+// torch.nn.ReplicationPad1d, 2d and 3d).
+type PadModule[M PadMode, D Dim] struct {
 	Module
 	Padding []int64
 }
 
+// ReflectionPadModule pads the last D dimensions with their reflection
+// (torch.nn.ReflectionPad1d, 2d and 3d).
+type ReflectionPadModule[D Dim] = PadModule[Reflect, D]
+
+// ReplicationPadModule pads the last D dimensions by repeating their
+// edges (torch.nn.ReplicationPad1d, 2d and 3d).
+type ReplicationPadModule[D Dim] = PadModule[Replicate, D]
+
 type (
-	ReflectionPad1dModule = ReflectionPadModule[D1] // (N, C, W) or (C, W)
-	ReflectionPad2dModule = ReflectionPadModule[D2] // (N, C, H, W) or (C, H, W)
-	ReflectionPad3dModule = ReflectionPadModule[D3] // (N, C, D, H, W) or (C, D, H, W)
+	ReflectionPad1dModule  = PadModule[Reflect, D1]   // (N, C, W) or (C, W)
+	ReflectionPad2dModule  = PadModule[Reflect, D2]   // (N, C, H, W) or (C, H, W)
+	ReflectionPad3dModule  = PadModule[Reflect, D3]   // (N, C, D, H, W) or (C, D, H, W)
+	ReplicationPad1dModule = PadModule[Replicate, D1] // (N, C, W) or (C, W)
+	ReplicationPad2dModule = PadModule[Replicate, D2] // (N, C, H, W) or (C, H, W)
+	ReplicationPad3dModule = PadModule[Replicate, D3] // (N, C, D, H, W) or (C, D, H, W)
 )
 
-func newReflectionPad[D Dim](p []int64) *ReflectionPadModule[D] {
-	m := &ReflectionPadModule[D]{Padding: padding[D](p)}
+func newPad[M PadMode, D Dim](p []int64) *PadModule[M, D] {
+	m := &PadModule[M, D]{Padding: padding[D](p)}
 	m.Init(m)
 	return m
 }
 
 // ReflectionPad1d returns a ReflectionPad1dModule.
 func ReflectionPad1d[P IntOrTuple](padding P) *ReflectionPad1dModule {
-	return newReflectionPad[D1](F.Ints(padding))
+	return newPad[Reflect, D1](F.Ints(padding))
 }
 
 // ReflectionPad2d returns a ReflectionPad2dModule.
 func ReflectionPad2d[P IntOrTuple](padding P) *ReflectionPad2dModule {
-	return newReflectionPad[D2](F.Ints(padding))
+	return newPad[Reflect, D2](F.Ints(padding))
 }
 
 // ReflectionPad3d returns a ReflectionPad3dModule.
 func ReflectionPad3d[P IntOrTuple](padding P) *ReflectionPad3dModule {
-	return newReflectionPad[D3](F.Ints(padding))
-}
-
-// Forward pads x.
-func (m *ReflectionPadModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *ReflectionPadModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryPad(x, m.Padding, F.WithMode("reflect"))
-}
-
-func (m *ReflectionPadModule[D]) reprName() string { return familyName[D]("ReflectionPad") }
-
-// ExtraRepr is "(1, 1)".
-func (m *ReflectionPadModule[D]) ExtraRepr() string { return pyTuple(m.Padding) }
-
-// ReplicationPadModule pads the last D dimensions by repeating their
-// edges (torch.nn.ReplicationPad1d, 2d and 3d).
-type ReplicationPadModule[D Dim] struct {
-	Module
-	Padding []int64
-}
-
-type (
-	ReplicationPad1dModule = ReplicationPadModule[D1] // (N, C, W) or (C, W)
-	ReplicationPad2dModule = ReplicationPadModule[D2] // (N, C, H, W) or (C, H, W)
-	ReplicationPad3dModule = ReplicationPadModule[D3] // (N, C, D, H, W) or (C, D, H, W)
-)
-
-func newReplicationPad[D Dim](p []int64) *ReplicationPadModule[D] {
-	m := &ReplicationPadModule[D]{Padding: padding[D](p)}
-	m.Init(m)
-	return m
+	return newPad[Reflect, D3](F.Ints(padding))
 }
 
 // ReplicationPad1d returns a ReplicationPad1dModule.
 func ReplicationPad1d[P IntOrTuple](padding P) *ReplicationPad1dModule {
-	return newReplicationPad[D1](F.Ints(padding))
+	return newPad[Replicate, D1](F.Ints(padding))
 }
 
 // ReplicationPad2d returns a ReplicationPad2dModule.
 func ReplicationPad2d[P IntOrTuple](padding P) *ReplicationPad2dModule {
-	return newReplicationPad[D2](F.Ints(padding))
+	return newPad[Replicate, D2](F.Ints(padding))
 }
 
 // ReplicationPad3d returns a ReplicationPad3dModule.
 func ReplicationPad3d[P IntOrTuple](padding P) *ReplicationPad3dModule {
-	return newReplicationPad[D3](F.Ints(padding))
+	return newPad[Replicate, D3](F.Ints(padding))
 }
 
 // Forward pads x.
-func (m *ReplicationPadModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+func (m *PadModule[M, D]) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
 // TryForward is Forward that returns its error.
-func (m *ReplicationPadModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
+func (m *PadModule[M, D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return F.TryPad(x, m.Padding, F.WithMode("replicate"))
+	var mode M
+	name, _ := mode.padMode()
+	return F.TryPad(x, m.Padding, F.WithMode(name))
 }
 
-func (m *ReplicationPadModule[D]) reprName() string { return familyName[D]("ReplicationPad") }
+func (m *PadModule[M, D]) reprName() string {
+	var mode M
+	_, family := mode.padMode()
+	return familyName[D](family)
+}
 
 // ExtraRepr is "(1, 1)".
-func (m *ReplicationPadModule[D]) ExtraRepr() string { return pyTuple(m.Padding) }
+func (m *PadModule[M, D]) ExtraRepr() string { return pyTuple(m.Padding) }

@@ -1,5 +1,8 @@
 package nn
 
+// PixelShuffle, PixelUnshuffle and ChannelShuffle are in vision_gen.go,
+// written from a table by internal/genlayers.
+
 import (
 	"fmt"
 	"strings"
@@ -96,92 +99,6 @@ func (m *UpsampleModule) ExtraRepr() string {
 	}
 	return info + ", mode=" + m.Mode
 }
-
-// PixelShuffleModule rearranges (*, C·r², H, W) into (*, C, H·r, W·r)
-// (torch.nn.PixelShuffle).
-type PixelShuffleModule struct {
-	Module
-	UpscaleFactor int64
-}
-
-// PixelShuffle returns a PixelShuffleModule.
-func PixelShuffle(upscaleFactor int64) *PixelShuffleModule {
-	m := &PixelShuffleModule{UpscaleFactor: upscaleFactor}
-	m.Init(m)
-	return m
-}
-
-// Forward shuffles x.
-func (m *PixelShuffleModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *PixelShuffleModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryPixelShuffle(x, m.UpscaleFactor)
-}
-
-// ExtraRepr is "upscale_factor=2".
-func (m *PixelShuffleModule) ExtraRepr() string { return "upscale_factor=" + itoa(m.UpscaleFactor) }
-
-// PixelUnshuffleModule rearranges (*, C, H·r, W·r) into (*, C·r², H, W),
-// undoing PixelShuffle (torch.nn.PixelUnshuffle).
-type PixelUnshuffleModule struct {
-	Module
-	DownscaleFactor int64
-}
-
-// PixelUnshuffle returns a PixelUnshuffleModule.
-func PixelUnshuffle(downscaleFactor int64) *PixelUnshuffleModule {
-	m := &PixelUnshuffleModule{DownscaleFactor: downscaleFactor}
-	m.Init(m)
-	return m
-}
-
-// Forward unshuffles x.
-func (m *PixelUnshuffleModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *PixelUnshuffleModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryPixelUnshuffle(x, m.DownscaleFactor)
-}
-
-// ExtraRepr is "downscale_factor=2".
-func (m *PixelUnshuffleModule) ExtraRepr() string {
-	return "downscale_factor=" + itoa(m.DownscaleFactor)
-}
-
-// ChannelShuffleModule splits the C channels of (N, C, *) input into
-// Groups and interleaves them (torch.nn.ChannelShuffle).
-type ChannelShuffleModule struct {
-	Module
-	Groups int64
-}
-
-// ChannelShuffle returns a ChannelShuffleModule.
-func ChannelShuffle(groups int64) *ChannelShuffleModule {
-	m := &ChannelShuffleModule{Groups: groups}
-	m.Init(m)
-	return m
-}
-
-// Forward shuffles x.
-func (m *ChannelShuffleModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *ChannelShuffleModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return torch.TryChannelShuffle(x, m.Groups)
-}
-
-// ExtraRepr is "groups=2".
-func (m *ChannelShuffleModule) ExtraRepr() string { return "groups=" + itoa(m.Groups) }
 
 // BlockSettings are the settings of Fold and Unfold, kept as given: one
 // number stands for both dimensions.

@@ -1,7 +1,8 @@
 // Command genlayers writes package nn's layers that differ only in the
-// function they call: the activations without settings
-// (activation_gen.go), the dropout layers (dropout_gen.go) and the losses
-// (loss_gen.go). Package nn runs it with go generate; adding such a layer
+// function they call: the activations without settings or with only dim
+// or alpha (activation_gen.go), PixelShuffle, PixelUnshuffle and
+// ChannelShuffle (vision_gen.go), the dropout layers (dropout_gen.go) and
+// the losses (loss_gen.go). Package nn runs it with go generate; adding such a layer
 // is one entry in a table below.
 package main
 
@@ -32,6 +33,37 @@ var activations = []struct{ Name, Fn, What string }{
 	{"LogSigmoid", "LogSigmoid", "log(sigmoid(x))"},
 	{"Softsign", "Softsign", "x/(1+|x|)"},
 	{"Tanhshrink", "Tanhshrink", "x - tanh(x)"},
+}
+
+// dimActivations are the activations along a dimension, which PyTorch
+// requires (its dim=None is deprecated and not offered): Name is
+// PyTorch's class, Fn the nn/functional function, What its PyTorch name.
+var dimActivations = []struct{ Name, Fn, What string }{
+	{"Softmax", "Softmax", "softmax"},
+	{"LogSoftmax", "LogSoftmax", "log_softmax"},
+	{"Softmin", "Softmin", "softmin"},
+}
+
+// alphaActivations are the activations whose one setting is alpha
+// (default 1.0): Name is PyTorch's class, Fn the nn/functional function,
+// What the doc's "applies What".
+var alphaActivations = []struct{ Name, Fn, What string }{
+	{"ELU", "Elu", "x for x > 0 and Alpha·(exp(x)-1) otherwise"},
+	{"CELU", "Celu", "max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))"},
+}
+
+// factorLayers are the layers with one required int setting: Name is
+// PyTorch's class, Field the setting's Go field (and, lower-cased, the
+// constructor's parameter), Kw its PyTorch keyword, Call the Go call of
+// TryForward (of x and m), Doc what the type's doc says after its name,
+// Does what Forward does to x.
+var factorLayers = []struct{ Name, Field, Kw, Call, Doc, Does string }{
+	{"PixelShuffle", "UpscaleFactor", "upscale_factor", "F.TryPixelShuffle(x, m.UpscaleFactor)",
+		"rearranges (*, C·r², H, W) into (*, C, H·r, W·r)", "shuffles"},
+	{"PixelUnshuffle", "DownscaleFactor", "downscale_factor", "F.TryPixelUnshuffle(x, m.DownscaleFactor)",
+		"rearranges (*, C, H·r, W·r) into (*, C·r², H, W), undoing PixelShuffle", "unshuffles"},
+	{"ChannelShuffle", "Groups", "groups", "torch.TryChannelShuffle(x, m.Groups)",
+		"splits the C channels of (N, C, *) input into Groups and interleaves them", "shuffles"},
 }
 
 // dropouts are the dropout layers, which all take WithP: Name is
@@ -233,7 +265,7 @@ import (
 )
 `
 
-var activationTmpl = template.Must(template.New("a").Parse(header + `{{range .}}
+var activationTmpl = template.Must(template.New("a").Funcs(template.FuncMap{"wrap": wrap}).Parse(header + `{{range .Plain}}
 // {{.Name}}Module applies {{.What}} element-wise (torch.nn.{{.Name}}).
 type {{.Name}}Module struct {
 	Module
@@ -251,7 +283,98 @@ func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.Try{{.Fn}}(x) }
+{{end}}{{range .Dim}}
+// {{.Name}}Module applies {{.What}} along Dim (torch.nn.{{.Name}}).
+type {{.Name}}Module struct {
+	Module
+	Dim int64
+}
+
+{{wrap (printf "%s returns a %sModule along dim. PyTorch's dim=None (an implicit dimension) is deprecated there and not offered here." .Name .Name)}}
+func {{.Name}}(dim int64) *{{.Name}}Module {
+	m := &{{.Name}}Module{Dim: dim}
+	m.Init(m)
+	return m
+}
+
+// Forward applies {{.What}} to x.
+func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.Try{{.Fn}}(x, m.Dim)
+}
+
+// ExtraRepr is "dim=1".
+func (m *{{.Name}}Module) ExtraRepr() string { return "dim=" + itoa(m.Dim) }
+{{end}}{{range .Alpha}}
+{{wrap (printf "%sModule applies %s (torch.nn.%s)." .Name .What .Name)}}
+type {{.Name}}Module struct {
+	Module
+	Alpha float64
+}
+
+// {{.Name}} returns {{if eq (slice .Name 0 1) "E"}}an{{else}}a{{end}} {{.Name}}Module.
+//
+// Options: WithAlpha (1.0).
+func {{.Name}}(opts ...Option) *{{.Name}}Module {
+	var a layerArgs
+	a.parse("{{.Name}}", opts, "alpha")
+	m := &{{.Name}}Module{Alpha: a.float("alpha", 1)}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.Try{{.Fn}}(x, F.WithAlpha(m.Alpha))
+}
+
+// ExtraRepr is "alpha=1.0".
+func (m *{{.Name}}Module) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
 {{end}}`))
+
+var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .}}
+{{wrap (printf "%sModule %s (torch.nn.%s)." .Name .Doc .Name)}}
+type {{.Name}}Module struct {
+	Module
+	{{.Field}} int64
+}
+
+// {{.Name}} returns a {{.Name}}Module.
+func {{.Name}}({{lower .Field}} int64) *{{.Name}}Module {
+	m := &{{.Name}}Module{ {{- .Field}}: {{lower .Field}}}
+	m.Init(m)
+	return m
+}
+
+// Forward {{.Does}} x.
+func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return {{.Call}}
+}
+
+// ExtraRepr is "{{.Kw}}=2".
+func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + itoa(m.{{.Field}}) }
+{{end}}`))
+
+// lowerFirst is s with its first letter in lower case: a field's name as
+// a parameter's.
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 var dropoutTmpl = template.Must(template.New("d").Parse(header + `{{range .}}
 // {{.Name}}Module {{.Doc}} (torch.nn.{{.Name}}).
@@ -299,16 +422,20 @@ func write(name string, t *template.Template, data any) error {
 func main() {
 	dir := flag.String("o", ".", "the folder to write to (package nn's)")
 	flag.Parse()
-	if err := write(filepath.Join(*dir, "activation_gen.go"), activationTmpl, activations); err != nil {
-		fmt.Fprintln(os.Stderr, "genlayers:", err)
-		os.Exit(1)
+	files := []struct {
+		name string
+		tmpl *template.Template
+		data any
+	}{
+		{"activation_gen.go", activationTmpl, map[string]any{"Plain": activations, "Dim": dimActivations, "Alpha": alphaActivations}},
+		{"vision_gen.go", factorTmpl, factorLayers},
+		{"dropout_gen.go", dropoutTmpl, dropouts},
+		{"loss_gen.go", lossTmpl, losses},
 	}
-	if err := write(filepath.Join(*dir, "dropout_gen.go"), dropoutTmpl, dropouts); err != nil {
-		fmt.Fprintln(os.Stderr, "genlayers:", err)
-		os.Exit(1)
-	}
-	if err := write(filepath.Join(*dir, "loss_gen.go"), lossTmpl, losses); err != nil {
-		fmt.Fprintln(os.Stderr, "genlayers:", err)
-		os.Exit(1)
+	for _, f := range files {
+		if err := write(filepath.Join(*dir, f.name), f.tmpl, f.data); err != nil {
+			fmt.Fprintln(os.Stderr, "genlayers:", err)
+			os.Exit(1)
+		}
 	}
 }
