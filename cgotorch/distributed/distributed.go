@@ -9,7 +9,7 @@
 package distributed
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -fno-strict-aliasing -I${SRCDIR}/.. -I${SRCDIR}/compat -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations -DUSE_C10D_GLOO
+#cgo CXXFLAGS: -O2 -fno-strict-aliasing -I${SRCDIR}/.. -I${SRCDIR}/compat -I/usr/include/torch/csrc/api/include -Wno-deprecated-declarations -DUSE_C10D_GLOO
 #cgo CFLAGS: -I${SRCDIR}/..
 #cgo LDFLAGS: -ltorch_cpu -lc10
 #include "distributed.h"

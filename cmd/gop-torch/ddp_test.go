@@ -76,10 +76,15 @@ func TestDDPFashionMNIST(t *testing.T) {
 	assert.Equal(t, 1, bytes.Count([]byte(two), []byte("epoch 1/1")), "rank 0 alone logs")
 
 	// A restarted job (here: asked for one more epoch) resumes.
+	epoch1, err := os.ReadFile(filepath.Join(tmp, "two.ckpt"))
+	require.NoError(t, err)
 	again := gop(append([]string{"run", "-nproc", "2", dir}, args("two.ckpt", "-epochs", "2")...)...)
 	assert.Contains(t, again, "after epoch 1")
 	assert.Contains(t, again, "epoch 2/2")
 	assert.NotContains(t, again, "epoch 1/2")
+
+	// So does a job whose rank 1 was killed mid-epoch (ddp_fault_test.go).
+	testKilledJobResumes(t, bin, tmp, args, epoch1, again)
 
 	// torchrun --no-python launches the same program.
 	if exec.Command("/usr/bin/python3", "-c", "import torch.distributed.run").Run() != nil {

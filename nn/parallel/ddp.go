@@ -180,7 +180,8 @@ func (d *DDPModule) ProcessGroup() *distributed.ProcessGroup { return d.pg }
 func (d *DDPModule) Buckets() int { return d.reducer.Buckets() }
 
 // SyncBuffers broadcasts the buffers from rank 0, when broadcast_buffers is
-// on; Forward calls it. Call it before a Forward of another signature.
+// on; Forward calls it. Call it before a forward of another signature (and
+// PrepareBackward after it).
 func (d *DDPModule) SyncBuffers() error {
 	if !d.cfg.broadcastBuffers || d.pg.Size() == 1 {
 		return nil
