@@ -43,3 +43,6 @@ func Pin(t Tensor) bool { return t.handle.pin() }
 
 // Unpin ends what Pin started.
 func Unpin(t Tensor) { t.unpin() }
+
+// OOMRetries counts the ops run again after an out-of-memory error.
+func OOMRetries() int64 { return oomRetries.Load() }

@@ -18,6 +18,24 @@ func tensorResultP(op string, t, e unsafe.Pointer, nbytes int64) (Tensor, error)
 	return newTensor(C.gt_tensor(t), nbytes), nil
 }
 
+// oomRetry reports whether e, the error of a generated op's call, is
+// libtorch's out of memory. If it is, it frees e and collects the
+// unreachable tensors, and the op runs once more; a second failure is the
+// op's error. (Its OutOfMemoryError.Collected counts the second
+// collection, which follows the second failure.)
+func oomRetry(e unsafe.Pointer) bool {
+	if e == nil {
+		return false
+	}
+	if classifyOOM(C.GoString(C.gt_error(e))) == nil {
+		return false
+	}
+	C.gt_free_error(C.gt_error(e))
+	onOutOfMemory()
+	oomRetries.Add(1)
+	return true
+}
+
 func cErrorP(op string, e unsafe.Pointer) error {
 	if e == nil {
 		return nil

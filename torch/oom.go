@@ -19,8 +19,12 @@ import (
 // *OutOfMemoryError, which matches ErrOutOfMemory under errors.Is and names
 // the device and the sizes. When one is seen, GoTorch collects at once (the
 // memory of unreachable tensors is what a garbage-collected program most
-// often lacks), so that running the op again, by hand or with RetryOnOOM,
-// finds that memory free.
+// often lacks) and every generated op runs once more before it fails, so
+// that the memory the collection freed is used. RetryOnOOM does the same
+// for a larger piece of work, a whole step.
+
+// oomRetries counts the ops run again after an out-of-memory error.
+var oomRetries atomic.Int64
 
 // ErrOutOfMemory is the cause (errors.Is) of an op that failed because its
 // device ran out of memory. errors.As with *OutOfMemoryError gives the

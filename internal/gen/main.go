@@ -1615,6 +1615,9 @@ func (g *generator) goImpl(f *function) string {
 		outs = append(outs, "e_")
 	}
 	b.WriteString(strings.Join(outs, ", ") + " := " + call + "\n")
+	// Out of memory: GoTorch has collected; run the op once more, with its
+	// arguments still pinned (gen_support.go, oomRetry).
+	b.WriteString("if e_ != nil && oomRetry(e_) {\n" + strings.Join(outs, ", ") + " = " + call + "\n}\n")
 	for _, k := range keeps {
 		b.WriteString(k + "\n")
 	}
