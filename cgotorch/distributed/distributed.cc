@@ -379,6 +379,27 @@ gt_error gt_dist_reduce_scatter(gt_dist_pg pg, gt_tensor outp, gt_tensor *ins, i
   });
 }
 
+gt_error gt_dist_broadcast_coalesced(gt_dist_pg pg, gt_tensor *ts, int64_t n, int root, int64_t buffer_bytes) {
+  return guard([&] {
+    TORCH_CHECK(root >= 0 && root < pg->size, "broadcast_coalesced: root ", root, " out of range for world size ",
+                pg->size);
+    TORCH_CHECK(buffer_bytes > 0, "broadcast_coalesced: buffer size must be positive, got ", buffer_bytes);
+    auto v = gotorch::tensor_list(ts, n);
+    for (auto &t : v) {
+      check_tensor(t, "broadcast_coalesced");
+      t = t.detach();  // parameters too: their data, written in place
+    }
+    if (v.empty() || pg->size == 1) return;
+    at::NoGradGuard no_grad;
+    int64_t seq = pg->seq.load();
+    try {
+      c10d::broadcast_coalesced(pg->group, v, static_cast<size_t>(buffer_bytes), root);
+    } catch (const std::exception &e) {
+      fail(pg, "broadcast_coalesced", seq, e);
+    }
+  });
+}
+
 gt_error gt_dist_barrier(gt_dist_pg pg, gt_dist_work *out) {
   return guard([&] { *out = new_work(pg, "barrier", start(pg, "barrier", [&] { return pg->pg->barrier(); })); });
 }

@@ -45,6 +45,11 @@ gt_error gt_dist_barrier(gt_dist_pg pg, gt_dist_work *out);
 gt_error gt_dist_send(gt_dist_pg pg, gt_tensor t, int dst, int tag, gt_dist_work *out);
 gt_error gt_dist_recv(gt_dist_pg pg, gt_tensor t, int src, int tag, gt_dist_work *out);
 
+/* broadcast_coalesced copies root's tensors into every rank's, flattened
+ * into buffers of up to buffer_bytes per dtype (c10d::broadcast_coalesced,
+ * as PyTorch's DDP syncs module states); it returns when done. */
+gt_error gt_dist_broadcast_coalesced(gt_dist_pg pg, gt_tensor *ts, int64_t n, int root, int64_t buffer_bytes);
+
 /* wait blocks until the op ends (or timeout_ms, when > 0, passes). */
 gt_error gt_dist_work_wait(gt_dist_work w, int64_t timeout_ms);
 int gt_dist_work_completed(gt_dist_work w);

@@ -13,7 +13,8 @@
 // DDP runs on c10d's Reducer, the engine of PyTorch's DDP
 // (torch/distributed.Reducer), and does what PyTorch's does:
 //   - at construction it checks that every rank's parameters have rank 0's
-//     shapes, and broadcasts the parameters and buffers from rank 0;
+//     shapes, and broadcasts the parameters and buffers from rank 0
+//     (coalesced, as PyTorch's does);
 //   - Forward arms the Reducer (prepare_for_backward); during the backward
 //     that follows, the gradients are all-reduced in buckets, started from
 //     gradient hooks as each bucket fills, so communication overlaps the
@@ -140,32 +141,36 @@ func DDP(m nn.Moduler, opts ...Option) (*DDPModule, error) {
 		return nil, fmt.Errorf("parallel.DDP: %w", err)
 	}
 	d.reducer = r
-	// Rank 0's initial state everywhere.
+	// Rank 0's initial state everywhere (Python's _sync_module_states).
+	states := make([]torch.Tensor, 0, len(named))
 	for _, p := range named {
-		if err := d.broadcast("parameter "+p.Name, p.Tensor); err != nil {
-			r.Close()
-			return nil, err
-		}
+		states = append(states, p.Tensor)
 	}
-	if err := d.broadcastBuffers(); err != nil {
+	for _, b := range mod.NamedBuffers() {
+		states = append(states, b.Tensor)
+	}
+	if err := d.pg.BroadcastCoalesced(states, 0, broadcastBucketBytes); err != nil {
 		r.Close()
-		return nil, err
+		return nil, fmt.Errorf("parallel.DDP: broadcasting the parameters and buffers from rank 0: %w", err)
 	}
 	return d, nil
 }
 
-func (d *DDPModule) broadcast(what string, t torch.Tensor) error {
-	if err := d.pg.Broadcast(t, 0); err != nil {
-		return fmt.Errorf("parallel.DDP: broadcasting %s from rank 0: %w", what, err)
-	}
-	return nil
-}
+// broadcastBucketBytes caps the buffers in which parameters and buffers
+// are broadcast (PyTorch DDP's broadcast_bucket_size, 250 MiB).
+const broadcastBucketBytes = 250 << 20
 
 func (d *DDPModule) broadcastBuffers() error {
-	for _, b := range d.module.NamedBuffers() {
-		if err := d.broadcast("buffer "+b.Name, b.Tensor); err != nil {
-			return err
-		}
+	named := d.module.NamedBuffers()
+	if len(named) == 0 {
+		return nil
+	}
+	bufs := make([]torch.Tensor, len(named))
+	for i, b := range named {
+		bufs[i] = b.Tensor
+	}
+	if err := d.pg.BroadcastCoalesced(bufs, 0, broadcastBucketBytes); err != nil {
+		return fmt.Errorf("parallel.DDP: broadcasting the buffers from rank 0: %w", err)
 	}
 	return nil
 }

@@ -59,6 +59,20 @@ func collectives(t *testing.T, pg *distributed.ProcessGroup) {
 	require.NoError(t, pg.Broadcast(b, 2))
 	assert.Equal(t, []float32{2, 2}, vals(b))
 
+	// Coalesced: several dtypes, a leaf that requires grad, buffers of 8
+	// bytes (several broadcasts), from rank 1.
+	w := torch.FromSlice([]float32{fr, 2 * fr, 3 * fr}, 3).SetRequiresGrad(true)
+	i64 := torch.FromSlice([]int64{int64(r), int64(r) + 7}, 2)
+	f64 := torch.FromSlice([]float64{float64(r) / 2}, 1)
+	require.NoError(t, pg.BroadcastCoalesced([]torch.Tensor{w, i64, f64}, 1, 8))
+	assert.Equal(t, []float32{1, 2, 3}, vals(w))
+	assert.True(t, w.RequiresGrad())
+	assert.Equal(t, []int64{1, 8}, i64.Int64s())
+	assert.Equal(t, []float64{0.5}, f64.Float64s())
+	err := pg.BroadcastCoalesced([]torch.Tensor{f64}, 3, 8)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root 3 out of range")
+
 	outs := []torch.Tensor{torch.Zeros([]int64{2}), torch.Zeros([]int64{2}), torch.Zeros([]int64{2})}
 	require.NoError(t, pg.AllGather(outs, mk()))
 	for i, o := range outs {
@@ -166,6 +180,19 @@ func TestDeadPeerFails(t *testing.T) {
 		t.Logf("error: %s", errs[0])
 		assert.Contains(t, errs[0], "all_reduce")
 		assert.Contains(t, errs[0], "rank 2 is dead")
+		// Rank 0 hosts the store: it stays until the other survivor is
+		// done with it (else a slow rank 1 finds the store gone and blames
+		// rank 0).
+		_, err = pg.Store().Add("survivors_done", 1)
+		require.NoError(t, err)
+		for pg.Rank() == 0 {
+			n, err := pg.Store().Add("survivors_done", 0)
+			require.NoError(t, err)
+			if n == 2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		return
 	}
 	res := disttest.Start(t, 3, disttest.Options{Timeout: 90 * time.Second})

@@ -387,6 +387,25 @@ func (pg *ProcessGroup) AllReduce(t torch.Tensor, op ReduceOp) error {
 	return wait(pg.AllReduceAsync(t, op))
 }
 
+// BroadcastCoalesced copies root's ts into every rank's, as PyTorch's DDP
+// syncs a module's parameters and buffers: c10d's broadcast_coalesced
+// flattens them, by dtype, into buffers of up to bufferBytes each, so that
+// many small tensors take a few broadcasts. It returns when done.
+func (pg *ProcessGroup) BroadcastCoalesced(ts []torch.Tensor, root int, bufferBytes int64) error {
+	p, err := pg.handle("BroadcastCoalesced")
+	if err != nil {
+		return err
+	}
+	ps, release, err := borrow("BroadcastCoalesced", ts)
+	if err != nil {
+		return err
+	}
+	e := C.gt_dist_broadcast_coalesced(p, first(ps), C.int64_t(len(ps)), C.int(root), C.int64_t(bufferBytes))
+	release()
+	runtime.KeepAlive(pg)
+	return cerr("BroadcastCoalesced", e)
+}
+
 // BroadcastAsync starts copying root's t into every rank's t.
 func (pg *ProcessGroup) BroadcastAsync(t torch.Tensor, root int) (*Work, error) {
 	return pg.start("broadcast", []torch.Tensor{t}, func(p C.gt_dist_pg, ps []C.gt_tensor, w *C.gt_dist_work) C.gt_error {
