@@ -46,7 +46,10 @@
 //
 // Save and Encode write the zip format of torch.save (protocol 2 pickle,
 // records aligned to 64 bytes), which torch.load of PyTorch 1.6 and later
-// reads. Each tensor is written contiguous, in a storage of its own; one
+// reads. Tensors that share a storage are written as torch.save writes
+// them: the storage once, whole, and each tensor as a view at its offset
+// and strides, so that they share memory again when loaded (storage.go
+// asks libtorch for a tensor's storage through cgotorch/ptstorage). One
 // torch.Tensor reached twice (tied weights) is written once and loads as
 // one tensor. Save is atomic (internal/atomicfile).
 package pt

@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/gotorch/gotorch/internal/atomicfile"
@@ -23,11 +24,17 @@ import (
 // the Go values that Decode returns (a state dict is a
 // map[string]torch.Tensor, or a *Dict to keep an order), and also
 // map[string]any, []torch.Tensor, int, int32, float32.
+//
+// Tensors that share a storage (views, tied weights) are written as
+// torch.save writes them: the storage once, whole, and each tensor as a
+// view of it (its offset and strides), so that they share memory again
+// when loaded, in Python or by Load.
 func Save(path string, obj any) error {
 	p, err := pickleObject(obj)
 	if err != nil {
 		return fmt.Errorf("pt: save %s: %w", path, err)
 	}
+	defer p.close()
 	err = atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := p.writeZip(bw); err != nil {
@@ -47,24 +54,41 @@ func Encode(w io.Writer, obj any) error {
 	if err != nil {
 		return fmt.Errorf("pt: encode: %w", err)
 	}
+	defer p.close()
 	return p.writeZip(w)
 }
 
-// pickler writes a protocol 2 pickle, and collects the tensors whose
-// storages go beside it.
+// pickler writes a protocol 2 pickle, and collects the storages that go
+// beside it.
 type pickler struct {
 	buf      bytes.Buffer
-	memo     map[any]uint32 // written objects, by identity
-	tensors  []torch.Tensor // in storage key order
+	memo     map[any]uint32     // written objects, by identity
+	storages []torch.Tensor     // each storage whole, 1-D, in key order; owned
+	keys     map[storageKey]int // storage keys by libtorch storage and dtype
 	nextMemo uint32
+}
+
+// storageKey identifies a storage read as elements of a dtype.
+type storageKey struct {
+	id    uintptr
+	dtype torch.DType
+}
+
+// close frees the storages' views.
+func (p *pickler) close() {
+	for _, s := range p.storages {
+		s.Free()
+	}
+	p.storages = nil
 }
 
 const maxSaveDepth = 1000
 
 func pickleObject(obj any) (*pickler, error) {
-	p := &pickler{memo: map[any]uint32{}}
+	p := &pickler{memo: map[any]uint32{}, keys: map[storageKey]int{}}
 	p.buf.Write([]byte{0x80, 2})
 	if err := p.value(obj, 0); err != nil {
+		p.close()
 		return nil, err
 	}
 	p.buf.WriteByte('.')
@@ -323,7 +347,48 @@ func (p *pickler) dict(keys, vals []any, ordered bool, depth int) error {
 	return nil
 }
 
-// tensor writes _rebuild_tensor_v2(storage, 0, size, contiguous stride,
+// storageOf finds t's storage among those collected, or adds it: it
+// returns the storage's key, its number of elements, and t's offset and
+// strides in it. A storage is saved whole, as torch.save saves it, even
+// where its tensors reach only part of it.
+func (p *pickler) storageOf(t torch.Tensor) (key int, numel, offset int64, stride []int64, err error) {
+	shape := t.Shape()
+	stride = make([]int64, len(shape))
+	for i := range shape {
+		if stride[i], err = torch.TryStride(t, int64(i)); err != nil {
+			return 0, 0, 0, nil, err
+		}
+	}
+	info, err := storageInfoOf(t)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	dt := t.DType()
+	size := int64(dt.Size())
+	if size == 0 || info.nbytes%size != 0 {
+		return 0, 0, 0, nil, fmt.Errorf("a %v tensor in a storage of %d bytes, no whole number of elements", dt, info.nbytes)
+	}
+	numel = info.nbytes / size
+	k := storageKey{info.id, dt}
+	if i, ok := p.keys[k]; ok {
+		return i, numel, info.offset, stride, nil
+	}
+	d, err := t.TryDetach()
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	whole, err := d.TryAsStrided([]int64{numel}, []int64{1}, torch.WithStorageOffset(0))
+	d.Free()
+	if err != nil {
+		return 0, 0, 0, nil, fmt.Errorf("its storage: %w", err)
+	}
+	p.storages = append(p.storages, whole)
+	key = len(p.storages) - 1
+	p.keys[k] = key
+	return key, numel, info.offset, stride, nil
+}
+
+// tensor writes _rebuild_tensor_v2(storage, offset, size, stride,
 // requires_grad, OrderedDict()), with the storage as a persistent id.
 func (p *pickler) tensor(t torch.Tensor) error {
 	if !t.Defined() {
@@ -337,23 +402,19 @@ func (p *pickler) tensor(t torch.Tensor) error {
 		return fmt.Errorf("a tensor of %v, which torch.save has no storage type for", t.DType())
 	}
 	shape := t.Shape()
-	stride := make([]int64, len(shape))
-	acc := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		stride[i] = acc
-		acc *= max(shape[i], 1)
+	key, numel, offset, stride, err := p.storageOf(t)
+	if err != nil {
+		return fmt.Errorf("a %v tensor of shape %v: %w", t.DType(), shape, err)
 	}
-	key := fmt.Sprint(len(p.tensors))
-	p.tensors = append(p.tensors, t)
 	p.global("torch._utils", "_rebuild_tensor_v2")
 	p.op('(', '(')
 	_ = p.str("storage")
 	p.global("torch", typ)
-	_ = p.str(key)
+	_ = p.str(strconv.Itoa(key))
 	_ = p.str("cpu")
-	p.int(t.Numel())
+	p.int(numel)
 	p.op('t', 'Q')
-	p.int(0)
+	p.int(offset)
 	p.op('(')
 	for _, s := range shape {
 		p.int(s)
@@ -457,10 +518,10 @@ func (p *pickler) writeZip(w io.Writer) error {
 	if err := record("byteorder", []byte("little")); err != nil {
 		return err
 	}
-	for i, t := range p.tensors {
+	for i, t := range p.storages {
 		b, err := tensorBytes(t)
 		if err != nil {
-			return fmt.Errorf("tensor %d: %w", i, err)
+			return fmt.Errorf("storage %d: %w", i, err)
 		}
 		if err := record(fmt.Sprintf("data/%d", i), b); err != nil {
 			return err

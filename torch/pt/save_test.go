@@ -65,6 +65,57 @@ func TestSaveRoundTrip(t *testing.T) {
 	a, _ := got.Get("tied_a")
 	b, _ := got.Get("tied_b")
 	assert.Equal(t, a, b, "one tensor saved twice loads as one")
+
+	// col and t are views of one storage (views.pt's): saved as such, they
+	// share memory again, at their offsets and strides.
+	cv, _ := got.Get("col")
+	tv, _ := got.Get("t")
+	col, tr := cv.(torch.Tensor), tv.(torch.Tensor)
+	info, err := storageInfoOf(col)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), info.offset)
+	assert.Equal(t, []int64{6, 1}, []int64{torch.Stride(col, 0), torch.Stride(tr, 0)})
+	assert.Equal(t, int64(24*4), col.NBytes(), "the whole storage")
+	col.AddScalar_(torch.S(100.0))
+	assert.Equal(t, []float32{102, 108, 114, 120}, tr.Select(0, 2).Float32s())
+}
+
+// TestSaveViews: Save writes each storage once, whole, as torch.save
+// does, and each tensor as a view at its offset and strides; tensors of
+// other storages of the same size stay apart.
+func TestSaveViews(t *testing.T) {
+	base := torch.Arange(torch.S(10.0), torch.WithDtype(torch.Float32))
+	other := torch.Arange(torch.S(10.0), torch.WithDtype(torch.Float32))
+	mid := base.Narrow(0, 3, 4)
+	grid := base.Reshape([]int64{2, 5}).T()
+	var buf bytes.Buffer
+	d := &Dict{}
+	d.Set("mid", mid)
+	d.Set("grid", grid)
+	d.Set("other", other)
+	d.Set("base", base)
+	require.NoError(t, Encode(&buf, d))
+
+	a, err := open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), defaultLimits)
+	require.NoError(t, err)
+	assert.Len(t, a.storages, 2, "base's storage and other's")
+
+	v, err := decodeBytes(buf.Bytes())
+	require.NoError(t, err)
+	got := v.(*Dict)
+	get := func(k string) torch.Tensor { x, _ := got.Get(k); return x.(torch.Tensor) }
+	for _, k := range []string{"mid", "grid", "other", "base"} {
+		w, _ := d.Get(k)
+		equalValue(t, w, get(k), k)
+	}
+	info, err := storageInfoOf(get("mid"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), info.offset)
+	assert.Equal(t, []int64{1, 5}, []int64{torch.Stride(get("grid"), 0), torch.Stride(get("grid"), 1)})
+	get("base").AddScalar_(torch.S(1.0))
+	assert.Equal(t, []float32{4, 5, 6, 7}, get("mid").Float32s())
+	assert.Equal(t, []float32{1, 6}, get("grid").Select(0, 0).Float32s())
+	assert.Equal(t, float32(0), get("other").Float32s()[0])
 }
 
 // equalValue compares a saved value with the loaded one: tensors by
@@ -123,7 +174,7 @@ func TestPythonReadsSave(t *testing.T) {
 	require.NoError(t, err, stderr.String())
 
 	want := plain(t, obj).(map[string]any)
-	want["dict"] = append(want["dict"].([]any), []any{"tied_is_one_tensor", true})
+	want["dict"] = append(want["dict"].([]any), []any{"tied_is_one_tensor", true}, []any{"views_share_memory", true})
 	wantJSON, err := json.Marshal(want)
 	require.NoError(t, err)
 	assert.Equal(t, normJSON(t, wantJSON), normJSON(t, out))

@@ -58,4 +58,10 @@ def plain(v):
 obj = torch.load(sys.argv[1])
 if isinstance(obj, dict) and "tied_a" in obj:
     obj["tied_is_one_tensor"] = obj["tied_a"] is obj["tied_b"]
+if isinstance(obj, dict) and "col" in obj and "t" in obj:
+    # Two views of one storage: writing through one shows in the other.
+    before = obj["t"].clone()
+    obj["col"].add_(1)
+    obj["views_share_memory"] = not torch.equal(before, obj["t"])
+    obj["col"].sub_(1)
 print(json.dumps(plain(obj)))
