@@ -123,7 +123,7 @@ func (t *Trainer) Fit() {
 	if t.checkpoint != "" {
 		if _, err := os.Stat(t.checkpoint); err == nil {
 			t.LoadCheckpoint(t.checkpoint)
-			fmt.Printf("resumed from %s after epoch %d\n", t.checkpoint, t.epoch)
+			t.Log(fmt.Sprintf("resumed from %s after epoch %d", t.checkpoint, t.epoch)) // rank 0 only
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			panic(fmt.Errorf("classfile: checkpoint: %w", err))
 		}

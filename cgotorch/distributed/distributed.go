@@ -1,7 +1,9 @@
 // Package distributed compiles GoTorch's C ABI over c10d, PyTorch's
 // distributed engine: stores (TCPStore, FileStore), ProcessGroupGloo, its
-// collectives and work handles, and the bucketed gradient reducer that
-// nn/parallel's DDP hooks into autograd (distributed.h, distributed.cc).
+// collectives and work handles, broadcast_coalesced, and c10d's gradient
+// Reducer, which nn/parallel's DDP hooks into autograd (distributed.h,
+// distributed.cc). compat/ stands in for a header that Debian 12's
+// libtorch-dev lacks (see docs/distributed.md).
 //
 // It needs Gloo's headers (Debian's libgloo-dev, installed by
 // scripts/setup.sh); the Gloo code itself is in libtorch_cpu.so. Package
