@@ -16,6 +16,7 @@ import (
 type builder struct {
 	root   string // the module's root
 	outDir string
+	cuda   bool // -device cuda: the C++ worker with CUDA (cudaCxxFlags)
 	log    func(format string, args ...any)
 }
 
@@ -101,6 +102,11 @@ func (b *builder) cxx(compiler string) (string, string, error) {
 	}
 	cflags, ldflags := libtorchFlags(lt)
 	bin := filepath.Join(b.outDir, "cxxwork")
+	if b.cuda {
+		c, l := cudaCxxFlags(os.Getenv("CGO_CPPFLAGS"))
+		cflags, ldflags = append(cflags, c...), append(ldflags, l...)
+		bin = filepath.Join(b.outDir, "cxxwork-cuda")
+	}
 	args := append(append(append([]string{}, cflags...), src, "-o", bin), ldflags...)
 	cmdline := compiler + " " + strings.Join(args, " ")
 	h := sha256.New()

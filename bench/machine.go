@@ -23,6 +23,7 @@ type machine struct {
 	Kernel   string
 	Go       string
 	Compiler string
+	GPU      string // -device cuda: nvidia-smi's name, driver and memory
 	Python   string
 	// Versions reported by the workers and the packages of the libraries
 	// they loaded.

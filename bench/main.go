@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,6 +55,7 @@ type config struct {
 	Replot        string // a saved results file to report instead of measuring
 	Readme        string // the file whose marked block gets the headline figures
 	Saved         string // where the results are saved
+	Device        string // cpu or cuda (-device)
 }
 
 func main() {
@@ -91,7 +93,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.CXX, "cxx", "", "C++ compiler (default $CXX or g++)")
 	fs.StringVar(&c.Out, "out", "", "Markdown report (default docs/benchmarks.md; bench/out/quick/benchmarks.md with -quick)")
 	fs.StringVar(&c.Chart, "chart", "", "PNG chart (default: the report's name with .png)")
-	only := fs.String("only", "", "comma-separated parts to run: ops,mlp,cnn,startup,rss (default all)")
+	only := fs.String("only", "", "comma-separated parts to run: ops,mlp,cnn,startup,rss (default all; with -device cuda: ops,mlp,cnn,transformer)")
+	device := fs.String("device", "cpu", "cpu: the CPU benchmark; cuda: the GPU jobs on cuda:0 (per-op add/mm, MLP, CNN, transformer, with peak memory), reported to bench/out/gpu/benchmarks.md unless -out is given")
 	fs.StringVar(&c.Notes, "notes", "bench/NOTES.md", "hand-written notes to include in the report, if the file exists")
 	fs.StringVar(&c.Replot, "replot", "", "rewrite the report and chart from a saved results file (bench/out/results.json) instead of measuring")
 	fs.StringVar(&c.Readme, "readme", "", "file whose <!-- bench:begin --> ... <!-- bench:end --> block gets the headline figures (default README.md for a full run to docs/benchmarks.md, none otherwise)")
@@ -116,16 +119,25 @@ func parseFlags(args []string) (config, error) {
 	if c.Warmup < 0 || c.Threads < 1 || c.IterScale <= 0 {
 		return c, fmt.Errorf("-warmup, -threads and -scale must be positive")
 	}
+	var err error
+	if c.Device, err = parseDevice(*device); err != nil {
+		return c, err
+	}
+	parts := cpuParts
+	if c.onCUDA() {
+		parts = gpuParts
+	}
 	if *only != "" {
 		for _, p := range strings.Split(*only, ",") {
 			p = strings.TrimSpace(p)
-			switch p {
-			case "ops", "mlp", "cnn", "startup", "rss":
-				c.Only = append(c.Only, p)
-			default:
-				return c, fmt.Errorf("-only: unknown part %q (want ops, mlp, cnn, startup, rss)", p)
+			if !slices.Contains(parts, p) {
+				return c, fmt.Errorf("-only: unknown part %q with -device %s (want %s)", p, c.Device, strings.Join(parts, ", "))
 			}
+			c.Only = append(c.Only, p)
 		}
+	}
+	if c.onCUDA() && len(c.Only) == 0 {
+		c.Only = parts // no start-up or RSS run on the GPU
 	}
 	if c.CXX == "" {
 		c.CXX = os.Getenv("CXX")
@@ -138,7 +150,10 @@ func parseFlags(args []string) (config, error) {
 		return c, err
 	}
 	c.Root = root
-	if c.Out == "" {
+	if c.Out == "" && c.onCUDA() {
+		c.Out = "bench/out/gpu/benchmarks.md"
+		c.Saved = "bench/out/gpu/results.json"
+	} else if c.Out == "" {
 		c.Out = "docs/benchmarks.md"
 		c.Saved = "bench/out/results.json"
 		if c.Quick {

@@ -346,7 +346,7 @@ func writeReport(r *results) error {
 func summaryText(r *results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s (%s, %d rounds; other load %.2f cores)\n", r.Command, elapsed(r.Duration), r.Config.Rounds, r.Others)
-	for _, j := range jobs {
+	for _, j := range r.Config.jobList() {
 		if r.Samples[j.Name] == nil {
 			continue
 		}
@@ -356,7 +356,12 @@ func summaryText(r *results) string {
 				fmt.Fprintf(&b, " %s %s", im.Label, fmtDuration(s.Median))
 			}
 		}
-		fmt.Fprintf(&b, "  Go/C++ %s\n", fmtRatio(r.medianRatio(j.Name, "go", "cxx")))
+		fmt.Fprintf(&b, "  Go/C++ %s", fmtRatio(r.medianRatio(j.Name, "go", "cxx")))
+		if r.Peak[j.Name] != nil {
+			fmt.Fprintf(&b, "  peak C++ %s Go %s Go+ %s Python %s", r.peakCell(j.Name, "cxx"), r.peakCell(j.Name, "go"),
+				r.peakCell(j.Name, "gop"), r.peakCell(j.Name, "python"))
+		}
+		fmt.Fprintln(&b)
 	}
 	for _, t := range r.targets() {
 		fmt.Fprintln(&b, t)

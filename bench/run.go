@@ -86,6 +86,9 @@ type results struct {
 	RSSStep map[string]float64
 	RSSGC   []float64
 	// Others is the average number of cores other processes kept busy.
+	// Peak[job][impl] is the largest peak of allocated GPU bytes over the
+	// rounds (-device cuda).
+	Peak               map[string]map[string]int64 `json:",omitempty"`
 	Others             float64
 	LoadStart, LoadEnd string
 	Errors             []string
@@ -119,8 +122,20 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
-	b := &builder{root: cfg.Root, outDir: outDir, log: logf}
+	b := &builder{root: cfg.Root, outDir: outDir, log: logf, cuda: cfg.onCUDA()}
 	bins := map[string][]string{}
+	env := deviceEnv(workerEnv(os.Environ(), cfg.Threads, cfg.OMPWait), cfg.Device)
+	if cfg.onCUDA() {
+		// Fail before the C++ build when there is no GPU.
+		gow, err := b.gowork()
+		if err != nil {
+			return nil, err
+		}
+		if err := cudaPreflight(gow, cfg.Root, env); err != nil {
+			return nil, err
+		}
+		res.Machine.GPU = gpuName()
+	}
 	cxx, cmdline, err := b.cxx(cfg.CXX)
 	if err != nil {
 		return nil, err
@@ -156,7 +171,6 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	if cfg.Python != "" {
 		res.Machine.Python = commandVersion(cfg.Python, "--version")
 	}
-	env := workerEnv(os.Environ(), cfg.Threads, cfg.OMPWait)
 	res.Machine.Env = relevantEnv(env)
 
 	res.LoadStart = loadAvg()
@@ -176,6 +190,13 @@ func run(cfg config, logw io.Writer) (*results, error) {
 
 	if err := saveResults(res, cfg.Saved); err != nil {
 		return res, err
+	}
+	if cfg.onCUDA() {
+		if err := writeGPUReport(res); err != nil {
+			return res, err
+		}
+		logf("wrote %s and %s", rel(cfg.Root, cfg.Out), rel(cfg.Root, cfg.Saved))
+		return res, nil
 	}
 	if err := writeReport(res); err != nil {
 		return res, err
@@ -216,6 +237,12 @@ func replot(cfg config) (*results, error) {
 		return nil, fmt.Errorf("%s: %v", cfg.Replot, err)
 	}
 	r.Config.Root, r.Config.Out, r.Config.Chart, r.Config.Notes = cfg.Root, cfg.Out, cfg.Chart, cfg.Notes
+	if r.Config.onCUDA() {
+		if cfg.Out == filepath.Join(cfg.Root, "docs/benchmarks.md") {
+			r.Config.Out = filepath.Join(cfg.Root, "bench/out/gpu/benchmarks.md")
+		}
+		return &r, writeGPUReport(&r)
+	}
 	if err := writeReport(&r); err != nil {
 		return &r, err
 	}
@@ -230,7 +257,7 @@ func replot(cfg config) (*results, error) {
 // interleaved runs the rounds: every job on every worker in turn.
 func interleaved(cfg config, res *results, env []string, logf func(string, ...any)) error {
 	var selected []jobSpec
-	for _, j := range jobs {
+	for _, j := range cfg.jobList() {
 		if cfg.wants(j.Part) {
 			selected = append(selected, j)
 		}
@@ -292,6 +319,7 @@ func interleaved(cfg config, res *results, env []string, logf func(string, ...an
 					res.Samples[j.Name][im.Name] = append(res.Samples[j.Name][im.Name], v)
 					sum += v
 				}
+				res.recordPeak(j.Name, im.Name, m.PeakBytes)
 				if im.Name == "go" {
 					for _, g := range m.GCNS {
 						res.GC[j.Name] = append(res.GC[j.Name], float64(g))

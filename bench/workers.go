@@ -33,6 +33,8 @@ type message struct {
 	Iters int     `json:"iters"`
 	NS    []int64 `json:"ns"`
 	GCNS  []int64 `json:"gc_ns"`
+	// -device cuda: the job's peak of allocated GPU bytes, -1 unknown
+	PeakBytes *int64 `json:"peak_bytes"`
 	// startup
 	FirstOp int64 `json:"first_op_unix_ns"`
 	// rss

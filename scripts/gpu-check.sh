@@ -4,13 +4,18 @@
 # GoTorch against that PyTorch's libtorch (CUDA linked with --no-as-needed,
 # -DGOTORCH_CUDA where the CUDA headers are), runs every CUDA test, the
 # CUDA-side checks of torch/amp, data and the out-of-memory path, a short
-# per-op and training-step timing beside PyTorch's, and the main job for one
+# per-op and training-step timing beside PyTorch's, the GPU benchmark (go run
+# ./bench -device cuda: C++, Go, Go+ and Python workers interleaved on cuda:0,
+# with peak memory; report in $OUT/bench-gpu.md) and the main job for one
 # epoch on the GPU. Logs go to $OUT (default /tmp/out).
 #
 # Before, on a machine with Go, from the project's root:
 #   ../shared/tools/device-pack.sh ./torch/... ./nn/... ./data ./classfile ./cmd/gop-torch ./internal/gen
 # which writes .device-carry/ (a trimmed Go, a module proxy folder, the
-# generator). Then on the GPU machine, from the project's root:
+# generator), and the benchmark harness built here (its chart's modules,
+# about 27 MB, do not fit in the carry; the harness is pure Go):
+#   CGO_ENABLED=0 go build -trimpath -ldflags=-s -o .device-carry/bench ./bench && gzip -9f .device-carry/bench
+# Then on the GPU machine, from the project's root:
 #   bash scripts/gpu-check.sh
 # Set REGEN=0 to keep the committed bindings (only for a PyTorch whose ops
 # match them); FASHION_MNIST=DIR for Fashion-MNIST's four .gz files when
@@ -97,6 +102,19 @@ step classfile-tests go test -count=1 -v -run 'Amp|Device' ./classfile
 # Timing: 4x4 add and mm per op, C++-free (Go and Python), on cuda:0.
 step timing-go go run ./scripts/gpucheck
 step timing-py $PY scripts/gpucheck/ops.py
+
+# The GPU benchmark: the four workers of bench/ (the C++ one compiled here
+# against this PyTorch's libtorch, CUDA linked, -DBENCH_CUDA where the CUDA
+# headers are) take turns on cuda:0; short rounds (about 2 minutes of
+# measuring after the builds). The harness: carried (above) or built here.
+if [ -f "$carry/bench.gz" ]; then
+	mkdir -p /tmp/dgo && gzip -dc "$carry/bench.gz" >/tmp/dgo/bench-harness && chmod +x /tmp/dgo/bench-harness
+	harness=(/tmp/dgo/bench-harness)
+else
+	harness=(go run ./bench)
+fi
+step bench-gpu env LIBTORCH="$TD" timeout 360 "${harness[@]}" -device cuda -rounds "${BENCH_ROUNDS:-3}" -reps 2 -warmup 1 \
+	-python "$PY" -out "$O/bench-gpu.md"
 
 # The main job, one epoch, on the GPU (device "auto" picks it).
 fm=/usr/share/datasets/fashion-mnist

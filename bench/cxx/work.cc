@@ -7,11 +7,20 @@
 //   work startup             one 4x4 add, then the wall clock
 //   work rss STEPS EVERY     MLP steps with RSS samples
 //
-// The thread count comes from BENCH_THREADS (default 2).
+// The thread count comes from BENCH_THREADS (default 2), the device from
+// BENCH_DEVICE: cpu (the default) or cuda, for the GPU jobs (gadd4, gmm4,
+// gmlp, gcnn64, gcnn1024, gtrans) on cuda:0. Compiled with -DBENCH_CUDA
+// (and the CUDA toolkit's headers), the answers carry the caching
+// allocator's peak of allocated bytes (torch.cuda.max_memory_allocated);
+// without it, peak_bytes is -1.
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 #include <unistd.h>
+#ifdef BENCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include <chrono>
 #include <cstdint>
@@ -42,6 +51,40 @@ int threads() {
   const char* v = std::getenv("BENCH_THREADS");
   int n = v ? std::atoi(v) : 0;
   return n > 0 ? n : 2;
+}
+
+bool on_cuda() {
+  const char* v = std::getenv("BENCH_DEVICE");
+  return v && std::string(v) == "cuda";
+}
+
+torch::Device device() { return on_cuda() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU); }
+
+// check_device returns "" or why the device BENCH_DEVICE names is not there.
+std::string check_device() {
+  const char* v = std::getenv("BENCH_DEVICE");
+  std::string d = v ? v : "";
+  if (d == "" || d == "cpu") return "";
+  if (d != "cuda") return "BENCH_DEVICE=\"" + d + "\": want cpu or cuda";
+  if (!torch::cuda::is_available()) return "-device cuda: no CUDA device (torch::cuda::is_available() is false)";
+  return "";
+}
+
+void sync() {
+  if (on_cuda()) torch::cuda::synchronize();
+}
+
+void reset_peak() {
+#ifdef BENCH_CUDA
+  if (on_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(0);
+#endif
+}
+
+int64_t peak_bytes() {
+#ifdef BENCH_CUDA
+  if (on_cuda()) return c10::cuda::CUDACachingAllocator::getDeviceStats(0).allocated_bytes[0].peak;  // [0]: StatType::AGGREGATE
+#endif
+  return -1;
 }
 
 void setup() {
@@ -155,6 +198,80 @@ std::vector<int64_t> train(const Cmd& c, torch::nn::Sequential net,
   });
 }
 
+// gpu_per_op is the GPU job gadd4 or gmm4: a repetition is ITERS 4x4 ops
+// between two synchronizations.
+std::vector<int64_t> gpu_per_op(const Cmd& c) {
+  auto o = torch::TensorOptions().device(device());
+  auto x = torch::randn({4, 4}, o), y = torch::randn({4, 4}, o);
+  bool mm = c.job == "gmm4";
+  std::vector<int64_t> ns;
+  for (int64_t r = 0; r < c.warmup + c.reps; r++) {
+    sync();
+    int64_t t0 = steady_ns();
+    if (mm) {
+      for (int64_t i = 0; i < c.iters; i++) torch::Tensor z = torch::mm(x, y);
+    } else {
+      for (int64_t i = 0; i < c.iters; i++) torch::Tensor z = torch::add(x, y);
+    }
+    sync();
+    int64_t t = steady_ns() - t0;
+    if (r >= c.warmup) ns.push_back(t);
+  }
+  return ns;
+}
+
+// gpu_train times the GPU training jobs: every step ends with
+// loss.item<float>().
+template <class Net, class Opt, class Loss>
+std::vector<int64_t> gpu_train(const Cmd& c, Net& net, Opt& opt, torch::Tensor x, torch::Tensor y, Loss loss) {
+  auto params = net->parameters();
+  std::vector<int64_t> ns;
+  for (int64_t r = 0; r < c.warmup + c.reps; r++) {
+    sync();
+    int64_t t0 = steady_ns();
+    for (int64_t i = 0; i < c.iters; i++) {
+      auto l = loss(net->forward(x), y);
+      zero_grad(params);
+      l.backward();
+      opt.step();
+      l.template item<float>();
+    }
+    int64_t t = steady_ns() - t0;
+    if (r >= c.warmup) ns.push_back(t);
+  }
+  return ns;
+}
+
+// gpu_job runs a GPU training job (gmlp, gcnn64, gcnn1024, gtrans) on
+// device(); ok is false for other jobs.
+std::vector<int64_t> gpu_job(const Cmd& c, bool& ok) {
+  namespace F = torch::nn::functional;
+  auto o = torch::TensorOptions().device(device());
+  auto ce = [](torch::Tensor out, torch::Tensor y) { return F::cross_entropy(out, y); };
+  ok = true;
+  if (c.job == "gmlp" || c.job == "gcnn64" || c.job == "gcnn1024") {
+    bool isMLP = c.job == "gmlp";
+    int64_t n = c.job == "gcnn64" ? 64 : 1024;
+    auto net = isMLP ? mlp() : cnn();
+    net->to(device());
+    net->train();
+    torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
+    auto x = isMLP ? torch::randn({n, 784}, o) : torch::randn({n, 1, 28, 28}, o);
+    return gpu_train(c, net, opt, x, torch::randint(10, {n}, o.dtype(torch::kLong)), ce);
+  }
+  if (c.job == "gtrans") {
+    using namespace torch::nn;
+    TransformerEncoder net(TransformerEncoderOptions(TransformerEncoderLayerOptions(512, 8).dim_feedforward(2048), 6));
+    net->to(device());
+    net->train();
+    torch::optim::AdamW opt(net->parameters(), torch::optim::AdamWOptions(1e-4));
+    auto mse = [](torch::Tensor out, torch::Tensor y) { return F::mse_loss(out, y); };
+    return gpu_train(c, net, opt, torch::randn({256, 32, 512}, o), torch::randn({256, 32, 512}, o), mse);
+  }
+  ok = false;
+  return {};
+}
+
 void hello() {
   std::cout << "{\"impl\":\"cxx\",\"version\":" << quote(TORCH_VERSION)
             << ",\"threads\":" << at::get_num_threads() << "}" << std::endl;
@@ -175,7 +292,14 @@ void serve() {
     try {
       std::vector<int64_t> ns;
       bool ok = true;
-      if (c.job == "mlp") {
+      bool gpu = c.job == "gadd4" || c.job == "gmm4" || c.job == "gmlp" || c.job == "gcnn64" ||
+                 c.job == "gcnn1024" || c.job == "gtrans";
+      if (gpu) reset_peak();
+      if (c.job == "gadd4" || c.job == "gmm4") {
+        ns = gpu_per_op(c);
+      } else if (gpu) {
+        ns = gpu_job(c, ok);
+      } else if (c.job == "mlp") {
         auto net = mlp();
         torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01));
         ns = train(c, net, torch::randn({64, 784}), torch::randint(10, {64}), opt);
@@ -193,7 +317,9 @@ void serve() {
         continue;
       }
       std::cout << "{\"job\":" << quote(c.job) << ",\"iters\":" << c.iters
-                << ",\"ns\":" << json_array(ns) << "}" << std::endl;
+                << ",\"ns\":" << json_array(ns);
+      if (on_cuda()) std::cout << ",\"peak_bytes\":" << peak_bytes();
+      std::cout << "}" << std::endl;
     } catch (const std::exception& e) {
       std::cout << "{\"job\":" << quote(c.job) << ",\"error\":" << quote(e.what())
                 << "}" << std::endl;
@@ -237,6 +363,11 @@ int main(int argc, char** argv) {
   if (mode == "startup") {
     startup();
     return 0;
+  }
+  std::string why = check_device();
+  if (!why.empty()) {
+    std::cout << "{\"error\":" << quote(why) << "}" << std::endl;
+    return 1;
   }
   setup();
   if (mode == "serve") {

@@ -8,7 +8,10 @@ in bench/internal/worker/worker.go:
     work.py startup            one 4x4 add, then the wall clock
     work.py rss STEPS EVERY    MLP steps with RSS samples
 
-The thread count comes from BENCH_THREADS (default 2).
+The thread count comes from BENCH_THREADS (default 2), the device from
+BENCH_DEVICE: cpu (the default) or cuda, for the GPU jobs (gadd4, gmm4,
+gmlp, gcnn64, gcnn1024, gtrans) on cuda:0, whose answers carry
+torch.cuda.max_memory_allocated() since the job began (peak_bytes).
 """
 import json
 import os
@@ -60,6 +63,85 @@ def cnn():
         nn.Dropout(0.5), nn.Linear(128, 10))
 
 
+def on_cuda():
+    return os.environ.get("BENCH_DEVICE", "") == "cuda"
+
+
+def check_device():
+    """None, or why the device BENCH_DEVICE names is not there."""
+    d = os.environ.get("BENCH_DEVICE", "")
+    if d in ("", "cpu"):
+        return None
+    if d != "cuda":
+        return 'BENCH_DEVICE="%s": want cpu or cuda' % d
+    if not torch.cuda.is_available():
+        return "-device cuda: no CUDA device (torch.cuda.is_available() is False)"
+    return None
+
+
+def device():
+    return torch.device("cuda", 0) if on_cuda() else torch.device("cpu")
+
+
+def sync():
+    if on_cuda():
+        torch.cuda.synchronize()
+
+
+def gpu_per_op(job, iters, warmup, reps):
+    """gadd4, gmm4: a repetition is ITERS 4x4 ops between two synchronizations."""
+    x = torch.randn(4, 4, device=device())
+    y = torch.randn(4, 4, device=device())
+    op = torch.mm if job == "gmm4" else torch.add
+    ns = []
+    for r in range(warmup + reps):
+        sync()
+        t0 = time.perf_counter_ns()
+        for _ in range(iters):
+            op(x, y)
+        sync()
+        t = time.perf_counter_ns() - t0
+        if r >= warmup:
+            ns.append(t)
+    return ns
+
+
+def gpu_train(job, iters, warmup, reps):
+    """gmlp, gcnn64, gcnn1024 (Adam), gtrans (AdamW, MSE against a random
+    target): every step ends with loss.item()."""
+    dev = device()
+    loss_fn = F.cross_entropy
+    if job == "gmlp":
+        net, x, y = mlp(), torch.randn(1024, 784, device=dev), torch.randint(10, (1024,), device=dev)
+    elif job in ("gcnn64", "gcnn1024"):
+        n = 64 if job == "gcnn64" else 1024
+        net, x, y = cnn(), torch.randn(n, 1, 28, 28, device=dev), torch.randint(10, (n,), device=dev)
+    else:
+        net = nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8, 2048), 6)
+        x, y = torch.randn(256, 32, 512, device=dev), torch.randn(256, 32, 512, device=dev)
+        loss_fn = F.mse_loss
+    net.to(dev)
+    net.train()
+    if job == "gtrans":
+        opt = torch.optim.AdamW(net.parameters(), lr=1e-4)
+    else:
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    ns = []
+    for r in range(warmup + reps):
+        sync()
+        t0 = time.perf_counter_ns()
+        for _ in range(iters):
+            loss = loss_fn(net(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss.item()
+        t = time.perf_counter_ns() - t0
+        if r >= warmup:
+            ns.append(t)
+    return ns
+
+
 def rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -93,6 +175,10 @@ def timed_train(net, opt, x, y, iters, warmup, reps):
 
 
 def run(job, iters, warmup, reps):
+    if job in ("gadd4", "gmm4"):
+        return gpu_per_op(job, iters, warmup, reps)
+    if job in ("gmlp", "gcnn64", "gcnn1024", "gtrans"):
+        return gpu_train(job, iters, warmup, reps)
     if job == "mlp":
         net = mlp()
         opt = torch.optim.SGD(net.parameters(), lr=0.01)
@@ -126,12 +212,16 @@ def serve():
             emit({"error": "bad command " + line.strip()})
             continue
         try:
+            if on_cuda():
+                torch.cuda.reset_peak_memory_stats(0)
             ns = run(job, iters, warmup, reps)
         except Exception as e:  # report, keep serving
             emit({"job": job, "error": repr(e)})
             continue
         if ns is None:
             emit({"job": job, "error": "unknown job " + job})
+        elif on_cuda():
+            emit({"job": job, "iters": iters, "ns": ns, "peak_bytes": torch.cuda.max_memory_allocated(0)})
         else:
             emit({"job": job, "iters": iters, "ns": ns})
 
@@ -153,6 +243,10 @@ def rss(steps, every):
 
 
 def main():
+    why = check_device()
+    if why:
+        emit({"error": why})
+        sys.exit(1)
     torch.set_num_threads(threads())
     torch.manual_seed(1)
     mode = sys.argv[1] if len(sys.argv) > 1 else "serve"

@@ -51,6 +51,10 @@ func serve() {
 			train(s, cnn(), worker.CNNBatch, func(p []torch.Tensor) optim.Optimizer {
 				return optim.Adam(p, optim.WithLR(1e-3))
 			})
+		case job == "gadd4" || job == "gmm4":
+			gpuPerOp(s, job)
+		case job == "gmlp" || job == "gcnn64" || job == "gcnn1024" || job == "gtrans":
+			gpuTrain(s, job)
 		case strings.HasPrefix(job, "add") || strings.HasPrefix(job, "mm"):
 			if !perOp(s, job) {
 				s.Unknown()
@@ -174,4 +178,90 @@ func rss(steps, every int) {
 	}
 	torch.FinishGC()
 	worker.RSSDone(time.Since(t0), gc)
+}
+
+// gpuPerOp is the GPU harness's per-op job (gadd4, gmm4) on
+// worker.Device(): a repetition is ITERS ops between two synchronizations,
+// with a torch.GC() every 1,000 ops, as a loop with its own collections.
+func gpuPerOp(s *worker.Server, job string) {
+	op := torch.MM
+	if job == "gadd4" {
+		op = func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) }
+	}
+	d := torch.WithDevice(worker.Device())
+	torch.GC() // the previous job's tensors
+	worker.ResetPeak()
+	x, y := torch.RandN([]int64{4, 4}, d), torch.RandN([]int64{4, 4}, d)
+	iters := s.Iters()
+	for r := 0; r < s.Reps(); r++ {
+		worker.Sync()
+		t0 := time.Now()
+		for i := 0; i < iters; i++ {
+			if i%1000 == 0 {
+				torch.GC()
+			}
+			op(x, y)
+		}
+		worker.Sync()
+		s.Record(time.Since(t0))
+		torch.FinishGC()
+	}
+}
+
+// transformer is the GPU harness's 6 × TransformerEncoderLayer(512, 8,
+// 2048) encoder, input (seq, batch, feature).
+type transformer struct {
+	*nn.TransformerEncoderModule
+}
+
+func (t transformer) Forward(x torch.Tensor) torch.Tensor {
+	return t.TransformerEncoderModule.Forward(x)
+}
+
+// gpuTrain is the GPU harness's training job on worker.Device(): gmlp
+// (Adam), gcnn64 and gcnn1024 (Adam), gtrans (AdamW, MSE loss against a
+// random target). Each step starts with torch.GC() and ends with
+// loss.Item(); the peak memory is measured from the model's creation.
+func gpuTrain(s *worker.Server, job string) {
+	torch.GC() // the previous job's tensors
+	worker.ResetPeak()
+	var net model
+	loss := func(out, y torch.Tensor) torch.Tensor { return F.CrossEntropy(out, y) }
+	switch job {
+	case "gmlp":
+		net = mlp().(model)
+	case "gcnn64", "gcnn1024":
+		net = cnn().(model)
+	case "gtrans":
+		net = transformer{nn.TransformerEncoder(nn.TransformerEncoderLayer(worker.TransDModel, worker.TransHeads,
+			nn.WithDimFeedforward(worker.TransFF)), worker.TransLayers)}
+		loss = func(out, y torch.Tensor) torch.Tensor { return F.MseLoss(out, y) }
+	}
+	if err := net.(interface{ To(...torch.Target) error }).To(worker.Device()); err != nil {
+		panic(err)
+	}
+	var opt optim.Optimizer
+	if job == "gtrans" {
+		opt = optim.AdamW(net.Parameters(), optim.WithLR(1e-4))
+	} else {
+		opt = optim.Adam(net.Parameters(), optim.WithLR(1e-3))
+	}
+	x, y, _ := worker.GPUJobBatch(job)
+	iters := s.Iters()
+	for r := 0; r < s.Reps(); r++ {
+		worker.Sync()
+		t0 := time.Now()
+		for i := 0; i < iters; i++ {
+			g0 := time.Now()
+			torch.GC()
+			s.RecordGC(time.Since(g0))
+			l := loss(net.Forward(x), y)
+			opt.ZeroGrad()
+			l.Backward()
+			opt.Step()
+			l.Item()
+		}
+		torch.FinishGC()
+		s.Record(time.Since(t0))
+	}
 }

@@ -17,7 +17,11 @@
 //	          {"step":..., "rss":..., "live":...}; at the end
 //	          {"done":true, "total_ns":..., "gc_ns":[...]}.
 //
-// The thread count comes from BENCH_THREADS (default 2).
+// The thread count comes from BENCH_THREADS (default 2), the device from
+// BENCH_DEVICE (cpu, the default, or cuda: the GPU jobs gadd4, gmm4, gmlp,
+// gcnn64, gcnn1024 and gtrans on cuda:0, each answer with "peak_bytes",
+// the caching allocator's peak of allocated bytes during the job, -1 where
+// it cannot be read).
 package worker
 
 import (
@@ -30,6 +34,7 @@ import (
 	"time"
 
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/cuda"
 )
 
 // Threads is the intra-op thread count the harness asks for (BENCH_THREADS,
@@ -42,7 +47,13 @@ func Threads() int {
 }
 
 // Setup sets the thread count and the seed, as every worker does first.
+// When the device the harness asked for (BENCH_DEVICE) is not there, it
+// writes the error as the worker's first line and exits.
 func Setup() {
+	if err := CheckDevice(); err != nil {
+		writeJSON(map[string]any{"error": err.Error()})
+		os.Exit(1)
+	}
 	torch.SetNumThreads(Threads())
 	torch.ManualSeed(1)
 }
@@ -155,9 +166,14 @@ func (s *Server) RecordGC(d time.Duration) {
 	}
 }
 
-// Done writes the result of the current command.
+// Done writes the result of the current command; on CUDA with the peak
+// of allocated bytes since the job's ResetPeak (peak_bytes).
 func (s *Server) Done() {
-	writeJSON(map[string]any{"job": s.job, "iters": s.iters, "ns": s.ns, "gc_ns": s.gcNS})
+	m := map[string]any{"job": s.job, "iters": s.iters, "ns": s.ns, "gc_ns": s.gcNS}
+	if OnCUDA() {
+		m["peak_bytes"] = peakBytes()
+	}
+	writeJSON(m)
 }
 
 // Unknown answers a command whose job this worker does not have.
@@ -204,4 +220,106 @@ func MLPBatch() (x, y torch.Tensor) {
 // and random labels in [0, 10).
 func CNNBatch() (x, y torch.Tensor) {
 	return torch.RandN([]int64{64, 1, 28, 28}), torch.RandInt(10, []int64{64})
+}
+
+// The device of the workloads: BENCH_DEVICE, "cpu" (the default) or
+// "cuda" (the harness's -device cuda: every workload on cuda:0, each
+// repetition between two synchronizations, with the peak of the caching
+// allocator's allocated bytes in every answer).
+
+// OnCUDA reports whether the harness asked for cuda:0 (BENCH_DEVICE=cuda).
+func OnCUDA() bool { return os.Getenv("BENCH_DEVICE") == "cuda" }
+
+// Device is the workloads' device: cuda:0 under BENCH_DEVICE=cuda, the CPU
+// otherwise.
+func Device() torch.Device {
+	if OnCUDA() {
+		return torch.CUDA(0)
+	}
+	return torch.CPU
+}
+
+// CheckDevice returns a clear error when the device the harness asked for
+// is not there: BENCH_DEVICE other than cpu or cuda, or cuda without a
+// CUDA device (or with a libtorch built without CUDA).
+func CheckDevice() error {
+	switch d := os.Getenv("BENCH_DEVICE"); d {
+	case "", "cpu":
+		return nil
+	case "cuda":
+		if !cuda.IsAvailable() {
+			return fmt.Errorf("-device cuda: no CUDA device (libtorch has CUDA: %v; devices: %d)", cuda.Built(), cuda.DeviceCount())
+		}
+		return nil
+	default:
+		return fmt.Errorf("BENCH_DEVICE=%q: want cpu or cuda", d)
+	}
+}
+
+// Sync waits for the device's queued work (cuda.Synchronize); nothing on
+// the CPU.
+func Sync() {
+	if OnCUDA() {
+		if err := cuda.Synchronize(); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// ResetPeak starts a job's peak memory measure (cuda.ResetPeakMemoryStats);
+// nothing on the CPU.
+func ResetPeak() {
+	if OnCUDA() && cuda.HasAllocatorStats() {
+		if err := cuda.ResetPeakMemoryStats(0); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// peakBytes is cuda:0's peak of allocated bytes since ResetPeak, -1 when
+// it cannot be read (the CPU, or a build without the allocator's
+// statistics).
+func peakBytes() int64 {
+	if !OnCUDA() || !cuda.HasAllocatorStats() {
+		return -1
+	}
+	n, err := cuda.MaxMemoryAllocated(0)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// The GPU workloads (the harness's -device cuda), shared by the Go and
+// Go+ workers; the C++ and Python workers have the same.
+const (
+	GPUMLPBatch = 1024 // MLP 784-512-512-10, Adam
+	TransSeq    = 256  // 6 × TransformerEncoderLayer(512, 8, 2048), AdamW: (seq, batch, d)
+	TransBatch  = 32
+	TransDModel = 512
+	TransHeads  = 8
+	TransFF     = 2048
+	TransLayers = 6
+)
+
+// GPUJobBatch returns the synthetic batch of a GPU training job on Device():
+// gmlp (1024 × 784, labels), gcnn64 and gcnn1024 (N × 1 × 28 × 28,
+// labels), gtrans (256 × 32 × 512 and a target of the same shape). ok is
+// false for other jobs.
+func GPUJobBatch(job string) (x, y torch.Tensor, ok bool) {
+	d := torch.WithDevice(Device())
+	switch job {
+	case "gmlp":
+		return torch.RandN([]int64{GPUMLPBatch, 784}, d), torch.RandInt(10, []int64{GPUMLPBatch}, d), true
+	case "gcnn64", "gcnn1024":
+		n := int64(64)
+		if job == "gcnn1024" {
+			n = 1024
+		}
+		return torch.RandN([]int64{n, 1, 28, 28}, d), torch.RandInt(10, []int64{n}, d), true
+	case "gtrans":
+		shape := []int64{TransSeq, TransBatch, TransDModel}
+		return torch.RandN(shape, d), torch.RandN(shape, d), true
+	}
+	return torch.Tensor{}, torch.Tensor{}, false
 }
