@@ -914,8 +914,13 @@ func (t *temps) add(x torch.Tensor) torch.Tensor {
 	return x
 }
 
-func (t temps) free() {
-	for _, x := range t {
+// free frees the recorded tensors. Its receiver is a pointer so that
+// "defer tmp.free()" frees what was added after the defer statement too (a
+// value receiver is copied when defer runs: it freed only the tensors
+// recorded by then, and an optimizer step leaked a tensor per parameter
+// until the next GC()).
+func (t *temps) free() {
+	for _, x := range *t {
 		x.Free()
 	}
 }
