@@ -30,7 +30,9 @@ func newLive(f func()) int64 {
 // next GC(): on a GPU, that is parameter-sized memory at the peak.)
 func TestStepFreesItsTemporaries(t *testing.T) {
 	for name, mk := range map[string]func([]torch.Tensor) optim.Optimizer{
-		"SGD momentum":   func(p []torch.Tensor) optim.Optimizer { return optim.SGD(p, optim.WithLR(0.1), optim.WithMomentum(0.9)) },
+		"SGD momentum": func(p []torch.Tensor) optim.Optimizer {
+			return optim.SGD(p, optim.WithLR(0.1), optim.WithMomentum(0.9))
+		},
 		"Adam":           func(p []torch.Tensor) optim.Optimizer { return optim.Adam(p, optim.WithWeightDecay(0.1)) },
 		"Adam amsgrad":   func(p []torch.Tensor) optim.Optimizer { return optim.Adam(p, optim.WithAmsgrad(true)) },
 		"AdamW maximize": func(p []torch.Tensor) optim.Optimizer { return optim.AdamW(p, optim.WithMaximize(true)) },
@@ -39,7 +41,9 @@ func TestStepFreesItsTemporaries(t *testing.T) {
 		"Adamax":         func(p []torch.Tensor) optim.Optimizer { return optim.Adamax(p) },
 		"Adadelta":       func(p []torch.Tensor) optim.Optimizer { return optim.Adadelta(p) },
 		"Adagrad":        func(p []torch.Tensor) optim.Optimizer { return optim.Adagrad(p) },
-		"RMSprop":        func(p []torch.Tensor) optim.Optimizer { return optim.RMSprop(p, optim.WithMomentum(0.5), optim.WithCentered(true)) },
+		"RMSprop": func(p []torch.Tensor) optim.Optimizer {
+			return optim.RMSprop(p, optim.WithMomentum(0.5), optim.WithCentered(true))
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := torch.RandN([]int64{4, 3}).SetRequiresGrad(true)
