@@ -588,7 +588,13 @@ gt_error gt_dist_reducer_before_forward(gt_dist_reducer r, int sync) {
     // It checks that the last synced backward reduced every bucket, and,
     // once, after the first synced backward, rebuilds the buckets in the
     // order the gradients came (a broadcast from rank 0).
-    r->reducer->rebuild_buckets();
+    int64_t seq = r->pg->seq.load();
+    try {
+      r->reducer->rebuild_buckets();
+    } catch (const std::exception &e) {
+      if (std::string(e.what()).find("Expected to have finished reduction") != std::string::npos) throw;
+      fail(r->pg, "DDP bucket rebuild (a broadcast of the bucket order from rank 0)", seq, e);
+    }
   });
 }
 
@@ -602,7 +608,11 @@ gt_error gt_dist_reducer_after_forward(gt_dist_reducer r, gt_tensor *outputs, in
 }
 
 int64_t gt_dist_reducer_buckets(gt_dist_reducer r) {
-  return static_cast<int64_t>(r->reducer->get_grad_buckets(/*return_zero_tensors=*/false).size());
+  try {
+    return static_cast<int64_t>(r->reducer->get_grad_buckets(/*return_zero_tensors=*/false).size());
+  } catch (...) {
+    return -1;
+  }
 }
 
 gt_error gt_dist_reducer_error(gt_dist_reducer r) {

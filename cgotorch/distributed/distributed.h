@@ -70,6 +70,7 @@ gt_error gt_dist_reducer_new(gt_dist_pg pg, gt_tensor *params, int64_t n, int64_
  * nothing when grad mode is off. */
 gt_error gt_dist_reducer_before_forward(gt_dist_reducer r, int sync);
 gt_error gt_dist_reducer_after_forward(gt_dist_reducer r, gt_tensor *outputs, int64_t n);
+/* buckets is the number of buckets (-1 if the Reducer cannot tell). */
 int64_t gt_dist_reducer_buckets(gt_dist_reducer r);
 /* error of the last failed reduction (NULL if none), then cleared. */
 gt_error gt_dist_reducer_error(gt_dist_reducer r);

@@ -113,7 +113,8 @@ func (r *Reducer) AfterForward(outputs ...torch.Tensor) error {
 	return cerr("Reducer", e)
 }
 
-// Buckets is the number of gradient buckets.
+// Buckets is the number of gradient buckets (0 after Close, -1 if c10d
+// cannot tell).
 func (r *Reducer) Buckets() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
