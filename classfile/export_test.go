@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/amp"
 )
 
 // SetTestHooks sends warnings to w, forgets the warnings given, and makes
@@ -30,3 +31,15 @@ var EnvOff = envOff
 
 // FreeLoss exposes freeLoss.
 func FreeLoss(t *Trainer, loss torch.Tensor, batch ...torch.Tensor) { t.freeLoss(loss, batch...) }
+
+// SetGradScaler gives t the GradScaler of amp "fp16" without float16
+// autocast, so that the scaled step can be tested on the CPU.
+func SetGradScaler(t *Trainer, s *amp.GradScaler) { t.scaler = s }
+
+// SetAmpFloat16 turns amp "fp16" on without the knob's CUDA check, and
+// Autocast runs f as the trainer runs a forward pass, so that the device
+// check of float16 autocast can be tested on the CPU.
+func SetAmpFloat16(t *Trainer) { t.ampDType = torch.Float16 }
+
+// Autocast exposes Trainer.autocast.
+func Autocast(t *Trainer, f func()) { t.autocast(f) }

@@ -76,7 +76,7 @@ var knobFlags = []struct {
 		t.Device__1(v)
 		return nil
 	}, true},
-	{"amp", "mixed precision: bf16 or off", func(t *Trainer, v string) error {
+	{"amp", "mixed precision: bf16, fp16 (CUDA) or off", func(t *Trainer, v string) error {
 		t.Amp__1(v)
 		return nil
 	}, true},

@@ -11,6 +11,7 @@ import (
 	"github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/amp"
 )
 
 // XGoPackage marks the package for XGo: Trainer's knobs are overloaded
@@ -53,7 +54,8 @@ type Trainer struct {
 	seeded                     bool
 	device                     torch.Device
 	deviceSet                  bool
-	ampDType                   torch.DType // amp "bf16" (amp.go); 0 is off
+	ampDType                   torch.DType     // amp "bf16" or "fp16" (amp.go); 0 is off
+	scaler                     *amp.GradScaler // amp "fp16": Step scales the loss (amp.go)
 	optName                    string
 	schedName                  string
 	sched                      *optim.LRScheduler
@@ -628,9 +630,13 @@ func lossByName(name string) (func(out, target torch.Tensor) torch.Tensor, bool)
 func (t *Trainer) Step(loss torch.Tensor) {
 	opt := t.Optimizer__0()
 	opt.ZeroGrad()
-	t.prepareBackward(loss)
-	loss.Backward()
-	opt.Step()
+	if t.scaler != nil {
+		t.scaledStep(opt, loss) // amp "fp16"
+	} else {
+		t.prepareBackward(loss)
+		loss.Backward()
+		opt.Step()
+	}
 	t.syncBuffers()
 	t.steps++
 	if t.bar != nil && t.bar.training && !t.bar.done {

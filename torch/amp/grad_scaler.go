@@ -103,6 +103,7 @@ func (s *GradScaler) ScaleLoss(loss torch.Tensor) (torch.Tensor, error) {
 	if err != nil {
 		return torch.Tensor{}, err
 	}
+	defer f.Free()
 	return loss.TryMul(f)
 }
 
@@ -138,24 +139,49 @@ func (s *GradScaler) Unscale(o optim.Optimizer) error {
 			if !grad.Defined() {
 				continue
 			}
-			if grad.DType() == torch.Float16 {
-				return fmt.Errorf("amp.GradScaler.Unscale: attempting to unscale float16 gradients (keep the parameters in float32 and let autocast cast them)")
-			}
-			bad, err := grad.IsFinite().LogicalNot().Any().TryItem()
+			bad, err := unscaleGrad(grad, inv)
+			grad.Free() // our handle; the parameter keeps its gradient
 			if err != nil {
 				return err
 			}
-			if bad != 0 {
-				found = true
-			}
-			if _, err := grad.TryMulScalar_(torch.S(inv)); err != nil {
-				return err
-			}
+			found = found || bad
 		}
 	}
 	st.foundInf = found
 	st.stage = stageUnscaled
 	return nil
+}
+
+// unscaleGrad multiplies grad by inv in place and reports whether it held
+// an inf or NaN before. It frees its temporaries at once (a boolean tensor
+// the size of the gradient, twice), not at the next GC().
+func unscaleGrad(grad torch.Tensor, inv float32) (bool, error) {
+	if grad.DType() == torch.Float16 {
+		return false, fmt.Errorf("amp.GradScaler.Unscale: attempting to unscale float16 gradients (keep the parameters in float32 and let autocast cast them)")
+	}
+	finite, err := grad.TryIsFinite()
+	if err != nil {
+		return false, err
+	}
+	notFinite, err := finite.TryLogicalNot()
+	finite.Free()
+	if err != nil {
+		return false, err
+	}
+	anyBad, err := notFinite.TryAny()
+	notFinite.Free()
+	if err != nil {
+		return false, err
+	}
+	bad, err := anyBad.TryItem()
+	anyBad.Free()
+	if err != nil {
+		return false, err
+	}
+	if _, err := grad.TryMulScalar_(torch.S(inv)); err != nil {
+		return false, err
+	}
+	return bad != 0, nil
 }
 
 // Step unscales o's gradients if Unscale was not called, then runs
