@@ -55,3 +55,56 @@ func TestLoaderDevice(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float32{1, 2, 3, 4, 5, 6, 7, 8}, got)
 }
+
+// On the CPU the device path does nothing: the batch's own tensors come
+// back, no copy stream is made and there is no event to wait for.
+func TestToDeviceOnCPU(t *testing.T) {
+	x, y := torch.RandN([]int64{3, 2}), torch.RandInt(5, []int64{3})
+	for _, opts := range []Options{{BatchSize: 1}, {BatchSize: 1, Device: torch.CPU}, {BatchSize: 1, PinMemory: true}} {
+		if opts.PinMemory && cuda.IsAvailable() {
+			continue // pinning copies with a GPU present
+		}
+		l, err := NewLoader(tensorDatasetOf(t, x, y), opts)
+		require.NoError(t, err)
+		gx, gy, ready, err := l.toDevice(x, y)
+		require.NoError(t, err)
+		assert.True(t, gx == x && gy == y, "%+v: the same tensors", opts)
+		assert.Nil(t, ready, "%+v: no copy to wait for", opts)
+		assert.Nil(t, l.copies.s, "%+v: no side stream", opts)
+		assert.NoError(t, l.awaitBatch(ready, Batch{Input: gx, Target: gy}))
+	}
+}
+
+// On a GPU the copies go to the loader's side stream, not the consumer's,
+// and the batches arrive whole, with and without loading goroutines.
+func TestLoaderDeviceSideStream(t *testing.T) {
+	if !cuda.IsAvailable() {
+		t.Skip("no CUDA device: the side-stream copies run under scripts/gpu-check.sh")
+	}
+	for _, workers := range []int{0, 2} {
+		got, err := loadAll(t, Options{BatchSize: 3, Workers: workers, PinMemory: true, Device: torch.CUDA(0)})
+		require.NoError(t, err)
+		assert.Equal(t, []float32{1, 2, 3, 4, 5, 6, 7, 8}, got, "workers %d", workers)
+	}
+	l, err := NewLoader(tensorDatasetOf(t, torch.RandN([]int64{4, 2}), torch.RandInt(5, []int64{4})), Options{BatchSize: 2, Device: torch.CUDA(0)})
+	require.NoError(t, err)
+	require.True(t, l.Scan(), l.Err())
+	side, cur := l.copies.s, must(cuda.CurrentStream(0))
+	require.NotNil(t, side)
+	assert.NotEqual(t, cur.ID(), side.ID(), "the copies are not on the consumer's stream")
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// tensorDatasetOf is NewTensorDataset that fails t on an error.
+func tensorDatasetOf(t *testing.T, x, y torch.Tensor) Dataset {
+	t.Helper()
+	ds, err := NewTensorDataset(x, y)
+	require.NoError(t, err)
+	return ds
+}

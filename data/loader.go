@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gotorch/gotorch/torch"
+	"github.com/gotorch/gotorch/torch/cuda"
 )
 
 // Options configure a Loader. BatchSize is required; the zero value of
@@ -116,6 +117,7 @@ type Loader struct {
 	run     *run // the epoch that Scan is in, or nil
 	cur     Batch
 	err     error
+	copies  copyStream // the side stream of copies to a CUDA device (device.go)
 }
 
 // NewLoader returns a loader of ds. It returns an error if the options are
@@ -311,8 +313,9 @@ type job struct {
 }
 
 type result struct {
-	b   Batch
-	err error
+	b     Batch
+	ready *cuda.Event // the batch's copy to a CUDA device is done (device.go)
+	err   error
 }
 
 // worker holds a worker's random generator, reseeded for each example.
@@ -455,6 +458,9 @@ func (r *run) next(ctx context.Context) (b Batch, ok bool, err error) {
 	if res.err != nil {
 		return Batch{}, false, res.err
 	}
+	if err := r.l.awaitBatch(res.ready, res.b); err != nil {
+		return Batch{}, false, &ExampleError{Index: -1, Err: err}
+	}
 	r.consumed++
 	if r.jobs != nil {
 		r.topUp()
@@ -525,13 +531,14 @@ func (r *run) load(k int, w *worker) (res result) {
 	}
 	if l.bg != nil {
 		x, y, err := l.bg.GetBatch(idx)
+		var ready *cuda.Event
 		if err == nil {
-			x, y, err = l.toDevice(x, y)
+			x, y, ready, err = l.toDevice(x, y)
 		}
 		if err != nil {
 			return result{err: &ExampleError{Index: -1, Err: err}}
 		}
-		return result{b: Batch{Input: x, Target: y, Indices: idx}}
+		return result{b: Batch{Input: x, Target: y, Indices: idx}, ready: ready}
 	}
 	examples := make([]Example, len(idx))
 	for j, i := range idx {
@@ -557,13 +564,14 @@ func (r *run) load(k int, w *worker) (res result) {
 	}
 	cur = -1
 	x, y, err := l.collate(examples)
+	var ready *cuda.Event
 	if err == nil {
-		x, y, err = l.toDevice(x, y)
+		x, y, ready, err = l.toDevice(x, y)
 	}
 	if err != nil {
 		return result{err: &ExampleError{Index: -1, Err: err}}
 	}
-	return result{b: Batch{Input: x, Target: y, Indices: idx}}
+	return result{b: Batch{Input: x, Target: y, Indices: idx}, ready: ready}
 }
 
 // PanicError is a panic in a dataset, transform or collation, recovered by
