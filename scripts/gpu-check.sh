@@ -10,7 +10,7 @@
 # epoch on the GPU. Logs go to $OUT (default /tmp/out).
 #
 # Before, on a machine with Go, from the project's root:
-#   ../shared/tools/device-pack.sh ./torch/... ./nn/... ./data ./classfile ./cmd/gop-torch ./internal/gen
+#   ../shared/tools/device-pack.sh ./torch/... ./nn/... ./data ./classfile ./cmd/gop-torch ./internal/gen ./bench/cmd/gowork ./bench/gopwork
 # which writes .device-carry/ (a trimmed Go, a module proxy folder, the
 # generator), and the benchmark harness built here (its chart's modules,
 # about 27 MB, do not fit in the carry; the harness is pure Go):
