@@ -310,7 +310,7 @@ type userWords struct {
 	// name: ViewDims and ViewShape to View (torch.XGoo_Tensor_View).
 	overloads map[string]string
 	// params holds the parameters of each overload's members, in order:
-	// View's are (dims ...int) and (shape []int64).
+	// View's are (dims ...int64) and (shape []int64).
 	params map[string][]string
 }
 
