@@ -11,7 +11,8 @@
 #
 # Packages: g++ (cgo), libtorch-dev (skipped when LIBTORCH is set),
 # libopenblas0-openmp (the BLAS chosen in docs/blas.md), dataset-fashion-mnist,
-# libgloo-dev (the Gloo headers that torch/distributed compiles against).
+# libgloo-dev (the Gloo headers that torch/distributed compiles against),
+# iproute2 (ip: torch/distributed's network-namespace test, run as root).
 # Missing ones are installed with apt-get when running as root or with
 # passwordless sudo; otherwise the script prints the apt-get command and
 # exits 1. It then points the libblas.so.3, liblapack.so.3 and
@@ -53,7 +54,7 @@ else
 	as_root=(none)
 fi
 
-pkgs=(g++ "$BLAS_PKG" dataset-fashion-mnist libgloo-dev)
+pkgs=(g++ "$BLAS_PKG" dataset-fashion-mnist libgloo-dev iproute2)
 if [ -n "${LIBTORCH:-}" ]; then
 	say "LIBTORCH=$LIBTORCH: using it instead of Debian's libtorch-dev"
 else
