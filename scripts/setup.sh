@@ -8,6 +8,9 @@
 #                                    comparison benchmarks run (/usr/bin/python3);
 #                                    the Go tests read committed JSON and do not
 #                                    need it
+#   scripts/setup.sh --with-browser  also chromium, for examples/serve's test of
+#                                    its page in headless Chromium (skipped
+#                                    without it)
 #
 # Packages: g++ (cgo), libtorch-dev (skipped when LIBTORCH is set),
 # libopenblas0-openmp (the BLAS chosen in docs/blas.md), dataset-fashion-mnist,
@@ -23,10 +26,11 @@ set -euo pipefail
 BLAS_VARIANT=openmp
 BLAS_PKG=libopenblas0-$BLAS_VARIANT
 
-with_python=0
+with_python=0 with_browser=0
 for arg in "$@"; do
 	case $arg in
 	--with-python) with_python=1 ;;
+	--with-browser) with_browser=1 ;;
 	-h | --help)
 		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -61,6 +65,7 @@ else
 	pkgs+=(libtorch-dev)
 fi
 [ $with_python = 1 ] && pkgs+=(python3-torch)
+[ $with_browser = 1 ] && pkgs+=(chromium)
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 missing=()
