@@ -8,7 +8,7 @@
 #                                    comparison benchmarks run (/usr/bin/python3);
 #                                    the Go tests read committed JSON and do not
 #                                    need it
-#   scripts/setup.sh --with-browser  also chromium, for examples/serve's test of
+#   scripts/setup.sh --with-browser  also chromium (and a font), for examples/serve's test of
 #                                    its page in headless Chromium (skipped
 #                                    without it)
 #
@@ -65,7 +65,7 @@ else
 	pkgs+=(libtorch-dev)
 fi
 [ $with_python = 1 ] && pkgs+=(python3-torch)
-[ $with_browser = 1 ] && pkgs+=(chromium)
+[ $with_browser = 1 ] && pkgs+=(chromium fonts-dejavu-core) # without any font, headless chromium aborts
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
 missing=()
