@@ -52,7 +52,9 @@ func TestNetworkNamespaces(t *testing.T) {
 		}
 		t.Cleanup(func() { ip("netns", "del", n) })
 	}
-	require.NoError(t, ip("link", "add", veth[0], "netns", ns[0], "type", "veth", "peer", "name", veth[1], "netns", ns[1]))
+	if err := ip("link", "add", veth[0], "netns", ns[0], "type", "veth", "peer", "name", veth[1], "netns", ns[1]); err != nil {
+		t.Skipf("cannot make a veth pair here: %v", err)
+	}
 	for i := range ns {
 		require.NoError(t, ip("-n", ns[i], "addr", "add", addr[i]+"/24", "dev", veth[i]))
 		require.NoError(t, ip("-n", ns[i], "link", "set", veth[i], "up"))
