@@ -89,8 +89,13 @@ func TryLBFGS(params []torch.Tensor, opts ...Option) (*LBFGSOptimizer, error) {
 	if ls != "" {
 		lsVal = ls
 	}
+	// PyTorch's default lr is the int 1, which its repr prints as 1.
+	var lrVal any = lr
+	if _, given := set.vals["lr"]; !given {
+		lrVal = 1
+	}
 	o.group = &Group{Params: append([]torch.Tensor(nil), params...), hyper: map[string]any{
-		"lr": lr, "max_iter": o.maxIter, "max_eval": o.maxEval, "tolerance_grad": o.tolGrad,
+		"lr": lrVal, "max_iter": o.maxIter, "max_eval": o.maxEval, "tolerance_grad": o.tolGrad,
 		"tolerance_change": o.tolDelta, "history_size": o.history, "line_search_fn": lsVal,
 	}}
 	return o, nil

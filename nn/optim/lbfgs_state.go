@@ -121,6 +121,9 @@ func (o *LBFGSOptimizer) LoadStateDict(sd StateDict) (err error) {
 	if err != nil {
 		return fail("%v", err)
 	}
+	if lr, ok := saved["lr"].(int); ok {
+		fresh.group.hyper["lr"] = lr // an int, as PyTorch's default 1: its repr stays 1
+	}
 	for id := range sd.State {
 		if id != ids[0] {
 			return fail("LBFGS keeps its state under its first parameter (%d), the state dict has state for %d", ids[0], id)

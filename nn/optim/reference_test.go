@@ -392,7 +392,25 @@ func TestReprMatchesPyTorch(t *testing.T) {
 		Reprs map[string]string `json:"reprs"`
 	}
 	require.NoError(t, json.Unmarshal(data, &reprs))
-	require.Len(t, reprs.Reprs, len(ref.Optimizers), "reprs.json and optim.json list different configurations: rerun both scripts")
+	extra := map[string]func(p []torch.Tensor) fmt.Stringer{
+		"lbfgs_default": func(p []torch.Tensor) fmt.Stringer { return optim.LBFGS(p) },
+		"lbfgs_strong_wolfe": func(p []torch.Tensor) fmt.Stringer {
+			return optim.LBFGS(p, optim.WithLR(0.5), optim.WithLineSearchFn("strong_wolfe"), optim.WithMaxIter(5))
+		},
+		"sparse_adam_default": func(p []torch.Tensor) fmt.Stringer { return optim.SparseAdam(p) },
+		"sparse_adam_opts": func(p []torch.Tensor) fmt.Stringer {
+			return optim.SparseAdam(p, optim.WithLR(0.01), optim.WithBetas(0.8, 0.99), optim.WithEps(1e-6), optim.WithMaximize(true))
+		},
+	}
+	require.Len(t, reprs.Reprs, len(ref.Optimizers)+len(extra), "reprs.json and optim.json list different configurations: rerun both scripts")
+	for _, name := range sortedKeys(extra) {
+		t.Run(name, func(t *testing.T) {
+			want, ok := reprs.Reprs[name]
+			require.True(t, ok, "no repr for %s in reprs.json", name)
+			p := []torch.Tensor{torch.Zeros([]int64{2}).SetRequiresGrad(true)}
+			require.Equal(t, want, extra[name](p).String())
+		})
+	}
 	for _, name := range sortedKeys(ref.Optimizers) {
 		t.Run(name, func(t *testing.T) {
 			want, ok := reprs.Reprs[name]

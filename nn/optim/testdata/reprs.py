@@ -32,6 +32,15 @@ def main():
         else:
             params = [dict(params=[p[n] for n in names], **opts) for names, opts in groups]
         out[name] = repr(optim_golden.OPTIMIZERS[opt_name](params, **defaults))
+    # Optimizers outside CONFIGS, on one parameter (reprs_test.go builds the same).
+    p = [torch.zeros(2, requires_grad=True)]
+    extra = {
+        "lbfgs_default": torch.optim.LBFGS(p),
+        "lbfgs_strong_wolfe": torch.optim.LBFGS(p, lr=0.5, line_search_fn="strong_wolfe", max_iter=5),
+        "sparse_adam_default": torch.optim.SparseAdam(p),
+        "sparse_adam_opts": torch.optim.SparseAdam(p, lr=0.01, betas=(0.8, 0.99), eps=1e-6, maximize=True),
+    }
+    out.update({name: repr(opt) for name, opt in extra.items()})
     path = os.path.join(HERE, "reprs.json")
     with open(path, "w") as f:
         json.dump({"torch_version": torch.__version__, "reprs": out}, f, indent=1, sort_keys=True)
