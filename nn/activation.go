@@ -1,9 +1,9 @@
 package nn
 
 // The activations without settings (ReLU, Tanh, ...), those along a
-// dimension (Softmax, LogSoftmax, Softmin) and those with only alpha (ELU,
-// CELU) are in activation_gen.go, written from tables by
-// internal/genlayers.
+// dimension (Softmax, LogSoftmax, Softmin) and those with one float
+// setting (ELU, CELU, LeakyReLU) are in activation_gen.go, written from
+// tables by internal/genlayers.
 
 //go:generate go run ./internal/genlayers
 
@@ -13,38 +13,6 @@ import (
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
 )
-
-// LeakyReLUModule applies max(0, x) + NegativeSlope·min(0, x)
-// (torch.nn.LeakyReLU).
-type LeakyReLUModule struct {
-	Module
-	NegativeSlope float64
-}
-
-// LeakyReLU returns a LeakyReLUModule.
-//
-// Options: WithNegativeSlope (0.01).
-func LeakyReLU(opts ...Option) *LeakyReLUModule {
-	var a layerArgs
-	a.parse("LeakyReLU", opts, "negative_slope")
-	m := &LeakyReLUModule{NegativeSlope: a.float("negative_slope", 0.01)}
-	m.Init(m)
-	return m
-}
-
-// Forward applies the activation to x.
-func (m *LeakyReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *LeakyReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.TryLeakyRelu(x, F.WithNegativeSlope(m.NegativeSlope))
-}
-
-// ExtraRepr is "negative_slope=0.01".
-func (m *LeakyReLUModule) ExtraRepr() string { return "negative_slope=" + pyFloat(m.NegativeSlope) }
 
 // GELUModule applies the Gaussian error linear unit, exact or with the
 // tanh approximation (torch.nn.GELU).

@@ -235,8 +235,8 @@ type SoftmaxModule struct {
 	Dim int64
 }
 
-// Softmax returns a SoftmaxModule along dim. PyTorch's dim=None (an
-// implicit dimension) is deprecated there and not offered here.
+// Softmax returns a SoftmaxModule. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
 func Softmax(dim int64) *SoftmaxModule {
 	m := &SoftmaxModule{Dim: dim}
 	m.Init(m)
@@ -254,7 +254,7 @@ func (m *SoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	return F.TrySoftmax(x, m.Dim)
 }
 
-// ExtraRepr is "dim=1".
+// ExtraRepr is "dim=2".
 func (m *SoftmaxModule) ExtraRepr() string { return "dim=" + itoa(m.Dim) }
 
 // LogSoftmaxModule applies log_softmax along Dim (torch.nn.LogSoftmax).
@@ -263,8 +263,8 @@ type LogSoftmaxModule struct {
 	Dim int64
 }
 
-// LogSoftmax returns a LogSoftmaxModule along dim. PyTorch's dim=None (an
-// implicit dimension) is deprecated there and not offered here.
+// LogSoftmax returns a LogSoftmaxModule. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
 func LogSoftmax(dim int64) *LogSoftmaxModule {
 	m := &LogSoftmaxModule{Dim: dim}
 	m.Init(m)
@@ -282,7 +282,7 @@ func (m *LogSoftmaxModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	return F.TryLogSoftmax(x, m.Dim)
 }
 
-// ExtraRepr is "dim=1".
+// ExtraRepr is "dim=2".
 func (m *LogSoftmaxModule) ExtraRepr() string { return "dim=" + itoa(m.Dim) }
 
 // SoftminModule applies softmin along Dim (torch.nn.Softmin).
@@ -291,8 +291,8 @@ type SoftminModule struct {
 	Dim int64
 }
 
-// Softmin returns a SoftminModule along dim. PyTorch's dim=None (an
-// implicit dimension) is deprecated there and not offered here.
+// Softmin returns a SoftminModule. PyTorch's dim=None (an implicit
+// dimension) is deprecated there and not offered here.
 func Softmin(dim int64) *SoftminModule {
 	m := &SoftminModule{Dim: dim}
 	m.Init(m)
@@ -310,7 +310,7 @@ func (m *SoftminModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	return F.TrySoftmin(x, m.Dim)
 }
 
-// ExtraRepr is "dim=1".
+// ExtraRepr is "dim=2".
 func (m *SoftminModule) ExtraRepr() string { return "dim=" + itoa(m.Dim) }
 
 // ELUModule applies x for x > 0 and Alpha·(exp(x)-1) otherwise
@@ -376,3 +376,35 @@ func (m *CELUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "alpha=1.0".
 func (m *CELUModule) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
+
+// LeakyReLUModule applies max(0, x) + NegativeSlope·min(0, x)
+// (torch.nn.LeakyReLU).
+type LeakyReLUModule struct {
+	Module
+	NegativeSlope float64
+}
+
+// LeakyReLU returns a LeakyReLUModule.
+//
+// Options: WithNegativeSlope (0.01).
+func LeakyReLU(opts ...Option) *LeakyReLUModule {
+	var a layerArgs
+	a.parse("LeakyReLU", opts, "negative_slope")
+	m := &LeakyReLUModule{NegativeSlope: a.float("negative_slope", 0.01)}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *LeakyReLUModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *LeakyReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.TryLeakyRelu(x, F.WithNegativeSlope(m.NegativeSlope))
+}
+
+// ExtraRepr is "negative_slope=0.01".
+func (m *LeakyReLUModule) ExtraRepr() string { return "negative_slope=" + pyFloat(m.NegativeSlope) }

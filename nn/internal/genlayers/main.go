@@ -1,6 +1,6 @@
 // Command genlayers writes package nn's layers that differ only in the
 // function they call: the activations without settings or with only dim
-// or alpha (activation_gen.go), PixelShuffle, PixelUnshuffle and
+// or one float setting (activation_gen.go), PixelShuffle, PixelUnshuffle and
 // ChannelShuffle (vision_gen.go), the dropout layers (dropout_gen.go) and
 // the losses (loss_gen.go). Package nn runs it with go generate; adding such a layer
 // is one entry in a table below.
@@ -35,35 +35,42 @@ var activations = []struct{ Name, Fn, What string }{
 	{"Tanhshrink", "Tanhshrink", "x - tanh(x)"},
 }
 
+// intLayer is a layer with one required int64 setting: Name is PyTorch's
+// class, Field the setting's Go field (and, lower-cased, the constructor's
+// parameter), Kw its PyTorch keyword, Call the Go call of TryForward (of x
+// and m), Doc what the type's doc says after its name, Does what Forward
+// does to x, and Note what the constructor's doc adds, if anything.
+type intLayer struct{ Name, Field, Kw, Call, Doc, Does, Note string }
+
 // dimActivations are the activations along a dimension, which PyTorch
-// requires (its dim=None is deprecated and not offered): Name is
-// PyTorch's class, Fn the nn/functional function, What its PyTorch name.
-var dimActivations = []struct{ Name, Fn, What string }{
-	{"Softmax", "Softmax", "softmax"},
-	{"LogSoftmax", "LogSoftmax", "log_softmax"},
-	{"Softmin", "Softmin", "softmin"},
+// requires.
+var dimActivations = []intLayer{
+	{"Softmax", "Dim", "dim", "F.TrySoftmax(x, m.Dim)", "applies softmax along Dim", "applies softmax to", dimNote},
+	{"LogSoftmax", "Dim", "dim", "F.TryLogSoftmax(x, m.Dim)", "applies log_softmax along Dim", "applies log_softmax to", dimNote},
+	{"Softmin", "Dim", "dim", "F.TrySoftmin(x, m.Dim)", "applies softmin along Dim", "applies softmin to", dimNote},
 }
 
-// alphaActivations are the activations whose one setting is alpha
-// (default 1.0): Name is PyTorch's class, Fn the nn/functional function,
-// What the doc's "applies What".
-var alphaActivations = []struct{ Name, Fn, What string }{
-	{"ELU", "Elu", "x for x > 0 and Alpha·(exp(x)-1) otherwise"},
-	{"CELU", "Celu", "max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))"},
-}
+const dimNote = "PyTorch's dim=None (an implicit dimension) is deprecated there and not offered here."
 
-// factorLayers are the layers with one required int setting: Name is
-// PyTorch's class, Field the setting's Go field (and, lower-cased, the
-// constructor's parameter), Kw its PyTorch keyword, Call the Go call of
-// TryForward (of x and m), Doc what the type's doc says after its name,
-// Does what Forward does to x.
-var factorLayers = []struct{ Name, Field, Kw, Call, Doc, Does string }{
+// factorLayers are the vision layers with one required int setting.
+var factorLayers = []intLayer{
 	{"PixelShuffle", "UpscaleFactor", "upscale_factor", "F.TryPixelShuffle(x, m.UpscaleFactor)",
-		"rearranges (*, C·r², H, W) into (*, C, H·r, W·r)", "shuffles"},
+		"rearranges (*, C·r², H, W) into (*, C, H·r, W·r)", "shuffles", ""},
 	{"PixelUnshuffle", "DownscaleFactor", "downscale_factor", "F.TryPixelUnshuffle(x, m.DownscaleFactor)",
-		"rearranges (*, C, H·r, W·r) into (*, C·r², H, W), undoing PixelShuffle", "unshuffles"},
+		"rearranges (*, C, H·r, W·r) into (*, C·r², H, W), undoing PixelShuffle", "unshuffles", ""},
 	{"ChannelShuffle", "Groups", "groups", "torch.TryChannelShuffle(x, m.Groups)",
-		"splits the C channels of (N, C, *) input into Groups and interleaves them", "shuffles"},
+		"splits the C channels of (N, C, *) input into Groups and interleaves them", "shuffles", ""},
+}
+
+// floatActivations are the activations with one float64 setting, an
+// option: Name is PyTorch's class, Fn the nn/functional function (which
+// takes the same option), What the doc's "applies What", Field the Go
+// field (and With<Field> the option), Kw the PyTorch keyword, Def its
+// default as Go and as Python prints it.
+var floatActivations = []struct{ Name, Fn, What, Field, Kw, Def, PyDef string }{
+	{"ELU", "Elu", "x for x > 0 and Alpha·(exp(x)-1) otherwise", "Alpha", "alpha", "1", "1.0"},
+	{"CELU", "Celu", "max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))", "Alpha", "alpha", "1", "1.0"},
+	{"LeakyReLU", "LeakyRelu", "max(0, x) + NegativeSlope·min(0, x)", "NegativeSlope", "negative_slope", "0.01", "0.01"},
 }
 
 // dropouts are the dropout layers, which all take WithP: Name is
@@ -265,7 +272,7 @@ import (
 )
 `
 
-var activationTmpl = template.Must(template.New("a").Funcs(template.FuncMap{"wrap": wrap}).Parse(header + `{{range .Plain}}
+var activationTmpl = template.Must(template.New("a").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .Plain}}
 // {{.Name}}Module applies {{.What}} element-wise (torch.nn.{{.Name}}).
 type {{.Name}}Module struct {
 	Module
@@ -283,47 +290,20 @@ func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 // TryForward is Forward that returns its error.
 func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) { return F.Try{{.Fn}}(x) }
-{{end}}{{range .Dim}}
-// {{.Name}}Module applies {{.What}} along Dim (torch.nn.{{.Name}}).
-type {{.Name}}Module struct {
-	Module
-	Dim int64
-}
-
-{{wrap (printf "%s returns a %sModule along dim. PyTorch's dim=None (an implicit dimension) is deprecated there and not offered here." .Name .Name)}}
-func {{.Name}}(dim int64) *{{.Name}}Module {
-	m := &{{.Name}}Module{Dim: dim}
-	m.Init(m)
-	return m
-}
-
-// Forward applies {{.What}} to x.
-func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
-
-// TryForward is Forward that returns its error.
-func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.Try{{.Fn}}(x, m.Dim)
-}
-
-// ExtraRepr is "dim=1".
-func (m *{{.Name}}Module) ExtraRepr() string { return "dim=" + itoa(m.Dim) }
-{{end}}{{range .Alpha}}
+{{end}}{{range .Dim}}` + intLayerTmpl + `{{end}}{{range .Float}}
 {{wrap (printf "%sModule applies %s (torch.nn.%s)." .Name .What .Name)}}
 type {{.Name}}Module struct {
 	Module
-	Alpha float64
+	{{.Field}} float64
 }
 
 // {{.Name}} returns {{if eq (slice .Name 0 1) "E"}}an{{else}}a{{end}} {{.Name}}Module.
 //
-// Options: WithAlpha (1.0).
+// Options: With{{.Field}} ({{.PyDef}}).
 func {{.Name}}(opts ...Option) *{{.Name}}Module {
 	var a layerArgs
-	a.parse("{{.Name}}", opts, "alpha")
-	m := &{{.Name}}Module{Alpha: a.float("alpha", 1)}
+	a.parse("{{.Name}}", opts, "{{.Kw}}")
+	m := &{{.Name}}Module{ {{- .Field}}: a.float("{{.Kw}}", {{.Def}})}
 	m.Init(m)
 	return m
 }
@@ -336,21 +316,24 @@ func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
 	}
-	return F.Try{{.Fn}}(x, F.WithAlpha(m.Alpha))
+	return F.Try{{.Fn}}(x, F.With{{.Field}}(m.{{.Field}}))
 }
 
-// ExtraRepr is "alpha=1.0".
-func (m *{{.Name}}Module) ExtraRepr() string { return "alpha=" + pyFloat(m.Alpha) }
+// ExtraRepr is "{{.Kw}}={{.PyDef}}".
+func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + pyFloat(m.{{.Field}}) }
 {{end}}`))
 
-var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .}}
+var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .}}` + intLayerTmpl + `{{end}}`))
+
+// intLayerTmpl writes one intLayer.
+const intLayerTmpl = `
 {{wrap (printf "%sModule %s (torch.nn.%s)." .Name .Doc .Name)}}
 type {{.Name}}Module struct {
 	Module
 	{{.Field}} int64
 }
 
-// {{.Name}} returns a {{.Name}}Module.
+{{wrap (printf "%s returns a %sModule. %s" .Name .Name .Note)}}
 func {{.Name}}({{lower .Field}} int64) *{{.Name}}Module {
 	m := &{{.Name}}Module{ {{- .Field}}: {{lower .Field}}}
 	m.Init(m)
@@ -370,7 +353,7 @@ func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "{{.Kw}}=2".
 func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + itoa(m.{{.Field}}) }
-{{end}}`))
+`
 
 // lowerFirst is s with its first letter in lower case: a field's name as
 // a parameter's.
@@ -427,7 +410,7 @@ func main() {
 		tmpl *template.Template
 		data any
 	}{
-		{"activation_gen.go", activationTmpl, map[string]any{"Plain": activations, "Dim": dimActivations, "Alpha": alphaActivations}},
+		{"activation_gen.go", activationTmpl, map[string]any{"Plain": activations, "Dim": dimActivations, "Float": floatActivations}},
 		{"vision_gen.go", factorTmpl, factorLayers},
 		{"dropout_gen.go", dropoutTmpl, dropouts},
 		{"loss_gen.go", lossTmpl, losses},
