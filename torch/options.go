@@ -68,9 +68,6 @@ var optionHints = map[string]map[optKey]string{
 	"norm":      {optDim: "NormScalarOptDim or NormAlong", optKeepdim: "NormScalarOptDim or NormAlong"},
 	"logsumexp": {optDim: "LogSumExp's dim argument or LogSumExpAlong"},
 	"clamp":     {optMin: "Clamp or ClampAny", optMax: "Clamp or ClampAny", optMinTensor: "ClampTensor or ClampAny", optMaxTensor: "ClampTensor or ClampAny"},
-	"sub":       {optAlpha: "Sub or SubScalar"},
-	"add":       {optAlpha: "Add or AddScalar"},
-	"div":       {optRoundingMode: "DivTensorMode or DivScalarMode"},
 }
 
 func (o Option) device() Device { return Device{DeviceType(o.i), int(o.f)} }
