@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -97,7 +98,7 @@ func TestSequentialFreesIntermediates(t *testing.T) {
 				var n int64
 				run := func() {
 					want = chain(s.Layers, x)
-					n = newLive(func() { y = s.Forward(x) })
+					n = livetest.New(func() { y = s.Forward(x) })
 				}
 				if grad {
 					run()
@@ -143,7 +144,7 @@ func TestSequentialKeepsUserModulesTensors(t *testing.T) {
 	s := nn.Sequential(nn.Linear(4, 8), nn.ReLU(), k, nn.Tanh(), nn.Linear(8, 3))
 	x := torch.RandN([]int64{2, 4})
 	var y torch.Tensor
-	n := newLive(func() { y = s.Forward(x) })
+	n := livetest.New(func() { y = s.Forward(x) })
 	require.True(t, k.In.Defined(), "the user's module's input was freed")
 	require.True(t, k.Out.Defined(), "the user's module's output was freed")
 	assert.True(t, k.Out.AllClose(k.In.MulScalar(torch.S(2))))
@@ -225,7 +226,7 @@ func TestSequentialPanicFreesNothing(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x := torch.RandN([]int64{2, 4})
-			n := newLive(func() {
+			n := livetest.New(func() {
 				assert.Panics(t, func() { c.s.Forward(x) })
 			})
 			assert.Equal(t, c.live, n)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
@@ -251,7 +252,7 @@ func TestNewModulesFreeTheirTemporaries(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out torch.Tensor
-			n := newLive(func() { out = c.f(c.args) })
+			n := livetest.New(func() { out = c.f(c.args) })
 			require.True(t, out.Defined())
 			assert.Equal(t, int64(1), n, "tensors left alive besides the result")
 			for i, a := range c.args {

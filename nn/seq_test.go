@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -307,7 +308,7 @@ func TestSeqModulesFreeTheirTemporaries(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/grad=%v", c.name, grad), func(t *testing.T) {
 				var res []torch.Tensor
 				var n int64
-				run := func() { n = newLive(func() { res = c.call(c.args) }) }
+				run := func() { n = livetest.New(func() { res = c.call(c.args) }) }
 				if grad {
 					run()
 				} else {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/nn/optim"
@@ -80,18 +81,18 @@ func TestTrainingStepLeavesNoIntermediates(t *testing.T) {
 			// The first step makes the gradients and AdamW's state (step,
 			// exp_avg, exp_avg_sq per parameter): at most four tensors
 			// per parameter.
-			first := newLive(step)
+			first := livetest.New(step)
 			assert.LessOrEqual(t, first, 4*params, "first step: %d new live tensors for %d parameters", first, params)
 			// Later steps replace the gradients and update the state in
 			// place: nothing more stays alive.
 			for i := 0; i < 3; i++ {
-				assert.Equal(t, int64(0), newLive(step), "step %d", i+2)
+				assert.Equal(t, int64(0), livetest.New(step), "step %d", i+2)
 			}
 			// Within a step, after the forward pass, only the output and
 			// the loss are new: autograd keeps what it saved by its own
 			// reference.
 			var out, loss torch.Tensor
-			assert.Equal(t, int64(2), newLive(func() {
+			assert.Equal(t, int64(2), livetest.New(func() {
 				out = c.forward(x)
 				loss = F.MseLoss(out, y)
 			}), "forward and loss")

@@ -1,27 +1,15 @@
 package nn_test
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
-
-// newLive runs f and returns how many more tensors are live after it than
-// before. Go's collector is off meanwhile, after a full collection, so no
-// background sweep frees anything: only explicit frees lower the count.
-func newLive(f func()) int64 {
-	torch.FinishGC()
-	old := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(old)
-	before := torch.ReadMemStats().LiveTensors
-	f()
-	return torch.ReadMemStats().LiveTensors - before
-}
 
 // Built-in modules free the tensors they make for their own use: each
 // leaves exactly its results alive, and its arguments usable.
@@ -193,7 +181,7 @@ func TestModulesFreeTheirTemporaries(t *testing.T) {
 				run := func() {
 					args = nil
 					f := c.setup()
-					n = newLive(func() { res = f() })
+					n = livetest.New(func() { res = f() })
 				}
 				if grad {
 					run()

@@ -1,26 +1,14 @@
 package functional_test
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
 )
-
-// newLive runs f and returns how many more tensors are live after it than
-// before. Go's collector is off meanwhile, after a full collection, so no
-// background sweep frees anything: only explicit frees lower the count.
-func newLive(f func()) int64 {
-	torch.FinishGC()
-	old := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(old)
-	before := torch.ReadMemStats().LiveTensors
-	f()
-	return torch.ReadMemStats().LiveTensors - before
-}
 
 // The functions that make tensors for their own use free them: each leaves
 // only its result alive, and nothing when it fails, and its arguments
@@ -139,7 +127,7 @@ func TestFunctionsFreeTheirTemporaries(t *testing.T) {
 				run := func() {
 					args = nil
 					f := c.setup()
-					n = newLive(func() { r, err = f() })
+					n = livetest.New(func() { r, err = f() })
 				}
 				if grad {
 					run()

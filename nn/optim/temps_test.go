@@ -2,26 +2,14 @@ package optim_test
 
 import (
 	"math"
-	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/gotorch/gotorch/internal/livetest"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
 )
-
-// newLive runs f with Go's collector off, after a full collection, and
-// returns how many more tensors are live after it than before: only
-// explicit frees lower the count.
-func newLive(f func()) int64 {
-	torch.FinishGC()
-	old := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(old)
-	before := torch.ReadMemStats().LiveTensors
-	f()
-	return torch.ReadMemStats().LiveTensors - before
-}
 
 // An optimizer step frees what it makes for itself (a square root, a
 // bias-corrected copy, the gradient's handle): after the first step has
@@ -59,7 +47,7 @@ func TestStepFreesItsTemporaries(t *testing.T) {
 			}
 			step() // makes the state
 			for i := 2; i <= 4; i++ {
-				assert.Equal(t, int64(0), newLive(func() { o.Step() }), "step %d: new live tensors", i)
+				assert.Equal(t, int64(0), livetest.New(func() { o.Step() }), "step %d: new live tensors", i)
 				step()
 			}
 		})
@@ -73,7 +61,7 @@ func TestClipGradNormFreesItsTemporaries(t *testing.T) {
 		b := torch.RandN([]int64{3}).SetRequiresGrad(true)
 		w.MM(torch.Ones([]int64{3, 1})).Sum().Add(b.Sum()).Backward()
 		var total torch.Tensor
-		assert.Equal(t, int64(1), newLive(func() {
+		assert.Equal(t, int64(1), livetest.New(func() {
 			total = optim.ClipGradNorm_([]torch.Tensor{w, b}, 0.5, optim.WithNormType(norm))
 		}), "norm type %v", norm)
 		// Every gradient element is 1 (15 of them): the norm is 15^(1/p),
