@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	F "github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/nn/internal/optname"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -428,15 +429,7 @@ func (a *layerArgs) parse(layer string, opts []Option, allowed ...string) {
 func parseArgs(layer string, opts []Option, allowed ...string) (layerArgs, error) {
 	a := layerArgs{layer: layer}
 	for _, o := range opts {
-		ok := false
-		for _, n := range allowed {
-			ok = ok || n == o.name
-		}
-		if !ok {
-			name := o.name
-			if name == "" {
-				name = "(zero Option)"
-			}
+		if name, ok := optname.Check(o.name, allowed); !ok {
 			return a, layerError(layer, "unexpected option %s (this layer takes %s)", name, strings.Join(allowed, ", "))
 		}
 		if a.opts == nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gotorch/gotorch/nn/internal/optname"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -282,18 +283,7 @@ type args struct {
 func (a *args) parse(op string, opts []Option, allowed ...string) error {
 	a.op = op
 	for _, o := range opts {
-		ok := false
-		for _, n := range allowed {
-			if n == o.name {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			name := o.name
-			if name == "" {
-				name = "(zero Option)"
-			}
+		if name, ok := optname.Check(o.name, allowed); !ok {
 			return errorf(op, "unexpected option %s (this function takes %s)", name, strings.Join(allowed, ", "))
 		}
 		if a.set == nil {

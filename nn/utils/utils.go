@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/gotorch/gotorch/nn/functional"
+	"github.com/gotorch/gotorch/nn/internal/optname"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -205,15 +206,7 @@ type args struct {
 // parse sets a from opts, which may name only allowed keywords.
 func (a *args) parse(who string, opts []Option, allowed ...string) error {
 	for _, o := range opts {
-		ok := false
-		for _, n := range allowed {
-			ok = ok || n == o.name
-		}
-		if !ok {
-			name := o.name
-			if name == "" {
-				name = "(zero Option)"
-			}
+		if name, ok := optname.Check(o.name, allowed); !ok {
 			return fmt.Errorf("%s: unexpected option %s (it takes %s)", who, name, strings.Join(allowed, ", "))
 		}
 		switch o.name {
