@@ -154,7 +154,7 @@ func (s *GradScaler) Unscale(o optim.Optimizer) error {
 
 // unscaleGrad multiplies grad by inv in place and reports whether it held
 // an inf or NaN before. It frees its temporaries at once (a boolean tensor
-// the size of the gradient, twice), not at the next GC().
+// the size of the gradient), not at the next GC().
 func unscaleGrad(grad torch.Tensor, inv float32) (bool, error) {
 	if grad.DType() == torch.Float16 {
 		return false, fmt.Errorf("amp.GradScaler.Unscale: attempting to unscale float16 gradients (keep the parameters in float32 and let autocast cast them)")
@@ -163,25 +163,20 @@ func unscaleGrad(grad torch.Tensor, inv float32) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	notFinite, err := finite.TryLogicalNot()
+	allFinite, err := finite.TryAll()
 	finite.Free()
 	if err != nil {
 		return false, err
 	}
-	anyBad, err := notFinite.TryAny()
-	notFinite.Free()
-	if err != nil {
-		return false, err
-	}
-	bad, err := anyBad.TryItem()
-	anyBad.Free()
+	ok, err := allFinite.TryItem()
+	allFinite.Free()
 	if err != nil {
 		return false, err
 	}
 	if _, err := grad.TryMulScalar_(torch.S(inv)); err != nil {
 		return false, err
 	}
-	return bad != 0, nil
+	return ok == 0, nil
 }
 
 // Step unscales o's gradients if Unscale was not called, then runs
