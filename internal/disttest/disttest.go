@@ -46,7 +46,7 @@ type Options struct {
 	// hang fails the test instead of the whole test binary.
 	Timeout time.Duration
 	// Wrap, when set, returns the command line that runs argv for a rank
-	// (ip netns exec ... for the namespace test).
+	// (nsenter --net=... for the namespace test).
 	Wrap func(rank int, argv []string) []string
 	// MasterAddr is MASTER_ADDR (default 127.0.0.1).
 	MasterAddr string
