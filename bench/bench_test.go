@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -334,4 +335,25 @@ func TestCommand(t *testing.T) {
 	assert.Equal(t, "go run ./bench -quick -rounds 3", command([]string{"-quick", "-rounds", "3"}))
 	assert.Equal(t, "go run ./bench -python ''", command([]string{"-python", ""}))
 	assert.Equal(t, "go run ./bench -out 'a b.md'", command([]string{"-out", "a b.md"}))
+}
+
+// TestTimeLimitStopsRounds: with -time-limit passed, the rounds start no
+// job and the results say why they are short.
+func TestTimeLimitStopsRounds(t *testing.T) {
+	c, err := parseFlags([]string{"-time-limit", "1ms", "-only", "ops,mlp"})
+	require.NoError(t, err)
+	assert.Equal(t, time.Millisecond, c.TimeLimit)
+	res := &results{Samples: map[string]map[string][]float64{}}
+	var log strings.Builder
+	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
+	require.NoError(t, interleaved(c, res, nil, logf, time.Now().Add(-time.Second)))
+	require.Len(t, res.Errors, 1)
+	assert.Contains(t, res.Errors[0], "stopped at -time-limit 1ms in round 1, before ")
+	assert.Contains(t, log.String(), "time limit 1ms reached")
+	assert.Empty(t, res.Samples)
+
+	c.TimeLimit = 0
+	res = &results{Samples: map[string]map[string][]float64{}}
+	require.NoError(t, interleaved(c, res, nil, logf, time.Now().Add(-time.Hour)))
+	assert.Empty(t, res.Errors, "no limit: every round runs (here with no workers)")
 }

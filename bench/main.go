@@ -51,11 +51,12 @@ type config struct {
 	Out           string // the Markdown report
 	Chart         string // the PNG chart
 	Only          []string
-	Notes         string // hand-written notes included in the report
-	Replot        string // a saved results file to report instead of measuring
-	Readme        string // the file whose marked block gets the headline figures
-	Saved         string // where the results are saved
-	Device        string // cpu or cuda (-device)
+	Notes         string        // hand-written notes included in the report
+	Replot        string        // a saved results file to report instead of measuring
+	Readme        string        // the file whose marked block gets the headline figures
+	Saved         string        // where the results are saved
+	Device        string        // cpu or cuda (-device)
+	TimeLimit     time.Duration // stop starting jobs after this long (-time-limit); 0: none
 }
 
 func main() {
@@ -95,6 +96,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.Chart, "chart", "", "PNG chart (default: the report's name with .png)")
 	only := fs.String("only", "", "comma-separated parts to run: ops,mlp,cnn,startup,rss (default all; with -device cuda: ops,mlp,cnn,transformer)")
 	device := fs.String("device", "cpu", "cpu: the CPU benchmark; cuda: the GPU jobs on cuda:0 (per-op add/mm, MLP, CNN, transformer, with peak memory), reported to bench/out/gpu/benchmarks.md unless -out is given")
+	fs.DurationVar(&c.TimeLimit, "time-limit", 0, "start no job once this long has passed since the start, builds included, and report what was measured (for a machine lent for minutes); 0: no limit")
 	fs.StringVar(&c.Notes, "notes", "bench/NOTES.md", "hand-written notes to include in the report, if the file exists")
 	fs.StringVar(&c.Replot, "replot", "", "rewrite the report and chart from a saved results file (bench/out/results.json) instead of measuring")
 	fs.StringVar(&c.Readme, "readme", "", "file whose <!-- bench:begin --> ... <!-- bench:end --> block gets the headline figures (default README.md for a full run to docs/benchmarks.md, none otherwise)")

@@ -175,13 +175,21 @@ func run(cfg config, logw io.Writer) (*results, error) {
 
 	res.LoadStart = loadAvg()
 	meter := startMeter()
-	if err := interleaved(cfg, res, env, logf); err != nil {
+	if err := interleaved(cfg, res, env, logf, t0); err != nil {
 		return nil, err
 	}
-	if cfg.wants("startup") {
+	over := func(part string) bool {
+		if cfg.TimeLimit > 0 && time.Since(t0) > cfg.TimeLimit {
+			res.errorf("%s left out: -time-limit %v reached", part, cfg.TimeLimit)
+			logf("%s left out: time limit %v reached", part, cfg.TimeLimit)
+			return true
+		}
+		return false
+	}
+	if cfg.wants("startup") && !over("start-up") {
 		startups(cfg, res, env, logf)
 	}
-	if cfg.wants("rss") {
+	if cfg.wants("rss") && !over("RSS run") {
 		rssRuns(cfg, res, env, logf)
 	}
 	res.Others = meter.others()
@@ -255,7 +263,7 @@ func replot(cfg config) (*results, error) {
 }
 
 // interleaved runs the rounds: every job on every worker in turn.
-func interleaved(cfg config, res *results, env []string, logf func(string, ...any)) error {
+func interleaved(cfg config, res *results, env []string, logf func(string, ...any), t0 time.Time) error {
 	var selected []jobSpec
 	for _, j := range cfg.jobList() {
 		if cfg.wants(j.Part) {
@@ -291,9 +299,15 @@ func interleaved(cfg config, res *results, env []string, logf func(string, ...an
 	res.Machine.Threads = threads
 	res.Machine.BLAS = describeLibs(libs)
 	timeout := 10 * time.Minute
+rounds:
 	for round := 1; round <= cfg.Rounds && len(selected) > 0; round++ {
 		logf("round %d/%d", round, cfg.Rounds)
 		for _, j := range selected {
+			if cfg.TimeLimit > 0 && time.Since(t0) > cfg.TimeLimit {
+				res.errorf("stopped at -time-limit %v in round %d, before %s: later jobs and rounds are missing", cfg.TimeLimit, round, j.Name)
+				logf("time limit %v reached: stopping in round %d, before %s", cfg.TimeLimit, round, j.Name)
+				break rounds
+			}
 			line := fmt.Sprintf("  %-8s", j.Name)
 			for _, im := range res.Impls {
 				p := procs[im.Name]
@@ -326,6 +340,9 @@ func interleaved(cfg config, res *results, env []string, logf func(string, ...an
 					}
 				}
 				line += fmt.Sprintf("  %s %s", im.Label, fmtDuration(sum/float64(len(m.NS))))
+				if m.PeakBytes != nil {
+					line += fmt.Sprintf(" (peak %.1f MiB)", float64(*m.PeakBytes)/(1<<20))
+				}
 			}
 			logf("%s", line)
 		}
