@@ -18,9 +18,11 @@ SETUP ?= scripts/setup.sh
 TRAIN ?= $(GO) run ./cmd/gop-torch run ./examples/fashion_mnist
 
 # LIBTORCH_USE_PYTORCH=1: take the libtorch of the PyTorch that python3
-# imports (a pip wheel), as tch-rs's variable of that name does.
+# imports (a pip wheel), as tch-rs's variable of that name does. Python runs
+# from /: here, one without PyTorch would import ./torch as a namespace
+# package instead of failing.
 ifeq ($(LIBTORCH_USE_PYTORCH),1)
-LIBTORCH := $(shell $(or $(PYTHON),python3) -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
+LIBTORCH := $(shell cd / && $(or $(PYTHON),python3) -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 ifeq ($(LIBTORCH),)
 $(error LIBTORCH_USE_PYTORCH=1, but $(or $(PYTHON),python3) cannot import torch)
 endif

@@ -40,7 +40,9 @@ type OutOfMemoryError struct {
 	Total     int64  // the device's total memory (CUDA)
 	Free      int64  // the device's free memory then (CUDA)
 	// Collected is how many unreachable tensors GoTorch freed when it saw
-	// the error, before returning it.
+	// the error, before returning it. A generated op collects and runs once
+	// more at its first failure; Collected counts the collection after the
+	// second, which frees only what became unreachable in between.
 	Collected int
 }
 

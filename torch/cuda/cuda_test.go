@@ -2,6 +2,9 @@ package cuda_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -279,4 +282,67 @@ func TestGPUOutOfMemory(t *testing.T) {
 	assert.InDelta(t, float64(int64(4)<<40), float64(oom.Requested), float64(int64(1)<<38))
 	x := torch.Ones([]int64{2}, torch.WithDevice(torch.CUDA(0)))
 	assert.Equal(t, []float32{2, 2}, x.Add(x).To(torch.CPU).Float32s())
+}
+
+// An index out of range inside a kernel (nll_loss's target) trips a
+// device-side assert, which poisons the process's CUDA context: libtorch
+// reports it asynchronously, at the op or at the next synchronization, and
+// every later CUDA call fails. GoTorch turns each failure into an error
+// (no crash, no hang), the CPU keeps working, and the process exits
+// normally; it must restart to use the GPU again (docs/gpu.md). The
+// poisoned context would break every later test, so the check runs in a
+// child process.
+func TestGPUDeviceSideAssert(t *testing.T) {
+	if os.Getenv("GOTORCH_DEVICE_ASSERT_CHILD") == "1" {
+		deviceAssertChild(t)
+		return
+	}
+	needGPU(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGPUDeviceSideAssert$", "-test.v")
+	cmd.Env = append(os.Environ(), "GOTORCH_DEVICE_ASSERT_CHILD=1")
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() {
+		out, err = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the child hung after a device-side assert:\n%s", out)
+	}
+	t.Logf("child:\n%s", out)
+	require.NoError(t, err, "the child must exit normally after a device-side assert")
+	s := string(out)
+	assert.Contains(t, s, "first error: ")
+	assert.Contains(t, s, "device-side assert")
+	assert.Contains(t, s, "later CUDA error: ")
+	assert.Contains(t, s, "cpu still works: [2 2]")
+}
+
+func deviceAssertChild(t *testing.T) {
+	dev := torch.WithDevice(torch.CUDA(0))
+	logp := torch.RandN([]int64{4, 3}, dev).LogSoftmax(1)
+	target := torch.FromSlice([]int64{0, 1, 2, 7}).To(torch.CUDA(0)) // 7: no such class
+	var first error
+	loss, err := torch.TryNllLoss(logp, target)
+	if err == nil {
+		_, err = loss.TryItem() // the assert surfaces at the synchronization
+	}
+	first = err
+	require.Error(t, first, "an out-of-range target must fail")
+	fmt.Printf("first error: %v\n", first)
+	var later error
+	if x, err := torch.TryOnes([]int64{2}, dev); err != nil {
+		later = err
+	} else if _, err := x.Sum().TryItem(); err != nil {
+		later = err
+	}
+	require.Error(t, later, "the context is poisoned: later CUDA work fails")
+	fmt.Printf("later CUDA error: %v\n", later)
+	fmt.Printf("cpu still works: %v\n", torch.Ones([]int64{2}).MulScalar(torch.S(2)).Float32s())
+	torch.GC()
 }
