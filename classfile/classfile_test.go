@@ -2,6 +2,7 @@ package classfile_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -281,6 +282,9 @@ func TestLimitBatchesAndFit(t *testing.T) {
 	assert.Equal(t, 3, tr2.Epoch())
 	assert.Equal(t, 11+8, tr2.Steps())
 	assert.Equal(t, "adam", tr2.OptimizerName(), "the checkpoint restores the optimizer")
+	assert.Equal(t, fmt.Sprint(tr.Optimizer__0()), fmt.Sprint(tr2.Optimizer__0()),
+		"the hyper-parameters keep their types: PyTorch's int defaults print as ints")
+	assert.Contains(t, fmt.Sprint(tr2.Optimizer__0()), "weight_decay: 0\n")
 	assert.Greater(t, tr2.Evaluate__0().Accuracy, 0.8)
 }
 
@@ -323,6 +327,8 @@ func TestCheckpoints(t *testing.T) {
 		assert.Equal(t, buf.Float64s(), sd2.State[i]["momentum_buffer"].(torch.Tensor).Float64s())
 	}
 	assert.Equal(t, 0.9, sd2.ParamGroups[0]["momentum"])
+	assert.Equal(t, fmt.Sprint(tr.Optimizer__0()), fmt.Sprint(tr2.Optimizer__0()),
+		"the hyper-parameters keep their types (PyTorch's int defaults print as ints)")
 
 	tr3, net3 := train()
 	tr3.Load(weights)
