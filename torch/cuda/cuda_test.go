@@ -338,7 +338,9 @@ func deviceAssertChild(t *testing.T) {
 	var later error
 	if x, err := torch.TryOnes([]int64{2}, dev); err != nil {
 		later = err
-	} else if _, err := x.Sum().TryItem(); err != nil {
+	} else if s, err := x.TrySum(); err != nil {
+		later = err
+	} else if _, err := s.TryItem(); err != nil {
 		later = err
 	}
 	require.Error(t, later, "the context is poisoned: later CUDA work fails")
