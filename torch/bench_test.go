@@ -46,71 +46,60 @@ import (
 // binding overhead; these cases say which part the difference is in.
 
 func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Tensor) torch.Tensor) {
-	b.Run("CxxDirect", func(b *testing.B) {
-		b.ReportAllocs()
-		torch.BenchDirect(x, y, b.N, mm, true)
-		benchSync(b)
-	})
-	b.Run("CxxDirectSmallAlloc", func(b *testing.B) {
-		if !torch.SmallAllocInstalled() {
-			b.Skip("GOTORCH_SMALL_ALLOC=0")
+	ops := func(n int) {
+		for range n {
+			op(x, y)
 		}
-		b.ReportAllocs()
-		torch.BenchDirect(x, y, b.N, mm, false)
-		benchSync(b)
-	})
-	b.Run("Binding", func(b *testing.B) {
-		b.ReportAllocs()
-		torch.BenchBinding(x, y, b.N, mm)
-		benchSync(b)
-	})
-	if benchDevice.Type != torch.CPUDevice {
-		b.Run("BindingLocked", func(b *testing.B) {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
+	}
+	noSmallAlloc := ""
+	if !torch.SmallAllocInstalled() {
+		noSmallAlloc = "GOTORCH_SMALL_ALLOC=0"
+	}
+	for _, c := range []struct {
+		name    string
+		skip    string // why the case does not run, if it does not
+		gpuOnly bool   // left out on the CPU, where it would repeat another
+		locked  bool   // on one OS thread (runtime.LockOSThread)
+		gc      int    // 1: inside a step (after torch.GC()); -1: outside steps
+		loop    func(n int)
+	}{
+		{name: "CxxDirect", loop: func(n int) { torch.BenchDirect(x, y, n, mm, true) }},
+		{name: "CxxDirectSmallAlloc", skip: noSmallAlloc, loop: func(n int) { torch.BenchDirect(x, y, n, mm, false) }},
+		{name: "Binding", loop: func(n int) { torch.BenchBinding(x, y, n, mm) }},
+		{name: "BindingLocked", gpuOnly: true, locked: true, loop: func(n int) { torch.BenchBinding(x, y, n, mm) }},
+		{name: "Free", loop: func(n int) {
+			for range n {
+				op(x, y).Free()
+			}
+		}},
+		{name: "Auto", gc: 1, loop: ops},
+		{name: "AutoLocked", locked: true, gc: 1, loop: ops},
+		{name: "AutoExact", gc: -1, loop: ops},
+	} {
+		if c.gpuOnly && benchDevice.Type == torch.CPUDevice {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			if c.skip != "" {
+				b.Skip(c.skip)
+			}
+			if c.locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			switch c.gc {
+			case 1:
+				torch.GC()
+				defer torch.FinishGC()
+			case -1:
+				torch.FinishGC()
+			}
 			b.ReportAllocs()
-			torch.BenchBinding(x, y, b.N, mm)
+			b.ResetTimer()
+			c.loop(b.N)
 			benchSync(b)
 		})
 	}
-	b.Run("Free", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			op(x, y).Free()
-		}
-		benchSync(b)
-	})
-	b.Run("Auto", func(b *testing.B) {
-		torch.GC()
-		defer torch.FinishGC()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			op(x, y)
-		}
-		benchSync(b)
-	})
-	b.Run("AutoLocked", func(b *testing.B) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		torch.GC()
-		defer torch.FinishGC()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			op(x, y)
-		}
-		benchSync(b)
-	})
-	b.Run("AutoExact", func(b *testing.B) {
-		torch.FinishGC()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for range b.N {
-			op(x, y)
-		}
-		benchSync(b)
-	})
 }
 
 // benchDevice is where the 4×4 benchmarks' inputs live: the CPU, or the
