@@ -179,7 +179,7 @@ func run(cfg config, logw io.Writer) (*results, error) {
 		return nil, err
 	}
 	over := func(part string) bool {
-		if cfg.TimeLimit > 0 && time.Since(t0) > cfg.TimeLimit {
+		if cfg.pastTimeLimit(t0) {
 			res.errorf("%s left out: -time-limit %v reached", part, cfg.TimeLimit)
 			logf("%s left out: time limit %v reached", part, cfg.TimeLimit)
 			return true
@@ -262,6 +262,12 @@ func replot(cfg config) (*results, error) {
 	return &r, nil
 }
 
+// pastTimeLimit reports whether -time-limit has passed since t0, the
+// run's start.
+func (c config) pastTimeLimit(t0 time.Time) bool {
+	return c.TimeLimit > 0 && time.Since(t0) > c.TimeLimit
+}
+
 // interleaved runs the rounds: every job on every worker in turn.
 func interleaved(cfg config, res *results, env []string, logf func(string, ...any), t0 time.Time) error {
 	var selected []jobSpec
@@ -303,7 +309,7 @@ rounds:
 	for round := 1; round <= cfg.Rounds && len(selected) > 0; round++ {
 		logf("round %d/%d", round, cfg.Rounds)
 		for _, j := range selected {
-			if cfg.TimeLimit > 0 && time.Since(t0) > cfg.TimeLimit {
+			if cfg.pastTimeLimit(t0) {
 				res.errorf("stopped at -time-limit %v in round %d, before %s: later jobs and rounds are missing", cfg.TimeLimit, round, j.Name)
 				logf("time limit %v reached: stopping in round %d, before %s", cfg.TimeLimit, round, j.Name)
 				break rounds
