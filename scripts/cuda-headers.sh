@@ -60,21 +60,22 @@ say "... and with -DGOTORCH_CUDA and the CUDA headers in ${cuda_inc#"$dest"/}"
 compile "-DGOTORCH_CUDA -isystem $cuda_inc"
 say "... and cgotorch/amp/amp.cc (autocast, 2.6's device-generic API)"
 compile "" cgotorch/amp/amp.cc
+bench="-DBENCH_CUDA -isystem $cuda_inc -Wno-unused-variable -Wno-sign-compare"
 say "... and the benchmark's C++ worker with -DBENCH_CUDA (its peak-memory reads)"
-compile "-DBENCH_CUDA -isystem $cuda_inc -Wno-unused-variable -Wno-sign-compare" bench/cxx/work.cc
+compile "$bench" bench/cxx/work.cc
 
 # Newer libtorch: the headers scripts/libtorch-headers.sh keeps (sid's
 # 2.14.1) include c10/cuda but not the one header CMake writes for a CUDA
 # build, c10/cuda/impl/cuda_cmake_macros.h (C10_CUDA_BUILD_SHARED_LIBS);
 # it is written here into a folder of its own.
+macros=/opt/gotorch-cuda-macros # inside the root
+mkdir -p "$root$macros/c10/cuda/impl"
+printf '#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n' >"$root$macros/c10/cuda/impl/cuda_cmake_macros.h"
 for newer in "$root"/opt/libtorch-headers-*/usr/include; do
 	[ -d "$newer/c10/cuda" ] || continue
 	inc=${newer#"$root"}
-	mkdir -p "$root/opt/gotorch-cuda-macros/c10/cuda/impl"
-	printf '#pragma once\n#define C10_CUDA_BUILD_SHARED_LIBS\n' >"$root/opt/gotorch-cuda-macros/c10/cuda/impl/cuda_cmake_macros.h"
 	say "cgotorch/cuda/cuda.cc and bench/cxx/work.cc with CUDA against ${inc%/usr/include} (C++20)"
-	compile "-DGOTORCH_CUDA -isystem $cuda_inc -isystem /opt/gotorch-cuda-macros" cgotorch/cuda/cuda.cc "$inc" c++20
-	compile "-DBENCH_CUDA -isystem $cuda_inc -isystem /opt/gotorch-cuda-macros -Wno-unused-variable -Wno-sign-compare" \
-		bench/cxx/work.cc "$inc" c++20
+	compile "-DGOTORCH_CUDA -isystem $cuda_inc -isystem $macros" cgotorch/cuda/cuda.cc "$inc" c++20
+	compile "$bench -isystem $macros" bench/cxx/work.cc "$inc" c++20
 done
 say "the CUDA C++ compiles ($(($(date +%s) - t0)) s)"
