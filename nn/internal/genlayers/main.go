@@ -172,7 +172,27 @@ var losses = []struct {
 			{"ZeroInfinity", "bool", "zero_infinity", "false", "F.WithZeroInfinity(m.ZeroInfinity)", "zero the infinite losses (and their gradients)", ""}}},
 }
 
+// tryForward writes a layer's TryForward: params are its tensor
+// parameters, call what it returns; a nil layer is an error.
+func tryForward(name, params, call string) string {
+	return fmt.Sprintf(`// TryForward is Forward that returns its error.
+func (m *%sModule) TryForward(%s torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return %s
+}`, name, params, call)
+}
+
 var lossTmpl = template.Must(template.New("l").Funcs(template.FuncMap{
+	"tryForward": tryForward,
+	"lossOpts": func(fs []field) string {
+		var b strings.Builder
+		for _, f := range fs {
+			b.WriteString(", " + f.Opt)
+		}
+		return b.String()
+	},
 	"getter": func(f field) string {
 		if f.Get != "" {
 			return f.Get
@@ -236,13 +256,7 @@ func (m *{{.Name}}Module) Forward({{.Params}} torch.Tensor) torch.Tensor {
 	return must(m.TryForward({{.Params}}))
 }
 
-// TryForward is Forward that returns its error.
-func (m *{{.Name}}Module) TryForward({{.Params}} torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.Try{{.Fn}}({{.Params}}{{range .Fields}}, {{.Opt}}{{end}}, F.WithReduction(m.Reduction))
-}
+{{tryForward .Name .Params (printf "F.Try%s(%s%s, F.WithReduction(m.Reduction))" .Fn .Params (lossOpts .Fields))}}
 {{end}}`))
 
 // wrap breaks a comment into lines of at most 76 columns, each "// ".
@@ -272,7 +286,7 @@ import (
 )
 `
 
-var activationTmpl = template.Must(template.New("a").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .Plain}}
+var activationTmpl = template.Must(template.New("a").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst, "tryForward": tryForward}).Parse(header + `{{range .Plain}}
 // {{.Name}}Module applies {{.What}} element-wise (torch.nn.{{.Name}}).
 type {{.Name}}Module struct {
 	Module
@@ -311,19 +325,13 @@ func {{.Name}}(opts ...Option) *{{.Name}}Module {
 // Forward applies the activation to x.
 func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
-// TryForward is Forward that returns its error.
-func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.Try{{.Fn}}(x, F.With{{.Field}}(m.{{.Field}}))
-}
+{{tryForward .Name "x" (printf "F.Try%s(x, F.With%s(m.%s))" .Fn .Field .Field)}}
 
 // ExtraRepr is "{{.Kw}}={{.PyDef}}".
 func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + pyFloat(m.{{.Field}}) }
 {{end}}`))
 
-var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst}).Parse(header + `{{range .}}` + intLayerTmpl + `{{end}}`))
+var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst, "tryForward": tryForward}).Parse(header + `{{range .}}` + intLayerTmpl + `{{end}}`))
 
 // intLayerTmpl writes one intLayer.
 const intLayerTmpl = `
@@ -343,13 +351,7 @@ func {{.Name}}({{lower .Field}} int64) *{{.Name}}Module {
 // Forward {{.Does}} x.
 func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
-// TryForward is Forward that returns its error.
-func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return {{.Call}}
-}
+{{tryForward .Name "x" .Call}}
 
 // ExtraRepr is "{{.Kw}}=2".
 func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + itoa(m.{{.Field}}) }
@@ -359,7 +361,7 @@ func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + itoa(m.{{.Fie
 // a parameter's.
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
-var dropoutTmpl = template.Must(template.New("d").Parse(header + `{{range .}}
+var dropoutTmpl = template.Must(template.New("d").Funcs(template.FuncMap{"tryForward": tryForward}).Parse(header + `{{range .}}
 // {{.Name}}Module {{.Doc}} (torch.nn.{{.Name}}).
 type {{.Name}}Module struct {
 	Module
@@ -378,13 +380,7 @@ func {{.Name}}(opts ...Option) *{{.Name}}Module {
 // Forward applies {{.Does}} to x in training.
 func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
 
-// TryForward is Forward that returns its error.
-func (m *{{.Name}}Module) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, nilLayer(m)
-	}
-	return F.Try{{.Fn}}(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
-}
+{{tryForward .Name "x" (printf "F.Try%s(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))" .Fn)}}
 
 // ExtraRepr is "p=0.5, inplace=False".
 func (m *{{.Name}}Module) ExtraRepr() string { return dropoutRepr(m.P) }
