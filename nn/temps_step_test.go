@@ -23,41 +23,22 @@ func TestTrainingStepLeavesNoIntermediates(t *testing.T) {
 	type model interface {
 		Parameters() []torch.Tensor
 	}
-	cases := []struct {
+	type stepCase struct {
 		name    string
 		m       model
 		forward func(x torch.Tensor) torch.Tensor
 		shape   []int64
-	}{}
+	}
+	var cases []stepCase
 	enc := nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, nn.WithDimFeedforward(32)), 3, nn.WithNorm(nn.LayerNorm(16)))
-	cases = append(cases, struct {
-		name    string
-		m       model
-		forward func(x torch.Tensor) torch.Tensor
-		shape   []int64
-	}{"TransformerEncoder 3 layers", enc, func(x torch.Tensor) torch.Tensor { return enc.Forward(x) }, []int64{5, 2, 16}})
+	cases = append(cases, stepCase{"TransformerEncoder 3 layers", enc, func(x torch.Tensor) torch.Tensor { return enc.Forward(x) }, []int64{5, 2, 16}})
 	encPre := nn.TransformerEncoderLayer(16, 2, nn.WithDimFeedforward(32), nn.WithNormFirst(true), nn.WithBatchFirst(true), nn.WithActivation("gelu"))
-	cases = append(cases, struct {
-		name    string
-		m       model
-		forward func(x torch.Tensor) torch.Tensor
-		shape   []int64
-	}{"TransformerEncoderLayer norm first", encPre, func(x torch.Tensor) torch.Tensor { return encPre.Forward(x) }, []int64{2, 5, 16}})
+	cases = append(cases, stepCase{"TransformerEncoderLayer norm first", encPre, func(x torch.Tensor) torch.Tensor { return encPre.Forward(x) }, []int64{2, 5, 16}})
 	dec := nn.TransformerDecoderLayer(16, 2, nn.WithDimFeedforward(32))
 	mem := torch.RandN([]int64{4, 2, 16})
-	cases = append(cases, struct {
-		name    string
-		m       model
-		forward func(x torch.Tensor) torch.Tensor
-		shape   []int64
-	}{"TransformerDecoderLayer", dec, func(x torch.Tensor) torch.Tensor { return dec.Forward(x, mem) }, []int64{5, 2, 16}})
+	cases = append(cases, stepCase{"TransformerDecoderLayer", dec, func(x torch.Tensor) torch.Tensor { return dec.Forward(x, mem) }, []int64{5, 2, 16}})
 	mha := nn.MultiheadAttention(16, 4, nn.WithDropout(0.1))
-	cases = append(cases, struct {
-		name    string
-		m       model
-		forward func(x torch.Tensor) torch.Tensor
-		shape   []int64
-	}{"MultiheadAttention with weights", mha, func(x torch.Tensor) torch.Tensor {
+	cases = append(cases, stepCase{"MultiheadAttention with weights", mha, func(x torch.Tensor) torch.Tensor {
 		out, w := mha.Forward(x, x, x)
 		w.Free()
 		return out
