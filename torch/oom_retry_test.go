@@ -3,16 +3,17 @@ package torch_test
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/childtest"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -29,11 +30,8 @@ func TestOpRetriesAfterOOM(t *testing.T) {
 	if torch.Allocator == "jemalloc" {
 		t.Skip("jemalloc keeps the address space of freed memory: the cap would stay reached")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestOpRetriesAfterOOM$", "-test.v")
-	cmd.Env = append(os.Environ(), "GOTORCH_OOM_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "child:\n%s", out)
-	assert.Contains(t, string(out), "retried after OOM: 1", "child:\n%s", out)
+	out := childtest.Rerun(t, "GOTORCH_OOM_CHILD", "1", 5*time.Minute)
+	assert.Contains(t, out, "retried after OOM: 1", "child:\n%s", out)
 }
 
 const oomMiB = 1 << 20

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/childtest"
 	"github.com/gotorch/gotorch/internal/fileio"
 	"github.com/gotorch/gotorch/torch"
 )
@@ -219,11 +220,8 @@ func TestSaveFailureKeepsOldFile(t *testing.T) {
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSaveFailureKeepsOldFile$", "-test.v")
-	cmd.Env = append(os.Environ(), "GOTORCH_TEST_FSIZE_CHILD="+path)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "child: %s", out)
-	assert.Contains(t, string(out), "torch.save: write: File too large", "child: %s", out)
+	out := childtest.Rerun(t, "GOTORCH_TEST_FSIZE_CHILD", path, 5*time.Minute)
+	assert.Contains(t, out, "torch.save: write: File too large", "child: %s", out)
 
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)

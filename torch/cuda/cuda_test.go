@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gotorch/gotorch/internal/childtest"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/cuda"
 )
@@ -298,25 +298,8 @@ func TestGPUDeviceSideAssert(t *testing.T) {
 		return
 	}
 	needGPU(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGPUDeviceSideAssert$", "-test.v")
-	cmd.Env = append(os.Environ(), "GOTORCH_DEVICE_ASSERT_CHILD=1")
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() {
-		out, err = cmd.CombinedOutput()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("the child hung after a device-side assert:\n%s", out)
-	}
-	t.Logf("child:\n%s", out)
-	require.NoError(t, err, "the child must exit normally after a device-side assert")
-	s := string(out)
+	s := childtest.Rerun(t, "GOTORCH_DEVICE_ASSERT_CHILD", "1", 3*time.Minute)
+	t.Logf("child:\n%s", s)
 	assert.Contains(t, s, "first error: ")
 	assert.Contains(t, s, "device-side assert")
 	assert.Contains(t, s, "later CUDA error: ")
