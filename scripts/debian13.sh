@@ -8,6 +8,16 @@
 #   scripts/debian13.sh run CMD…   run CMD in the root, in a copy-free view of
 #                                  this clone mounted at /src
 #   scripts/debian13.sh path       print where the root is
+#   scripts/debian13.sh versions   print the versions of the packages that
+#                                  decide the results (libtorch, oneDNN,
+#                                  BLAS, the compiler); every installed
+#                                  package's is in $root/.gotorch-packages
+#
+# The root is rebuilt from scratch when its package list changes and when
+# Debian's archive has a newer version of any package in it (a point
+# release of trixie: libtorch 2.6.0+dfsg-7 replacing -6, say), so that it
+# is what a fresh machine would build that day. Without the network, the
+# root as it is stays, with a warning.
 #
 # The root lives outside the clone, in $GOTORCH_DEBIAN13 (default
 # /var/cache/gotorch/debian13), so that CI reuses it between runs. Its Go
@@ -30,7 +40,7 @@ suite=trixie
 # AOTInductor compiler needs (torch/aoti's test). Changing this list makes
 # the root stale.
 pkgs=(g++ make git ca-certificates libtorch-dev python3-torch libopenblas0-openmp dataset-fashion-mnist libgloo-dev python3-setuptools)
-stamp_text="suite=$suite pkgs=${pkgs[*]} v=1"
+stamp_text="suite=$suite pkgs=${pkgs[*]} v=2"
 
 say() { echo "debian13: $*" >&2; }
 die() { echo "debian13: $*" >&2; exit 1; }
@@ -42,8 +52,36 @@ die() { echo "debian13: $*" >&2; exit 1; }
 
 fresh() { [ -f "$root/.gotorch-stamp" ] && [ "$(cat "$root/.gotorch-stamp")" = "$stamp_text" ]; }
 
+# current: the archive has no newer version of any package in the root.
+# apt-get update's lists are removed again (apt-get clean keeps the root
+# small), so each check fetches them anew: about 30 MB, seconds.
+current() {
+	if ! inside "$root" env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1; then
+		say "warning: cannot reach Debian's archive to check the root's versions; using it as it is"
+		return 0
+	fi
+	local newer
+	newer=$(inside "$root" apt list --upgradable 2>/dev/null | grep 'upgradable from' | sed 's|/[^ ]*||')
+	inside "$root" sh -c 'rm -rf /var/lib/apt/lists/*' || true
+	if [ -n "$newer" ]; then
+		say "Debian has newer packages than the root, which is rebuilt:"
+		echo "$newer" | sed 's/^/debian13:   /' >&2
+		return 1
+	fi
+}
+
+# What decides the results: libtorch (and PyTorch, which writes goldens),
+# oneDNN, BLAS, OpenMP and the compiler.
+key_packages='^(libtorch|python3-torch|libdnnl|libonednn|libopenblas|libgomp|libsleef|libgloo|g\+\+|gcc|libc6|libstdc)'
+
+versions() {
+	[ -f "$root/.gotorch-packages" ] || die "no package list in $root: run scripts/debian13.sh ensure"
+	echo "debian13: root built $(stat -c %y "$root/.gotorch-packages" | cut -d. -f1), packages that decide the results:"
+	grep -E "$key_packages" "$root/.gotorch-packages" | sed 's/^/debian13:   /'
+}
+
 ensure() {
-	if fresh; then
+	if fresh && current; then
 		return
 	fi
 	if ! command -v debootstrap >/dev/null; then
@@ -62,6 +100,10 @@ ensure() {
 	inside "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
 	inside "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >&2
 	inside "$tmp" apt-get clean
+	inside "$tmp" sh -c 'rm -rf /var/lib/apt/lists/*'
+	# The exact versions installed, every package (versions prints the
+	# ones that decide the results).
+	inside "$tmp" dpkg-query -W -f='${Package} ${Version}\n' | sort >"$tmp/.gotorch-packages"
 	echo "$stamp_text" >"$tmp/.gotorch-stamp"
 	rm -rf "$root"
 	mv "$tmp" "$root"
@@ -121,11 +163,13 @@ inside() {
 case ${1:-} in
 ensure) ensure ;;
 path) echo "$root" ;;
+versions) versions ;;
 run)
 	shift
 	[ $# -gt 0 ] || die "run: no command"
 	ensure
 	say "$(version), $(chroot "$root" /usr/bin/g++ --version | head -1)"
+	say "$(grep -E '^(libtorch2|libdnnl|libopenblas0|python3-torch )' "$root/.gotorch-packages" | paste -sd, | sed 's/,/, /g')"
 	inside "$root" "$@"
 	;;
 *)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 // newModule runs gop-torch init in a new temporary directory.
 func newModule(t *testing.T) string {
 	t.Helper()
+	downloadModules(t)
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOWORK", "off")
@@ -31,6 +33,35 @@ func newModule(t *testing.T) string {
 	rc := run([]string{"init", "-dir", dir, "-replace", root, "example.com/fresh"}, &stdout, &stderr)
 	require.Equal(t, 0, rc, "%s%s", stdout.String(), stderr.String())
 	return dir
+}
+
+var (
+	downloadOnce sync.Once
+	downloadErr  error
+	downloadOut  []byte
+)
+
+// downloadModules fills the module cache with GoTorch's dependencies
+// (go mod download, through the configured proxy) before the tests turn
+// the proxy off: on a fresh machine whose cache holds only what earlier
+// builds needed, the modules of packages not yet built (progressbar, say)
+// are missing, and go list then fails with "module lookup disabled by
+// GOPROXY=off" instead of the go.sum errors the tests are about (issue 40:
+// TestMissingGoSum failed in a fresh Debian 13 root).
+func downloadModules(t *testing.T) {
+	t.Helper()
+	downloadOnce.Do(func() {
+		root, err := filepath.Abs(moduleRoot)
+		if err != nil {
+			downloadErr = err
+			return
+		}
+		c := exec.Command("go", "mod", "download")
+		c.Dir = root
+		c.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		downloadOut, downloadErr = c.CombinedOutput()
+	})
+	require.NoError(t, downloadErr, "go mod download in GoTorch's module: %s", downloadOut)
 }
 
 func inDir(t *testing.T, dir, name string, args ...string) (string, error) {

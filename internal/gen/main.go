@@ -34,6 +34,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -1512,6 +1513,15 @@ func goCArgs(p param, unpin string) (pre []string, args []string) {
 	return
 }
 
+// convolutionOp matches the convolutions: conv1d, conv_transpose2d,
+// _convolution, mkldnn_convolution, slow_conv3d, thnn_conv2d and the like,
+// not _convert_indices_from_coo_to_csr.
+var convolutionOp = regexp.MustCompile(`^_?(conv[123]d|conv_|convolution|[a-z]+_convolution|slow_conv|thnn_conv)`)
+
+// isConvolution reports whether op is a convolution, which runs the
+// convolution self-check first.
+func isConvolution(op string) bool { return convolutionOp.MatchString(op) }
+
 func (g *generator) goImpl(f *function) string {
 	var b strings.Builder
 	decls, _ := f.goParams(false)
@@ -1525,6 +1535,10 @@ func (g *generator) goImpl(f *function) string {
 	results = append(results, "err_ error")
 	fmt.Fprintf(&b, "func gen%s(%s) (%s) {\n", f.goName, strings.Join(decls, ", "), strings.Join(results, ", "))
 	fmt.Fprintf(&b, "const op = %q\n", f.d.Name)
+	if isConvolution(f.d.Name) {
+		// The oneDNN convolution self-check, once per process (torch/convcheck.go).
+		b.WriteString("convGuard()\n")
+	}
 	// Option locals and their defaults.
 	if f.hasOptions() {
 		for _, p := range f.params {

@@ -85,6 +85,9 @@ func Load(path string, opts ...Option) (*Module, error) {
 	if err := checkArchive(f, st.Size()); err != nil {
 		return nil, &torch.Error{Op: "jit.load", Msg: path + ": " + err.Error()}
 	}
+	// A TorchScript model's convolutions run inside libtorch, past the
+	// generated ops that run the convolution check first.
+	torch.ConvCheck()
 	o := newOptions(opts)
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -108,6 +111,7 @@ func LoadBytes(data []byte, opts ...Option) (*Module, error) {
 	if err := checkArchive(bytes.NewReader(data), int64(len(data))); err != nil {
 		return nil, &torch.Error{Op: "jit.load", Msg: err.Error()}
 	}
+	torch.ConvCheck()
 	o := newOptions(opts)
 	dt, di := o.dev()
 	var p unsafe.Pointer
