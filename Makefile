@@ -1,8 +1,8 @@
 # GoTorch. The two commands:
 #
 #   make train   the main job: the Go+ training script examples/fashion_mnist
-#   make test    go vet and go test -race over the whole module (-timeout 40m:
-#                cmd/gop-torch builds and runs Go+ programs under the race detector)
+#   make test    go vet and go test -race -short over the whole module
+#   make test-long  the tests that -short skips or shortens (CI runs both)
 #
 # Both first run scripts/setup.sh, which installs the missing Debian packages
 # (as root or with passwordless sudo; otherwise it prints the apt-get command).
@@ -91,9 +91,21 @@ endif
 train: setup
 	$(TRAIN)
 
+# make test is the newcomer's check: every package under the race
+# detector, in -short mode, where the tests that need minutes (saves past
+# 4 GiB, the one-minute stress run, the DDP training job, building XGo and
+# running the examples, ...) skip or shorten themselves: about 8 minutes on
+# a 2-core machine after make train (README). make test-long runs the rest:
+# every test of the packages that have a -short switch, without -short.
+# CI runs both.
 test: setup
 	$(GO) vet ./...
-	$(GO) test -race -timeout 40m ./...
+	$(GO) test -race -short -timeout 30m ./...
+
+LONG_PKGS = $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include='*_test.go' 'testing.Short()' . | sed 's|^\./||'))))
+.PHONY: test-long
+test-long: setup
+	$(GO) test -race -timeout 40m $(LONG_PKGS)
 
 # Short runs of the fuzz targets under the fuzzing engine (docs/robustness.md),
 # FUZZTIME each. make test runs their seed corpora (go test does); this is
@@ -144,11 +156,18 @@ ifneq ($(CGO_CXXFLAGS),)
 endif
 	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
 
-# The whole suite against Debian 13's libtorch 2.6, in a Debian 13 root kept
+# The whole suite (make test-all) against Debian 13's libtorch 2.6, in a Debian 13 root kept
 # in /var/cache/gotorch/debian13 (scripts/debian13.sh builds it the first
 # time, in a few minutes, and whenever its package list changes). Needs root.
 test-debian13:
-	scripts/debian13.sh run make test
+	scripts/debian13.sh run make test-all
+
+# Every test without -short, in one go test run (make test-debian13 runs it
+# in the root, where make test and make test-long would build twice).
+.PHONY: test-all
+test-all: setup
+	$(GO) vet ./...
+	$(GO) test -race -timeout 60m ./...
 
 # Benchmarks beside C++ libtorch and Python PyTorch (bench/): builds the
 # workers, runs them interleaved and writes docs/benchmarks.md and its

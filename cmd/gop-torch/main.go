@@ -276,6 +276,7 @@ func goCommand(cmd string, flags []string, dir string, rest []string, stdout, st
 		// Outside the working directory: run go from dir itself.
 		workDir, pkg = pkg, "."
 	}
+	announceBuild(flags, workDir, stderr)
 	args := append([]string{cmd}, flags...)
 	args = append(args, pkg)
 	args = append(args, rest...)

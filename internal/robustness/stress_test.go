@@ -18,10 +18,15 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// stressTime is how long TestStress runs: a minute, or GOTORCH_STRESS (a
-// Go duration such as 10m) to run it longer.
+// stressTime is how long TestStress runs: a minute, 10 s in -short mode
+// (make test; make test-long runs the minute), or GOTORCH_STRESS (a Go
+// duration such as 10m) to run it longer. The 10 s run makes every kind of
+// work progress thousands of times (TestStress logs the counts).
 func stressTime(t *testing.T) time.Duration {
 	d := time.Minute
+	if testing.Short() {
+		d = 10 * time.Second
+	}
 	if s := os.Getenv("GOTORCH_STRESS"); s != "" {
 		v, err := time.ParseDuration(s)
 		require.NoError(t, err, "GOTORCH_STRESS")
