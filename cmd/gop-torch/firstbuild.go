@@ -32,6 +32,12 @@ var bindingPackages = []string{
 // (go build -a, user+sys time); bindingCPUSeconds[i] is bindingPackages[i]'s.
 var bindingCPUSeconds = []float64{20, 60, 60, 60, 60}
 
+// announced holds the build flags (listFlags) that a line was printed for:
+// gop-torch run announces before translating, which compiles the packages
+// with no flags, and again before go run, whose flags may compile them
+// again (-race), but not twice for the same flags.
+var announced = map[string]bool{}
+
 // listFlags keeps the flags of go build that change what the packages
 // compile to (go list accepts them; -o and the like it does not).
 func listFlags(flags []string) []string {
@@ -57,7 +63,12 @@ func listFlags(flags []string) []string {
 // nothing when go list fails (a program that does not use GoTorch, say):
 // the build that follows reports what is wrong.
 func announceBuild(flags []string, workDir string, stderr io.Writer) {
-	args := append([]string{"list", "-e", "-f", "{{if .Stale}}{{.ImportPath}}{{end}}"}, listFlags(flags)...)
+	lf := listFlags(flags)
+	key := strings.Join(lf, " ")
+	if announced[key] {
+		return
+	}
+	args := append([]string{"list", "-e", "-f", "{{if .Stale}}{{.ImportPath}}{{end}}"}, lf...)
 	args = append(args, bindingPackages...)
 	c := exec.Command("go", args...)
 	c.Dir = workDir
@@ -67,6 +78,7 @@ func announceBuild(flags []string, workDir string, stderr io.Writer) {
 	}
 	if line := buildAnnouncement(strings.Fields(string(out)), runtime.NumCPU()); line != "" {
 		fmt.Fprintln(stderr, line)
+		announced[key] = true
 	}
 }
 

@@ -154,6 +154,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
+		// Translating imports GoTorch's packages through go list -export,
+		// which compiles them the first time.
+		announceBuild(nil, dir, stderr)
 		if _, err := compile(dir, verbose, stderr); err != nil {
 			return fail(stderr, err)
 		}
