@@ -15,7 +15,8 @@ import (
 // The Go+ examples mlp, char_lstm and dcgan: their committed
 // xgo_autogen.go files are current, they build, and each runs a couple of
 // batches (not a training run) and prints what it should: 25 to 70 s
-// for the three on the 2-core machine, by its load. -short skips the runs.
+// for the three on the 2-core machine, by its load. -short (make test)
+// skips both tests: make test-long runs them.
 
 const fashionMNIST = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
@@ -47,6 +48,9 @@ var goplusExamples = []struct {
 }
 
 func TestGoplusExamplesUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("translates the examples again (49 s under -race): make test-long; make test runs their xgo_autogen_uptodate_test.go")
+	}
 	tr := sharedTranslator(t)
 	for _, ex := range goplusExamples {
 		rs, err := tr.translate(filepath.Join(moduleRoot, ex.dir))
@@ -58,6 +62,10 @@ func TestGoplusExamplesUpToDate(t *testing.T) {
 }
 
 func TestGoplusExamplesRun(t *testing.T) {
+	if testing.Short() {
+		// go test ./... compiles every example package already.
+		t.Skip("builds and runs the examples: make test-long")
+	}
 	bin := t.TempDir()
 	for _, ex := range goplusExamples {
 		t.Run(filepath.Base(ex.dir), func(t *testing.T) {
@@ -65,9 +73,6 @@ func TestGoplusExamplesRun(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			rc := run([]string{"build", "-o", exe, filepath.Join(moduleRoot, ex.dir)}, &stdout, &stderr)
 			require.Equal(t, 0, rc, stderr.String())
-			if testing.Short() {
-				t.Skip("built; not run in -short mode")
-			}
 			if _, err := os.Stat(ex.needs); err != nil {
 				t.Skipf("built; not run: %v", err)
 			}

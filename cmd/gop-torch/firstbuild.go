@@ -26,11 +26,12 @@ var bindingPackages = []string{
 	gotorchModule + "/cgotorch/ops/shard3",
 }
 
-// bindingCPUSeconds is the CPU time g++ 12 -O2 took to compile the
-// packages' C++ against libtorch 1.13.1's headers on an AMD EPYC (the
-// four shards 95% of it), measured by compiling them from a cold cache
-// (go build -a, user+sys time); bindingCPUSeconds[i] is bindingPackages[i]'s.
-var bindingCPUSeconds = []float64{20, 60, 60, 60, 60}
+// bindingCPUSeconds is the CPU time (user+sys) g++ 12 -O2 took to compile
+// each package's C++ against libtorch 1.13.1's headers on a 2-core AMD
+// EPYC, file by file as cgo does (cgotorch: tensor.cc 25 s, convcheck.cc
+// 15 s, allocator.cc 2 s; a shard's ops_gen.cc 39 to 43 s);
+// bindingCPUSeconds[i] is bindingPackages[i]'s.
+var bindingCPUSeconds = []float64{45, 42, 42, 42, 42}
 
 // announced holds the build flags (listFlags) that a line was printed for:
 // gop-torch run announces before translating, which compiles the packages
