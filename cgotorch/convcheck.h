@@ -1,6 +1,6 @@
 /* convcheck.h: oneDNN (mkldnn) and the convolution self-check of
- * convcheck.cc (issue 40). Apart from cgotorch.h, which every generated
- * shard includes, so that a change here recompiles only convcheck.cc. */
+ * convcheck_impl.h, compiled as part of tensor.cc (issue 40). Apart from cgotorch.h, which every generated
+ * shard includes, so that a change here recompiles only tensor.cc. */
 #ifndef GOTORCH_CGOTORCH_CONVCHECK_H_
 #define GOTORCH_CGOTORCH_CONVCHECK_H_
 

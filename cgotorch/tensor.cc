@@ -694,3 +694,7 @@ void gt_free_tensor_array(gt_tensor *p) { std::free(p); }
 void gt_free_int_array(int64_t *p) { std::free(p); }
 
 }  // extern "C"
+
+// The convolution self-check (issue 40), in this translation unit: its
+// own would parse ATen's headers again.
+#include "convcheck_impl.h"

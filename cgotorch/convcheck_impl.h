@@ -1,10 +1,15 @@
-// convcheck.cc: the self-check of libtorch's float32 CPU convolutions
+// convcheck_impl.h: the self-check of libtorch's float32 CPU convolutions
 // (issue 40). Some libtorch builds compute wrong convolution gradients with
 // oneDNN (mkldnn) on some CPUs: Debian 13's libtorch 2.6 gives a wrong
 // input gradient for a small dilated conv1d on AVX-512 machines, in
 // PyTorch too. Package torch runs gt_conv_check before the first
 // convolution and, where it fails, turns oneDNN off for the process
 // (gt_set_mkldnn_enabled), as torch.backends.mkldnn.enabled = False does.
+//
+// A header only in name: tensor.cc includes it, once, so that ATen's
+// headers are parsed once for both (a .cc of its own cost 15 s of g++ per
+// cold build of the package), and Go's build cache hashes it as one of the
+// package's headers.
 #include <cmath>
 #include <cstdio>
 
