@@ -25,7 +25,9 @@ func TestSmallAllocInstalled(t *testing.T) {
 // freed and reused, in and out of order, by the goroutine (and OS thread)
 // that made them or by another one.
 func TestSmallAllocBlocks(t *testing.T) {
-	sizes := []int64{1, 2, 15, 16, 17, 31, 32, 33, 1000, 1023, 1024, 1025, 4096}
+	// Up to 1024 float32s the blocks are small (per-thread lists), beyond
+	// that large (the process's cache by pages).
+	sizes := []int64{1, 2, 15, 16, 17, 31, 32, 33, 1000, 1023, 1024, 1025, 4096, 5000, 65536, 300000}
 	type made struct {
 		t   torch.Tensor
 		val float64

@@ -37,9 +37,10 @@ import (
 // SetGCChunkSize(1) makes steps exact too.
 //
 // Collection happens in four places:
-//   - GC(), at a step boundary: a full Go collection, then a synchronous
-//     sweep of the registry. It never waits for a tensor to die: reachable
-//     tensors are simply kept.
+//   - GC(), at a step boundary, when the step tensors grew by more than
+//     SetGCPercent's share of the live bytes: a full Go collection, then a
+//     synchronous sweep of the registry. It never waits for a tensor to
+//     die: reachable tensors are simply kept.
 //   - Under memory pressure: when the native bytes of live tensors grow by
 //     more than the budget (SetMemoryBudget) since the last collection, the
 //     allocating goroutine collects.
@@ -209,6 +210,8 @@ var mem struct {
 	collecting atomic.Bool
 	scopes     atomic.Int32 // active scopes
 	asyncGC    atomic.Bool
+	gcPercent  atomic.Int32 // SetGCPercent
+	skipped    int64        // GC() calls that did not collect, under the lock
 }
 
 func init() {
@@ -218,6 +221,10 @@ func init() {
 		budget = v << 20
 	}
 	mem.budget.Store(budget)
+	mem.gcPercent.Store(5)
+	if v, err := strconv.Atoi(os.Getenv("GOTORCH_GC_PERCENT")); err == nil && v >= 0 {
+		mem.gcPercent.Store(int32(v))
+	}
 	// Tensors are allocated on whatever thread runs the op and freed in
 	// batches on another; without a cap, glibc grows one arena per thread
 	// and RSS with them (wangkuiyi/gotorch#273). GoTorch uses a single
@@ -604,10 +611,16 @@ func collectUnderPressure() {
 	collect(stepping, sweepTrim)
 }
 
-// GC frees the native memory of every tensor that is no longer reachable
-// and returns when that is done. Call it at a step boundary, for example at
-// the top of each training iteration (the data loader's Scan and
-// gop-torch's generated loops call it for you).
+// GC marks a step boundary and frees the native memory of the tensors that
+// are no longer reachable. Call it at the top of each training iteration
+// (the data loader's Scan and gop-torch's generated loops call it for you).
+//
+// It collects (a full Go collection, then a sweep that frees every
+// unreachable tensor before GC returns) when the step tensors made since
+// the last collection hold more than a few percent of the live tensor
+// memory (SetGCPercent); otherwise it only ends the step, at the cost of a
+// lock, and the few tensors that died wait for a later GC(). The first
+// GC() after FinishGC(), and every GC() after SetGCPercent(0), collect.
 //
 // It never waits for a tensor to become unreachable: tensors that are still
 // reachable, such as a loss kept for logging, are kept. It may be called
@@ -615,7 +628,56 @@ func collectUnderPressure() {
 //
 // Tensors made after GC() are step tensors, registered cheaply in chunks
 // (see SetGCChunkSize) until FinishGC().
-func GC() { collect(true, sweepNow) }
+func GC() {
+	if p := mem.gcPercent.Load(); p > 0 {
+		mem.Lock()
+		if mem.stepping && mem.bytes-mem.lastBytes <= max(mem.lastBytes/100*int64(p), minGCSlack) &&
+			mem.created-mem.gcMark <= MaybeGCTensors {
+			// Too little grew since the last collection to be worth one:
+			// seal the chunk, so that chunks still never span steps, and
+			// leave what died to a later GC() (see SetGCPercent).
+			// The few tensors freed by hand and waiting for their
+			// batch (see handle.free) go back now, as in a collection.
+			mem.cur, mem.curEntry = nil, nil
+			mem.skipped++
+			buf, n := mem.handFreed, mem.nHand
+			mem.nHand = 0
+			mem.Unlock()
+			if n > 0 {
+				C.gt_tensor_free_many(&buf[0], C.int64_t(n))
+			}
+			return
+		}
+		mem.Unlock()
+	}
+	collect(true, sweepNow)
+}
+
+// SetGCPercent sets how much GC() lets the native memory of step tensors
+// grow before it collects, as a percentage of the live tensor bytes after
+// the previous collection, and returns the previous setting. The default
+// is 5, or GOTORCH_GC_PERCENT.
+//
+// A collection costs a full Go collection, 0.1–0.5 ms on a small heap:
+// 10–20% of a small model's step when every GC() collects. A step whose
+// modules and optimizer free their own intermediates leaves only a few
+// small tensors behind (the loss, the logits), so GC() collects only when
+// the tensors made since the last collection and not freed by hand hold
+// more than percent of the live bytes (at least 64 KiB), or number more
+// than MaybeGCTensors. Until then a dead tensor waits, and the peak of
+// live tensor memory is at most that much above the exact collector's.
+// 0 makes every GC() collect, as before this setting existed; FinishGC
+// always collects. Negative values are refused.
+func SetGCPercent(percent int) int {
+	if percent < 0 {
+		panic(newError("set_gc_percent", nil, "percent must be 0 or more, got %d", percent))
+	}
+	return int(mem.gcPercent.Swap(int32(percent)))
+}
+
+// minGCSlack is the least growth SetGCPercent's rule lets GC() defer, so
+// that a step of a tiny model does not collect every time.
+const minGCSlack = 64 << 10
 
 // FinishGC ends a loop of GC() calls: it collects what the last step left,
 // gives free heap memory back to the system, and tensors made afterwards
@@ -656,6 +718,7 @@ type MemStats struct {
 	Created     int64 // tensors created since the process started
 	Freed       int64 // tensors freed, explicitly or by collection
 	Collections int64 // sweeps run (GC, pressure and background)
+	SkippedGCs  int64 // GC() calls that found too little to collect (SetGCPercent)
 	Budget      int64 // see SetMemoryBudget
 }
 
@@ -669,6 +732,7 @@ func ReadMemStats() MemStats {
 		Created:     mem.created,
 		Freed:       mem.freed,
 		Collections: mem.collections.Load(),
+		SkippedGCs:  mem.skipped,
 		Budget:      mem.budget.Load(),
 	}
 }

@@ -3,6 +3,7 @@ package torch_test
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -347,4 +348,64 @@ func TestGCRestoresGOMAXPROCS(t *testing.T) {
 	wg.Wait()
 	torch.FinishGC()
 	assert.Equal(t, 3, runtime.GOMAXPROCS(0))
+}
+
+// GC() collects only when the step tensors grew by more than
+// SetGCPercent's share of the live bytes; FinishGC always collects.
+func TestGCPercentDefersSmallGrowth(t *testing.T) {
+	torch.FinishGC()
+	prev := torch.SetGCPercent(5)
+	defer torch.SetGCPercent(prev)
+	// No collections of Go's own, whose background sweeps would free the
+	// waiting tensors.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	base := torch.RandN([]int64{1024, 1024}) // 4 MiB live: 5% is about 205 KiB
+	small := torch.RandN([]int64{1024})      // 4 KiB
+	mid := torch.RandN([]int64{100, 1024})   // 400 KiB
+	defer base.Free()
+	defer small.Free()
+	defer mid.Free()
+	torch.GC() // the first GC() of a loop collects
+	defer torch.FinishGC()
+	s0 := torch.ReadMemStats()
+
+	for range 10 {
+		torch.GC()
+		torch.Add(small, small) // 4 KiB dropped per step
+	}
+	s1 := torch.ReadMemStats()
+	assert.Equal(t, int64(10), s1.SkippedGCs-s0.SkippedGCs, "steps that leave 4 KiB each are not collected")
+	assert.Equal(t, int64(10), s1.LiveTensors-s0.LiveTensors, "their tensors wait")
+
+	torch.Add(mid, mid) // 400 KiB more: over 5%
+	torch.GC()
+	s2 := torch.ReadMemStats()
+	assert.Equal(t, s1.SkippedGCs, s2.SkippedGCs, "this GC() collects")
+	assert.Equal(t, s0.LiveTensors, s2.LiveTensors, "and frees what died")
+
+	torch.GC()
+	torch.Add(small, small)
+	torch.FinishGC()
+	assert.Equal(t, s0.LiveTensors, torch.ReadMemStats().LiveTensors, "FinishGC collects")
+}
+
+func TestGCPercentZeroCollectsEveryStep(t *testing.T) {
+	torch.FinishGC()
+	prev := torch.SetGCPercent(0)
+	defer torch.SetGCPercent(prev)
+	assert.Equal(t, 0, torch.SetGCPercent(0), "SetGCPercent returns the previous setting")
+	x := torch.Ones([]int64{4})
+	defer x.Free()
+	torch.GC()
+	defer torch.FinishGC()
+	s0 := torch.ReadMemStats()
+	for range 5 {
+		torch.GC()
+		torch.Add(x, x)
+	}
+	torch.GC()
+	s1 := torch.ReadMemStats()
+	assert.Equal(t, s0.SkippedGCs, s1.SkippedGCs)
+	assert.Equal(t, s0.LiveTensors, s1.LiveTensors)
+	assert.Panics(t, func() { torch.SetGCPercent(-1) })
 }

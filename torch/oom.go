@@ -111,7 +111,8 @@ func classifyOOM(msg string) *OutOfMemoryError {
 			e.Device.Index, _ = strconv.Atoi(m[1])
 		}
 	case strings.Contains(msg, "DefaultCPUAllocator: can't allocate memory"),
-		strings.Contains(msg, "DefaultCPUAllocator: not enough memory"):
+		strings.Contains(msg, "DefaultCPUAllocator: not enough memory"),
+		strings.Contains(msg, "GoTorch CPUAllocator: can't allocate memory"): // cgotorch/allocator.cc
 		e = &OutOfMemoryError{Device: CPU}
 	default:
 		return nil
