@@ -92,9 +92,13 @@ func compilerID(cxx string) string {
 // and the command line used.
 func (b *builder) cxx(compiler string) (string, string, error) {
 	src := filepath.Join(b.root, "bench/cxx/work.cc")
-	code, err := os.ReadFile(src)
-	if err != nil {
-		return "", "", err
+	var code []byte
+	for _, f := range []string{src, filepath.Join(b.root, "bench/cxx/countalloc.h"), filepath.Join(b.root, "bench/cxx/countalloc_api.h")} {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			return "", "", err
+		}
+		code = append(code, c...)
 	}
 	lt := os.Getenv("LIBTORCH")
 	if lt != "" {
@@ -125,6 +129,44 @@ func (b *builder) cxx(compiler string) (string, string, error) {
 		return "", cmdline, fmt.Errorf("compiling the C++ worker: %v\n%s", err, out)
 	}
 	return bin, cmdline, os.WriteFile(keyFile, []byte(key), 0o644)
+}
+
+// countLib compiles bench/cxx/countalloc.cc into bench/out/libcountalloc.so,
+// the Python worker's counting allocator (the C++ and Go workers compile
+// the same header into themselves), unless it is cached.
+func (b *builder) countLib(compiler string) (string, error) {
+	src := filepath.Join(b.root, "bench/cxx/countalloc.cc")
+	var code []byte
+	for _, f := range []string{src, filepath.Join(b.root, "bench/cxx/countalloc.h"), filepath.Join(b.root, "bench/cxx/countalloc_api.h")} {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		code = append(code, c...)
+	}
+	lt := os.Getenv("LIBTORCH")
+	if lt != "" {
+		lt, _ = filepath.Abs(lt)
+	}
+	cflags, ldflags := libtorchFlags(lt)
+	lib := filepath.Join(b.outDir, "libcountalloc.so")
+	args := append(append(append([]string{"-shared", "-fPIC"}, cflags...), src, "-o", lib), ldflags...)
+	cmdline := compiler + " " + strings.Join(args, " ")
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", compilerID(compiler), cmdline, code)
+	key := hex.EncodeToString(h.Sum(nil))
+	keyFile := lib + ".key"
+	if old, err := os.ReadFile(keyFile); err == nil && string(old) == key && fileExists(lib) {
+		return lib, nil
+	}
+	b.log("counting allocator: %s", cmdline)
+	os.Remove(keyFile)
+	cmd := exec.Command(compiler, args...)
+	cmd.Dir = b.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling the counting allocator: %v\n%s", err, out)
+	}
+	return lib, os.WriteFile(keyFile, []byte(key), 0o644)
 }
 
 // goTool is the go command: $GO, the go on PATH, or the running

@@ -18,17 +18,17 @@ import (
 // gpuJobs are the workloads of -device cuda. A per-op repetition is ITERS
 // ops between two synchronizations; a training step ends with loss.item().
 var gpuJobs = []jobSpec{
-	{"gadd4", "add, 4×4, per op", "ops", 20000, 2000, 0, opImpls},
-	{"gmm4", "mm, 4×4, per op", "ops", 20000, 2000, 0, opImpls},
-	{"gmlp", "MLP 784-512-512-10, Adam step, batch 1024", "mlp", 100, 10, 1024, trainImpls},
-	{"gcnn64", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 100, 10, 64, trainImpls},
-	{"gcnn1024", "same CNN, batch 1024", "cnn", 100, 10, 1024, trainImpls},
-	{"gtrans", "6 × TransformerEncoderLayer(512, 8, 2048), AdamW step, batch 32×256", "transformer", 30, 5, 32, trainImpls},
+	{"gadd4", "add, 4×4, per op", "ops", 20000, 2000, 0, opImpls, 0, 0},
+	{"gmm4", "mm, 4×4, per op", "ops", 20000, 2000, 0, opImpls, 0, 0},
+	{"gmlp", "MLP 784-512-512-10, Adam step, batch 1024", "mlp", 100, 10, 1024, trainImpls, 0, 0},
+	{"gcnn64", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 100, 10, 64, trainImpls, 0, 0},
+	{"gcnn1024", "same CNN, batch 1024", "cnn", 100, 10, 1024, trainImpls, 0, 0},
+	{"gtrans", "6 × TransformerEncoderLayer(512, 8, 2048), AdamW step, batch 32×256", "transformer", 30, 5, 32, trainImpls, 0, 0},
 }
 
 // The parts -only accepts on each device.
 var (
-	cpuParts = []string{"ops", "mlp", "cnn", "startup", "rss"}
+	cpuParts = []string{"ops", "mlp", "cnn", "trans", "mem", "startup", "rss"}
 	gpuParts = []string{"ops", "mlp", "cnn", "transformer"}
 )
 

@@ -16,6 +16,8 @@ const (
 	trainVsCxxMin   = 0.95 // training throughput, Go/C++
 	trainVsPyMin    = 1.0  // training throughput, Go/Python
 	gcPauseMaxMS    = 0.5  // median torch.GC() pause
+	gcPauseMaxPct   = 2    // median torch.GC() pause, % of the median Go step
+	peakVsCxxMax    = 1.05 // peak live tensor bytes of a training job, Go/C++
 	rssGrowthMaxPct = 5.0  // RSS growth over the long run
 )
 
@@ -69,6 +71,9 @@ func (r *results) targets() []target {
 			continue
 		}
 		for _, im := range []string{"go", "gop"} {
+			if !r.sum(j.Name, im).ok() {
+				continue
+			}
 			label := map[string]string{"go": "Go", "gop": "Go+"}[im]
 			ts = append(ts,
 				target{Name: j.Title + ": " + label + " throughput / C++", Measured: r.medianRatio(j.Name, "cxx", im), Limit: trainVsCxxMin, Unit: "×"},
@@ -77,6 +82,23 @@ func (r *results) targets() []target {
 	}
 	for _, g := range r.gcRows() {
 		ts = append(ts, target{Name: "median torch.GC() pause, " + g.name, Measured: g.s.Median / 1e6, Limit: gcPauseMaxMS, AtMost: true, Unit: " ms"})
+	}
+	for _, j := range jobs {
+		gc, step := summarize(r.GC[j.Name]), r.sum(j.Name, "go")
+		if gc.ok() && step.ok() {
+			ts = append(ts, target{Name: "median torch.GC() pause / median Go step, " + j.Title, Measured: 100 * gc.Median / step.Median, Limit: gcPauseMaxPct, AtMost: true, Unit: "%"})
+		}
+	}
+	for _, j := range memJobs {
+		cxx, ok := r.Mem[j.Name]["cxx"]
+		if !ok || cxx.Peak <= 0 {
+			continue
+		}
+		for _, im := range []string{"go", "gop"} {
+			if m, ok := r.Mem[j.Name][im]; ok {
+				ts = append(ts, target{Name: "peak live tensor bytes, " + label(im) + " / C++, " + memTitle(j.Name), Measured: float64(m.Peak) / float64(cxx.Peak), Limit: peakVsCxxMax, AtMost: true, Unit: "×"})
+			}
+		}
 	}
 	for _, im := range []string{"go", "gop"} {
 		if len(r.RSS[im]) == 0 {
@@ -105,6 +127,16 @@ func (r *results) gcRows() []gcRow {
 		rows = append(rows, gcRow{fmt.Sprintf("MLP steps, %d-step run", r.Config.RSSSteps), s})
 	}
 	return rows
+}
+
+// memTitle is the title of the training job named name.
+func memTitle(name string) string {
+	for _, j := range jobs {
+		if j.Name == name {
+			return j.Title
+		}
+	}
+	return name
 }
 
 // cell is "median (min)" of a job on a worker.
@@ -171,6 +203,8 @@ func markdown(r *results, chart string) string {
 	w("- **Training steps**: forward, cross-entropy, zero_grad (gradients set to none in all workers, GoTorch's behaviour), backward, optimizer step, on one fixed synthetic batch (64 standard-normal inputs and random labels, made once; no data loading). ")
 	w("MLP 784-512-512-10 with ReLU and SGD (lr 0.01); the CNN of `examples/fashion_mnist_go` (conv-BN-ReLU-pool twice, dropout, 3136-128-10) with Adam (lr 1e-3) in training mode. ")
 	w("Go calls `torch.GC()` at the top of every step and `torch.FinishGC()` after each repetition, both timed; gop-torch inserts the same calls into the Go+ script's loops. Samples/s = 64 / median step time.\n")
+	w("- **Transformer step**: `nn.TransformerEncoder` of 6 `TransformerEncoderLayer(512, 8 heads, feed-forward 2048)` in training mode (dropout 0.1), input (256, 32, 512), MSE loss against a random target, AdamW (lr 1e-4), every step ending with `loss.item()`: the GPU harness's job on the CPU. A step takes seconds, so it runs in the first %d rounds only, %d timed step(s) each; Go+ has no such script.\n", transRounds(), transReps())
+	w("- **Peak memory**: a fresh process per worker and job with a counting CPU allocator ([`bench/cxx/countalloc.h`](../bench/cxx/countalloc.h), the same code in every worker, wrapped around the process's own allocator) that adds up the blocks handed to live tensors (`malloc_usable_size`): parameters, gradients, optimizer state, activations and what autograd saves, from the model's creation to the end of the job (MLP %d steps, CNN %d, transformer %d; Go and Go+ with `torch.GC()` as above, so tensors that wait for a later collection count). Blocks an allocator caches after a free are not live. Peak RSS is the process's `VmHWM`. These runs are not timed.\n", memSteps("mlp"), memSteps("cnn"), memSteps("trans"))
 	w("- **GC() pause**: the Go worker times each `torch.GC()` call of the training steps above, and of the long run below.\n")
 	w("- **RSS**: one run of %d MLP training steps per worker; RSS from `/proc/self/statm` every %d steps (Go and Go+ right after the step's `torch.GC()`), and GoTorch's live-tensor count (`torch.ReadMemStats`).\n", c.RSSSteps, rssEvery(c.RSSSteps))
 	w("- **Start-up**: wall-clock time from just before the harness starts a fresh worker process to the end of its first op (a 4×4 add, after setting the threads); Python includes `import torch`. %d rounds, the workers taking turns.\n\n", c.StartupRounds)
@@ -188,7 +222,7 @@ func markdown(r *results, chart string) string {
 		}
 		w("\n")
 	}
-	if r.Samples["mlp"] != nil || r.Samples["cnn"] != nil {
+	if r.Samples["mlp"] != nil || r.Samples["cnn"] != nil || r.Samples["trans"] != nil {
 		w("### Training steps, time per step: median (min)\n\n")
 		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Go/Python | Go+/Python |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, j := range jobs {
@@ -212,6 +246,35 @@ func markdown(r *results, chart string) string {
 					continue
 				}
 				w(" %.0f |", float64(j.Batch)/(s.Median/1e9))
+			}
+			w("\n")
+		}
+		w("\n")
+	}
+	if len(r.Mem) > 0 {
+		w("### Peak memory of a training job: live tensor bytes (peak RSS)\n\n")
+		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Python/C++ |\n|---|---|---|---|---|---|---|---|\n")
+		for _, j := range memJobs {
+			m := r.Mem[j.Name]
+			if len(m) == 0 {
+				continue
+			}
+			w("| %s |", memTitle(j.Name))
+			for _, im := range []string{"cxx", "go", "gop", "python"} {
+				if v, ok := m[im]; ok {
+					w(" %s (%s) |", fmtBytes(float64(v.Peak)), fmtBytes(float64(v.HWM)))
+				} else {
+					w(" — |")
+				}
+			}
+			for _, im := range []string{"go", "gop", "python"} {
+				v, ok := m[im]
+				c, okc := m["cxx"]
+				if !ok || !okc || c.Peak <= 0 {
+					w(" — |")
+					continue
+				}
+				w(" %s |", fmtRatio(float64(v.Peak)/float64(c.Peak)))
 			}
 			w("\n")
 		}
@@ -424,6 +487,35 @@ func headline(r *results) string {
 	}
 	w("\n")
 	var parts []string
+	if len(r.Mem) > 0 {
+		w("### Peak memory of a training job: live tensor bytes (peak RSS)\n\n")
+		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Python/C++ |\n|---|---|---|---|---|---|---|---|\n")
+		for _, j := range memJobs {
+			m := r.Mem[j.Name]
+			if len(m) == 0 {
+				continue
+			}
+			w("| %s |", memTitle(j.Name))
+			for _, im := range []string{"cxx", "go", "gop", "python"} {
+				if v, ok := m[im]; ok {
+					w(" %s (%s) |", fmtBytes(float64(v.Peak)), fmtBytes(float64(v.HWM)))
+				} else {
+					w(" — |")
+				}
+			}
+			for _, im := range []string{"go", "gop", "python"} {
+				v, ok := m[im]
+				c, okc := m["cxx"]
+				if !ok || !okc || c.Peak <= 0 {
+					w(" — |")
+					continue
+				}
+				w(" %s |", fmtRatio(float64(v.Peak)/float64(c.Peak)))
+			}
+			w("\n")
+		}
+		w("\n")
+	}
 	if rows := r.gcRows(); len(rows) > 0 {
 		parts = append(parts, fmt.Sprintf("median `torch.GC()` pause %s (%s)", fmtDuration(rows[0].s.Median), rows[0].name))
 	}

@@ -21,6 +21,9 @@ type jobSpec struct {
 	QuickIters int
 	Batch      int      // samples per step, 0 for single ops
 	Impls      []string // the workers that have it
+	// MaxRounds and Reps, when set, replace -rounds and -reps for a job
+	// whose step takes seconds.
+	MaxRounds, Reps int
 }
 
 var (
@@ -29,16 +32,37 @@ var (
 )
 
 var jobs = []jobSpec{
-	{"add4", "add, 4×4", "ops", 10000, 2000, 0, opImpls},
-	{"add4g", "add, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls},
-	{"mm4", "mm, 4×4", "ops", 10000, 2000, 0, opImpls},
-	{"mm4g", "mm, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls},
-	{"add256", "add, 256×256", "ops", 1000, 100, 0, opImpls},
-	{"add256g", "add, 256×256, requires_grad", "ops", 1000, 100, 0, opImpls},
-	{"mm256", "mm, 256×256", "ops", 60, 8, 0, opImpls},
-	{"mm256g", "mm, 256×256, requires_grad", "ops", 60, 8, 0, opImpls},
-	{"mlp", "MLP 784-512-512-10, SGD step, batch 64", "mlp", 30, 3, 64, trainImpls},
-	{"cnn", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 6, 1, 64, trainImpls},
+	{"add4", "add, 4×4", "ops", 10000, 2000, 0, opImpls, 0, 0},
+	{"add4g", "add, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls, 0, 0},
+	{"mm4", "mm, 4×4", "ops", 10000, 2000, 0, opImpls, 0, 0},
+	{"mm4g", "mm, 4×4, requires_grad", "ops", 10000, 2000, 0, opImpls, 0, 0},
+	{"add256", "add, 256×256", "ops", 1000, 100, 0, opImpls, 0, 0},
+	{"add256g", "add, 256×256, requires_grad", "ops", 1000, 100, 0, opImpls, 0, 0},
+	{"mm256", "mm, 256×256", "ops", 60, 8, 0, opImpls, 0, 0},
+	{"mm256g", "mm, 256×256, requires_grad", "ops", 60, 8, 0, opImpls, 0, 0},
+	{"mlp", "MLP 784-512-512-10, SGD step, batch 64", "mlp", 30, 3, 64, trainImpls, 0, 0},
+	{"cnn", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 6, 1, 64, trainImpls, 0, 0},
+	// 15–20 s a step on two cores: two rounds of one timed step each.
+	{"trans", "Transformer encoder 6 × (512, 8 heads, 2048), AdamW step, 32 × 256 tokens", "trans", 1, 1, 32 * 256,
+		[]string{"cxx", "go", "python"}, 2, 1},
+}
+
+// memJobs are the mem part's jobs and their steps: enough for GoTorch's
+// GC() to let garbage grow to its limit (SetGCPercent) and collect.
+var memJobs = []struct {
+	Name  string
+	Steps int
+	Impls []string
+}{
+	{"mlp", 400, trainImpls},
+	{"cnn", 100, trainImpls},
+	{"trans", 2, []string{"cxx", "go", "python"}},
+}
+
+// memResult is one worker's peak memory on one job of the mem part.
+type memResult struct {
+	Peak int64 // bytes of tensor storage live at once (bench/cxx/countalloc.h)
+	HWM  int64 // the process's peak RSS
 }
 
 // allImpls in the order of each round.
@@ -88,7 +112,9 @@ type results struct {
 	// Others is the average number of cores other processes kept busy.
 	// Peak[job][impl] is the largest peak of allocated GPU bytes over the
 	// rounds (-device cuda).
-	Peak               map[string]map[string]int64 `json:",omitempty"`
+	Peak map[string]map[string]int64 `json:",omitempty"`
+	// Mem[job][impl] is the mem part's measure (CPU).
+	Mem                map[string]map[string]memResult `json:",omitempty"`
 	Others             float64
 	LoadStart, LoadEnd string
 	Errors             []string
@@ -185,6 +211,9 @@ func run(cfg config, logw io.Writer) (*results, error) {
 			return true
 		}
 		return false
+	}
+	if cfg.wants("mem") && !cfg.onCUDA() && !over("memory run") {
+		memRuns(cfg, res, b, env, logf)
 	}
 	if cfg.wants("startup") && !over("start-up") {
 		startups(cfg, res, env, logf)
@@ -314,6 +343,13 @@ rounds:
 				logf("time limit %v reached: stopping in round %d, before %s", cfg.TimeLimit, round, j.Name)
 				break rounds
 			}
+			if j.MaxRounds > 0 && round > j.MaxRounds {
+				continue
+			}
+			reps := cfg.Reps
+			if j.Reps > 0 {
+				reps = j.Reps
+			}
 			line := fmt.Sprintf("  %-8s", j.Name)
 			for _, im := range res.Impls {
 				p := procs[im.Name]
@@ -321,7 +357,7 @@ rounds:
 					continue
 				}
 				iters := cfg.iters(j)
-				m, err := p.run(j.Name, iters, cfg.Warmup, cfg.Reps, timeout)
+				m, err := p.run(j.Name, iters, cfg.Warmup, reps, timeout)
 				if err != nil {
 					res.errorf("round %d, %s: %v", round, j.Name, err)
 					logf("%s: %v", j.Name, err)
@@ -428,4 +464,89 @@ func rssRuns(cfg config, res *results, env []string, logf func(string, ...any)) 
 			}
 		}
 	}
+}
+
+// memRuns measures each worker's peak memory on the mem part's jobs: a
+// fresh process per worker and job, with the counting allocator of
+// bench/cxx/countalloc.h installed (BENCH_COUNT_ALLOC), one warm-up-free
+// repetition of the job's steps. Its times are not reported: counting
+// costs an atomic add per allocation and per free.
+func memRuns(cfg config, res *results, b *builder, env []string, logf func(string, ...any)) {
+	lib, err := b.countLib(cfg.CXX)
+	if err != nil {
+		res.errorf("memory run: %v", err)
+		logf("memory run left out: %v", err)
+		return
+	}
+	env = append(append([]string{}, env...), "BENCH_COUNT_ALLOC=1", "BENCH_COUNT_ALLOC_LIB="+lib)
+	res.Mem = map[string]map[string]memResult{}
+	// -only mem measures every job; -only mem,mlp the MLP only.
+	some := slices.ContainsFunc(memJobs, func(j struct {
+		Name  string
+		Steps int
+		Impls []string
+	}) bool {
+		return slices.Contains(cfg.Only, j.Name)
+	})
+	for _, j := range memJobs {
+		if some && !cfg.wants(j.Name) {
+			continue
+		}
+		steps := j.Steps
+		if cfg.Quick {
+			steps = max(1, steps/10)
+		}
+		line := fmt.Sprintf("memory: %-6s %d steps", j.Name, steps)
+		for _, im := range res.Impls {
+			if !slices.Contains(j.Impls, im.Name) {
+				continue
+			}
+			p, err := serve(im, env, cfg.Root)
+			if err != nil {
+				res.errorf("memory run, %s, %s: %v", j.Name, im.Label, err)
+				continue
+			}
+			m, err := p.run(j.Name, steps, 0, 1, 30*time.Minute)
+			if err == nil {
+				err = p.close()
+			} else {
+				p.kill()
+				p.cmd.Wait()
+			}
+			if err != nil || m.PeakBytes == nil || *m.PeakBytes < 0 {
+				res.errorf("memory run, %s, %s: no peak (%v)", j.Name, im.Label, err)
+				continue
+			}
+			if res.Mem[j.Name] == nil {
+				res.Mem[j.Name] = map[string]memResult{}
+			}
+			res.Mem[j.Name][im.Name] = memResult{Peak: *m.PeakBytes, HWM: m.HWMBytes}
+			line += fmt.Sprintf("  %s %s (RSS %s)", im.Label, fmtBytes(float64(*m.PeakBytes)), fmtBytes(float64(m.HWMBytes)))
+		}
+		logf("%s", line)
+	}
+}
+
+// transRounds and transReps are the transformer job's rounds and timed
+// steps per round.
+func transRounds() int { return jobByName("trans").MaxRounds }
+func transReps() int   { return jobByName("trans").Reps }
+
+func jobByName(name string) jobSpec {
+	for _, j := range jobs {
+		if j.Name == name {
+			return j
+		}
+	}
+	return jobSpec{}
+}
+
+// memSteps is the mem part's number of steps of a job.
+func memSteps(name string) int {
+	for _, j := range memJobs {
+		if j.Name == name {
+			return j.Steps
+		}
+	}
+	return 0
 }

@@ -33,8 +33,11 @@ type message struct {
 	Iters int     `json:"iters"`
 	NS    []int64 `json:"ns"`
 	GCNS  []int64 `json:"gc_ns"`
-	// -device cuda: the job's peak of allocated GPU bytes, -1 unknown
+	// -device cuda: the job's peak of allocated GPU bytes, -1 unknown; on
+	// the CPU with BENCH_COUNT_ALLOC (the mem part), the peak bytes of live
+	// tensor storage, and the process's peak RSS
 	PeakBytes *int64 `json:"peak_bytes"`
+	HWMBytes  int64  `json:"hwm_bytes"`
 	// startup
 	FirstOp int64 `json:"first_op_unix_ns"`
 	// rss

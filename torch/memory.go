@@ -221,7 +221,7 @@ func init() {
 		budget = v << 20
 	}
 	mem.budget.Store(budget)
-	mem.gcPercent.Store(5)
+	mem.gcPercent.Store(2)
 	if v, err := strconv.Atoi(os.Getenv("GOTORCH_GC_PERCENT")); err == nil && v >= 0 {
 		mem.gcPercent.Store(int32(v))
 	}
@@ -656,7 +656,7 @@ func GC() {
 // SetGCPercent sets how much GC() lets the native memory of step tensors
 // grow before it collects, as a percentage of the live tensor bytes after
 // the previous collection, and returns the previous setting. The default
-// is 5, or GOTORCH_GC_PERCENT.
+// is 2, or GOTORCH_GC_PERCENT.
 //
 // A collection costs a full Go collection, 0.1–0.5 ms on a small heap:
 // 10–20% of a small model's step when every GC() collects. A step whose

@@ -12,7 +12,10 @@
 // gmlp, gcnn64, gcnn1024, gtrans) on cuda:0. Compiled with -DBENCH_CUDA
 // (and the CUDA toolkit's headers), the answers carry the caching
 // allocator's peak of allocated bytes (torch.cuda.max_memory_allocated);
-// without it, peak_bytes is -1.
+// without it, peak_bytes is -1. On the CPU, BENCH_COUNT_ALLOC=1 counts live
+// tensor memory (countalloc.h): the answers carry the peak bytes of tensor
+// storage since the command was read (peak_bytes) and the process's peak
+// RSS (hwm_bytes).
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -21,6 +24,8 @@
 #ifdef BENCH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
+
+#include "countalloc.h"
 
 #include <chrono>
 #include <cstdint>
@@ -90,6 +95,17 @@ int64_t peak_bytes() {
 void setup() {
   at::set_num_threads(threads());
   torch::manual_seed(1);
+  if (std::getenv("BENCH_COUNT_ALLOC") != nullptr) bench_count_install();
+}
+
+// hwm_bytes is the process's peak RSS (VmHWM), -1 if unknown.
+int64_t hwm_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
+  }
+  return -1;
 }
 
 int64_t rss_bytes() {
@@ -295,10 +311,16 @@ void serve() {
       bool gpu = c.job == "gadd4" || c.job == "gmm4" || c.job == "gmlp" || c.job == "gcnn64" ||
                  c.job == "gcnn1024" || c.job == "gtrans";
       if (gpu) reset_peak();
+      bool counting = !on_cuda() && bench_count_installed();
+      if (counting) bench_count_reset_peak();
       if (c.job == "gadd4" || c.job == "gmm4") {
         ns = gpu_per_op(c);
       } else if (gpu) {
         ns = gpu_job(c, ok);
+      } else if (c.job == "trans") {  // the transformer step on the CPU: the GPU job's code
+        Cmd g = c;
+        g.job = "gtrans";
+        ns = gpu_job(g, ok);
       } else if (c.job == "mlp") {
         auto net = mlp();
         torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01));
@@ -319,6 +341,7 @@ void serve() {
       std::cout << "{\"job\":" << quote(c.job) << ",\"iters\":" << c.iters
                 << ",\"ns\":" << json_array(ns);
       if (on_cuda()) std::cout << ",\"peak_bytes\":" << peak_bytes();
+      if (counting) std::cout << ",\"peak_bytes\":" << bench_count_peak() << ",\"hwm_bytes\":" << hwm_bytes();
       std::cout << "}" << std::endl;
     } catch (const std::exception& e) {
       std::cout << "{\"job\":" << quote(c.job) << ",\"error\":" << quote(e.what())

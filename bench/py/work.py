@@ -12,6 +12,12 @@ The thread count comes from BENCH_THREADS (default 2), the device from
 BENCH_DEVICE: cpu (the default) or cuda, for the GPU jobs (gadd4, gmm4,
 gmlp, gcnn64, gcnn1024, gtrans) on cuda:0, whose answers carry
 torch.cuda.max_memory_allocated() since the job began (peak_bytes).
+
+BENCH_COUNT_ALLOC=1, with BENCH_COUNT_ALLOC_LIB naming the harness's
+build of bench/cxx/countalloc.cc, counts live CPU tensor memory with the
+same code as the other workers: the answers then carry the peak bytes of
+tensor storage since the command was read (peak_bytes) and the process's
+peak RSS (hwm_bytes).
 """
 import json
 import os
@@ -45,6 +51,28 @@ if len(sys.argv) > 1 and sys.argv[1] == "startup":
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+
+COUNT = None  # the counting allocator's library (ctypes), when installed
+
+
+def install_count():
+    global COUNT
+    import ctypes
+
+    lib = ctypes.CDLL(os.environ["BENCH_COUNT_ALLOC_LIB"], mode=ctypes.RTLD_GLOBAL)
+    lib.bench_count_peak.restype = ctypes.c_int64
+    lib.bench_count_live.restype = ctypes.c_int64
+    lib.bench_count_install()
+    COUNT = lib
+
+
+def hwm_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return -1
 
 
 def mlp():
@@ -179,6 +207,8 @@ def run(job, iters, warmup, reps):
         return gpu_per_op(job, iters, warmup, reps)
     if job in ("gmlp", "gcnn64", "gcnn1024", "gtrans"):
         return gpu_train(job, iters, warmup, reps)
+    if job == "trans":  # the transformer step on the CPU: the GPU job's code
+        return gpu_train("gtrans", iters, warmup, reps)
     if job == "mlp":
         net = mlp()
         opt = torch.optim.SGD(net.parameters(), lr=0.01)
@@ -214,6 +244,8 @@ def serve():
         try:
             if on_cuda():
                 torch.cuda.reset_peak_memory_stats(0)
+            if COUNT is not None:
+                COUNT.bench_count_reset_peak()
             ns = run(job, iters, warmup, reps)
         except Exception as e:  # report, keep serving
             emit({"job": job, "error": repr(e)})
@@ -222,6 +254,8 @@ def serve():
             emit({"job": job, "error": "unknown job " + job})
         elif on_cuda():
             emit({"job": job, "iters": iters, "ns": ns, "peak_bytes": torch.cuda.max_memory_allocated(0)})
+        elif COUNT is not None:
+            emit({"job": job, "iters": iters, "ns": ns, "peak_bytes": COUNT.bench_count_peak(), "hwm_bytes": hwm_bytes()})
         else:
             emit({"job": job, "iters": iters, "ns": ns})
 
@@ -249,6 +283,8 @@ def main():
         sys.exit(1)
     torch.set_num_threads(threads())
     torch.manual_seed(1)
+    if os.environ.get("BENCH_COUNT_ALLOC"):
+        install_count()
     mode = sys.argv[1] if len(sys.argv) > 1 else "serve"
     if mode == "serve":
         serve()

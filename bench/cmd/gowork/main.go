@@ -55,6 +55,9 @@ func serve() {
 			gpuPerOp(s, job)
 		case job == "gmlp" || job == "gcnn64" || job == "gcnn1024" || job == "gtrans":
 			gpuTrain(s, job)
+		case job == "trans":
+			// The transformer step on the CPU: the GPU job's code.
+			gpuTrain(s, "gtrans")
 		case strings.HasPrefix(job, "add") || strings.HasPrefix(job, "mm"):
 			if !perOp(s, job) {
 				s.Unknown()

@@ -19,6 +19,11 @@
 //
 // The thread count comes from BENCH_THREADS (default 2), the device from
 // BENCH_DEVICE (cpu, the default, or cuda: the GPU jobs gadd4, gmm4, gmlp,
+// BENCH_COUNT_ALLOC=1 counts live CPU tensor memory (bench/cxx/countalloc.h):
+// every answer then carries "peak_bytes", the most bytes of tensor storage
+// live at once since the command was read (the previous job's tensors
+// collected first), and "hwm_bytes", the process's peak RSS (VmHWM).
+//
 // gcnn64, gcnn1024 and gtrans on cuda:0, each answer with "peak_bytes",
 // the caching allocator's peak of allocated bytes during the job, -1 where
 // it cannot be read).
@@ -33,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gotorch/gotorch/bench/internal/countalloc"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/cuda"
 )
@@ -56,6 +62,9 @@ func Setup() {
 	}
 	torch.SetNumThreads(Threads())
 	torch.ManualSeed(1)
+	if os.Getenv("BENCH_COUNT_ALLOC") != "" {
+		countalloc.Install()
+	}
 }
 
 // Mode is the worker's mode, its first argument ("serve" when none).
@@ -137,6 +146,10 @@ func (s *Server) Next() bool {
 		}
 		s.job, s.iters, s.warmup, s.reps = f[0], n[0], n[1], n[2]
 		s.done, s.ns, s.gcNS = 0, nil, nil
+		if countalloc.Installed() {
+			torch.FinishGC()
+			countalloc.ResetPeak()
+		}
 		return true
 	}
 	return false
@@ -172,6 +185,9 @@ func (s *Server) Done() {
 	m := map[string]any{"job": s.job, "iters": s.iters, "ns": s.ns, "gc_ns": s.gcNS}
 	if OnCUDA() {
 		m["peak_bytes"] = peakBytes()
+	} else if countalloc.Installed() {
+		m["peak_bytes"] = countalloc.Peak()
+		m["hwm_bytes"] = HWM()
 	}
 	writeJSON(m)
 }
@@ -179,6 +195,25 @@ func (s *Server) Done() {
 // Unknown answers a command whose job this worker does not have.
 func (s *Server) Unknown() {
 	writeJSON(map[string]any{"job": s.job, "error": "unknown job " + s.job})
+}
+
+// HWM returns the peak resident set size of this process in bytes
+// (VmHWM in /proc/self/status), -1 if it cannot be read.
+func HWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
 }
 
 // RSS returns the resident set size of this process in bytes, from
