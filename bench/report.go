@@ -251,6 +251,67 @@ func markdown(r *results, chart string) string {
 		}
 		w("\n")
 	}
+	if len(r.Phases) > 0 {
+		w("### Where a training step's time goes: mean per step\n\n")
+		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's median time less the mean phases: the loop, and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
+		names := []string{"forward and loss", "zero_grad", "backward", "optimizer step"}
+		for _, j := range jobs {
+			ph := r.Phases[j.Name]
+			if len(ph) == 0 {
+				continue
+			}
+			w("**%s**\n\n| phase | C++ | Go | Python | Go − C++ |\n|---|---|---|---|---|\n", j.Title)
+			mean := func(im string, i int) (float64, bool) {
+				p, n := ph[im], r.PhaseSteps[j.Name][im]
+				if i >= len(p) || n == 0 {
+					return 0, false
+				}
+				return float64(p[i]) / float64(n), true
+			}
+			cell := func(v float64, ok bool) string {
+				if !ok {
+					return "—"
+				}
+				return fmtDuration(v)
+			}
+			diff := func(a, b float64, oka, okb bool) string {
+				if !oka || !okb {
+					return "—"
+				}
+				if a >= b {
+					return "+" + fmtDuration(a-b)
+				}
+				return "−" + fmtDuration(b-a)
+			}
+			var tot = map[string]float64{}
+			for i, name := range names {
+				c, okc := mean("cxx", i)
+				g, okg := mean("go", i)
+				p, okp := mean("python", i)
+				tot["cxx"] += c
+				tot["go"] += g
+				tot["python"] += p
+				w("| %s | %s | %s | %s | %s |\n", name, cell(c, okc), cell(g, okg), cell(p, okp), diff(g, c, okg, okc))
+			}
+			gc := summarize(r.GC[j.Name])
+			if gc.ok() {
+				w("| `torch.GC()` (mean) | — | %s | — | +%s |\n", fmtDuration(gc.Mean), fmtDuration(gc.Mean))
+				tot["go"] += gc.Mean
+			}
+			rest := func(im string) (float64, bool) {
+				s := r.sum(j.Name, im)
+				if !s.ok() || len(ph[im]) == 0 {
+					return 0, false
+				}
+				return s.Median - tot[im], true
+			}
+			rc, okc := rest("cxx")
+			rg, okg := rest("go")
+			rp, okp := rest("python")
+			w("| rest | %s | %s | %s | %s |\n", cell(rc, okc), cell(rg, okg), cell(rp, okp), diff(rg, rc, okg, okc))
+			w("| **step (median)** | %s | %s | %s | %s |\n\n", r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"), r.ratioCell(j.Name, "go", "cxx"))
+		}
+	}
 	if len(r.Mem) > 0 {
 		w("### Peak memory of a training job: live tensor bytes (peak RSS)\n\n")
 		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Python/C++ |\n|---|---|---|---|---|---|---|---|\n")
@@ -487,6 +548,67 @@ func headline(r *results) string {
 	}
 	w("\n")
 	var parts []string
+	if len(r.Phases) > 0 {
+		w("### Where a training step's time goes: mean per step\n\n")
+		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's median time less the mean phases: the loop, and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
+		names := []string{"forward and loss", "zero_grad", "backward", "optimizer step"}
+		for _, j := range jobs {
+			ph := r.Phases[j.Name]
+			if len(ph) == 0 {
+				continue
+			}
+			w("**%s**\n\n| phase | C++ | Go | Python | Go − C++ |\n|---|---|---|---|---|\n", j.Title)
+			mean := func(im string, i int) (float64, bool) {
+				p, n := ph[im], r.PhaseSteps[j.Name][im]
+				if i >= len(p) || n == 0 {
+					return 0, false
+				}
+				return float64(p[i]) / float64(n), true
+			}
+			cell := func(v float64, ok bool) string {
+				if !ok {
+					return "—"
+				}
+				return fmtDuration(v)
+			}
+			diff := func(a, b float64, oka, okb bool) string {
+				if !oka || !okb {
+					return "—"
+				}
+				if a >= b {
+					return "+" + fmtDuration(a-b)
+				}
+				return "−" + fmtDuration(b-a)
+			}
+			var tot = map[string]float64{}
+			for i, name := range names {
+				c, okc := mean("cxx", i)
+				g, okg := mean("go", i)
+				p, okp := mean("python", i)
+				tot["cxx"] += c
+				tot["go"] += g
+				tot["python"] += p
+				w("| %s | %s | %s | %s | %s |\n", name, cell(c, okc), cell(g, okg), cell(p, okp), diff(g, c, okg, okc))
+			}
+			gc := summarize(r.GC[j.Name])
+			if gc.ok() {
+				w("| `torch.GC()` (mean) | — | %s | — | +%s |\n", fmtDuration(gc.Mean), fmtDuration(gc.Mean))
+				tot["go"] += gc.Mean
+			}
+			rest := func(im string) (float64, bool) {
+				s := r.sum(j.Name, im)
+				if !s.ok() || len(ph[im]) == 0 {
+					return 0, false
+				}
+				return s.Median - tot[im], true
+			}
+			rc, okc := rest("cxx")
+			rg, okg := rest("go")
+			rp, okp := rest("python")
+			w("| rest | %s | %s | %s | %s |\n", cell(rc, okc), cell(rg, okg), cell(rp, okp), diff(rg, rc, okg, okc))
+			w("| **step (median)** | %s | %s | %s | %s |\n\n", r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"), r.ratioCell(j.Name, "go", "cxx"))
+		}
+	}
 	if len(r.Mem) > 0 {
 		w("### Peak memory of a training job: live tensor bytes (peak RSS)\n\n")
 		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Python/C++ |\n|---|---|---|---|---|---|---|---|\n")

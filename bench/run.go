@@ -113,6 +113,10 @@ type results struct {
 	// Peak[job][impl] is the largest peak of allocated GPU bytes over the
 	// rounds (-device cuda).
 	Peak map[string]map[string]int64 `json:",omitempty"`
+	// Phases[job][impl] are the phases of the training steps summed over
+	// all timed steps (message.Phases), PhaseSteps[job][impl] those steps.
+	Phases     map[string]map[string][]int64 `json:",omitempty"`
+	PhaseSteps map[string]map[string]int     `json:",omitempty"`
 	// Mem[job][impl] is the mem part's measure (CPU).
 	Mem                map[string]map[string]memResult `json:",omitempty"`
 	Others             float64
@@ -376,6 +380,7 @@ rounds:
 					sum += v
 				}
 				res.recordPeak(j.Name, im.Name, m.PeakBytes)
+				res.recordPhases(j.Name, im.Name, m.Phases, iters*reps)
 				if im.Name == "go" {
 					for _, g := range m.GCNS {
 						res.GC[j.Name] = append(res.GC[j.Name], float64(g))
@@ -549,4 +554,26 @@ func memSteps(name string) int {
 		}
 	}
 	return 0
+}
+
+// recordPhases adds one answer's training phases.
+func (r *results) recordPhases(job, im string, phases []int64, steps int) {
+	if len(phases) == 0 {
+		return
+	}
+	if r.Phases == nil {
+		r.Phases, r.PhaseSteps = map[string]map[string][]int64{}, map[string]map[string]int{}
+	}
+	if r.Phases[job] == nil {
+		r.Phases[job], r.PhaseSteps[job] = map[string][]int64{}, map[string]int{}
+	}
+	sum := r.Phases[job][im]
+	if sum == nil {
+		sum = make([]int64, len(phases))
+	}
+	for i := range min(len(sum), len(phases)) {
+		sum[i] += phases[i]
+	}
+	r.Phases[job][im] = sum
+	r.PhaseSteps[job][im] += steps
 }

@@ -38,6 +38,9 @@ type message struct {
 	// tensor storage, and the process's peak RSS
 	PeakBytes *int64 `json:"peak_bytes"`
 	HWMBytes  int64  `json:"hwm_bytes"`
+	// training jobs on the CPU: forward with the loss, zero_grad, backward
+	// and optimizer step, summed over the timed steps (ns)
+	Phases []int64 `json:"phases_ns"`
 	// startup
 	FirstOp int64 `json:"first_op_unix_ns"`
 	// rss

@@ -115,15 +115,24 @@ void release(void *p) {
 // with GC() pacing its collections (SetGCPercent) glibc grew the heap by
 // 1.1 MB a step, every page of it faulted in fresh (the MLP step took 4 ms
 // instead of 2.6). Blocks served from here are reused whole, warm, by the
-// next request of the same size. At most kLargeCacheBytes stay cached; a
-// free beyond that goes back to glibc, and gt_small_alloc_trim empties it.
+// next request of the same size. At most kLargeCacheBytes stay cached:
+// a free beyond that first gives back the sizes least recently used (a job
+// whose sizes differ from the last one's, a transformer after a CNN, finds
+// the cache full of sizes it never asks for), and gt_small_alloc_trim
+// empties it.
 constexpr size_t kPage = 4096;
 constexpr size_t kLargeCacheBytes = size_t(256) << 20;
 
+struct Bin {
+  std::vector<void *> blocks;
+  uint64_t used = 0;  // the tick of the last allocation or free of this size
+};
+
 struct LargeCache {
   std::mutex mu;
-  std::unordered_map<size_t, std::vector<void *>> free;  // by pages
+  std::unordered_map<size_t, Bin> free;  // by pages
   size_t bytes = 0;
+  uint64_t tick = 0;
 };
 
 LargeCache &large_cache() {
@@ -131,19 +140,45 @@ LargeCache &large_cache() {
   return *c;
 }
 
+// evict_locked moves the blocks of the least recently used sizes other
+// than keep into out until need more bytes fit under the cap, and reports
+// whether they do.
+bool evict_locked(LargeCache &lc, size_t need, size_t keep, std::vector<void *> &out) {
+  while (lc.bytes + need > kLargeCacheBytes) {
+    Bin *oldest = nullptr;
+    size_t pages = 0;
+    for (auto &kv : lc.free) {
+      if (kv.first != keep && !kv.second.blocks.empty() && (oldest == nullptr || kv.second.used < oldest->used)) {
+        oldest = &kv.second;
+        pages = kv.first;
+      }
+    }
+    if (oldest == nullptr) return false;
+    lc.bytes -= oldest->blocks.size() * pages * kPage;
+    out.insert(out.end(), oldest->blocks.begin(), oldest->blocks.end());
+    oldest->blocks.clear();
+  }
+  return true;
+}
+
 void release_large(void *p) {
   if (p == nullptr) return;
   size_t pages = malloc_usable_size(p) / kPage;
   LargeCache &lc = large_cache();
+  std::vector<void *> evicted;
+  bool cached = false;
   {
     std::lock_guard<std::mutex> g(lc.mu);
-    if (lc.bytes + pages * kPage <= kLargeCacheBytes) {
-      lc.free[pages].push_back(p);
+    if (pages * kPage <= kLargeCacheBytes / 4 && evict_locked(lc, pages * kPage, pages, evicted)) {
+      Bin &b = lc.free[pages];
+      b.blocks.push_back(p);
+      b.used = ++lc.tick;
       lc.bytes += pages * kPage;
-      return;
+      cached = true;
     }
   }
-  std::free(p);
+  for (void *e : evicted) std::free(e);
+  if (!cached) std::free(p);
 }
 
 void trim_large() {
@@ -151,7 +186,7 @@ void trim_large() {
   LargeCache &lc = large_cache();
   {
     std::lock_guard<std::mutex> g(lc.mu);
-    for (auto &kv : lc.free) all.insert(all.end(), kv.second.begin(), kv.second.end());
+    for (auto &kv : lc.free) all.insert(all.end(), kv.second.blocks.begin(), kv.second.blocks.end());
     lc.free.clear();
     lc.bytes = 0;
   }
@@ -164,9 +199,10 @@ void *alloc_large(size_t n) {
   {
     std::lock_guard<std::mutex> g(lc.mu);
     auto it = lc.free.find(pages);
-    if (it != lc.free.end() && !it->second.empty()) {
-      void *p = it->second.back();
-      it->second.pop_back();
+    if (it != lc.free.end() && !it->second.blocks.empty()) {
+      void *p = it->second.blocks.back();
+      it->second.blocks.pop_back();
+      it->second.used = ++lc.tick;
       lc.bytes -= pages * kPage;
       return p;
     }

@@ -166,12 +166,28 @@ struct Cmd {
   int64_t iters = 0, warmup = 0, reps = 0;
 };
 
+// The training jobs' phases, summed over the timed steps (phases_ns in the
+// answer): forward with the loss, zero_grad, backward, optimizer step.
+int64_t phase_ns[4];
+bool phase_on = false;
+bool phases_used = false;
+
+void add_phases(int64_t t0, int64_t t1, int64_t t2, int64_t t3, int64_t t4) {
+  phases_used = true;
+  if (!phase_on) return;
+  phase_ns[0] += t1 - t0;
+  phase_ns[1] += t2 - t1;
+  phase_ns[2] += t3 - t2;
+  phase_ns[3] += t4 - t3;
+}
+
 // timed runs body ITERS times per repetition and returns the times of the
 // timed repetitions.
 template <class F>
 std::vector<int64_t> timed(const Cmd& c, F&& body) {
   std::vector<int64_t> ns;
   for (int64_t r = 0; r < c.warmup + c.reps; r++) {
+    phase_on = r >= c.warmup;
     int64_t t0 = steady_ns();
     for (int64_t i = 0; i < c.iters; i++) body();
     int64_t t = steady_ns() - t0;
@@ -207,10 +223,15 @@ std::vector<int64_t> train(const Cmd& c, torch::nn::Sequential net,
                            torch::Tensor x, torch::Tensor y, Opt& opt) {
   auto params = net->parameters();
   return timed(c, [&] {
+    int64_t t0 = steady_ns();
     auto loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+    int64_t t1 = steady_ns();
     zero_grad(params);
+    int64_t t2 = steady_ns();
     loss.backward();
+    int64_t t3 = steady_ns();
     opt.step();
+    add_phases(t0, t1, t2, t3, steady_ns());
   });
 }
 
@@ -244,13 +265,19 @@ std::vector<int64_t> gpu_train(const Cmd& c, Net& net, Opt& opt, torch::Tensor x
   std::vector<int64_t> ns;
   for (int64_t r = 0; r < c.warmup + c.reps; r++) {
     sync();
+    phase_on = !on_cuda() && r >= c.warmup;  // on the GPU the phases would time launches
     int64_t t0 = steady_ns();
     for (int64_t i = 0; i < c.iters; i++) {
+      int64_t p0 = steady_ns();
       auto l = loss(net->forward(x), y);
+      int64_t p1 = steady_ns();
       zero_grad(params);
+      int64_t p2 = steady_ns();
       l.backward();
+      int64_t p3 = steady_ns();
       opt.step();
       l.template item<float>();
+      if (!on_cuda()) add_phases(p0, p1, p2, p3, steady_ns());
     }
     int64_t t = steady_ns() - t0;
     if (r >= c.warmup) ns.push_back(t);
@@ -312,6 +339,8 @@ void serve() {
                  c.job == "gcnn1024" || c.job == "gtrans";
       if (gpu) reset_peak();
       bool counting = !on_cuda() && bench_count_installed();
+      std::fill(std::begin(phase_ns), std::end(phase_ns), 0);
+      phases_used = false;
       if (counting) bench_count_reset_peak();
       if (c.job == "gadd4" || c.job == "gmm4") {
         ns = gpu_per_op(c);
@@ -342,6 +371,7 @@ void serve() {
                 << ",\"ns\":" << json_array(ns);
       if (on_cuda()) std::cout << ",\"peak_bytes\":" << peak_bytes();
       if (counting) std::cout << ",\"peak_bytes\":" << bench_count_peak() << ",\"hwm_bytes\":" << hwm_bytes();
+      if (phases_used) std::cout << ",\"phases_ns\":" << json_array(std::vector<int64_t>(std::begin(phase_ns), std::end(phase_ns)));
       std::cout << "}" << std::endl;
     } catch (const std::exception& e) {
       std::cout << "{\"job\":" << quote(c.job) << ",\"error\":" << quote(e.what())

@@ -159,11 +159,17 @@ def gpu_train(job, iters, warmup, reps):
         sync()
         t0 = time.perf_counter_ns()
         for _ in range(iters):
+            p0 = time.perf_counter_ns()
             loss = loss_fn(net(x), y)
+            p1 = time.perf_counter_ns()
             opt.zero_grad(set_to_none=True)
+            p2 = time.perf_counter_ns()
             loss.backward()
+            p3 = time.perf_counter_ns()
             opt.step()
             loss.item()
+            if r >= warmup and not on_cuda():
+                add_phases(p0, p1, p2, p3, time.perf_counter_ns())
         t = time.perf_counter_ns() - t0
         if r >= warmup:
             ns.append(t)
@@ -187,15 +193,34 @@ def timed_ops(op, x, y, iters, warmup, reps):
     return ns
 
 
+PHASES = None  # the training phases of the current command (phases_ns)
+
+
+def add_phases(p0, p1, p2, p3, p4):
+    """Adds one timed step's phases: forward with the loss, zero_grad,
+    backward, optimizer step, as the C++ and Go workers time them."""
+    global PHASES
+    if PHASES is None:
+        PHASES = [0, 0, 0, 0]
+    for i, d in enumerate((p1 - p0, p2 - p1, p3 - p2, p4 - p3)):
+        PHASES[i] += d
+
+
 def timed_train(net, opt, x, y, iters, warmup, reps):
     ns = []
     for r in range(warmup + reps):
         t0 = time.perf_counter_ns()
         for _ in range(iters):
+            p0 = time.perf_counter_ns()
             loss = F.cross_entropy(net(x), y)
+            p1 = time.perf_counter_ns()
             opt.zero_grad(set_to_none=True)
+            p2 = time.perf_counter_ns()
             loss.backward()
+            p3 = time.perf_counter_ns()
             opt.step()
+            if r >= warmup:
+                add_phases(p0, p1, p2, p3, time.perf_counter_ns())
         t = time.perf_counter_ns() - t0
         if r >= warmup:
             ns.append(t)
@@ -246,6 +271,8 @@ def serve():
                 torch.cuda.reset_peak_memory_stats(0)
             if COUNT is not None:
                 COUNT.bench_count_reset_peak()
+            global PHASES
+            PHASES = None
             ns = run(job, iters, warmup, reps)
         except Exception as e:  # report, keep serving
             emit({"job": job, "error": repr(e)})
@@ -254,10 +281,13 @@ def serve():
             emit({"job": job, "error": "unknown job " + job})
         elif on_cuda():
             emit({"job": job, "iters": iters, "ns": ns, "peak_bytes": torch.cuda.max_memory_allocated(0)})
-        elif COUNT is not None:
-            emit({"job": job, "iters": iters, "ns": ns, "peak_bytes": COUNT.bench_count_peak(), "hwm_bytes": hwm_bytes()})
         else:
-            emit({"job": job, "iters": iters, "ns": ns})
+            out = {"job": job, "iters": iters, "ns": ns}
+            if COUNT is not None:
+                out.update(peak_bytes=COUNT.bench_count_peak(), hwm_bytes=hwm_bytes())
+            if PHASES is not None:
+                out["phases_ns"] = PHASES
+            emit(out)
 
 
 def rss(steps, every):

@@ -145,11 +145,16 @@ func train(s *worker.Server, m nn.Moduler, batch func() (torch.Tensor, torch.Ten
 		for i := 0; i < iters; i++ {
 			g0 := time.Now()
 			torch.GC()
-			s.RecordGC(time.Since(g0))
+			p0 := time.Now()
+			s.RecordGC(p0.Sub(g0))
 			loss := F.CrossEntropy(net.Forward(x), y)
+			p1 := time.Now()
 			opt.ZeroGrad()
+			p2 := time.Now()
 			loss.Backward()
+			p3 := time.Now()
 			opt.Step()
+			s.RecordPhases(p0, p1, p2, p3, time.Now())
 		}
 		torch.FinishGC()
 		s.Record(time.Since(t0))
@@ -257,12 +262,19 @@ func gpuTrain(s *worker.Server, job string) {
 		for i := 0; i < iters; i++ {
 			g0 := time.Now()
 			torch.GC()
-			s.RecordGC(time.Since(g0))
+			p0 := time.Now()
+			s.RecordGC(p0.Sub(g0))
 			l := loss(net.Forward(x), y)
+			p1 := time.Now()
 			opt.ZeroGrad()
+			p2 := time.Now()
 			l.Backward()
+			p3 := time.Now()
 			opt.Step()
 			l.Item()
+			if !worker.OnCUDA() {
+				s.RecordPhases(p0, p1, p2, p3, time.Now())
+			}
 		}
 		torch.FinishGC()
 		s.Record(time.Since(t0))

@@ -110,6 +110,7 @@ type Server struct {
 	iters, warmup, reps  int
 	done                 int
 	ns, gcNS             []int64
+	phases               []int64 // see RecordPhases
 	impl, version, extra string
 }
 
@@ -145,7 +146,7 @@ func (s *Server) Next() bool {
 			continue
 		}
 		s.job, s.iters, s.warmup, s.reps = f[0], n[0], n[1], n[2]
-		s.done, s.ns, s.gcNS = 0, nil, nil
+		s.done, s.ns, s.gcNS, s.phases = 0, nil, nil, nil
 		if countalloc.Installed() {
 			torch.FinishGC()
 			countalloc.ResetPeak()
@@ -179,10 +180,28 @@ func (s *Server) RecordGC(d time.Duration) {
 	}
 }
 
+// RecordPhases adds the phases of one training step of a timed repetition
+// to the answer's phases_ns: forward with the loss (t0 to t1), zero_grad,
+// backward and the optimizer step (t3 to t4), as the C++ and Python
+// workers time them.
+func (s *Server) RecordPhases(t0, t1, t2, t3, t4 time.Time) {
+	if s.phases == nil {
+		s.phases = make([]int64, 4)
+	}
+	if s.done >= s.warmup {
+		for i, d := range []time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t4.Sub(t3)} {
+			s.phases[i] += d.Nanoseconds()
+		}
+	}
+}
+
 // Done writes the result of the current command; on CUDA with the peak
 // of allocated bytes since the job's ResetPeak (peak_bytes).
 func (s *Server) Done() {
 	m := map[string]any{"job": s.job, "iters": s.iters, "ns": s.ns, "gc_ns": s.gcNS}
+	if s.phases != nil {
+		m["phases_ns"] = s.phases
+	}
 	if OnCUDA() {
 		m["peak_bytes"] = peakBytes()
 	} else if countalloc.Installed() {
