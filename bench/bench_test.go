@@ -245,7 +245,7 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"go run ./bench",
 		"Test CPU, 2 logical CPUs",
-		"| add, 4×4 | 550 ns (500 ns) | 1.10 µs (1.00 µs) | 950 ns (900 ns) | 2.00× (2.00×) | 1.16× (1.11×) |",
+		"| add, 4×4 | 550 ns (500 ns) | 1.10 µs (1.00 µs) | — | 950 ns (900 ns) | 2.00× (2.00×) | — | 1.16× (1.11×) |",
 		"| MLP 784-512-512-10, SGD step, batch 64 | 2.00 ms (2.00 ms) | 2.10 ms (2.00 ms) | 2.10 ms (2.10 ms) | 3.00 ms (3.00 ms) |",
 		"| Go | 100.0 MiB | 103.0 MiB (step 10000) | +3.0% | 8 → 8 |",
 		"| Python | 200.0 MiB | 220.0 MiB (step 10000) | +10.0% | n/a |",

@@ -150,7 +150,7 @@ func gpuMarkdown(r *results) string {
 	w("- Go %s; C++ worker built with `%s` (%s); %s\n\n", m.Go, r.CxxBuild, orNA(m.Compiler), orNA(m.Python))
 	w("## Method\n\n")
 	w("The four workers (C++, Go, Go+, Python) run every job on cuda:0 in turn, %d round(s), each time %d untimed and %d timed repetition(s). ", c.Rounds, c.Warmup, c.Reps)
-	w("Per op: a repetition is ITERS 4×4 `add` or `mm` between two synchronizations (Go calls `torch.GC()` every 1,000 ops; Go+ has no per-op job, as on the CPU). ")
+	w("Per op: a repetition is ITERS 4×4 `add` or `mm` between two synchronizations (Go calls `torch.GC()` every 1,000 ops; Go+ has no per-op job on the GPU). ")
 	w("Training: one fixed synthetic batch on the GPU; every step is forward, loss, zero_grad (to none), backward, optimizer step and `loss.item()`; Go and Go+ call `torch.GC()` at each step's top. ")
 	w("MLP and CNN: cross-entropy, Adam (lr 1e-3); transformer: input (256, 32, 512), MSE against a random target, AdamW (lr 1e-4), dropout 0.1 in training mode. ")
 	w("Times are medians (min in parentheses) per op or per step over all timed repetitions.\n\n")

@@ -65,6 +65,9 @@ func (r *results) targets() []target {
 		ts = append(ts,
 			target{Name: "per-op " + j.Title + ": Go time / C++ time", Measured: r.medianRatio(j.Name, "go", "cxx"), Limit: opVsCxxMax, AtMost: true, Unit: "×"},
 			target{Name: "per-op " + j.Title + ": Go speed-up over Python", Measured: r.medianRatio(j.Name, "python", "go"), Limit: opVsPythonMin, Unit: "×"})
+		if r.sum(j.Name, "gop").ok() {
+			ts = append(ts, target{Name: "per-op " + j.Title + ": Go+ time / C++ time", Measured: r.medianRatio(j.Name, "gop", "cxx"), Limit: opVsCxxMax, AtMost: true, Unit: "×"})
+		}
 	}
 	for _, j := range jobs {
 		if j.Batch == 0 || r.Samples[j.Name] == nil {
@@ -194,16 +197,16 @@ func markdown(r *results, chart string) string {
 	w("## Method\n\n")
 	w("Each implementation is a worker process: C++ on libtorch's C++ frontend ([`bench/cxx/work.cc`](../bench/cxx/work.cc)), ")
 	w("Go on GoTorch ([`bench/cmd/gowork`](../bench/cmd/gowork/main.go)), a Go+ training script compiled by gop-torch ")
-	w("([`bench/gopwork`](../bench/gopwork/main_train.gox), MLP and CNN only: gop-torch puts `torch.GC()` into every loop body of a script, so a per-op loop in Go+ would collect after every op), and PyTorch ([`bench/py/work.py`](../bench/py/work.py)). ")
+	w("([`bench/gopwork`](../bench/gopwork/main_train.gox)), and PyTorch ([`bench/py/work.py`](../bench/py/work.py)). ")
 	w("All use the same libtorch build, %d intra-op threads (`at::set_num_threads`, `torch.SetNumThreads`, `torch.set_num_threads`) and the environment above. ", c.Threads)
 	w("The workers take turns: each of %d rounds runs every workload on every worker in the order C++, Go, Go+, Python; ", c.Rounds)
 	w("each time a worker runs %d untimed warm-up repetition(s), then %d timed ones. ", c.Warmup, c.Reps)
 	w("A figure is the min or median over all timed repetitions of all rounds, divided by the iterations per repetition; a ratio is of medians, with the ratio of minimums in parentheses.\n\n")
-	w("- **Per-op**: `add` or `mm` of two fixed random tensors, the result dropped. Go has no `Free`: a repetition is a step that starts with `torch.GC()` (freeing the previous repetition's results) and its time includes that call; the memory budget frees more often if needed. Python calls `torch.add`/`torch.mm`, C++ `torch::add`/`torch::mm`.\n")
+	w("- **Per-op**: `add` or `mm` of two fixed random tensors, the result dropped. Go has no `Free`: a repetition is a step that starts with `torch.GC()` (freeing the previous repetition's results) and its time includes that call; the memory budget frees more often if needed. Go+ is the loop a script writes, `s = a + b` (or `a.MM(b)`) with no `Free`: gop-torch frees the old `s` at each assignment (`torch.Rebind`, docs/memory.md) and puts `torch.GC()` at the top of every iteration, timed. Python calls `torch.add`/`torch.mm`, C++ `torch::add`/`torch::mm`.\n")
 	w("- **Training steps**: forward, cross-entropy, zero_grad (gradients set to none in all workers, GoTorch's behaviour), backward, optimizer step, on one fixed synthetic batch (64 standard-normal inputs and random labels, made once; no data loading). ")
 	w("MLP 784-512-512-10 with ReLU and SGD (lr 0.01); the CNN of `examples/fashion_mnist_go` (conv-BN-ReLU-pool twice, dropout, 3136-128-10) with Adam (lr 1e-3) in training mode. ")
 	w("Go calls `torch.GC()` at the top of every step and `torch.FinishGC()` after each repetition, both timed; gop-torch inserts the same calls into the Go+ script's loops. Samples/s = 64 / median step time.\n")
-	w("- **Transformer step**: `nn.TransformerEncoder` of 6 `TransformerEncoderLayer(512, 8 heads, feed-forward 2048)` in training mode (dropout 0.1), input (256, 32, 512), MSE loss against a random target, AdamW (lr 1e-4), every step ending with `loss.item()`: the GPU harness's job on the CPU. A step takes seconds, so it runs in the first %d rounds only, %d timed step(s) each; Go+ has no such script.\n", transRounds(), transReps())
+	w("- **Transformer step**: `nn.TransformerEncoder` of 6 `TransformerEncoderLayer(512, 8 heads, feed-forward 2048)` in training mode (dropout 0.1), input (256, 32, 512), MSE loss against a random target, AdamW (lr 1e-4), every step ending with `loss.item()`: the GPU harness's job on the CPU. A step takes seconds, so it runs in the first %d rounds only, %d timed step(s) each.\n", transRounds(), transReps())
 	w("- **Peak memory**: a fresh process per worker and job with a counting CPU allocator ([`bench/cxx/countalloc.h`](../bench/cxx/countalloc.h), the same code in every worker, wrapped around the process's own allocator) that adds up the blocks handed to live tensors (`malloc_usable_size`): parameters, gradients, optimizer state, activations and what autograd saves, from the model's creation to the end of the job (MLP %d steps, CNN %d, transformer %d; Go and Go+ with `torch.GC()` as above, so tensors that wait for a later collection count). Blocks an allocator caches after a free are not live. Peak RSS is the process's `VmHWM`. These runs are not timed.\n", memSteps("mlp"), memSteps("cnn"), memSteps("trans"))
 	w("- **GC() pause**: the Go worker times each `torch.GC()` call of the training steps above, and of the long run below.\n")
 	w("- **RSS**: one run of %d MLP training steps per worker; RSS from `/proc/self/statm` every %d steps (Go and Go+ right after the step's `torch.GC()`), and GoTorch's live-tensor count (`torch.ReadMemStats`).\n", c.RSSSteps, rssEvery(c.RSSSteps))
@@ -212,13 +215,13 @@ func markdown(r *results, chart string) string {
 	w("## Results\n\n")
 	if r.Samples["add4"] != nil || r.Samples["mm256"] != nil {
 		w("### Per-op overhead, time per op: median (min)\n\n")
-		w("| op | C++ | Go | Python | Go/C++ | Go/Python |\n|---|---|---|---|---|---|\n")
+		w("| op | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Go/Python |\n|---|---|---|---|---|---|---|---|\n")
 		for _, j := range jobs {
 			if j.Batch != 0 || r.Samples[j.Name] == nil {
 				continue
 			}
-			w("| %s | %s | %s | %s | %s | %s |\n", j.Title, r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"),
-				r.ratioCell(j.Name, "go", "cxx"), r.ratioCell(j.Name, "go", "python"))
+			w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", j.Title, r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "gop"), r.cell(j.Name, "python"),
+				r.ratioCell(j.Name, "go", "cxx"), r.ratioCell(j.Name, "gop", "cxx"), r.ratioCell(j.Name, "go", "python"))
 		}
 		w("\n")
 	}

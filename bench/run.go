@@ -27,7 +27,7 @@ type jobSpec struct {
 }
 
 var (
-	opImpls    = []string{"cxx", "go", "python"}
+	opImpls    = []string{"cxx", "go", "gop", "python"}
 	trainImpls = []string{"cxx", "go", "gop", "python"}
 )
 
@@ -44,7 +44,7 @@ var jobs = []jobSpec{
 	{"cnn", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 6, 1, 64, trainImpls, 0, 0},
 	// 15–20 s a step on two cores: two rounds of one timed step each.
 	{"trans", "Transformer encoder 6 × (512, 8 heads, 2048), AdamW step, 32 × 256 tokens", "trans", 1, 1, 32 * 256,
-		[]string{"cxx", "go", "python"}, 2, 1},
+		trainImpls, 2, 1},
 }
 
 // memJobs are the mem part's jobs and their steps: enough for GoTorch's
@@ -56,7 +56,7 @@ var memJobs = []struct {
 }{
 	{"mlp", 400, trainImpls},
 	{"cnn", 100, trainImpls},
-	{"trans", 2, []string{"cxx", "go", "python"}},
+	{"trans", 2, trainImpls},
 }
 
 // memResult is one worker's peak memory on one job of the mem part.

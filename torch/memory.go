@@ -30,7 +30,8 @@ import (
 // FinishGC(), handles are carved out of chunks of chunkSize, with one weak
 // pointer per chunk. A Tensor value keeps its whole chunk reachable, so a
 // chunk dies, and its tensors are freed, when none of its tensors is
-// reachable. GC() seals the current chunk, so chunks never span steps. The
+// reachable. A GC() that collects seals the current chunk, so chunks never
+// span collections (a GC() that does not collect leaves it open). The
 // price: a tensor that outlives its step keeps the other tensors of its
 // chunk alive until it dies. Outside steps (before the first GC(), after
 // FinishGC()) every handle has its own weak pointer and collection is exact;
@@ -634,18 +635,17 @@ func GC() {
 		if mem.stepping && mem.bytes-mem.lastBytes <= max(mem.lastBytes/100*int64(p), minGCSlack) &&
 			mem.created-mem.gcMark <= MaybeGCTensors {
 			// Too little grew since the last collection to be worth one:
-			// seal the chunk, so that chunks still never span steps, and
-			// leave what died to a later GC() (see SetGCPercent).
-			// The few tensors freed by hand and waiting for their
-			// batch (see handle.free) go back now, as in a collection.
-			mem.cur, mem.curEntry = nil, nil
+			// leave what died to a later GC() (see SetGCPercent). The
+			// current chunk stays open: sealing it made every step of
+			// a loop of small ops register a new chunk (a weak pointer
+			// and 32 handles), 4.3 against 0.9 µs an add. So chunks
+			// span the steps between two collections, and a tensor
+			// that outlives its step may keep up to 31 tensors of the
+			// next steps alive until it dies. The tensors freed by
+			// hand that wait for their batch (handle.free) keep
+			// waiting too.
 			mem.skipped++
-			buf, n := mem.handFreed, mem.nHand
-			mem.nHand = 0
 			mem.Unlock()
-			if n > 0 {
-				C.gt_tensor_free_many(&buf[0], C.int64_t(n))
-			}
 			return
 		}
 		mem.Unlock()
