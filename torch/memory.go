@@ -528,7 +528,17 @@ func sweepLocked(kind sweepKind) int {
 	n := len(batch)
 	mem.freed += int64(n - hand)
 	mem.bytes -= nb
-	mem.lastBytes = mem.bytes - kb
+	if background {
+		// A background sweep runs a while after the Go collection that
+		// found its dead tensors, while the program makes new ones: the
+		// live bytes now include tensors that may be dead already.
+		// Taking them as the new baseline let GC() skip a collection
+		// that was due (SetGCPercent), and a Go+ MLP job's peak grew by
+		// a step's intermediates. It may only lower the baseline.
+		mem.lastBytes = min(mem.lastBytes, mem.bytes-kb)
+	} else {
+		mem.lastBytes = mem.bytes - kb
+	}
 	mem.gcMark = mem.created
 	mem.Unlock()
 	if n > 0 {
