@@ -25,6 +25,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 #include <torch/version.h>
+#include <dlfcn.h>
 #include <malloc.h>
 
 #include <atomic>
@@ -34,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "alloc.h"
 #include "cgotorch.h"
 
 namespace {
@@ -298,6 +300,15 @@ void gt_small_alloc_install(int on) {
 }
 
 int gt_small_alloc_installed(void) { return c10::GetCPUAllocator() == small_alloc() ? 1 : 0; }
+
+void gt_malloc_trim_if(int64_t min_free) {
+  // Linked with jemalloc (the gotorch_jemalloc build tag) mallinfo2 and
+  // malloc_trim are glibc's and see none of the program's memory; jemalloc
+  // purges on its own schedule, and pressure collections purge it.
+  if (dlsym(RTLD_DEFAULT, "mallctl") != nullptr) return;
+  struct mallinfo2 mi = mallinfo2();
+  if (static_cast<int64_t>(mi.fordblks) >= min_free) malloc_trim(0);
+}
 
 void gt_small_alloc_trim(void) {
   trim_epoch.fetch_add(1, std::memory_order_relaxed);
