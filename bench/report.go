@@ -256,7 +256,7 @@ func markdown(r *results, chart string) string {
 	}
 	if len(r.Phases) > 0 {
 		w("### Where a training step's time goes: mean per step\n\n")
-		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's median time less the mean phases: the loop, and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
+		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's mean time less the mean phases: the loop, `torch.FinishGC()` after each repetition (Go), and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). The mean of `torch.GC()` includes the collection that the first `GC()` after each repetition's `FinishGC()` makes. Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
 		names := []string{"forward and loss", "zero_grad", "backward", "optimizer step"}
 		for _, j := range jobs {
 			ph := r.Phases[j.Name]
@@ -306,13 +306,29 @@ func markdown(r *results, chart string) string {
 				if !s.ok() || len(ph[im]) == 0 {
 					return 0, false
 				}
-				return s.Median - tot[im], true
+				return s.Mean - tot[im], true
+			}
+			signed := func(v float64, ok bool) string {
+				if !ok {
+					return "—"
+				}
+				if v < 0 {
+					return "−" + fmtDuration(-v)
+				}
+				return fmtDuration(v)
 			}
 			rc, okc := rest("cxx")
 			rg, okg := rest("go")
 			rp, okp := rest("python")
-			w("| rest | %s | %s | %s | %s |\n", cell(rc, okc), cell(rg, okg), cell(rp, okp), diff(rg, rc, okg, okc))
-			w("| **step (median)** | %s | %s | %s | %s |\n\n", r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"), r.ratioCell(j.Name, "go", "cxx"))
+			w("| rest | %s | %s | %s | %s |\n", signed(rc, okc), signed(rg, okg), signed(rp, okp), diff(rg, rc, okg, okc))
+			stepMean := func(im string) string {
+				if s := r.sum(j.Name, im); s.ok() {
+					return fmtDuration(s.Mean)
+				}
+				return "—"
+			}
+			w("| **step (mean)** | %s | %s | %s | |\n", stepMean("cxx"), stepMean("go"), stepMean("python"))
+			w("| step (median, min) | %s | %s | %s | %s |\n\n", r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"), r.ratioCell(j.Name, "go", "cxx"))
 		}
 	}
 	if len(r.Mem) > 0 {
@@ -517,7 +533,7 @@ func headline(r *results) string {
 	}
 	w("). Medians; a ratio is Go's time over the other's, so below 1 means Go is faster:\n\n")
 	w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go/Python |\n|---|---|---|---|---|---|---|\n")
-	for _, name := range []string{"add4", "mm4", "add256", "mm256", "mlp", "cnn"} {
+	for _, name := range []string{"add4", "mm4", "add256", "mm256", "mlp", "cnn", "trans"} {
 		if r.Samples[name] == nil {
 			continue
 		}
@@ -551,95 +567,12 @@ func headline(r *results) string {
 	}
 	w("\n")
 	var parts []string
-	if len(r.Phases) > 0 {
-		w("### Where a training step's time goes: mean per step\n\n")
-		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's median time less the mean phases: the loop, and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
-		names := []string{"forward and loss", "zero_grad", "backward", "optimizer step"}
-		for _, j := range jobs {
-			ph := r.Phases[j.Name]
-			if len(ph) == 0 {
-				continue
-			}
-			w("**%s**\n\n| phase | C++ | Go | Python | Go − C++ |\n|---|---|---|---|---|\n", j.Title)
-			mean := func(im string, i int) (float64, bool) {
-				p, n := ph[im], r.PhaseSteps[j.Name][im]
-				if i >= len(p) || n == 0 {
-					return 0, false
-				}
-				return float64(p[i]) / float64(n), true
-			}
-			cell := func(v float64, ok bool) string {
-				if !ok {
-					return "—"
-				}
-				return fmtDuration(v)
-			}
-			diff := func(a, b float64, oka, okb bool) string {
-				if !oka || !okb {
-					return "—"
-				}
-				if a >= b {
-					return "+" + fmtDuration(a-b)
-				}
-				return "−" + fmtDuration(b-a)
-			}
-			var tot = map[string]float64{}
-			for i, name := range names {
-				c, okc := mean("cxx", i)
-				g, okg := mean("go", i)
-				p, okp := mean("python", i)
-				tot["cxx"] += c
-				tot["go"] += g
-				tot["python"] += p
-				w("| %s | %s | %s | %s | %s |\n", name, cell(c, okc), cell(g, okg), cell(p, okp), diff(g, c, okg, okc))
-			}
-			gc := summarize(r.GC[j.Name])
-			if gc.ok() {
-				w("| `torch.GC()` (mean) | — | %s | — | +%s |\n", fmtDuration(gc.Mean), fmtDuration(gc.Mean))
-				tot["go"] += gc.Mean
-			}
-			rest := func(im string) (float64, bool) {
-				s := r.sum(j.Name, im)
-				if !s.ok() || len(ph[im]) == 0 {
-					return 0, false
-				}
-				return s.Median - tot[im], true
-			}
-			rc, okc := rest("cxx")
-			rg, okg := rest("go")
-			rp, okp := rest("python")
-			w("| rest | %s | %s | %s | %s |\n", cell(rc, okc), cell(rg, okg), cell(rp, okp), diff(rg, rc, okg, okc))
-			w("| **step (median)** | %s | %s | %s | %s |\n\n", r.cell(j.Name, "cxx"), r.cell(j.Name, "go"), r.cell(j.Name, "python"), r.ratioCell(j.Name, "go", "cxx"))
+	for _, j := range memJobs {
+		c, okc := r.Mem[j.Name]["cxx"]
+		g, okg := r.Mem[j.Name]["go"]
+		if okc && okg && c.Peak > 0 {
+			parts = append(parts, fmt.Sprintf("peak live tensor memory, %s: Go/C++ %s", memTitle(j.Name), fmtRatio(float64(g.Peak)/float64(c.Peak))))
 		}
-	}
-	if len(r.Mem) > 0 {
-		w("### Peak memory of a training job: live tensor bytes (peak RSS)\n\n")
-		w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go+/C++ | Python/C++ |\n|---|---|---|---|---|---|---|---|\n")
-		for _, j := range memJobs {
-			m := r.Mem[j.Name]
-			if len(m) == 0 {
-				continue
-			}
-			w("| %s |", memTitle(j.Name))
-			for _, im := range []string{"cxx", "go", "gop", "python"} {
-				if v, ok := m[im]; ok {
-					w(" %s (%s) |", fmtBytes(float64(v.Peak)), fmtBytes(float64(v.HWM)))
-				} else {
-					w(" — |")
-				}
-			}
-			for _, im := range []string{"go", "gop", "python"} {
-				v, ok := m[im]
-				c, okc := m["cxx"]
-				if !ok || !okc || c.Peak <= 0 {
-					w(" — |")
-					continue
-				}
-				w(" %s |", fmtRatio(float64(v.Peak)/float64(c.Peak)))
-			}
-			w("\n")
-		}
-		w("\n")
 	}
 	if rows := r.gcRows(); len(rows) > 0 {
 		parts = append(parts, fmt.Sprintf("median `torch.GC()` pause %s (%s)", fmtDuration(rows[0].s.Median), rows[0].name))
