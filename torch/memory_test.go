@@ -119,7 +119,9 @@ func TestFreeIsIdempotentAndCounted(t *testing.T) {
 // hand are released HandBatch at a time, large ones at once, and that a
 // collection releases what waits.
 func TestFreeReleasesSmallTensorsInBatches(t *testing.T) {
-	torch.GC()
+	prev := torch.SetGCPercent(0)
+	defer torch.SetGCPercent(prev)
+	torch.GC() // collects: nothing of earlier tests waits
 	defer torch.FinishGC()
 	require.Zero(t, torch.HandFreed())
 	// No sweep may release the batch while the test looks.
@@ -140,12 +142,14 @@ func TestFreeReleasesSmallTensorsInBatches(t *testing.T) {
 	torch.Ones(i64s(4)).Free()
 	require.Zero(t, torch.HandFreed(), "a full batch is released")
 	torch.Ones(i64s(4)).Free()
-	release()
-	release = nil
+	// Sweeps are still held, so no background sweep of an earlier test's
+	// collection takes the batch; a GC() that skips does not sweep.
+	torch.SetGCPercent(1000)
 	torch.GC()
 	require.Equal(t, 1, torch.HandFreed(), "a GC() that does not collect leaves it waiting (SetGCPercent)")
-	prev := torch.SetGCPercent(0)
-	defer torch.SetGCPercent(prev)
+	torch.SetGCPercent(0)
+	release()
+	release = nil
 	torch.GC()
 	require.Zero(t, torch.HandFreed(), "a collection releases what waits")
 }
