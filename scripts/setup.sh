@@ -64,7 +64,7 @@ if [ -n "${LIBTORCH:-}" ]; then
 else
 	pkgs+=(libtorch-dev)
 fi
-[ $with_python = 1 ] && pkgs+=(python3-torch)
+[ $with_python = 1 ] && pkgs+=(python3-torch python3-torchvision)
 [ $with_browser = 1 ] && pkgs+=(chromium fonts-dejavu-core) # without any font, headless chromium aborts
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
