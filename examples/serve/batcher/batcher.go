@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,10 @@ var ErrQueueFull = errors.New("batcher: queue is full")
 
 // ErrClosed is Submit's error after Close.
 var ErrClosed = errors.New("batcher: closed")
+
+// ErrWorkerExited is the error of a batch whose batch function or OnBatch
+// called runtime.Goexit; the next batch runs on a new worker.
+var ErrWorkerExited = errors.New("batcher: the batch function ended the worker goroutine (runtime.Goexit, as t.FailNow or require does); its batch is lost, a new worker runs the next")
 
 // Options configure a Batcher. The zero value gives the defaults.
 type Options struct {
@@ -45,7 +50,8 @@ type Options struct {
 	// ErrQueueFull beyond it (default 4×MaxBatch).
 	QueueSize int
 	// OnBatch, if set, is called by the worker after each batch with its
-	// size and how long the batch function took.
+	// size and how long the batch function took, before the callers get
+	// their results. A panic in it is recovered and ignored.
 	OnBatch func(size int, took time.Duration)
 }
 
@@ -57,13 +63,16 @@ type Batcher[In, Out any] struct {
 
 	mu     sync.RWMutex // guards closed against a send on the closed queue
 	closed bool
-	done   chan struct{} // closed when the worker has exited
+	done   chan struct{} // closed when the worker has exited after Close
+
+	restarts atomic.Int64 // workers replaced after a runtime.Goexit
 }
 
 type item[In, Out any] struct {
-	ctx    context.Context
-	in     In
-	result chan outcome[Out] // buffered: the worker never blocks on it
+	ctx      context.Context
+	in       In
+	result   chan outcome[Out] // buffered: the worker never blocks on it
+	answered bool              // the worker has sent the result (worker-owned)
 }
 
 type outcome[Out any] struct {
@@ -99,6 +108,13 @@ func (b *Batcher[In, Out]) Options() Options { return b.opts }
 // Len is the number of items queued and not yet taken by the worker.
 func (b *Batcher[In, Out]) Len() int { return len(b.queue) }
 
+// Cap is the queue's size: Submit returns ErrQueueFull when Len reaches it.
+func (b *Batcher[In, Out]) Cap() int { return cap(b.queue) }
+
+// Restarts is the number of workers that a batch function's
+// runtime.Goexit ended and a new worker replaced.
+func (b *Batcher[In, Out]) Restarts() int64 { return b.restarts.Load() }
+
 // Submit queues in and waits for its output. It returns ErrQueueFull at
 // once when the queue is full, ErrClosed after Close, ctx's error when ctx
 // ends first (the item is then dropped from its batch if that has not
@@ -126,6 +142,15 @@ func (b *Batcher[In, Out]) Submit(ctx context.Context, in In) (Out, error) {
 		return r.out, r.err
 	case <-ctx.Done():
 		return zero, ctx.Err()
+	case <-b.done:
+		// The worker has run every queued item, this one included, unless
+		// something is badly wrong: never wait for a worker that is gone.
+		select {
+		case r := <-it.result:
+			return r.out, r.err
+		default:
+			return zero, ErrClosed
+		}
 	}
 }
 
@@ -153,14 +178,35 @@ func (b *Batcher[In, Out]) Closed() bool {
 	return b.closed
 }
 
+// work is the worker: it takes batches from the queue until Close. If the
+// batch function ends the goroutine with runtime.Goexit, the deferred
+// function answers the batch's callers that have no result yet and starts
+// a new worker; the locked OS thread exits with the old one.
 func (b *Batcher[In, Out]) work() {
 	runtime.LockOSThread()
-	defer close(b.done)
 	batch := make([]*item[In, Out], 0, b.opts.MaxBatch)
+	stopped := false
+	defer func() {
+		if stopped {
+			close(b.done)
+			return
+		}
+		// Not a panic: runBatch recovers those. Only runtime.Goexit ends
+		// a goroutine without returning and without a panic to recover.
+		for _, it := range batch {
+			if it != nil && !it.answered {
+				it.answered = true
+				it.result <- outcome[Out]{err: ErrWorkerExited}
+			}
+		}
+		b.restarts.Add(1)
+		go b.work()
+	}()
 	var timer *time.Timer
 	for {
 		first, ok := <-b.queue
 		if !ok {
+			stopped = true
 			return
 		}
 		batch = append(batch[:0], first)
@@ -202,7 +248,9 @@ func (b *Batcher[In, Out]) work() {
 		}
 		b.runBatch(batch)
 		clear(batch)
+		batch = batch[:0]
 		if !open {
+			stopped = true
 			return
 		}
 	}
@@ -225,19 +273,28 @@ func (b *Batcher[In, Out]) runBatch(batch []*item[In, Out]) {
 	}
 	start := time.Now()
 	outs, err := b.call(ins)
-	if b.opts.OnBatch != nil {
-		b.opts.OnBatch(len(live), time.Since(start))
-	}
+	b.onBatch(len(live), time.Since(start))
 	if err == nil && len(outs) != len(ins) {
 		err = fmt.Errorf("batcher: the batch function returned %d outputs for %d inputs", len(outs), len(ins))
 	}
 	for i, it := range live {
+		it.answered = true
 		if err != nil {
 			it.result <- outcome[Out]{err: err}
 		} else {
 			it.result <- outcome[Out]{out: outs[i]}
 		}
 	}
+}
+
+// onBatch calls Options.OnBatch, ignoring a panic in it: the batch's
+// results are good whatever the metrics do.
+func (b *Batcher[In, Out]) onBatch(n int, took time.Duration) {
+	if b.opts.OnBatch == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	b.opts.OnBatch(n, took)
 }
 
 // call runs the batch function, turning a panic into an error.

@@ -246,3 +246,97 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 128, o.QueueSize)
 	assert.Zero(t, o.MaxWait)
 }
+
+// TestGoexitDoesNotKillTheWorker: a batch function that ends its
+// goroutine with runtime.Goexit (as require does on failure) loses its
+// batch, whose callers get ErrWorkerExited at once; a new worker runs the
+// next batches and Close still drains and stops.
+func TestGoexitDoesNotKillTheWorker(t *testing.T) {
+	var s sizes
+	b := New(func(xs []int) ([]int, error) {
+		if xs[0] < 0 {
+			runtime.Goexit()
+		}
+		return double(xs)
+	}, Options{MaxBatch: 1, OnBatch: s.add})
+	for round := range 3 {
+		done := make(chan error, 1)
+		go func() { _, err := b.Submit(context.Background(), -1); done <- err }()
+		select {
+		case err := <-done:
+			require.ErrorIs(t, err, ErrWorkerExited)
+			assert.Contains(t, err.Error(), "runtime.Goexit")
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: Submit still waits for a worker that exited", round)
+		}
+		assert.False(t, b.Closed(), "a lost worker does not close the batcher")
+		out, err := b.Submit(context.Background(), 21)
+		require.NoError(t, err, "round %d: the next batch runs on a new worker", round)
+		assert.Equal(t, 42, out)
+	}
+	assert.Equal(t, int64(3), b.Restarts())
+	require.NoError(t, b.Close(context.Background()))
+	assert.True(t, b.Closed())
+	_, err := b.Submit(context.Background(), 1)
+	require.ErrorIs(t, err, ErrClosed)
+}
+
+// TestGoexitAndPanicInOnBatch: OnBatch's panic is ignored; its Goexit
+// fails the batch like the batch function's.
+func TestGoexitAndPanicInOnBatch(t *testing.T) {
+	mode := make(chan string, 1)
+	b := New(double, Options{MaxBatch: 1, OnBatch: func(int, time.Duration) {
+		switch <-mode {
+		case "panic":
+			panic("metrics broke")
+		case "goexit":
+			runtime.Goexit()
+		}
+	}})
+	defer b.Close(context.Background())
+	mode <- "panic"
+	out, err := b.Submit(context.Background(), 2)
+	require.NoError(t, err)
+	assert.Equal(t, 4, out)
+	mode <- "goexit"
+	_, err = b.Submit(context.Background(), 2)
+	require.ErrorIs(t, err, ErrWorkerExited)
+	mode <- "ok"
+	out, err = b.Submit(context.Background(), 3)
+	require.NoError(t, err)
+	assert.Equal(t, 6, out)
+}
+
+// TestGoexitWithMoreQueued: the items queued behind a lost batch run on
+// the new worker.
+func TestGoexitWithMoreQueued(t *testing.T) {
+	g := newGate()
+	b := New(func(xs []int) ([]int, error) {
+		if xs[0] < 0 {
+			g.started <- len(xs)
+			<-g.release
+			runtime.Goexit()
+		}
+		return double(xs)
+	}, Options{MaxBatch: 1, QueueSize: 8})
+	lost := make(chan error, 1)
+	go func() { _, err := b.Submit(context.Background(), -1); lost <- err }()
+	<-g.started
+	outs := make(chan int, 4)
+	for i := 1; i <= 4; i++ {
+		go func() {
+			out, err := b.Submit(context.Background(), i)
+			assert.NoError(t, err)
+			outs <- out
+		}()
+	}
+	waitFor(t, func() bool { return b.Len() == 4 })
+	close(g.release)
+	require.ErrorIs(t, <-lost, ErrWorkerExited)
+	sum := 0
+	for range 4 {
+		sum += <-outs
+	}
+	assert.Equal(t, 20, sum)
+	require.NoError(t, b.Close(context.Background()))
+}
