@@ -229,6 +229,7 @@ type branchy struct {
 	nn.Module
 	A, B, C *nn.LinearModule
 	useB    bool
+	both    bool // B and C (unused_test.go)
 }
 
 func newBranchy(seed uint64) *branchy {
@@ -240,6 +241,9 @@ func newBranchy(seed uint64) *branchy {
 
 func (m *branchy) Forward(x torch.Tensor) torch.Tensor {
 	h := F.Relu(m.A.Forward(x))
+	if m.both {
+		return m.forwardBoth(h)
+	}
 	if m.useB {
 		return m.B.Forward(h)
 	}
