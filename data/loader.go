@@ -93,6 +93,11 @@ func (o Options) validate() error {
 	case o.Prefetch > 0 && o.Workers == 0:
 		return fmt.Errorf("data: Options.Prefetch is %d but Workers is 0: prefetching needs workers", o.Prefetch)
 	}
+	if v, ok := o.Sampler.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("data: Options.Sampler: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -39,10 +40,18 @@ type DistributedSampler struct {
 // numReplicas, or an error for a rank out of range.
 func NewDistributedSampler(numReplicas, rank int, seed uint64) (*DistributedSampler, error) {
 	s := &DistributedSampler{NumReplicas: numReplicas, Rank: rank, Shuffle: true, Seed: seed}
-	return s, s.check()
+	return s, s.Validate()
 }
 
-func (s *DistributedSampler) check() error {
+// Validate reports a sampler that cannot work: NumReplicas not positive or
+// Rank outside [0, NumReplicas), PyTorch's ValueError. NewLoader calls it;
+// Len and Indices of an invalid sampler are 0 and nil. Any positive
+// NumReplicas is valid, as in PyTorch, however large: Len and Indices
+// never build the padded order of NumReplicas×Len indices.
+func (s *DistributedSampler) Validate() error {
+	if s == nil {
+		return errors.New("data: DistributedSampler is nil")
+	}
 	if s.NumReplicas <= 0 {
 		return fmt.Errorf("data: DistributedSampler.NumReplicas must be positive, got %d", s.NumReplicas)
 	}
@@ -52,21 +61,35 @@ func (s *DistributedSampler) check() error {
 	return nil
 }
 
-// Len is the number of indices each rank gets.
+// Len is the number of indices each rank gets of a dataset of n examples:
+// PyTorch's num_samples, ceil(n/NumReplicas), or with DropLast and an
+// uneven split ceil((n-NumReplicas)/NumReplicas). It cannot overflow.
 func (s *DistributedSampler) Len(n int) int {
-	r := s.NumReplicas
-	if r <= 0 || n <= 0 {
+	if s.Validate() != nil || n <= 0 {
 		return 0
 	}
+	r := s.NumReplicas
 	if s.DropLast && n%r != 0 {
-		return (n - r + r - 1) / r // ceil((n - r) / r), PyTorch's
+		return n / r // ceil((n - r) / r) for n%r != 0, and 0 for n < r
 	}
-	return (n + r - 1) / r
+	return n/r + boolInt(n%r != 0)
 }
 
-// Indices returns this rank's indices for epoch.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Indices returns this rank's indices for epoch: PyTorch's
+// indices[rank:total_size:num_replicas] of the order padded (by repeating
+// it from its start) or cut to total_size = Len×NumReplicas. Position i of
+// the padded order is order[i mod n], so the rank's k-th index is
+// order[(Rank + k×NumReplicas) mod n], computed without the padded order.
 func (s *DistributedSampler) Indices(n, epoch int) []int {
-	if s.check() != nil || n <= 0 {
+	per := s.Len(n)
+	if per == 0 {
 		return nil
 	}
 	order := make([]int, n)
@@ -77,15 +100,17 @@ func (s *DistributedSampler) Indices(n, epoch int) []int {
 		rng := rand.New(rand.NewPCG(splitmix64(s.Seed), splitmix64(uint64(epoch)<<8|streamDistributed)))
 		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	per := s.Len(n)
-	total := per * s.NumReplicas
-	for len(order) < total { // pad by repeating the start, as often as needed
-		order = append(order, order[:min(total-len(order), n)]...)
-	}
-	order = order[:total]
-	out := make([]int, 0, per)
-	for i := s.Rank; i < total; i += s.NumReplicas {
-		out = append(out, order[i])
+	out := make([]int, per)
+	// Rank < NumReplicas; when NumReplicas >= n, per is 1 and only Rank
+	// mod n is read. Otherwise Rank + k×NumReplicas < per×NumReplicas <
+	// n + NumReplicas < 2n, which fits.
+	pos, step := s.Rank%n, s.NumReplicas%n
+	for k := range out {
+		out[k] = order[pos]
+		pos += step
+		if pos >= n {
+			pos -= n
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package data_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -89,4 +90,85 @@ func TestLoaderWithSampler(t *testing.T) {
 	_, err = data.NewLoader(ds, data.Options{BatchSize: 2, Shuffle: true, Sampler: &data.DistributedSampler{NumReplicas: 1}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "mutually exclusive")
+}
+
+// TestDistributedSamplerLimits: issue #36's samplers. A huge NumReplicas
+// is valid, as in PyTorch, and costs nothing (it used to build a padded
+// order of NumReplicas indices: out of memory after 50 s); math.MaxInt no
+// longer overflows Len to 0 (PyTorch gives 1); bad ranks and replicas are
+// refused by NewLoader with an error that names them.
+func TestDistributedSamplerLimits(t *testing.T) {
+	for _, r := range []int{1 << 40, math.MaxInt, math.MaxInt - 1} {
+		for _, rank := range []int{0, 7, r - 1} {
+			s := &data.DistributedSampler{NumReplicas: r, Rank: rank}
+			require.NoError(t, s.Validate())
+			assert.Equal(t, 1, s.Len(10), "replicas %d: ceil(10/R) is 1", r)
+			assert.Equal(t, []int{rank % 10}, s.Indices(10, 0), "replicas %d rank %d: padded[rank] is order[rank mod n]", r, rank)
+			if r >= math.MaxInt-2 {
+				assert.Equal(t, 1, s.Len(math.MaxInt-2))
+			} else {
+				assert.Equal(t, 1<<23, s.Len(math.MaxInt-2), "ceil((2^63-3)/2^40)")
+			}
+			s.DropLast = true
+			assert.Equal(t, 0, s.Len(10), "ceil((10-R)/R) is 0")
+			assert.Nil(t, s.Indices(10, 0))
+		}
+	}
+	// Len near math.MaxInt does not overflow.
+	s := &data.DistributedSampler{NumReplicas: 3}
+	assert.Equal(t, math.MaxInt/3+1, s.Len(math.MaxInt))
+	s.DropLast = true
+	assert.Equal(t, math.MaxInt/3, s.Len(math.MaxInt))
+
+	x := torch.Arange(torch.S(10)).Reshape([]int64{10, 1})
+	ds, err := data.NewTensorDataset(x, x)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		s    data.DistributedSampler
+		want string
+	}{
+		{data.DistributedSampler{NumReplicas: 0}, "NumReplicas must be positive, got 0"},
+		{data.DistributedSampler{NumReplicas: -4}, "NumReplicas must be positive, got -4"},
+		{data.DistributedSampler{NumReplicas: 2, Rank: 2}, "Rank 2 is not in [0, 2)"},
+		{data.DistributedSampler{NumReplicas: 2, Rank: -1}, "Rank -1 is not in [0, 2)"},
+		{data.DistributedSampler{NumReplicas: math.MaxInt, Rank: math.MinInt}, "Rank -9223372036854775808 is not in [0, 9223372036854775807)"},
+	} {
+		assert.Zero(t, c.s.Len(10))
+		assert.Nil(t, c.s.Indices(10, 0))
+		_, err := data.NewLoader(ds, data.Options{BatchSize: 2, Sampler: &c.s})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Options.Sampler: data: DistributedSampler."+c.want)
+	}
+	// The loader with a huge world: one example per epoch, at once.
+	l, err := data.NewLoader(ds, data.Options{BatchSize: 2, NoGC: true, Sampler: &data.DistributedSampler{NumReplicas: 1 << 40, Rank: 13}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.Len())
+	require.True(t, l.Scan())
+	assert.Equal(t, []int{3}, l.Indices())
+	assert.False(t, l.Scan())
+	require.NoError(t, l.Err())
+}
+
+// TestDistributedSamplerMatchesPadding: the direct formula gives what
+// padding the whole order and striding it gives, for every small case.
+func TestDistributedSamplerMatchesPadding(t *testing.T) {
+	for n := 1; n <= 12; n++ {
+		for r := 1; r <= 15; r++ {
+			for _, drop := range []bool{false, true} {
+				for rank := 0; rank < r; rank++ {
+					s := &data.DistributedSampler{NumReplicas: r, Rank: rank, Shuffle: true, Seed: 3, DropLast: drop}
+					order := (&data.DistributedSampler{NumReplicas: 1, Shuffle: true, Seed: 3}).Indices(n, 2)
+					per := (n + r - 1) / r
+					if drop && n%r != 0 {
+						per = int(math.Ceil(float64(n-r) / float64(r)))
+					}
+					var want []int
+					for i := rank; i < per*r; i += r {
+						want = append(want, order[i%n])
+					}
+					assert.Equal(t, want, s.Indices(n, 2), "n %d replicas %d rank %d drop %v", n, r, rank, drop)
+				}
+			}
+		}
+	}
 }
