@@ -86,9 +86,30 @@ export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -DGOTORCH_CUDA $(if $(filter /usr
 endif
 endif
 
-.PHONY: train test setup check-libtorch env test-debian13
+# The C++ of the bindings, compiled once (issue 38). cgo compiles a
+# package's C++ as part of the package, so the go command compiled it again
+# for -race, for every checkout path and for every test that builds a
+# module: 3.5 CPU-minutes each time. scripts/prebuilt.sh compiles it into
+# one shared library per content, in ~/.cache/gotorch/cgo-<hash>, and the
+# targets below build with -tags gotorch_prebuilt, which leaves the .cc
+# files out of the Go packages and links that library (cgotorch/prebuilt.go
+# and its twins). make test after make train compiles no C++. Plain go
+# commands, make env and make leakcheck (-asan instruments the C++) build
+# as before.
+PREBUILT_ENV = CGO_CPPFLAGS='$(CGO_CPPFLAGS)' CGO_CXXFLAGS='$(CGO_CXXFLAGS)' CGO_LDFLAGS='$(LIBTORCH_LDFLAGS)'
+LIBTORCH_LDFLAGS := $(CGO_LDFLAGS)
+PREBUILT_DIR := $(shell $(PREBUILT_ENV) scripts/prebuilt.sh --dir 2>/dev/null)
+PREBUILT_TARGETS = train test test-long test-all
+$(PREBUILT_TARGETS): export GOFLAGS += -tags=gotorch_prebuilt
+$(PREBUILT_TARGETS): export CGO_LDFLAGS += -L$(PREBUILT_DIR) -Wl,-rpath,$(PREBUILT_DIR)
+# PREBUILT builds the library if this source has none yet (a recipe's first
+# line; it fails if the sources changed since make started).
+PREBUILT = $(PREBUILT_ENV) GOTORCH_PREBUILT_EXPECT='$(PREBUILT_DIR)' scripts/prebuilt.sh >/dev/null
+
+.PHONY: train test setup check-libtorch env test-debian13 prebuilt
 
 train: setup
+	$(PREBUILT)
 	$(TRAIN)
 
 # make test is the newcomer's check: every package under the race
@@ -103,12 +124,14 @@ train: setup
 # linked without DWARF (stack traces come from the symbol table and stay
 # whole): 4.4 instead of 6.2 s a link here.
 test: setup
+	$(PREBUILT)
 	$(GO) vet ./...
 	$(GO) test -race -short -ldflags=-w -timeout 30m ./...
 
 LONG_PKGS = $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include='*_test.go' 'testing.Short()' . | sed 's|^\./||'))))
 .PHONY: test-long
 test-long: setup
+	$(PREBUILT)
 	$(GO) test -race -timeout 40m $(LONG_PKGS)
 
 # Short runs of the fuzz targets under the fuzzing engine (docs/robustness.md),
@@ -145,6 +168,10 @@ leakcheck:
 setup:
 	$(SETUP)
 
+# The bindings' shared library alone (see PREBUILT_DIR above).
+prebuilt:
+	$(PREBUILT_ENV) scripts/prebuilt.sh
+
 # One clear line instead of a C++ error wall when libtorch is missing.
 check-libtorch:
 	scripts/libtorch-check.sh
@@ -173,6 +200,7 @@ test-debian13:
 # in the root, where make test and make test-long would build twice).
 .PHONY: test-all
 test-all: setup
+	$(PREBUILT)
 	$(GO) vet ./...
 	$(GO) test -race -timeout 60m ./...
 

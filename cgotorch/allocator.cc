@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // allocator.cc: a caching allocator for the data of CPU tensors.
 //
 // libtorch's default CPU allocator calls posix_memalign and free for every

@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // tensor.cc: the hand-written part of the C ABI (see cgotorch.h).
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>

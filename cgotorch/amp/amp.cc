@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // amp.cc: autocast state (amp.h). libtorch 2.6 and later have one API for
 // every device type; 1.13 has a pair of functions per device.
 #include "amp.h"

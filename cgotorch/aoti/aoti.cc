@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // aoti.cc: AOTInductor packages behind the plain C ABI of aoti.h.
 #include "aoti.h"
 

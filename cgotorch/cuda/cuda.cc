@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // cuda.cc: GoTorch's CUDA runtime API (cuda.h). See cuda.h for what needs
 // -DGOTORCH_CUDA and what is found with dlsym.
 #include "cuda.h"

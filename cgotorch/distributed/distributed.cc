@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // distributed.cc: c10d (stores, ProcessGroupGloo, collectives) and c10d's
 // gradient Reducer for DDP, behind the C ABI of distributed.h.
 #include "internal.h"

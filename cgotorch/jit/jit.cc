@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // jit.cc: TorchScript modules behind the plain C ABI of jit.h.
 #include "jit.h"
 

@@ -1,3 +1,5 @@
+//go:build !gotorch_prebuilt
+
 // ptstorage.cc: a tensor's storage, behind the plain C ABI of ptstorage.h.
 #include "ptstorage.h"
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -64,6 +65,9 @@ func listFlags(flags []string) []string {
 // nothing when go list fails (a program that does not use GoTorch, say):
 // the build that follows reports what is wrong.
 func announceBuild(flags []string, workDir string, stderr io.Writer) {
+	if prebuiltBindings(flags) {
+		return
+	}
 	lf := listFlags(flags)
 	key := strings.Join(lf, " ")
 	if announced[key] {
@@ -81,6 +85,29 @@ func announceBuild(flags []string, workDir string, stderr io.Writer) {
 		fmt.Fprintln(stderr, line)
 		announced[key] = true
 	}
+}
+
+// prebuiltBindings reports whether the build links the bindings' C++ from
+// the library scripts/prebuilt.sh built (the gotorch_prebuilt tag, which
+// the Makefile puts in GOFLAGS): then no C++ is compiled here, and the
+// script announced its own build.
+func prebuiltBindings(flags []string) bool {
+	all := append(strings.Fields(os.Getenv("GOFLAGS")), flags...)
+	for i, f := range all {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if name != "tags" {
+			continue
+		}
+		if !hasValue && i+1 < len(all) {
+			value = all[i+1]
+		}
+		for _, tag := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if tag == "gotorch_prebuilt" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // buildAnnouncement is the line for the stale packages on a machine with

@@ -29,3 +29,22 @@ func TestBuildAnnouncement(t *testing.T) {
 	one := buildAnnouncement(bindingPackages[:1], 16)
 	assert.Contains(t, one, "(1 of 5 packages)")
 }
+
+func TestPrebuiltBindings(t *testing.T) {
+	for _, c := range []struct {
+		goflags string
+		flags   []string
+		want    bool
+	}{
+		{"", nil, false},
+		{"-mod=mod", []string{"-race"}, false},
+		{"-tags=gotorch_prebuilt", nil, true},
+		{"-mod=mod -tags=a,gotorch_prebuilt", nil, true},
+		{"", []string{"-tags", "gotorch_jemalloc,gotorch_prebuilt"}, true},
+		{"", []string{"-tags", "gotorch_prebuilt_not"}, false},
+		{"-tags=gotorch_jemalloc", nil, false},
+	} {
+		t.Setenv("GOFLAGS", c.goflags)
+		assert.Equal(t, c.want, prebuiltBindings(c.flags), "GOFLAGS=%q %q", c.goflags, c.flags)
+	}
+}

@@ -19,12 +19,19 @@ import (
 // this checkout. The go commands run offline (GOPROXY=off) on the shared
 // module cache: everything the new module needs is what GoTorch needs.
 
+// withModMod is the environment's GOFLAGS plus -mod=mod: the Makefile's
+// -tags=gotorch_prebuilt (scripts/prebuilt.sh) must reach the builds the
+// tests start, or each would compile the bindings' C++ again.
+func withModMod() string {
+	return strings.TrimSpace(os.Getenv("GOFLAGS") + " -mod=mod")
+}
+
 // newModule runs gop-torch init in a new temporary directory.
 func newModule(t *testing.T) string {
 	t.Helper()
 	downloadModules(t)
 	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOFLAGS", withModMod())
 	t.Setenv("GOWORK", "off")
 	root, err := filepath.Abs(moduleRoot)
 	require.NoError(t, err)
@@ -58,7 +65,7 @@ func downloadModules(t *testing.T) {
 		}
 		c := exec.Command("go", "mod", "download")
 		c.Dir = root
-		c.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		c.Env = append(os.Environ(), "GOFLAGS="+withModMod())
 		downloadOut, downloadErr = c.CombinedOutput()
 	})
 	require.NoError(t, downloadErr, "go mod download in GoTorch's module: %s", downloadOut)
@@ -262,7 +269,7 @@ func buildXGo(t *testing.T, proxy string) (bin, root string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "xgobuild")
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/xgobuild\n\ngo 1.24\n\nrequire github.com/goplus/xgo "+xgoVersionWant+"\n")
-	env := append(os.Environ(), "GOPROXY="+proxy, "GOFLAGS=-mod=mod", "GOWORK=off", "GONOSUMDB=github.com/goplus")
+	env := append(os.Environ(), "GOPROXY="+proxy, "GOFLAGS="+withModMod(), "GOWORK=off", "GONOSUMDB=github.com/goplus")
 	goCmd := func(args ...string) string {
 		c := exec.Command("go", args...)
 		c.Dir, c.Env = dir, env
