@@ -53,7 +53,7 @@ TORCH_VERSION_H := $(firstword $(wildcard $(if $(LIBTORCH),$(LIBTORCH)/include/t
 GOTORCH_LIBTORCH := $(shell sed -n 's/^\#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(TORCH_VERSION_H) 2>/dev/null | \
 	awk 'NR==1{v=$$1*10000} NR==2{v+=$$1*100} NR==3{v+=$$1} END{if (NR==3) print v}')
 ifneq ($(GOTORCH_LIBTORCH),)
-export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -DGOTORCH_LIBTORCH=$(GOTORCH_LIBTORCH))
+export CGO_CPPFLAGS := $(strip $(filter-out -DGOTORCH_LIBTORCH=%,$(CGO_CPPFLAGS)) -DGOTORCH_LIBTORCH=$(GOTORCH_LIBTORCH))
 # libtorch 2.14's headers require C++20 (#error otherwise); 1.13's and 2.6's
 # compile under either. The #cgo lines name no -std, so this one holds; older
 # libtorch keeps the compiler's default, C++17.
