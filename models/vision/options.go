@@ -153,7 +153,6 @@ func WithInitWeights(on bool) Option {
 	return Option{"init_weights", func(c *config) error { c.initWeights = on; return nil }}
 }
 
-
 func intOption(name string, n int64, field func(*config) *int64) Option {
 	return Option{name, func(c *config) error {
 		if n < 1 {

@@ -58,10 +58,14 @@ var resnetOptions = []string{"num_classes", "zero_init_residual", "groups", "wid
 // ResNet18 is torchvision.models.resnet18: BasicBlock, [2, 2, 2, 2]
 // (11,689,512 parameters with 1000 classes). Options: WithNumClasses,
 // WithZeroInitResidual. It panics on a bad option.
-func ResNet18(opts ...Option) *ResNet { return must(newResNet("ResNet18", Basic, [4]int{2, 2, 2, 2}, opts)) }
+func ResNet18(opts ...Option) *ResNet {
+	return must(newResNet("ResNet18", Basic, [4]int{2, 2, 2, 2}, opts))
+}
 
 // ResNet34 is torchvision.models.resnet34: BasicBlock, [3, 4, 6, 3].
-func ResNet34(opts ...Option) *ResNet { return must(newResNet("ResNet34", Basic, [4]int{3, 4, 6, 3}, opts)) }
+func ResNet34(opts ...Option) *ResNet {
+	return must(newResNet("ResNet34", Basic, [4]int{3, 4, 6, 3}, opts))
+}
 
 // ResNet50 is torchvision.models.resnet50: Bottleneck, [3, 4, 6, 3]
 // (25,557,032 parameters with 1000 classes). Options: those of NewResNet.
@@ -144,7 +148,7 @@ func (r *ResNet) resetParameters(zeroInitResidual bool) {
 // resnetBuilder is the state of torchvision's ResNet constructor while it
 // makes the stages (_make_layer).
 type resnetBuilder struct {
-	block                               Block
+	block                                 Block
 	inplanes, dilation, groups, baseWidth int64
 }
 
