@@ -4,6 +4,7 @@
 // gradient Reducer for DDP, behind the C ABI of distributed.h.
 #include "internal.h"
 #include "distributed.h"
+#include "group.h"
 
 #include <utility>
 #include <torch/csrc/autograd/engine.h>
@@ -29,26 +30,11 @@
 using gotorch::guard;
 using gotorch::make_error;
 using gotorch::T;
+using gtdist::fail;
 
 struct gt_dist_store_s {
   c10::intrusive_ptr<c10d::Store> s;
   std::string desc;
-};
-
-struct gt_dist_pg_s {
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
-  // group is what c10d's Reducer and broadcast_coalesced take: up to
-  // libtorch 1.13 the Gloo group itself; from 2.0, where ProcessGroupGloo is
-  // a Backend, a ProcessGroup that dispatches CPU tensors to it.
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
-  c10::intrusive_ptr<c10d::Store> store;
-  std::string store_desc;
-  int rank = 0, size = 1;
-  std::chrono::milliseconds timeout{0};
-  std::atomic<int64_t> seq{0};
-  std::atomic<bool> probed{false};
-  std::string probe_result;
-  std::mutex probe_mu;
 };
 
 struct gt_dist_work_s {
@@ -111,16 +97,6 @@ std::string first_line(const std::string &s) {
   return p == std::string::npos ? s : s.substr(0, p);
 }
 
-// fail turns the exception of op into an error naming the op, this rank
-// and, when a peer is dead, that peer.
-[[noreturn]] void fail(gt_dist_pg pg, const std::string &op, int64_t seq, const std::exception &e) {
-  std::ostringstream o;
-  o << op << " (op #" << seq << ") failed on rank " << pg->rank << " of " << pg->size;
-  if (pg->size > 1) o << ": " << probe_peers(pg);
-  o << ": " << first_line(e.what());
-  throw std::runtime_error(o.str());
-}
-
 c10d::ReduceOp reduce_op(int op) {
   switch (op) {
     case 0: case 1: return c10d::ReduceOp(c10d::ReduceOp::SUM);  // avg divides after
@@ -178,6 +154,20 @@ void wait_work(gt_dist_work w, int64_t timeout_ms) {
 }
 
 }  // namespace
+
+namespace gtdist {
+
+// fail turns the exception of op into an error naming the op, this rank
+// and, when a peer is dead, that peer.
+[[noreturn]] void fail(gt_dist_pg pg, const std::string &op, int64_t seq, const std::exception &e) {
+  std::ostringstream o;
+  o << op << " (op #" << seq << ") failed on rank " << pg->rank << " of " << pg->size;
+  if (pg->size > 1) o << ": " << probe_peers(pg);
+  o << ": " << first_line(e.what());
+  throw std::runtime_error(o.str());
+}
+
+}  // namespace gtdist
 
 extern "C" {
 
@@ -457,6 +447,9 @@ struct gt_dist_reducer_s {
   struct Slot {
     std::mutex mu;
     std::string error;
+    // Nanoseconds from the start of each bucket's all-reduce to its end,
+    // summed (what PyTorch's DDP logs as backward_comm_time).
+    std::atomic<int64_t> comm_ns{0};
   };
   std::shared_ptr<Slot> slot = std::make_shared<Slot>();
 };
@@ -482,8 +475,11 @@ class AllreduceHook : public c10d::CommHookInterface {
       record(slot, pg, op, seq, e.what());
     }
     auto fut = work->getFuture();
+    auto t0 = std::chrono::steady_clock::now();
     return fut->then(
-        [pg, slot, op, seq](c10::ivalue::Future &f) -> c10::IValue {
+        [pg, slot, op, seq, t0](c10::ivalue::Future &f) -> c10::IValue {
+          slot->comm_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+                               .count();
           if (f.hasError()) record(slot, pg, op, seq, f.tryRetrieveErrorMessage());
           return f.value();
         },
@@ -624,6 +620,8 @@ gt_error gt_dist_reducer_error(gt_dist_reducer r) {
   r->slot->error.clear();
   return e;
 }
+
+int64_t gt_dist_reducer_comm_ns(gt_dist_reducer r) { return r->slot->comm_ns.load(); }
 
 void gt_dist_reducer_free(gt_dist_reducer r) {
   if (r == nullptr) return;

@@ -72,9 +72,21 @@ gt_error gt_dist_reducer_before_forward(gt_dist_reducer r, int sync);
 gt_error gt_dist_reducer_after_forward(gt_dist_reducer r, gt_tensor *outputs, int64_t n);
 /* buckets is the number of buckets (-1 if the Reducer cannot tell). */
 int64_t gt_dist_reducer_buckets(gt_dist_reducer r);
+/* comm_ns: nanoseconds the bucket all-reduces took, each from its start to
+ * its end (they overlap backward and each other), summed since creation. */
+int64_t gt_dist_reducer_comm_ns(gt_dist_reducer r);
 /* error of the last failed reduction (NULL if none), then cleared. */
 gt_error gt_dist_reducer_error(gt_dist_reducer r);
 void gt_dist_reducer_free(gt_dist_reducer r);
+
+/* SyncBatchNorm (syncbn.cc): batch norm of input (N, C, ...) in training
+ * with the statistics of the whole group (an all_gather in forward, an
+ * all_reduce in the backward of the result), updating running_mean and
+ * running_var; weight, bias and the running statistics may be NULL.
+ * Every rank of pg must call it, in the same order. */
+gt_error gt_dist_sync_batch_norm(gt_dist_pg pg, gt_tensor input, gt_tensor weight, gt_tensor bias,
+                                 gt_tensor running_mean, gt_tensor running_var, double eps, double momentum,
+                                 gt_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -105,7 +105,9 @@ func TestDDPNoSyncAccumulatesLocally(t *testing.T) {
 		defer ddp.Close()
 		ref := newNet(7)
 		x, y := batch(pg.Rank())
-		micro := func(m interface{ Forward(torch.Tensor) torch.Tensor }, i int64) torch.Tensor {
+		micro := func(m interface {
+			Forward(torch.Tensor) torch.Tensor
+		}, i int64) torch.Tensor {
 			return F.MseLoss(m.Forward(x.Narrow(0, 4*i, 4)), y.Narrow(0, 4*i, 4))
 		}
 		grads := func(m *nn.SequentialModule) [][]float32 {

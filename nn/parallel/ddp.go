@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
@@ -183,6 +184,12 @@ func (d *DDPModule) ProcessGroup() *distributed.ProcessGroup { return d.pg }
 
 // Buckets is the number of gradient buckets.
 func (d *DDPModule) Buckets() int { return d.reducer.Buckets() }
+
+// CommTime is the time the gradient all-reduces of the synced backward
+// passes took, each bucket's from its start to its end, summed (PyTorch
+// DDP logs it as backward_comm_time): the communication that backward
+// overlapped or waited for.
+func (d *DDPModule) CommTime() time.Duration { return d.reducer.CommTime() }
 
 // SyncBuffers broadcasts the buffers from rank 0, when broadcast_buffers is
 // on; Forward calls it. Call it before a forward of another signature (and

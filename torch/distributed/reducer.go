@@ -10,6 +10,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/gotorch/gotorch/torch"
 )
@@ -122,6 +123,19 @@ func (r *Reducer) Buckets() int {
 		return 0
 	}
 	return int(C.gt_dist_reducer_buckets(r.p))
+}
+
+// CommTime is the time the bucket all-reduces took since the Reducer was
+// made, each from its start (when its bucket filled, during backward) to
+// its end, summed: PyTorch DDP's backward_comm_time. All-reduces overlap
+// backward and each other, so it is not time lost.
+func (r *Reducer) CommTime() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.p == nil {
+		return 0
+	}
+	return time.Duration(C.gt_dist_reducer_comm_ns(r.p))
 }
 
 // Err returns (and clears) the error of the last failed reduction, which
