@@ -102,14 +102,14 @@ PREBUILT_DIR := $(shell $(PREBUILT_ENV) scripts/prebuilt.sh --dir 2>/dev/null)
 PREBUILT_TARGETS = train test test-long test-all
 $(PREBUILT_TARGETS): export GOFLAGS += -tags=gotorch_prebuilt
 $(PREBUILT_TARGETS): export CGO_LDFLAGS += -L$(PREBUILT_DIR) -Wl,-rpath,$(PREBUILT_DIR)
-# PREBUILT builds the library if this source has none yet (a recipe's first
+# BUILD_PREBUILT builds the library if this source has none yet (a recipe's first
 # line; it fails if the sources changed since make started).
-PREBUILT = $(PREBUILT_ENV) GOTORCH_PREBUILT_EXPECT='$(PREBUILT_DIR)' scripts/prebuilt.sh >/dev/null
+BUILD_PREBUILT = $(PREBUILT_ENV) GOTORCH_PREBUILT_EXPECT='$(PREBUILT_DIR)' scripts/prebuilt.sh >/dev/null
 
 .PHONY: train test setup check-libtorch env test-debian13 prebuilt
 
 train: setup
-	$(PREBUILT)
+	$(BUILD_PREBUILT)
 	$(TRAIN)
 
 # make test is the newcomer's check: every package under the race
@@ -124,14 +124,14 @@ train: setup
 # linked without DWARF (stack traces come from the symbol table and stay
 # whole): 4.4 instead of 6.2 s a link here.
 test: setup
-	$(PREBUILT)
+	$(BUILD_PREBUILT)
 	$(GO) vet ./...
 	$(GO) test -race -short -ldflags=-w -timeout 30m ./...
 
 LONG_PKGS = $(sort $(patsubst %/,./%,$(dir $(shell grep -rl --include='*_test.go' 'testing.Short()' . | sed 's|^\./||'))))
 .PHONY: test-long
 test-long: setup
-	$(PREBUILT)
+	$(BUILD_PREBUILT)
 	$(GO) test -race -timeout 40m $(LONG_PKGS)
 
 # Short runs of the fuzz targets under the fuzzing engine (docs/robustness.md),
@@ -183,12 +183,23 @@ ifdef LIBTORCH
 	@echo "export LIBTORCH='$(LIBTORCH)'"
 endif
 ifneq ($(CGO_LDFLAGS),)
+ifneq ($(PREBUILT),1)
 	@echo "export CGO_LDFLAGS='$(CGO_LDFLAGS)'"
+endif
 endif
 ifneq ($(CGO_CXXFLAGS),)
 	@echo "export CGO_CXXFLAGS='$(CGO_CXXFLAGS)'"
 endif
 	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
+ifeq ($(PREBUILT),1)
+# make -s env PREBUILT=1: plain go commands that link the bindings' shared
+# library as make test does, and reuse its build cache (CI's steps after
+# make test). It builds the library first if needed; the sources must not
+# change afterwards, or the go commands link a stale one.
+	@$(BUILD_PREBUILT)
+	@echo "export GOFLAGS='$(strip $(GOFLAGS) -tags=gotorch_prebuilt)'"
+	@echo "export CGO_LDFLAGS='$(strip $(LIBTORCH_LDFLAGS) -L$(PREBUILT_DIR) -Wl,-rpath,$(PREBUILT_DIR))'"
+endif
 
 # The whole suite (make test-all) against Debian 13's libtorch 2.6, in a Debian 13 root kept
 # in /var/cache/gotorch/debian13 (scripts/debian13.sh builds it the first
@@ -200,7 +211,7 @@ test-debian13:
 # in the root, where make test and make test-long would build twice).
 .PHONY: test-all
 test-all: setup
-	$(PREBUILT)
+	$(BUILD_PREBUILT)
 	$(GO) vet ./...
 	$(GO) test -race -timeout 60m ./...
 
