@@ -34,6 +34,7 @@ extern "C" int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp
 #include <torch/version.h>
 
 #include "internal.h"
+#include "loadcheck.h"
 
 namespace gotorch {
 
@@ -82,203 +83,6 @@ class BytesReader final : public caffe2::serialize::ReadAdapterInterface {
   const char *p_;
   size_t n_;
 };
-
-// check_pickle walks the opcodes of a pickle program before libtorch's
-// unpickler runs it, and rejects what that unpickler (1.13) would turn into
-// a crash or a huge allocation instead of an error:
-//   - it grows its memo table to any LONG_BINPUT index it reads (a 337-byte
-//     file made it allocate 20 GB and more) and sizes strings from their
-//     length field before reading them;
-//   - it pops its stack without checking that the stack holds enough (a
-//     TUPLE2 on an empty stack is a segmentation fault), and trusts MARKs.
-// So the walk tracks the stack depth and the marks. A memo index is at most
-// the program's length in a pickle that any pickler wrote. The opcodes are
-// those the 1.13 unpickler knows; it rejects any other, so the walk stops
-// there and leaves the error to it.
-void check_pickle(const uint8_t *p, size_t n) {
-  size_t i = 0, at = 0;
-  uint64_t depth = 0;
-  std::vector<uint64_t> marks;
-  auto need = [&](uint64_t k) {
-    TORCH_CHECK(k <= n - i, "corrupt pickle: opcode at offset ", at, " needs ", k,
-                " more bytes, ", n - i, " are left");
-  };
-  auto le = [&](size_t k) {
-    need(k);
-    uint64_t v = 0;
-    for (size_t j = 0; j < k; j++) v |= static_cast<uint64_t>(p[i + j]) << (8 * j);
-    i += k;
-    return v;
-  };
-  auto line = [&] {
-    const void *nl = std::memchr(p + i, '\n', n - i);
-    TORCH_CHECK(nl != nullptr, "corrupt pickle: unterminated line at offset ", i);
-    i = static_cast<size_t>(static_cast<const uint8_t *>(nl) - p) + 1;
-  };
-  auto pop = [&](uint64_t k) {  // needs k values on the stack
-    TORCH_CHECK(depth >= k, "corrupt pickle: opcode ", static_cast<int>(p[at]), " at offset ", at,
-                " needs ", k, " values on the stack, it holds ", depth);
-  };
-  auto mark = [&]() {  // pops the last mark, which must not be above the stack
-    TORCH_CHECK(!marks.empty() && marks.back() <= depth, "corrupt pickle: opcode ",
-                static_cast<int>(p[at]), " at offset ", at, " without a matching MARK");
-    uint64_t m = marks.back();
-    marks.pop_back();
-    return m;
-  };
-  while (i < n) {
-    at = i;
-    switch (p[i++]) {
-      case '.':  // STOP
-        return;
-      case 0x80:  // PROTO
-        TORCH_CHECK(at == 0, "corrupt pickle: PROTO at offset ", at);
-        le(1);
-        break;
-      case '(':  // MARK
-        marks.push_back(depth);
-        break;
-      case ']': case ')': case '}': case 0x88: case 0x89: case 'N':  // empty list, tuple, dict; True, False, None
-        depth++;
-        break;
-      case 'K':  // BININT1
-        le(1);
-        depth++;
-        break;
-      case 'M':  // BININT2
-        le(2);
-        depth++;
-        break;
-      case 'J':  // BININT
-        le(4);
-        depth++;
-        break;
-      case 'G':  // BINFLOAT
-        le(8);
-        depth++;
-        break;
-      case 0x8a: {  // LONG1
-        uint64_t len = le(1);
-        need(len);
-        i += static_cast<size_t>(len);
-        depth++;
-      } break;
-      case 'X': {  // BINUNICODE
-        uint64_t len = le(4);
-        need(len);
-        i += static_cast<size_t>(len);
-        depth++;
-      } break;
-      case 'h':  // BINGET
-        le(1);
-        depth++;
-        break;
-      case 'j':  // LONG_BINGET
-        le(4);
-        depth++;
-        break;
-      case 'q':  // BINPUT
-        le(1);
-        pop(1);
-        break;
-      case 'r': {  // LONG_BINPUT
-        uint64_t id = le(4);
-        TORCH_CHECK(id < n, "corrupt pickle: memo index ", id, " at offset ", at, " in a ", n,
-                    "-byte pickle");
-        pop(1);
-      } break;
-      case 'c':  // GLOBAL: module and name lines; pushes an index
-        line();
-        line();
-        depth++;
-        break;
-      case 't':  // TUPLE
-        depth = mark() + 1;
-        break;
-      case 0x85:  // TUPLE1
-        pop(1);
-        break;
-      case 0x86:  // TUPLE2
-        pop(2);
-        depth -= 1;
-        break;
-      case 0x87:  // TUPLE3
-        pop(3);
-        depth -= 2;
-        break;
-      case 'e': {  // APPENDS: the list is below the mark
-        uint64_t m = mark();
-        TORCH_CHECK(m > 0, "corrupt pickle: APPENDS at offset ", at, " without a list");
-        depth = m;
-      } break;
-      case 'l':  // LIST
-        depth = mark() + 1;
-        break;
-      case 'd': {  // DICT
-        uint64_t m = mark();
-        TORCH_CHECK((depth - m) % 2 == 0, "corrupt pickle: DICT at offset ", at, " with an odd number of values");
-        depth = m + 1;
-      } break;
-      case 'u': {  // SETITEMS: the dict is below the mark
-        uint64_t m = mark();
-        TORCH_CHECK(m > 0 && (depth - m) % 2 == 0, "corrupt pickle: SETITEMS at offset ", at,
-                    " without a dict or with an odd number of values");
-        depth = m;
-      } break;
-      case 's':  // SETITEM
-        pop(3);
-        depth -= 2;
-        break;
-      case 0x81:  // NEWOBJ
-        pop(1);
-        depth -= 1;
-        break;
-      case 'b': case 'R':  // BUILD, REDUCE: a callable and its argument give one value
-        pop(2);
-        depth -= 1;
-        break;
-      case 'Q':  // BINPERSID
-        pop(1);
-        break;
-      default:
-        return;
-    }
-  }
-}
-
-// check_loaded_tensor rejects a tensor whose sizes, strides and offset, as
-// the file gave them, reach outside its storage: libtorch's unpickler sets
-// them unchecked, and reading such a tensor reads out of bounds.
-void check_loaded_tensor(const at::Tensor &t) {
-  if (!t.defined()) return;
-  // A sparse tensor is rebuilt unchecked too (_sparse_coo_tensor_unsafe):
-  // an index out of range in the file would make to_dense write out of
-  // bounds. Check its parts, then its indices against its size.
-  if (t.layout() == at::kSparse) {
-    check_loaded_tensor(t._indices());
-    check_loaded_tensor(t._values());
-    at::_validate_sparse_coo_tensor_args(t._indices(), t._values(), t.sizes());
-    return;
-  }
-  if (t.layout() == at::kSparseCsr) {
-    check_loaded_tensor(t.crow_indices());
-    check_loaded_tensor(t.col_indices());
-    check_loaded_tensor(t.values());
-    at::_validate_sparse_csr_tensor_args(t.crow_indices(), t.col_indices(), t.values(), t.sizes());
-    return;
-  }
-  if (!t.has_storage()) return;
-  TORCH_CHECK(t.storage_offset() >= 0, "corrupt file: negative storage offset ", t.storage_offset());
-  for (int64_t d = 0; d < t.dim(); d++) {
-    TORCH_CHECK(t.size(d) >= 0 && t.stride(d) >= 0, "corrupt file: size ", t.sizes(),
-                " with strides ", t.strides());
-  }
-  size_t need = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.dtype().itemsize(),
-                                                 static_cast<size_t>(t.storage_offset()));
-  TORCH_CHECK(need <= t.storage().nbytes(), "corrupt file: a tensor of size ", t.sizes(),
-              ", strides ", t.strides(), " and offset ", t.storage_offset(), " needs ", need,
-              " bytes, its storage has ", t.storage().nbytes());
-}
 
 }  // namespace
 
@@ -568,7 +372,7 @@ at::Tensor load_from(std::shared_ptr<caffe2::serialize::ReadAdapterInterface> in
     at::DataPtr pkl;
     size_t n;
     std::tie(pkl, n) = reader.getRecord("data.pkl");
-    check_pickle(static_cast<const uint8_t *>(pkl.get()), n);
+    check_pickle(static_cast<const uint8_t *>(pkl.get()), n, "data.pkl");
   }
   auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
   const std::string dir = "data/";

@@ -883,7 +883,9 @@ func (h *handle) kept() bool {
 // collectHandles adds the handles of every Tensor reachable from v through
 // structs (unexported fields too), pointers, interfaces, slices, arrays and
 // maps. Each pointer, map and slice is walked once, so values that contain
-// themselves end the walk instead of the stack.
+// themselves end the walk, and the walk keeps its own stack instead of
+// recursing, so a result nested millions deep (a long linked list) cannot
+// overflow the goroutine's stack.
 func collectHandles(v any, into map[*handle]bool) {
 	type visit struct {
 		kind reflect.Kind
@@ -899,10 +901,12 @@ func collectHandles(v any, into map[*handle]bool) {
 		seen[k] = true
 		return true
 	}
-	var walk func(r reflect.Value)
-	walk = func(r reflect.Value) {
+	todo := []reflect.Value{reflect.ValueOf(v)}
+	for len(todo) > 0 {
+		r := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
 		if !r.IsValid() {
-			return
+			continue
 		}
 		if r.Type() == tensorType {
 			// Through the field, not Interface, which refuses values read
@@ -910,40 +914,38 @@ func collectHandles(v any, into map[*handle]bool) {
 			if h := r.Field(0); !h.IsNil() {
 				into[(*handle)(h.UnsafePointer())] = true
 			}
-			return
+			continue
 		}
 		switch r.Kind() {
 		case reflect.Pointer:
 			if !r.IsNil() && once(r, 0) {
-				walk(r.Elem())
+				todo = append(todo, r.Elem())
 			}
 		case reflect.Interface:
-			walk(r.Elem())
+			todo = append(todo, r.Elem())
 		case reflect.Struct:
 			for i := 0; i < r.NumField(); i++ {
-				walk(r.Field(i))
+				todo = append(todo, r.Field(i))
 			}
 		case reflect.Slice:
 			if r.Len() > 0 && once(r, r.Len()) {
 				for i := 0; i < r.Len(); i++ {
-					walk(r.Index(i))
+					todo = append(todo, r.Index(i))
 				}
 			}
 		case reflect.Array:
 			for i := 0; i < r.Len(); i++ {
-				walk(r.Index(i))
+				todo = append(todo, r.Index(i))
 			}
 		case reflect.Map:
 			if r.Len() > 0 && once(r, 0) {
 				it := r.MapRange()
 				for it.Next() {
-					walk(it.Key())
-					walk(it.Value())
+					todo = append(todo, it.Key(), it.Value())
 				}
 			}
 		}
 	}
-	walk(reflect.ValueOf(v))
 }
 
 var tensorType = reflect.TypeOf(Tensor{})

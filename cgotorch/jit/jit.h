@@ -38,6 +38,11 @@ enum {
   GT_JIT_COMPLEX = 10 /* d, d2: real and imaginary parts */
 };
 
+/* Limits of the values that cross, both ways: the nesting of tuples, lists
+ * and dicts, and the nodes of one tree (a list reached twice counts twice). */
+#define GT_JIT_MAX_DEPTH 1000
+#define GT_JIT_MAX_VALUES (1 << 22)
+
 typedef struct gt_jit_value_s {
   int32_t kind;
   int32_t elem;

@@ -35,6 +35,8 @@ func allBadCases(t *testing.T) []badCase {
 		gopCases(t),
 		nativeCases(t),
 		hostileCases(t),
+		round3DepthCases(t),
+		round3TorchScriptCases(t),
 	} {
 		all = append(all, group...)
 	}

@@ -21,6 +21,18 @@ import (
 // arguments by name, as Python's m.method(x, k=3) does.
 type Kwargs map[string]any
 
+// MaxDepth bounds the nesting of the values that cross between Go and
+// TorchScript, both ways: a slice, map or tuple inside another counts one
+// level. A deeper argument or result is an error that names the limit
+// (libtorch converts them recursively, on the native stack), and so is a
+// Go value that contains itself.
+const MaxDepth = C.GT_JIT_MAX_DEPTH
+
+// MaxValues bounds the values in one call's arguments, and in its result,
+// all levels together; a slice reached twice counts twice, as it is
+// converted twice.
+const MaxValues = C.GT_JIT_MAX_VALUES
+
 // encoder lays Go values out as the flat tree of jit.h. It borrows every
 // tensor it meets; release ends the borrows.
 type encoder struct {
@@ -28,6 +40,52 @@ type encoder struct {
 	nodes    []C.gt_jit_value
 	strs     []byte
 	borrowed []torch.Tensor
+	depth    int            // of the value being encoded
+	open     map[visit]bool // the slices, maps and pointers being encoded
+}
+
+// visit is a container's identity: a slice's is its array and length.
+type visit struct {
+	p uintptr
+	n int
+	t reflect.Type
+}
+
+// enter starts encoding a container (rv: a slice, map or pointer); leave
+// ends it. A container met again inside itself is a cycle.
+func (e *encoder) enter(rv reflect.Value, v any) error {
+	if e.depth >= MaxDepth {
+		return e.errorf("jit: an argument nested more than %d deep (the limit)", MaxDepth)
+	}
+	e.depth++
+	if rv.Kind() == reflect.Array || (rv.Kind() == reflect.Slice && rv.Len() == 0) {
+		return nil
+	}
+	k := visit{rv.Pointer(), 0, rv.Type()}
+	if rv.Kind() == reflect.Slice {
+		k.n = rv.Len()
+	}
+	if e.open[k] {
+		e.depth--
+		return e.errorf("jit: an argument that contains itself (a %T inside itself)", v)
+	}
+	if e.open == nil {
+		e.open = map[visit]bool{}
+	}
+	e.open[k] = true
+	return nil
+}
+
+func (e *encoder) leave(rv reflect.Value) {
+	e.depth--
+	if rv.Kind() == reflect.Array || (rv.Kind() == reflect.Slice && rv.Len() == 0) {
+		return
+	}
+	k := visit{rv.Pointer(), 0, rv.Type()}
+	if rv.Kind() == reflect.Slice {
+		k.n = rv.Len()
+	}
+	delete(e.open, k)
 }
 
 func (e *encoder) release() {
@@ -40,6 +98,14 @@ func (e *encoder) release() {
 func (e *encoder) add(kind C.int32_t) int {
 	e.nodes = append(e.nodes, C.gt_jit_value{kind: kind})
 	return len(e.nodes) - 1
+}
+
+// full reports whether another node would pass MaxValues.
+func (e *encoder) full() error {
+	if len(e.nodes) >= MaxValues {
+		return e.errorf("jit: arguments of more than %d values (the limit; a slice reached twice counts twice)", MaxValues)
+	}
+	return nil
 }
 
 func (e *encoder) errorf(format string, args ...any) error {
@@ -72,6 +138,9 @@ var (
 )
 
 func (e *encoder) encode(v any) error {
+	if err := e.full(); err != nil {
+		return err
+	}
 	switch x := v.(type) {
 	case nil:
 		e.add(C.GT_JIT_NONE)
@@ -129,6 +198,10 @@ func (e *encoder) encode(v any) error {
 		if rv.Type().Elem().Kind() == reflect.Uint8 && rv.Kind() == reflect.Slice {
 			return e.errorf("jit: cannot pass a []byte; convert it to a tensor or a string")
 		}
+		if err := e.enter(rv, v); err != nil {
+			return err
+		}
+		defer e.leave(rv)
 		i := e.add(C.GT_JIT_LIST)
 		e.nodes[i].n = C.int64_t(rv.Len())
 		e.nodes[i].elem = kindOf(rv.Type().Elem())
@@ -142,6 +215,10 @@ func (e *encoder) encode(v any) error {
 		if k := kindOf(rv.Type().Key()); k != C.GT_JIT_STRING && k != C.GT_JIT_INT && k != C.GT_JIT_BOOL && k != C.GT_JIT_DOUBLE {
 			return e.errorf("jit: cannot pass a %T: TorchScript dict keys are str, int, float or bool", v)
 		}
+		if err := e.enter(rv, v); err != nil {
+			return err
+		}
+		defer e.leave(rv)
 		i := e.add(C.GT_JIT_DICT)
 		e.nodes[i].n = C.int64_t(rv.Len())
 		e.nodes[i].elem = kindOf(rv.Type().Elem())
@@ -161,6 +238,10 @@ func (e *encoder) encode(v any) error {
 			e.add(C.GT_JIT_NONE)
 			return nil
 		}
+		if err := e.enter(rv, v); err != nil {
+			return err
+		}
+		defer e.leave(rv)
 		return e.encode(rv.Elem().Interface())
 	}
 	return e.errorf("jit: cannot convert a Go value of type %T to an IValue", v)
@@ -191,6 +272,7 @@ type decoder struct {
 	strs    []byte
 	tensors map[int]torch.Tensor
 	pos     int
+	depth   int
 }
 
 func newDecoder(r *C.gt_jit_values) *decoder {
@@ -213,6 +295,12 @@ func (d *decoder) decode() any {
 	i := d.pos
 	n := d.nodes[i]
 	d.pos++
+	// The C side refuses deeper results; this keeps a broken tree from
+	// recursing without bound all the same.
+	if d.depth++; d.depth > MaxDepth {
+		panic(fmt.Sprintf("jit: a result from C nested more than %d deep", MaxDepth))
+	}
+	defer func() { d.depth-- }()
 	switch n.kind {
 	case C.GT_JIT_NONE:
 		return nil
