@@ -39,7 +39,14 @@ func batch(step int) (torch.Tensor, torch.Tensor) {
 	return x, y
 }
 
+// initGroup joins the test's job through the FileStore at $STORE_FILE, or,
+// without it, through torchrun's environment (a TCPStore at MASTER_ADDR).
 func initGroup(t *testing.T) *distributed.ProcessGroup {
+	if os.Getenv("STORE_FILE") == "" {
+		pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithTimeout(time.Minute))
+		require.NoError(t, err)
+		return pg
+	}
 	store, err := distributed.NewFileStore(os.Getenv("STORE_FILE"), mustAtoi(os.Getenv("WORLD_SIZE")))
 	require.NoError(t, err)
 	pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithStore(store), distributed.WithTimeout(time.Minute))
@@ -76,51 +83,7 @@ func TestDDPMatchesOneProcess(t *testing.T) {
 	if disttest.Worker() {
 		pg := initGroup(t)
 		defer distributed.DestroyProcessGroup()
-		want := reference()
-		accumulate := os.Getenv("ACCUMULATE") == "1"
-		// Every rank starts from different weights: DDP must take rank 0's.
-		net := newNet(7 + uint64(pg.Rank())*100)
-		ddp, err := parallel.DDP(net, parallel.WithBucketCapMB(0.0001)) // ~105 bytes: several buckets
-		require.NoError(t, err)
-		defer ddp.Close()
-		require.Greater(t, ddp.Buckets(), 2)
-		opt := optim.SGD(net.Parameters(), optim.WithLR(0.1), optim.WithMomentum(0.9))
-		n := int64(globalBatch / pg.Size())
-		for s := 0; s < steps; s++ {
-			x, y := batch(s)
-			x = x.Narrow(0, int64(pg.Rank())*n, n)
-			y = y.Narrow(0, int64(pg.Rank())*n, n)
-			opt.ZeroGrad()
-			var local float64
-			if accumulate {
-				h := n / 2
-				ddp.NoSync(func() {
-					l := F.MseLoss(ddp.Forward(x.Narrow(0, 0, h)), y.Narrow(0, 0, h)).MulScalar(torch.S(0.5))
-					l.Backward()
-					local += l.Item()
-				})
-				l := F.MseLoss(ddp.Forward(x.Narrow(0, h, n-h)), y.Narrow(0, h, n-h)).MulScalar(torch.S(0.5))
-				l.Backward()
-				local += l.Item()
-			} else {
-				loss := F.MseLoss(ddp.Forward(x), y)
-				loss.Backward()
-				local = loss.Item()
-			}
-			opt.Step()
-			// The global loss is the average of the ranks' losses.
-			lt := torch.FromSlice([]float64{local}, 1)
-			require.NoError(t, pg.AllReduce(lt, distributed.Avg))
-			got := lt.Float64s()[0]
-			assert.InDelta(t, want[s], got, 1e-5*math.Max(1, math.Abs(want[s])), "step %d", s)
-		}
-		// The ranks hold the same weights.
-		for _, p := range net.Parameters() {
-			mx, mn := p.Detach().Clone(), p.Detach().Clone()
-			require.NoError(t, pg.AllReduce(mx, distributed.Max))
-			require.NoError(t, pg.AllReduce(mn, distributed.Min))
-			assert.Equal(t, mx.Float32s(), mn.Float32s())
-		}
+		trainLikeOneProcess(t, pg, os.Getenv("ACCUMULATE") == "1")
 		return
 	}
 	for _, c := range []struct {
@@ -133,6 +96,57 @@ func TestDDPMatchesOneProcess(t *testing.T) {
 				return []string{"STORE_FILE=" + file, "ACCUMULATE=" + c.accumulate}
 			}})
 		})
+	}
+}
+
+// trainLikeOneProcess trains newNet for steps on this rank's share of each
+// global batch (every rank from different weights) and checks each step's
+// loss, averaged over the ranks, against one process on the whole batch;
+// with accumulate, in two micro-batches, the first under NoSync.
+func trainLikeOneProcess(t *testing.T, pg *distributed.ProcessGroup, accumulate bool) {
+	want := reference()
+	// Every rank starts from different weights: DDP must take rank 0's.
+	net := newNet(7 + uint64(pg.Rank())*100)
+	ddp, err := parallel.DDP(net, parallel.WithBucketCapMB(0.0001)) // ~105 bytes: several buckets
+	require.NoError(t, err)
+	defer ddp.Close()
+	require.Greater(t, ddp.Buckets(), 2)
+	opt := optim.SGD(net.Parameters(), optim.WithLR(0.1), optim.WithMomentum(0.9))
+	n := int64(globalBatch / pg.Size())
+	for s := 0; s < steps; s++ {
+		x, y := batch(s)
+		x = x.Narrow(0, int64(pg.Rank())*n, n)
+		y = y.Narrow(0, int64(pg.Rank())*n, n)
+		opt.ZeroGrad()
+		var local float64
+		if accumulate {
+			h := n / 2
+			ddp.NoSync(func() {
+				l := F.MseLoss(ddp.Forward(x.Narrow(0, 0, h)), y.Narrow(0, 0, h)).MulScalar(torch.S(0.5))
+				l.Backward()
+				local += l.Item()
+			})
+			l := F.MseLoss(ddp.Forward(x.Narrow(0, h, n-h)), y.Narrow(0, h, n-h)).MulScalar(torch.S(0.5))
+			l.Backward()
+			local += l.Item()
+		} else {
+			loss := F.MseLoss(ddp.Forward(x), y)
+			loss.Backward()
+			local = loss.Item()
+		}
+		opt.Step()
+		// The global loss is the average of the ranks' losses.
+		lt := torch.FromSlice([]float64{local}, 1)
+		require.NoError(t, pg.AllReduce(lt, distributed.Avg))
+		got := lt.Float64s()[0]
+		assert.InDelta(t, want[s], got, 1e-5*math.Max(1, math.Abs(want[s])), "step %d", s)
+	}
+	// The ranks hold the same weights.
+	for _, p := range net.Parameters() {
+		mx, mn := p.Detach().Clone(), p.Detach().Clone()
+		require.NoError(t, pg.AllReduce(mx, distributed.Max))
+		require.NoError(t, pg.AllReduce(mn, distributed.Min))
+		assert.Equal(t, mx.Float32s(), mn.Float32s())
 	}
 }
 
