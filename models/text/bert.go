@@ -1,7 +1,6 @@
 package text
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gotorch/gotorch/nn"
@@ -269,8 +268,8 @@ func (m *BertModel) Forward(inputIDs, attentionMask, tokenTypeIDs torch.Tensor) 
 
 // TryForward is Forward that returns its error.
 func (m *BertModel) TryForward(inputIDs, attentionMask, tokenTypeIDs torch.Tensor) (lastHidden, pooled torch.Tensor, err error) {
-	if m == nil {
-		return lastHidden, pooled, fmt.Errorf("text: nil *BertModel: %w", nn.ErrUninitialized)
+	if m == nil || m.Embeddings == nil || m.Encoder == nil || m.Pooler == nil {
+		return lastHidden, pooled, uninitialized("BertModel")
 	}
 	if err := m.check(inputIDs, attentionMask, tokenTypeIDs); err != nil {
 		return lastHidden, pooled, err

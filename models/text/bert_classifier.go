@@ -1,8 +1,6 @@
 package text
 
 import (
-	"fmt"
-
 	"github.com/gotorch/gotorch/nn"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
@@ -49,8 +47,8 @@ func (m *BertForSequenceClassification) Forward(inputIDs, attentionMask, tokenTy
 
 // TryForward is Forward that returns its error.
 func (m *BertForSequenceClassification) TryForward(inputIDs, attentionMask, tokenTypeIDs torch.Tensor) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, fmt.Errorf("text: nil *BertForSequenceClassification: %w", nn.ErrUninitialized)
+	if m == nil || m.Bert == nil || m.Dropout == nil || m.Classifier == nil {
+		return torch.Tensor{}, uninitialized("BertForSequenceClassification")
 	}
 	h, pooled, err := m.Bert.TryForward(inputIDs, attentionMask, tokenTypeIDs)
 	if err != nil {
@@ -77,6 +75,9 @@ func (m *BertForSequenceClassification) Loss(logits, labels torch.Tensor) torch.
 // TryLoss is Loss that returns its error.
 func (m *BertForSequenceClassification) TryLoss(logits, labels torch.Tensor) (torch.Tensor, error) {
 	const model = "BertForSequenceClassification"
+	if m == nil {
+		return torch.Tensor{}, uninitialized(model)
+	}
 	if !logits.Defined() || !labels.Defined() {
 		return torch.Tensor{}, modelError(model, ErrInput, "logits and labels must be defined")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gotorch/gotorch/internal/golden"
+	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/safetensors"
@@ -110,6 +111,16 @@ func TestBertErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "3 labels for a batch of 2")
 	_, err = m.TryLoss(logits, torch.FromSlice([]float32{1, 2}))
 	assert.ErrorContains(t, err, "labels must be class indices")
+
+	var nilModel *BertForSequenceClassification
+	_, err = nilModel.TryForward(ids, torch.Tensor{}, torch.Tensor{})
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, err = nilModel.TryLoss(logits, torch.FromSlice([]int64{1, 2}))
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, _, err = (&BertModel{Config: c}).TryForward(ids, torch.Tensor{}, torch.Tensor{})
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, _, err = m.Bert.TryForward(ids, torch.Ones([]int64{2, 2}, torch.WithDtype(torch.Bool)), torch.Tensor{})
+	assert.NoError(t, err, "a bool mask")
 
 	bad := c
 	bad.NumAttentionHeads = 5

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gotorch/gotorch/torch"
@@ -119,8 +118,8 @@ func (m *GPT2LMHeadModel) Generate(inputIDs torch.Tensor, opts ...GenerateOption
 
 // TryGenerate is Generate that returns its error.
 func (m *GPT2LMHeadModel) TryGenerate(inputIDs torch.Tensor, opts ...GenerateOption) (out torch.Tensor, err error) {
-	if m == nil {
-		return out, fmt.Errorf("text: nil *GPT2LMHeadModel")
+	if m == nil || m.Transformer == nil || m.LmHead == nil {
+		return out, uninitialized("GPT2LMHeadModel")
 	}
 	s, err := generateSetup(m.Config, opts)
 	if err != nil {

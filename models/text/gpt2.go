@@ -1,7 +1,6 @@
 package text
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gotorch/gotorch/nn"
@@ -204,8 +203,8 @@ func (m *GPT2Model) Forward(inputIDs torch.Tensor) torch.Tensor {
 // after the cached tokens, and the keys and values of inputIDs are added
 // to it.
 func (m *GPT2Model) TryForward(inputIDs torch.Tensor, cache *KVCache) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, fmt.Errorf("text: nil *GPT2Model: %w", nn.ErrUninitialized)
+	if m == nil || m.Wte == nil || m.Wpe == nil || m.LnF == nil || int64(len(m.H)) != m.Config.NLayer {
+		return torch.Tensor{}, uninitialized("GPT2Model")
 	}
 	if err := m.check(inputIDs, cache); err != nil {
 		return torch.Tensor{}, err

@@ -1,8 +1,6 @@
 package text
 
 import (
-	"fmt"
-
 	"github.com/gotorch/gotorch/nn"
 	F "github.com/gotorch/gotorch/nn/functional"
 	"github.com/gotorch/gotorch/torch"
@@ -59,8 +57,8 @@ func (m *GPT2LMHeadModel) Forward(inputIDs torch.Tensor) torch.Tensor {
 // TryForward returns the logits of inputIDs, the tokens that follow those
 // in cache (nil for none), adding their keys and values to the cache.
 func (m *GPT2LMHeadModel) TryForward(inputIDs torch.Tensor, cache *KVCache) (torch.Tensor, error) {
-	if m == nil {
-		return torch.Tensor{}, fmt.Errorf("text: nil *GPT2LMHeadModel: %w", nn.ErrUninitialized)
+	if m == nil || m.Transformer == nil || m.LmHead == nil {
+		return torch.Tensor{}, uninitialized("GPT2LMHeadModel")
 	}
 	h, err := m.Transformer.TryForward(inputIDs, cache)
 	if err != nil {

@@ -30,8 +30,8 @@ func (m *GPT2LMHeadModel) StateDict() map[string]torch.Tensor {
 // save_pretrained leaves it out); when there, it must equal
 // transformer.wte.weight, since the model holds one tensor for both.
 func (m *GPT2LMHeadModel) LoadStateDict(sd map[string]torch.Tensor, strict bool) error {
-	if m == nil {
-		return fmt.Errorf("text: nil *GPT2LMHeadModel")
+	if m == nil || m.LmHead == nil {
+		return uninitialized("GPT2LMHeadModel")
 	}
 	head, ok := sd[lmHeadKey]
 	if !ok {

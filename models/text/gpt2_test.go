@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gotorch/gotorch/internal/golden"
+	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/nn/optim"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/pt"
@@ -326,7 +327,28 @@ func TestGPT2Errors(t *testing.T) {
 
 	var nilModel *GPT2LMHeadModel
 	_, err = nilModel.TryForward(prompt, nil)
-	assert.Error(t, err)
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, err = nilModel.TryGenerate(prompt)
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, err = (&GPT2LMHeadModel{}).TryForward(prompt, nil)
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	_, err = (&GPT2Model{Config: c}).TryForward(prompt, nil)
+	assert.ErrorIs(t, err, nn.ErrUninitialized)
+	assert.Panics(t, func() { (&GPT2Model{}).Forward(prompt) })
+
+	// A cache made by another model: the error of the op that fails.
+	other := c
+	other.NHead = 2
+	m2, err := NewGPT2LMHeadModel(other)
+	require.NoError(t, err)
+	cache2 := &KVCache{}
+	defer cache2.Free()
+	_, err = m2.TryForward(prompt, cache2)
+	require.NoError(t, err)
+	_, err = m.TryForward(torch.FromSlice([]int64{4}, 1, 1), cache2)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "text: GPT2Model: torch.")
+	assert.EqualValues(t, 3, cache2.Len(), "a failed call leaves the cache as it was")
 
 	bad := c
 	bad.NHead = 5

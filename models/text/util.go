@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gotorch/gotorch/nn"
 	"github.com/gotorch/gotorch/torch"
 )
 
@@ -22,8 +23,8 @@ func modelError(model string, cause error, format string, args ...any) error {
 }
 
 // catch runs f and returns what it panicked with as an error, when that
-// is an error (the *torch.Error of an op, or one of this package's);
-// anything else panics again. The Try forms of the models are Forward
+// is the *torch.Error of an op or one of this package's input errors;
+// anything else (a runtime error) panics again. The Try forms of the models are Forward
 // under catch, as encoding/json recovers its own panics at its boundary.
 func catch[T any](model string, f func() T) (out T, err error) {
 	defer func() {
@@ -33,11 +34,14 @@ func catch[T any](model string, f func() T) (out T, err error) {
 				panic(r)
 			}
 			var te *torch.Error
-			if errors.As(e, &te) {
+			switch {
+			case errors.As(e, &te):
 				err = fmt.Errorf("text: %s: %w", model, e)
-				return
+			case errors.Is(e, ErrInput) || errors.Is(e, ErrConfig):
+				err = e
+			default:
+				panic(r) // a bug, not an input's fault
 			}
-			err = e
 		}
 	}()
 	return f(), nil
@@ -135,4 +139,10 @@ func checkRange(model, what string, ids torch.Tensor, n int64, name string) erro
 		return modelError(model, ErrInput, "%s must be in [0, %s=%d), got values from %d to %d", what, name, n, lo, hi)
 	}
 	return nil
+}
+
+// uninitialized is the error of a model whose constructor was not used:
+// a nil pointer, or a zero struct.
+func uninitialized(model string) error {
+	return fmt.Errorf("text: %s: nil or not made by its constructor: %w", model, nn.ErrUninitialized)
 }
