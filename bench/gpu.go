@@ -28,7 +28,7 @@ var gpuJobs = []jobSpec{
 
 // The parts -only accepts on each device.
 var (
-	cpuParts = []string{"ops", "mlp", "cnn", "trans", "mem", "startup", "rss"}
+	cpuParts = []string{"ops", "mlp", "cnn", "trans", "mem", "startup", "rss", "ddp"}
 	gpuParts = []string{"ops", "mlp", "cnn", "transformer"}
 )
 

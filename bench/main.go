@@ -65,6 +65,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	if slices.Equal(cfg.Only, []string{"ddp"}) { // bench/ddp.go alone: no other worker is built
+		if err := ddpMain(cfg, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var res *results
 	if cfg.Replot != "" {
 		res, err = replot(cfg)

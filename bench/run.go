@@ -225,6 +225,12 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	if cfg.wants("rss") && !over("RSS run") {
 		rssRuns(cfg, res, env, logf)
 	}
+	if cfg.wants("ddp") && !cfg.onCUDA() && !over("DDP run") {
+		if _, err := ddpPart(cfg, logf); err != nil { // bench/ddp.go; its report is bench/out/ddp.md
+			res.errorf("DDP run: %v", err)
+			logf("DDP run: %v", err)
+		}
+	}
 	res.Others = meter.others()
 	res.LoadEnd = loadAvg()
 	res.Duration = time.Since(t0)
