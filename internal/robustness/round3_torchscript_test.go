@@ -263,7 +263,38 @@ func round3TorchScriptCases(t *testing.T) []badCase {
 			func() error { return loadBytes(netWith(t, appendEntry("net/a\x00b", nil))) }},
 		{"jit an empty archive", "empty", op, nil,
 			func() error { return loadBytes(writeZip(t, nil)) }},
+
+		// The code, which libtorch parses and compiles recursively.
+		{"jit code nested 100,000 parentheses deep", "brackets nested more than 200 deep", op, nil,
+			func() error {
+				return loadBytes(netWithCode(t, strings.Repeat("(", 100_000)+"x"+strings.Repeat(")", 100_000)))
+			}},
+		{"jit code nested 201 lists deep", "brackets nested more than 200 deep", op, nil,
+			func() error { return loadBytes(netWithCode(t, strings.Repeat("[", 201)+"x"+strings.Repeat("]", 201))) }},
+		{"jit code a chain of 100,000 additions", "more than 1000 operators", op, nil,
+			func() error { return loadBytes(netWithCode(t, strings.Repeat("x + ", 100_000)+"x")) }},
+		{"jit code 100,000 unary minuses", "more than 1000 operators", op, nil,
+			func() error { return loadBytes(netWithCode(t, strings.Repeat("- ", 100_000)+"x")) }},
+		{"jit code indented 100,000 spaces", "indented more than 800 spaces", op, nil,
+			func() error {
+				return loadBytes(netWith(t, replace("net/code/__torch__.py", []byte("class Net(Module):\n"+strings.Repeat(" ", 100_000)+"x = 1\n"))))
+			}},
 	}
+}
+
+// netWithCode is net.pt with forward's first call given expr as its
+// argument.
+func netWithCode(t testing.TB, expr string) []byte {
+	return netWith(t, func(es []zipEntry) []zipEntry {
+		for i := range es {
+			if es[i].hdr.Name == "net/code/__torch__.py" {
+				old := []byte("_0 = (lin).forward(x, )")
+				require.True(t, bytes.Contains(es[i].body, old))
+				es[i].body = bytes.Replace(es[i].body, old, []byte("_0 = (lin).forward("+expr+", )"), 1)
+			}
+		}
+		return es
+	})
 }
 
 // tsCrashEnv names the case a child of TestRound3TorchScriptCrashes runs.
@@ -271,7 +302,8 @@ const tsCrashEnv = "GOTORCH_ROUND3_TORCHSCRIPT_CHILD"
 
 // TestRound3TorchScriptCrashes runs the TorchScript examples in a
 // child process: the bare TUPLE2 data.pkl (SIGSEGV in jit.Load and
-// LoadBytes), and the one-byte zip directory flip that loaded garbage
+// LoadBytes), code nested 100,000 parentheses deep (SIGSEGV in libtorch's
+// parser), and the one-byte zip directory flip that loaded garbage
 // silently. Each must be refused, and the real module must load and run
 // after.
 func TestRound3TorchScriptCrashes(t *testing.T) {
@@ -285,6 +317,10 @@ func TestRound3TorchScriptCrashes(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, netWith(t, replace("net/data.pkl", []byte(pkProto+pkTuple2+pkStop))), 0o644))
 			_, err := jit.Load(path)
 			require.ErrorContains(t, err, "needs 2 values on the stack")
+		},
+		"code-nested-1e5": func(t *testing.T) {
+			err := loadBytes(netWithCode(t, strings.Repeat("(", 100_000)+"x"+strings.Repeat(")", 100_000)))
+			require.ErrorContains(t, err, "brackets nested more than 200 deep")
 		},
 		"folder-flip": func(t *testing.T) {
 			err := loadBytes(flipToFolder(t, netBytes(t), "net/data/1"))

@@ -135,7 +135,9 @@ func LoadBytes(data []byte, opts ...Option) (*Module, error) {
 //   - two entries whose names differ only in case (miniz looks names up
 //     without regard to case, so either may be read);
 //   - an encrypted entry, a name with a NUL byte, and entries outside the
-//     archive's one top-level folder (libtorch reads that of the first).
+//     archive's one top-level folder (libtorch reads that of the first);
+//   - source in code/ nested past what libtorch's recursive parser and
+//     compiler survive (codecheck.go).
 //
 // The pickles and the tensor records are checked in C++ (cgotorch/jit's
 // check_archive) before torch::jit::load.
@@ -166,7 +168,11 @@ func checkArchive(r io.ReaderAt, size int64) error {
 		if err != nil {
 			return fmt.Errorf("corrupt TorchScript file: %s: %w", f.Name, err)
 		}
-		_, err = io.Copy(io.Discard, rc)
+		var w io.Writer = io.Discard
+		if code, ok := strings.CutPrefix(f.Name, top+"/code/"); ok && strings.HasSuffix(code, ".py") {
+			w = newCodeScanner(code)
+		}
+		_, err = io.Copy(w, rc)
 		rc.Close()
 		if err != nil {
 			return fmt.Errorf("corrupt TorchScript file: %s: %w", f.Name, err)
