@@ -26,15 +26,20 @@ const (
 	Gopo_Tensor_Amin    = ".AminAll,.AminAlong"
 	Gopo_Tensor_Max     = ".MaxAll,.MaxAlong"
 	Gopo_Tensor_Min     = ".MinAll,.MinAlong"
-	Gopo_Tensor_View    = ".ViewDims,.ViewShape"
-	Gopo_Tensor_Reshape = ".ReshapeDims,.ReshapeShape"
-	Gopo_Tensor_Permute = ".PermuteDims,.PermuteShape"
+	Gopo_Tensor_View    = ".ViewDims,.ViewShape,.ViewInts"
+	Gopo_Tensor_Reshape = ".ReshapeDims,.ReshapeShape,.ReshapeInts"
+	Gopo_Tensor_Permute = ".PermuteDims,.PermuteShape,.PermuteInts"
 	Gopo_Tensor_Flatten = ".FlattenAll,.FlattenFrom"
 	Gopo_Tensor_Squeeze = ".SqueezeAll,.SqueezeDim"
 	Gopo_Tensor_Std     = ".StdAll,.StdAlong"
 	Gopo_Tensor_Var     = ".VarAll,.VarAlong"
 	Gopo_Tensor_Argmax  = ".ArgmaxAll,.ArgmaxAlong"
 	Gopo_Tensor_Argmin  = ".ArgminAll,.ArgminAlong"
+
+	// PyTorch's names of methods whose overloads have Go names of their
+	// own (pythonic_tensor.go, ops_gen.go).
+	Gopo_Tensor_Stride           = ".Strides,.StrideAt"
+	Gopo_Tensor_RepeatInterleave = ".RepeatInterleaveSelfInt,.RepeatInterleaveSelfTensor"
 )
 
 // keepdimOf reads an optional keepdim argument.
@@ -114,6 +119,25 @@ func (t Tensor) ReshapeDims(dims ...int64) Tensor { return t.Reshape(dims) }
 
 // ReshapeShape is Python's x.reshape(shape) with a shape such as y.shape.
 func (t Tensor) ReshapeShape(shape []int64) Tensor { return t.Reshape(shape) }
+
+// ViewInts is x.view(-1, n) for XGo code that holds sizes in int
+// variables (n := 64); Go code and sizes from x.Size() use ViewDims.
+func (t Tensor) ViewInts(dims ...int) Tensor { return t.View(ints64(dims)) }
+
+// ReshapeInts is x.reshape(n, -1) with int sizes, as ViewInts.
+func (t Tensor) ReshapeInts(dims ...int) Tensor { return t.Reshape(ints64(dims)) }
+
+// PermuteInts is x.permute(i, j) with int dims, as ViewInts.
+func (t Tensor) PermuteInts(dims ...int) Tensor { return t.Permute(ints64(dims)) }
+
+// ints64 converts int sizes or dims to GoTorch's int64.
+func ints64(s []int) []int64 {
+	out := make([]int64, len(s))
+	for i, v := range s {
+		out[i] = int64(v)
+	}
+	return out
+}
 
 // PermuteDims is Python's x.permute(0, 2, 1).
 func (t Tensor) PermuteDims(dims ...int64) Tensor { return t.Permute(dims) }

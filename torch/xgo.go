@@ -139,4 +139,7 @@ const (
 	XGoo_Tensor_Var     = Gopo_Tensor_Var
 	XGoo_Tensor_Argmax  = Gopo_Tensor_Argmax
 	XGoo_Tensor_Argmin  = Gopo_Tensor_Argmin
+
+	XGoo_Tensor_Stride           = Gopo_Tensor_Stride
+	XGoo_Tensor_RepeatInterleave = Gopo_Tensor_RepeatInterleave
 )
