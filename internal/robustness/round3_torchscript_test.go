@@ -169,6 +169,8 @@ func round3TorchScriptCases(t *testing.T) []badCase {
 	dir := t.TempDir()
 	flipped := dir + "/flipped.pt"
 	require.NoError(t, os.WriteFile(flipped, flipToFolder(t, net, "net/data/1"), 0o644))
+	flippedTensor := dir + "/flipped_tensor.pt"
+	require.NoError(t, os.WriteFile(flippedTensor, flipToFolder(t, torch.Ones(shape(4)).Encode(), "archive/data/0"), 0o644))
 	const op = "jit.load"
 	return []badCase{
 		// Pickles.
@@ -239,6 +241,16 @@ func round3TorchScriptCases(t *testing.T) []badCase {
 			func() error { return e1(jit.Load(flipped)) }},
 		{"jit one-byte flip in memory: weights entry marked as a folder", "marked as a folder", op, nil,
 			func() error { return loadBytes(flipToFolder(t, net, "net/data/1")) }},
+		{"decode a one-byte flip: data record marked as a folder", "marked as a folder", "load", nil,
+			func() error {
+				return e1(torch.Decode(flipToFolder(t, torch.Ones(shape(4)).Encode(), "archive/data/0")))
+			}},
+		{"load a one-byte flip: data record marked as a folder", "marked as a folder", "load", nil,
+			func() error { return e1(torch.Load(flippedTensor)) }},
+		{"decode two records whose names differ in case", "without regard to case", "load", nil,
+			func() error {
+				return e1(torch.Decode(rezip(t, torch.Ones(shape(4)).Encode(), func(add func(string, []byte)) { add("archive/DATA.pkl", bare) })))
+			}},
 		{"jit weights entry with a Unix directory mode", "marked as a folder", op, nil,
 			func() error {
 				return loadBytes(netWith(t, editHeader("net/data/0", func(h *zip.FileHeader) { h.SetMode(fs.ModeDir | 0o755) })))

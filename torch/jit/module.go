@@ -23,6 +23,7 @@ import (
 	// The C++ behind jit.h.
 	_ "github.com/gotorch/gotorch/cgotorch/jit"
 	"github.com/gotorch/gotorch/internal/atomicfile"
+	"github.com/gotorch/gotorch/internal/zipcheck"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/internal/native"
 )
@@ -127,20 +128,11 @@ func LoadBytes(data []byte, opts ...Option) (*Module, error) {
 // checks every member's CRC-32, so that a truncated or corrupted file is
 // refused with a clear error before libtorch parses any of it. It also
 // checks the zip directory against what libtorch's reader (miniz) would
-// make of it, since a CRC covers a member's data, not its entry:
-//
-//   - an entry marked as a folder (a name ending in "/", or the MS-DOS or
-//     Unix directory attribute): miniz skips its data, so libtorch would
-//     load the weights stored there as uninitialised memory;
-//   - two entries whose names differ only in case (miniz looks names up
-//     without regard to case, so either may be read);
-//   - an encrypted entry, a name with a NUL byte, and entries outside the
-//     archive's one top-level folder (libtorch reads that of the first);
-//   - source in code/ nested past what libtorch's recursive parser and
-//     compiler survive (codecheck.go).
-//
-// The pickles and the tensor records are checked in C++ (cgotorch/jit's
-// check_archive) before torch::jit::load.
+// make of it (internal/zipcheck: entries marked as folders, names equal
+// but for case, ...), since a CRC covers a member's data, not its entry,
+// and source in code/ nested past what libtorch's recursive parser and
+// compiler survive (codecheck.go). The pickles and the tensor records are
+// checked in C++ (cgotorch/jit's check_archive) before torch::jit::load.
 func checkArchive(r io.ReaderAt, size int64) error {
 	z, err := zip.NewReader(r, size)
 	if err != nil {
@@ -149,18 +141,12 @@ func checkArchive(r io.ReaderAt, size int64) error {
 	if len(z.File) == 0 {
 		return errors.New("not a TorchScript file: the archive is empty")
 	}
-	top, _, _ := strings.Cut(z.File[0].Name, "/")
-	names := make(map[string]string, len(z.File))
+	top, err := zipcheck.Entries(z)
+	if err != nil {
+		return fmt.Errorf("corrupt TorchScript file: %w", err)
+	}
 	hasData := false
 	for _, f := range z.File {
-		if err := checkEntry(f, top); err != nil {
-			return fmt.Errorf("corrupt TorchScript file: %w", err)
-		}
-		folded := strings.ToLower(f.Name)
-		if other, dup := names[folded]; dup {
-			return fmt.Errorf("corrupt TorchScript file: the archive has two entries named %q and %q (names are looked up without regard to case)", other, f.Name)
-		}
-		names[folded] = f.Name
 		if f.Name == top+"/data.pkl" {
 			hasData = true
 		}
@@ -180,30 +166,6 @@ func checkArchive(r io.ReaderAt, size int64) error {
 	}
 	if !hasData {
 		return fmt.Errorf("not a TorchScript file: the archive has no %s/data.pkl", top)
-	}
-	return nil
-}
-
-// checkEntry checks one zip directory entry (see checkArchive).
-func checkEntry(f *zip.File, top string) error {
-	const (
-		dosDir   = 0x10     // MS-DOS attribute: a directory
-		unixType = 0o170000 // the file type bits of a Unix mode
-		unixReg  = 0o100000 // a regular file
-	)
-	switch {
-	case strings.HasSuffix(f.Name, "/") || f.ExternalAttrs&dosDir != 0 || f.FileInfo().IsDir():
-		return fmt.Errorf("entry %q is marked as a folder (libtorch would skip its data)", f.Name)
-	case f.CreatorVersion>>8 == 3 && (f.ExternalAttrs>>16)&unixType != 0 && (f.ExternalAttrs>>16)&unixType != unixReg:
-		return fmt.Errorf("entry %q is not a regular file (Unix mode %#o)", f.Name, f.ExternalAttrs>>16)
-	case f.Flags&0x1 != 0:
-		return fmt.Errorf("entry %q is encrypted", f.Name)
-	case strings.IndexByte(f.Name, 0) >= 0:
-		return fmt.Errorf("entry %q has a NUL byte in its name", f.Name)
-	case !strings.HasPrefix(f.Name, top+"/"):
-		return fmt.Errorf("entry %q is outside the archive's folder %q", f.Name, top)
-	case f.Method != zip.Store && f.Method != zip.Deflate:
-		return fmt.Errorf("entry %q uses compression method %d (stored or deflated only)", f.Name, f.Method)
 	}
 	return nil
 }
