@@ -340,9 +340,17 @@ func userWordsOf(imp types.Importer) userWords {
 		default:
 			continue
 		}
+		// gogen's forms (checkTypeMethod): Type_Method, _Type__Method
+		// and _Func, the latter two for names with an underscore
+		// (XGoo__Tensor__Cumsum_ is x.cumsum_).
 		typ := ""
-		if i := strings.LastIndexByte(key, '_'); i >= 0 {
-			typ, key = strings.Trim(key[:i], "_"), key[i+1:]
+		if k, ok := strings.CutPrefix(key, "_"); ok {
+			key = k
+			if i := strings.Index(k, "__"); i > 0 {
+				typ, key = k[:i], k[i+2:]
+			}
+		} else if i := strings.IndexByte(key, '_'); i >= 0 {
+			typ, key = key[:i], key[i+1:]
 		}
 		for _, m := range strings.Split(constant.StringVal(c.Val()), ",") {
 			if m = strings.TrimPrefix(m, "."); m == "" {
