@@ -143,6 +143,15 @@ func XGot_Trainer_Main(p project) {
 		exit(2)
 		return
 	}
+	// A flag that nothing the script calls can read: say so before the
+	// run, when gop-torch listed what it calls (knobs.go).
+	if v, ok := p.(selectorLister); ok {
+		if err := t.unreadableFlagsError(v.GopTorchSelectors()); err != nil {
+			fmt.Fprintln(errOut, err)
+			exit(2)
+			return
+		}
+	}
 	if !envOff("GOTORCH_LOCK_THREAD") {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()

@@ -455,6 +455,8 @@ func instrumentPackage(pkg *gogen.Package) (loops int, entry bool, err error) {
 	pkg.NewFunc(recv, markerName, nil, ret, false).BodyStart(pkg).
 		Val(fmt.Sprintf("%s (%d loops)", version, loops)).Return(1).
 		End()
+	// The Trainer methods it calls, for the flags it cannot read (flagsel.go).
+	addSelectors(pkg, file, obj, recvName)
 	xgoEntryPoint(file, pkg, recvName)
 	return loops, true, nil
 }

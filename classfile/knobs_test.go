@@ -1,0 +1,238 @@
+package classfile
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var updateKnobs = flag.Bool("update-knobs", false, "rewrite knobs_gen.go from the package's source")
+
+// knobCallGraph finds, from the package's source, the knobs each exported
+// method may read: the flagUsed calls it makes, and those of everything
+// it may call. It over-approximates, so that no knob a script can read is
+// left out: a selector .Name is a call of every method Name in the
+// package, an identifier of a package function a call of it, and a type
+// the body names (a composite literal &Batches{…}) brings in all its
+// methods, which the value may have called later (Batches.Next reads
+// limit-batches).
+func knobCallGraph(t *testing.T) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	type fn struct {
+		knobs   map[string]bool
+		callees map[string]bool // keys of funcs, "T.M" or "F"
+		types   map[string]bool
+	}
+	fns := map[string]*fn{}
+	byMethod := map[string][]string{} // method name → "T.M" keys
+	byType := map[string][]string{}   // type name → its "T.M" keys
+	lists := map[string][]string{}    // package-level []string{...} vars
+	var bodies []*ast.File
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		bodies = append(bodies, f)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				key := d.Name.Name
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					typ := recvName(d.Recv.List[0].Type)
+					key = typ + "." + d.Name.Name
+					byMethod[d.Name.Name] = append(byMethod[d.Name.Name], key)
+					byType[typ] = append(byType[typ], key)
+				}
+				fns[key] = &fn{knobs: map[string]bool{}, callees: map[string]bool{}, types: map[string]bool{}}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					vs, ok := s.(*ast.ValueSpec)
+					if !ok {
+						continue
+					}
+					for i, n := range vs.Names {
+						if i >= len(vs.Values) {
+							continue
+						}
+						if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
+							for _, e := range cl.Elts {
+								if bl, ok := e.(*ast.BasicLit); ok && bl.Kind == token.STRING {
+									v, _ := strconv.Unquote(bl.Value)
+									lists[n.Name] = append(lists[n.Name], v)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, f := range bodies {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			key := fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) == 1 {
+				key = recvName(fd.Recv.List[0].Type) + "." + fd.Name.Name
+			}
+			me := fns[key]
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "flagUsed" {
+						for _, a := range n.Args {
+							switch a := a.(type) {
+							case *ast.BasicLit:
+								v, _ := strconv.Unquote(a.Value)
+								me.knobs[v] = true
+							case *ast.Ident:
+								list, ok := lists[a.Name]
+								require.True(t, ok, "%s: flagUsed(%s...): not a list of knobs", key, a.Name)
+								for _, v := range list {
+									me.knobs[v] = true
+								}
+							default:
+								t.Fatalf("%s: flagUsed with an argument the analysis cannot read: %T", key, a)
+							}
+						}
+					}
+				case *ast.SelectorExpr:
+					for _, k := range byMethod[n.Sel.Name] {
+						me.callees[k] = true
+					}
+				case *ast.Ident:
+					if _, ok := fns[n.Name]; ok {
+						me.callees[n.Name] = true
+					}
+					if _, ok := byType[n.Name]; ok {
+						me.types[n.Name] = true
+					}
+				}
+				return true
+			})
+			for typ := range me.types {
+				for _, k := range byType[typ] {
+					me.callees[k] = true
+				}
+			}
+		}
+	}
+	// The knobs each function reaches, to a fixed point.
+	for changed := true; changed; {
+		changed = false
+		for _, f := range fns {
+			for c := range f.callees {
+				for k := range fns[c].knobs {
+					if !f.knobs[k] {
+						f.knobs[k], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	out := map[string][]string{}
+	for key, f := range fns {
+		typ, name, ok := strings.Cut(key, ".")
+		if !ok || typ != "Trainer" || !ast.IsExported(name) || len(f.knobs) == 0 {
+			continue
+		}
+		var ks []string
+		for k := range f.knobs {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		out[name] = ks
+	}
+	return out
+}
+
+func recvName(x ast.Expr) string {
+	for {
+		switch v := x.(type) {
+		case *ast.StarExpr:
+			x = v.X
+		case *ast.Ident:
+			return v.Name
+		case *ast.IndexExpr:
+			x = v.X
+		default:
+			return ""
+		}
+	}
+}
+
+// knobsGenSource is knobs_gen.go for a table.
+func knobsGenSource(t *testing.T, table map[string][]string) []byte {
+	var b bytes.Buffer
+	b.WriteString("// Code generated by go test -run TestKnobReaders -update-knobs. DO NOT EDIT.\n\npackage classfile\n\n")
+	b.WriteString("// knobReaders are the knobs that each exported method of Trainer may\n// read, itself or through what it calls (knobs_test.go finds them in the\n// package's source). XGot_Trainer_Main reads it to tell, before the run,\n// a flag that the script cannot read (knobs.go).\nvar knobReaders = map[string][]string{\n")
+	names := make([]string, 0, len(table))
+	for n := range table {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t%q: {", n)
+		for i, k := range table[n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%q", k)
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n")
+	src, err := format.Source(b.Bytes())
+	require.NoError(t, err)
+	return src
+}
+
+// TestKnobReaders checks that knobs_gen.go is the analysis of the
+// package's current source (go test -run TestKnobReaders -update-knobs
+// rewrites it).
+func TestKnobReaders(t *testing.T) {
+	table := knobCallGraph(t)
+	assert.Contains(t, table["Lr__0"], "lr")
+	assert.Contains(t, table["Fit"], "lr", "Fit builds the trainer's optimizer")
+	assert.Contains(t, table["TrainLoader"], "limit-batches", "the loader's batches read it")
+	assert.NotContains(t, table["Optimizer__2"], "lr", "a custom optimizer does not read -lr")
+	src := knobsGenSource(t, table)
+	if *updateKnobs {
+		require.NoError(t, os.WriteFile("knobs_gen.go", src, 0o644))
+	}
+	got, err := os.ReadFile("knobs_gen.go")
+	require.NoError(t, err)
+	assert.Equal(t, string(src), string(got), "knobs_gen.go is stale: go test ./classfile -run TestKnobReaders -update-knobs")
+}
+
+func TestUnreadableFlags(t *testing.T) {
+	tr := &Trainer{}
+	require.NoError(t, tr.ParseFlags([]string{"-lr", "0.5", "-epochs", "2", "-seed", "1"}))
+	err := tr.unreadableFlagsError([]string{"Epochs__0", "Relu", "Optimizer__2"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-lr 0.5")
+	assert.NotContains(t, err.Error(), "-epochs", "the script reads epochs")
+	assert.NotContains(t, err.Error(), "-seed", "seed is used when set")
+	assert.NoError(t, tr.unreadableFlagsError([]string{"Fit"}), "Fit reads lr")
+	assert.NoError(t, tr.unreadableFlagsError([]string{"Epochs__0", "Lr__0"}))
+}
