@@ -35,6 +35,7 @@ package parallel
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,7 +137,11 @@ func DDP(m nn.Moduler, opts ...Option) (*DDPModule, error) {
 		return nil, errors.New("parallel.DDP: the module has no parameter that requires a gradient")
 	}
 	d := &DDPModule{module: mod, pg: c.pg, names: names, cfg: c}
-	// The Reducer checks the parameters' shapes across ranks first.
+	// Every rank must have rank 0's model and options, else all refuse.
+	if err := d.checkSettings(params); err != nil {
+		return nil, err
+	}
+	// The Reducer checks the parameters' shapes across ranks too.
 	r, err := distributed.NewReducer(c.pg, params, c.bucketBytes, c.firstBucketBytes, c.findUnused)
 	if err != nil {
 		return nil, fmt.Errorf("parallel.DDP: %w", err)
@@ -155,6 +160,60 @@ func DDP(m nn.Moduler, opts ...Option) (*DDPModule, error) {
 		return nil, fmt.Errorf("parallel.DDP: broadcasting the parameters and buffers from rank 0: %w", err)
 	}
 	return d, nil
+}
+
+// checkSettings refuses, on every rank alike, a job whose ranks have
+// different models (the number, size or shapes of the parameters) or were
+// given different bucket plans or options: they would all-reduce
+// different buckets (wrong averages, or a hang until the timeout).
+// PyTorch checks the shapes only (c10d's verify_params_across_processes,
+// which NewReducer runs too, but which fails on the mismatched ranks only,
+// leaving rank 0 to fail at its next collective).
+func (d *DDPModule) checkSettings(params []torch.Tensor) error {
+	if d.pg.Size() == 1 {
+		return nil
+	}
+	b2i := func(b bool) int64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	h := fnv.New64a()
+	var numel int64
+	for _, p := range params {
+		shape := p.Shape()
+		fmt.Fprint(h, shape, p.Dtype(), ";")
+		n := int64(1)
+		for _, v := range shape {
+			n *= v
+		}
+		numel += n
+	}
+	mine := []int64{int64(len(params)), numel, int64(h.Sum64() >> 1),
+		d.cfg.bucketBytes, d.cfg.firstBucketBytes, b2i(d.cfg.findUnused), b2i(d.cfg.broadcastBuffers)}
+	names := []string{"parameters", "parameter values", "parameter shapes and dtypes (a hash)",
+		"bucket cap (bytes, WithBucketCapMB)", "first bucket (bytes)", "WithFindUnusedParameters", "WithBroadcastBuffers"}
+	outs := make([]torch.Tensor, d.pg.Size())
+	for i := range outs {
+		outs[i] = torch.Zeros([]int64{int64(len(mine))}, torch.WithDtype(torch.Int64))
+	}
+	if err := d.pg.AllGather(outs, torch.FromSlice(mine, int64(len(mine)))); err != nil {
+		return fmt.Errorf("parallel.DDP: comparing the ranks' models and settings: %w", err)
+	}
+	root := outs[0].Int64s()
+	for r := 1; r < len(outs); r++ {
+		for i, v := range outs[r].Int64s() {
+			if v != root[i] {
+				what := "model differs"
+				if i >= 3 {
+					what = "DDP options differ"
+				}
+				return fmt.Errorf("parallel.DDP: rank %d's %s from rank 0's: %s %d, rank 0's %d (every rank must build the same model and pass the same options)", r, what, names[i], v, root[i])
+			}
+		}
+	}
+	return nil
 }
 
 // broadcastBucketBytes caps the buffers in which parameters and buffers

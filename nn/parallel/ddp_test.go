@@ -91,6 +91,9 @@ func TestDDPMatchesOneProcess(t *testing.T) {
 		accumulate string
 	}{{2, "0"}, {4, "0"}, {2, "1"}} {
 		t.Run(fmt.Sprintf("ranks=%d,accumulate=%s", c.ranks, c.accumulate), func(t *testing.T) {
+			if c.ranks > 2 && testing.Short() {
+				t.Skip("4 ranks: not in -short mode (TestDDPTwoHosts runs 4 too)")
+			}
 			file := filepath.Join(t.TempDir(), "store")
 			disttest.Run(t, c.ranks, disttest.Options{Env: func(int) []string {
 				return []string{"STORE_FILE=" + file, "ACCUMULATE=" + c.accumulate}
