@@ -26,7 +26,13 @@
 //   - Forward broadcasts the buffers (BatchNorm's running statistics) from
 //     rank 0 first, as broadcast_buffers=True does;
 //   - every parameter must get a gradient in each synced backward, unless
-//     WithFindUnusedParameters (PyTorch's find_unused_parameters).
+//     WithFindUnusedParameters (PyTorch's find_unused_parameters);
+//   - every rank must have rank 0's model and options (DDP checks);
+//   - CommTime reports the time of the gradient all-reduces.
+//
+// SyncBatchNorm and ConvertSyncBatchNorm (syncbn.go) are PyTorch's
+// nn.SyncBatchNorm and convert_sync_batchnorm: batch norm with the
+// statistics of the whole group's batch.
 //
 // A model whose forward is not Forward(torch.Tensor) torch.Tensor calls
 // SyncBuffers before its forward and PrepareBackward after it.
