@@ -90,7 +90,7 @@ var goldenCases = []goldenCase{
 		return MobileNetV2(WithNumClasses(5), WithWidthMult(0.25), WithDropout(0),
 			WithInvertedResidualSetting([4]int64{1, 16, 1, 1}, [4]int64{6, 24, 2, 2}, [4]int64{6, 32, 1, 2}))
 	}, true, false},
-	{"vgg11_bn", 64, func() Model { return VGG11BN(WithNumClasses(10), WithDropout(0)) }, false, true},
+	{"vgg11_bn", 32, func() Model { return VGG11BN(WithNumClasses(10), WithDropout(0)) }, false, true},
 	{"vit_small", 32, func() Model {
 		return must(NewVisionTransformer(WithImageSize(32), WithPatchSize(8), WithNumLayers(2), WithNumHeads(4),
 			WithHiddenDim(32), WithMLPDim(64), WithNumClasses(5)))

@@ -112,7 +112,7 @@ CASES = {
                                                inverted_residual_setting=[[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 1, 2]]), 32,
                            ["features.0.0.weight", "features.2.conv.2.weight", "classifier.1.weight"],
                            ["features.3.conv.0.1.running_mean"], True),
-    "vgg11_bn": (lambda: torchvision.models.vgg11_bn(num_classes=10, dropout=0.0), 64,
+    "vgg11_bn": (lambda: torchvision.models.vgg11_bn(num_classes=10, dropout=0.0), 32,
                  ["features.0.weight", "features.26.weight", "classifier.6.bias"],
                  ["features.1.running_var"], False),
     "vit_small": (lambda: VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
