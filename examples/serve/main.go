@@ -70,7 +70,7 @@ func run(addr, weights, format string, threads int, cfg Config) error {
 	if err := checkWeightsFile(weights); err != nil {
 		return err
 	}
-	model, err := loadModel(weights, format)
+	model, err := loadServedModel(weights, format) // -arch (vision.go)
 	if err != nil {
 		return err
 	}
