@@ -19,8 +19,12 @@
 //
 // Requests are batched (package batcher): one worker runs up to -max-batch
 // images per forward pass, waiting at most -max-wait for a batch to fill.
-// At most -queue images wait; beyond that /predict answers 503. A request
-// not answered within -timeout gets 504. SIGTERM or SIGINT drains: /healthz
+// At most -queue images wait, and at most -max-in-flight requests are
+// decoded, queued or run; beyond that /predict answers 503 at once,
+// before reading the body, so that an overloaded server spends its CPU on
+// the requests it can answer. At most -max-conns connections are open;
+// more wait to be accepted. A request not answered within -timeout gets
+// 504. SIGTERM or SIGINT drains: /healthz
 // turns 503, no new connections are taken, and the requests in flight are
 // answered. GET / is a page to drop or draw an image on; /healthz and
 // /metrics (Prometheus) are there for operators.
@@ -53,11 +57,13 @@ func main() {
 		queue    = flag.Int("queue", 256, "most images waiting; /predict answers 503 beyond")
 		timeout  = flag.Duration("timeout", 0, "request timeout (default 5s)")
 		maxBody  = flag.Int64("max-body", 1<<20, "largest request body in bytes; larger get 413")
+		inFlight = flag.Int("max-in-flight", 0, "most /predict requests decoding, queued or running; 503 beyond, before the body is read (0: queue + max-batch)")
+		maxConns = flag.Int("max-conns", 0, "most open connections; more wait in the kernel's backlog (0: 2 × max-in-flight, at least 64; -1: no bound)")
 	)
 	flag.Parse()
 	if err := run(*addr, *weights, *format, *threads, Config{
 		MaxBatch: *maxBatch, MaxWait: *maxWait, QueueSize: *queue,
-		RequestTimeout: *timeout, MaxBodyBytes: *maxBody,
+		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxInFlight: *inFlight, MaxConns: *maxConns,
 	}); err != nil {
 		log.Fatal(err)
 	}
@@ -82,8 +88,8 @@ func run(addr, weights, format string, threads int, cfg Config) error {
 	defer stop()
 	s := NewServer(model, cfg)
 	c := s.cfg
-	log.Printf("serving %s on http://%s (%d libtorch threads, batches of up to %d, max wait %v, queue %d, timeout %v)",
-		weights, l.Addr(), torch.NumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.RequestTimeout)
+	log.Printf("serving %s on http://%s (%d libtorch threads, batches of up to %d, max wait %v, queue %d, in flight %d, connections %d, timeout %v)",
+		weights, l.Addr(), torch.NumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.MaxInFlight, c.MaxConns, c.RequestTimeout)
 	if err := s.Serve(ctx, l); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -36,6 +36,17 @@ type Config struct {
 	RequestTimeout time.Duration // from a request's arrival to its answer; 504 after it
 	MaxBodyBytes   int64         // larger bodies get 413
 	DrainTimeout   time.Duration // how long shutdown waits for requests in flight
+	// MaxInFlight bounds the /predict requests being decoded, queued or
+	// run (default QueueSize+MaxBatch); beyond it a request gets 503
+	// before its body is read or decoded.
+	MaxInFlight int
+	// MaxConns bounds the open connections (default 2×MaxInFlight, at
+	// least 64); clients beyond wait in the kernel's backlog until one
+	// closes. Negative: no bound.
+	MaxConns int
+	// MaxHeaderBytes bounds a request's header (default 64 KiB); larger
+	// get 431.
+	MaxHeaderBytes int
 }
 
 func (c Config) withDefaults() Config {
@@ -54,6 +65,15 @@ func (c Config) withDefaults() Config {
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 30 * time.Second
 	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = c.QueueSize + c.MaxBatch
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = max(2*c.MaxInFlight, 64)
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = 64 << 10
+	}
 	return c
 }
 
@@ -63,6 +83,9 @@ type Server struct {
 	cfg      Config
 	batch    *batcher.Batcher[*Pixels, Probs]
 	draining atomic.Bool
+	inFlight atomic.Int64 // /predict requests admitted: decoding, queued or running
+	shed     prometheus.Counter
+	conns    atomic.Pointer[limitListener] // Serve's listener, for the gauge
 	registry *prometheus.Registry
 	latency  *prometheus.HistogramVec
 	mux      *http.ServeMux
@@ -100,6 +123,23 @@ func NewServer(model Model, cfg Config) *Server {
 		Name: "serve_queue_length",
 		Help: "Images waiting for the batch worker.",
 	}, func() float64 { return float64(s.batch.Len()) })
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "serve_requests_in_flight",
+		Help: "/predict requests admitted and not yet answered (decoding, queued or in a batch).",
+	}, func() float64 { return float64(s.inFlight.Load()) })
+	conns := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "serve_open_connections",
+		Help: "Connections accepted and not yet closed (at most -max-conns).",
+	}, func() float64 {
+		if l := s.conns.Load(); l != nil {
+			return float64(l.Open())
+		}
+		return 0
+	})
+	s.shed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "serve_shed_requests_total",
+		Help: "/predict requests answered 503 before their body was decoded, because MaxInFlight were in flight.",
+	})
 	liveTensors := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "gotorch_live_tensors",
 		Help: "Native tensors not yet freed (torch.ReadMemStats).",
@@ -108,7 +148,7 @@ func NewServer(model Model, cfg Config) *Server {
 		Name: "gotorch_live_tensor_bytes",
 		Help: "Bytes of the native tensors not yet freed (torch.ReadMemStats).",
 	}, func() float64 { return float64(torch.ReadMemStats().LiveBytes) })
-	s.registry.MustRegister(batchSizes, batchSeconds, s.latency, queue, liveTensors, liveBytes,
+	s.registry.MustRegister(batchSizes, batchSeconds, s.latency, queue, inFlight, conns, s.shed, liveTensors, liveBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	pages, err := fs.Sub(static, "static")
@@ -189,6 +229,20 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) int {
 		w.Header().Set("Allow", http.MethodPost)
 		return fail(http.StatusMethodNotAllowed, "%s /predict: use POST with a PNG, JPEG or GIF image or JSON {\"image\": [784 numbers in [0,1]]}", r.Method)
 	}
+	// Shed load before any work: a request that would wait beyond
+	// MaxInFlight gets 503 before its body is read or decoded, so that
+	// refusing costs far less than answering.
+	overloaded := func() int {
+		s.shed.Inc()
+		w.Header().Set("Retry-After", "1")
+		return fail(http.StatusServiceUnavailable, "overloaded: %d requests in flight; retry later", s.cfg.MaxInFlight)
+	}
+	if s.inFlight.Load() >= int64(s.cfg.MaxInFlight) {
+		return overloaded()
+	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return fail(http.StatusRequestEntityTooLarge, "body is over %d bytes", s.cfg.MaxBodyBytes)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
@@ -199,6 +253,13 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) int {
 		}
 		return fail(http.StatusBadRequest, "reading the body: %v", err)
 	}
+	// The body is read, while the client was slow if it was: admit the
+	// request for decoding only now, so that slow clients hold no place.
+	if s.inFlight.Add(1) > int64(s.cfg.MaxInFlight) {
+		s.inFlight.Add(-1)
+		return overloaded()
+	}
+	defer s.inFlight.Add(-1)
 	img, err := decodeBody(r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return fail(statusOf(err), "%v", err)
@@ -235,12 +296,18 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // turns 503, the listener closes, requests in flight (and so every queued
 // image) get their answers within DrainTimeout, and the batch worker stops.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	if s.cfg.MaxConns > 0 {
+		ll := newLimitListener(l, s.cfg.MaxConns)
+		s.conns.Store(ll)
+		l = ll
+	}
 	srv := &http.Server{
 		Handler:           s,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       s.cfg.RequestTimeout,
 		WriteTimeout:      s.cfg.RequestTimeout + 5*time.Second,
-		IdleTimeout:       60 * time.Second,
+		IdleTimeout:       15 * time.Second, // an idle keep-alive connection holds one of MaxConns
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
