@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The pickle virtual machine. It runs Python's pickle opcodes (protocols
@@ -252,6 +253,13 @@ func (m *machine) put(i uint64, v any) error {
 	if _, ok := m.memo[i]; !ok && len(m.memo) >= m.lim.maxMemo {
 		return fmt.Errorf("%w: more than %d memo entries", ErrLimit, m.lim.maxMemo)
 	}
+	// Every pickler (Python's, libtorch's, this package's) numbers its memo
+	// entries 0, 1, 2, ... as it stores them. A file that does not was
+	// changed: in a legacy file, which has no checksum, a flipped memo
+	// index would otherwise make a later GET fetch another object.
+	if i != uint64(len(m.memo)) {
+		return fmt.Errorf("%w: memo index %d stored out of order (the next is %d; picklers number them in order)", ErrInvalid, i, len(m.memo))
+	}
 	m.memo[i] = v
 	return nil
 }
@@ -385,6 +393,11 @@ func (m *machine) step(op byte) (done bool, err error) {
 		b, err := in.bytes(n)
 		if err != nil {
 			return false, err
+		}
+		// Python's unpickler decodes a str as strict UTF-8, and so refuses
+		// a changed byte that breaks it.
+		if !utf8.Valid(b) {
+			return false, fmt.Errorf("%w: a str that is not UTF-8: %q", ErrInvalid, b)
 		}
 		return false, m.push(string(b))
 	case 'T', 'U', 'B', 'C', 0x8e, 0x96: // BINSTRING, SHORT_BINSTRING, BINBYTES, SHORT_BINBYTES, BINBYTES8, BYTEARRAY8
