@@ -42,6 +42,14 @@
 // capped. A damaged file gives an error wrapping ErrInvalid; the reader
 // never panics on any input (it is fuzzed: FuzzPickle, FuzzDecode).
 //
+// A zip file's records carry CRCs; a legacy file carries none, so the
+// reader checks what the format allows: its structure (storage counts,
+// sizes and keys against the object's), strict UTF-8 in every str (as
+// Python's unpickler) and memo entries stored in order (as every pickler
+// writes them). A changed byte that still parses (a letter of a key, a
+// size that still fits, a storage's data) loads silently;
+// TestLegacySingleByteFlips counts those.
+//
 // # Writing
 //
 // Save and Encode write the zip format of torch.save (protocol 2 pickle,
