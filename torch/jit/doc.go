@@ -19,8 +19,13 @@
 // write it back.
 //
 // Errors are *torch.Error values (Op "jit.load", "jit.forward", ...);
-// a Module used after Close gives one wrapping ErrClosed. A file is
-// checked (its zip structure and every member's CRC) before libtorch
-// parses it, so a truncated or corrupted file is an error. A TorchScript
-// file is code, though: load only files you trust.
+// a Module used after Close gives one wrapping ErrClosed. Values nested
+// more than MaxDepth deep, or that contain themselves, are errors both
+// ways. A file is checked before libtorch parses it: its zip directory and
+// every member's CRC, its source's nesting (codecheck.go), every pickle
+// (the walk that guards torch.Load) and every tensor against its record,
+// so that a truncated, corrupted or hostile file is an error, not a crash
+// or garbage weights (docs/serving.md, "What is safe to load"). A
+// TorchScript file is code, though: its methods run as written, so load
+// only files whose code you trust.
 package jit

@@ -26,12 +26,19 @@ type Kwargs map[string]any
 // level. A deeper argument or result is an error that names the limit
 // (libtorch converts them recursively, on the native stack), and so is a
 // Go value that contains itself.
-const MaxDepth = C.GT_JIT_MAX_DEPTH
+const MaxDepth = 1000
 
 // MaxValues bounds the values in one call's arguments, and in its result,
 // all levels together; a slice reached twice counts twice, as it is
 // converted twice.
-const MaxValues = C.GT_JIT_MAX_VALUES
+const MaxValues = 1 << 22
+
+// The C side's limits (jit.h) are the same: either index is a compile
+// error otherwise.
+var (
+	_ = [1]struct{}{}[MaxDepth-C.GT_JIT_MAX_DEPTH]
+	_ = [1]struct{}{}[MaxValues-C.GT_JIT_MAX_VALUES]
+)
 
 // encoder lays Go values out as the flat tree of jit.h. It borrows every
 // tensor it meets; release ends the borrows.
