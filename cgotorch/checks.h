@@ -453,6 +453,241 @@ inline void pdist_grad(const char *op, const at::Tensor &grad, const at::Tensor 
               pdist.sizes());
 }
 
+// ---------------------------------------------------------------------------
+// Round 3 (issue #36): arguments that 1.13.1's kernels trust and later
+// PyTorch checks, or that a probe of every op taking index, offset,
+// sample, length or per-channel tensors found unchecked (docs/robustness.md,
+// "Round 3: serving, samplers and op checks").
+
+// maybe is an optional tensor argument as a tensor, undefined for none.
+inline at::Tensor maybe(const at::Tensor &t) { return t; }
+inline at::Tensor maybe(const c10::optional<at::Tensor> &t) { return t.has_value() ? *t : at::Tensor(); }
+
+// per_channel checks that a defined per-channel tensor has one value per
+// channel: the kernels read `channels` values from it.
+inline void per_channel(const char *op, const char *arg, const at::Tensor &t, int64_t channels) {
+  if (!t.defined()) return;
+  TORCH_CHECK(t.numel() == channels, op, ": ", arg, " has ", t.numel(), " elements for ", channels,
+              " channels; it must have one per channel (GoTorch checks this argument: the kernel trusts it)");
+}
+
+inline int64_t channels_of(const at::Tensor &input) { return input.dim() >= 2 ? input.size(1) : 1; }
+
+// fractional_max_pool2d/3d read random_samples[n][c][0..dims) for every
+// batch element and plane, and turn each into pooling windows that they do
+// not clamp: a sample must be in [0, 1). PyTorch 2.x checks the batch and
+// plane sizes; the values are still trusted upstream.
+inline void fractional_samples(const char *op, int dims, const at::Tensor &self, const at::Tensor &samples) {
+  if (self.dim() != dims + 1 && self.dim() != dims + 2) return;  // the kernel rejects the shape
+  const int64_t batch = self.dim() == dims + 2 ? self.size(0) : 1;
+  const int64_t planes = self.size(self.dim() - dims - 1);
+  TORCH_CHECK(samples.dim() == 3 && samples.size(0) == batch && samples.size(1) == planes && samples.size(2) == dims,
+              op, ": random_samples has size ", samples.sizes(), "; it must be [", batch, ", ", planes, ", ", dims,
+              "] (batch, planes, one sample per pooled dimension)");
+  if (!scannable(samples) || samples.numel() == 0 || !at::isFloatingType(samples.scalar_type())) return;
+  at::NoGradGuard no_grad;
+  auto mm = at::aminmax(samples);
+  const double lo = std::get<0>(mm).item<double>(), hi = std::get<1>(mm).item<double>();
+  TORCH_CHECK(lo >= 0 && hi < 1 && !at::isnan(samples).any().item<bool>(), op,
+              ": random_samples must be in [0, 1), got values in [", lo, ", ", hi,
+              "] (GoTorch checks this argument: the kernel trusts it)");
+}
+inline void fractional_samples2d(const char *op, const at::Tensor &self, const at::Tensor &samples) {
+  fractional_samples(op, 2, self, samples);
+}
+inline void fractional_samples3d(const char *op, const at::Tensor &self, const at::Tensor &samples) {
+  fractional_samples(op, 3, self, samples);
+}
+
+// _pad_packed_sequence walks data by batch_sizes: each step's batch must
+// be in [1, the previous one], and together they must cover data's rows.
+inline void packed_batch_sizes(const char *op, const at::Tensor &data, const at::Tensor &batch_sizes) {
+  TORCH_CHECK(batch_sizes.dim() == 1 && batch_sizes.numel() > 0, op,
+              ": batch_sizes must be a non-empty 1-D tensor, got size ", batch_sizes.sizes());
+  if (!integral(batch_sizes)) return;
+  at::NoGradGuard no_grad;
+  at::Tensor b = batch_sizes.to(at::kLong);
+  TORCH_CHECK(b.min().item<int64_t>() >= 1, op, ": batch_sizes holds ", b.min().item<int64_t>(),
+              "; every step has at least one sequence");
+  TORCH_CHECK(b.numel() < 2 || at::diff(b).le(0).all().item<bool>(), op,
+              ": batch_sizes must not increase (the sequences are sorted by length, longest first)");
+  const int64_t total = b.sum().item<int64_t>();
+  TORCH_CHECK(data.dim() >= 1 && data.size(0) == total, op, ": batch_sizes sum to ", total, " but data has ",
+              data.dim() >= 1 ? data.size(0) : 0, " rows");
+}
+
+// rrelu_with_noise writes (training) and reads noise at self's positions.
+inline void rrelu_noise(const char *op, const at::Tensor &self, const at::Tensor &noise, bool training) {
+  if (!training) return;
+  TORCH_CHECK(noise.sizes().equals(self.sizes()), op, ": noise has size ", noise.sizes(), ", self ", self.sizes(),
+              "; they must match (GoTorch checks this argument: the kernel trusts it)");
+}
+inline void rrelu_noise_backward(const char *op, const at::Tensor &grad, const at::Tensor &self,
+                                 const at::Tensor &noise, bool training) {
+  (void)grad;
+  rrelu_noise(op, self, noise, training);
+}
+
+// channel_shuffle divides the channels into groups: groups must be
+// positive and divide them (a zero or larger group count divides by zero).
+inline void channel_groups(const char *op, const at::Tensor &self, int64_t groups) {
+  TORCH_CHECK(groups > 0, op, ": groups must be positive, got ", groups);
+  if (self.dim() < 3) return;  // the kernel rejects the shape
+  TORCH_CHECK(self.size(1) % groups == 0, op, ": groups ", groups, " does not divide the ", self.size(1),
+              " channels");
+}
+
+// The fused attention kernels divide the embedding by the head count.
+inline void attention_heads(const char *op, int64_t embed_dim, int64_t heads) {
+  TORCH_CHECK(heads > 0, op, ": the number of heads must be positive, got ", heads);
+  TORCH_CHECK(embed_dim % heads == 0, op, ": embed_dim ", embed_dim, " is not divisible by ", heads, " heads");
+}
+inline void qkv_heads(const char *op, const at::Tensor &qkv, const at::Tensor &qkv_bias, int64_t heads) {
+  TORCH_CHECK(heads > 0, op, ": num_heads must be positive, got ", heads);
+  if (qkv.dim() != 3) return;  // the kernel rejects the shape
+  TORCH_CHECK(qkv.size(2) % 3 == 0 && (qkv.size(2) / 3) % heads == 0, op, ": qkv's last dimension ", qkv.size(2),
+              " must be 3 × embed_dim with embed_dim divisible by ", heads, " heads");
+  TORCH_CHECK(qkv_bias.dim() == 1 && qkv_bias.size(0) == qkv.size(2), op, ": qkv_bias has size ", qkv_bias.sizes(),
+              "; it must be [", qkv.size(2), "]");
+}
+
+// Batch norm reads weight, bias and the statistics at every channel.
+template <class W, class B, class M, class V>
+inline void batch_norm_args(const char *op, const at::Tensor &input, const W &weight, const B &bias,
+                            const M &running_mean, const V &running_var) {
+  const int64_t c = channels_of(input);
+  per_channel(op, "weight", maybe(weight), c);
+  per_channel(op, "bias", maybe(bias), c);
+  per_channel(op, "running_mean", maybe(running_mean), c);
+  per_channel(op, "running_var", maybe(running_var), c);
+}
+template <class W, class B>
+inline void batch_norm_affine(const char *op, const at::Tensor &input, const W &weight, const B &bias) {
+  batch_norm_args(op, input, weight, bias, at::Tensor(), at::Tensor());
+}
+template <class M, class V>
+inline void batch_norm_stats(const char *op, const at::Tensor &input, const M &running_mean, const V &running_var) {
+  batch_norm_args(op, input, at::Tensor(), at::Tensor(), running_mean, running_var);
+}
+// The backward reads the saved statistics in training, the running ones
+// otherwise; the others may be empty.
+inline void batch_norm_backward(const char *op, const at::Tensor &grad_out, const at::Tensor &input,
+                                const c10::optional<at::Tensor> &weight, const c10::optional<at::Tensor> &running_mean,
+                                const c10::optional<at::Tensor> &running_var,
+                                const c10::optional<at::Tensor> &save_mean,
+                                const c10::optional<at::Tensor> &save_invstd, bool train) {
+  TORCH_CHECK(grad_out.sizes().equals(input.sizes()), op, ": grad_out has size ", grad_out.sizes(), ", input ",
+              input.sizes(), "; they must match");
+  const int64_t c = channels_of(input);
+  per_channel(op, "weight", maybe(weight), c);
+  if (train) {
+    per_channel(op, "save_mean", maybe(save_mean), c);
+    per_channel(op, "save_invstd", maybe(save_invstd), c);
+  } else {
+    per_channel(op, "running_mean", maybe(running_mean), c);
+    per_channel(op, "running_var", maybe(running_var), c);
+  }
+}
+
+// _weight_norm_interface reads g, and its backward saved_g and
+// saved_norms, once per slice of v along dim (0 or the last).
+inline int64_t weight_norm_slices(const char *op, const at::Tensor &v, int64_t dim) {
+  TORCH_CHECK(v.dim() > 0 && (dim == 0 || dim == v.dim() - 1), op, ": dim must be 0 or the last dimension of v (",
+              v.dim() - 1, "), got ", dim);
+  return v.size(dim);
+}
+inline void weight_norm(const char *op, const at::Tensor &v, const at::Tensor &g, int64_t dim) {
+  per_channel(op, "g", g, weight_norm_slices(op, v, dim));
+}
+inline void weight_norm_backward(const char *op, const at::Tensor &grad_w, const at::Tensor &saved_v,
+                                 const at::Tensor &saved_g, const at::Tensor &saved_norms, int64_t dim) {
+  const int64_t n = weight_norm_slices(op, saved_v, dim);
+  TORCH_CHECK(grad_w.sizes().equals(saved_v.sizes()), op, ": grad_w has size ", grad_w.sizes(), ", saved_v ",
+              saved_v.sizes(), "; they must match");
+  per_channel(op, "saved_g", saved_g, n);
+  per_channel(op, "saved_norms", saved_norms, n);
+}
+
+// multi_margin_loss reads weight at each target's class.
+inline void margin_weight(const char *op, const at::Tensor &self, const c10::optional<at::Tensor> &weight) {
+  if (self.dim() > 2) return;  // the kernel rejects the shape
+  per_channel(op, "weight", maybe(weight), self.dim() == 0 ? 1 : self.size(-1));
+}
+inline void margin_weight_backward(const char *op, const at::Tensor &grad_output, const at::Tensor &self,
+                                   const c10::optional<at::Tensor> &weight) {
+  (void)grad_output;
+  margin_weight(op, self, weight);
+}
+
+// _fused_moving_avg_obs_fq_helper reads the observer's flags and
+// statistics: one each per tensor, or one per channel of ch_axis.
+inline void fused_observer(const char *op, const at::Tensor &self, const at::Tensor &observer_on,
+                           const at::Tensor &fake_quant_on, const at::Tensor &running_min,
+                           const at::Tensor &running_max, const at::Tensor &scale, const at::Tensor &zero_point,
+                           int64_t ch_axis, bool per_row) {
+  TORCH_CHECK(observer_on.numel() >= 1 && fake_quant_on.numel() >= 1, op,
+              ": observer_on and fake_quant_on must hold a value");
+  int64_t n = 1;
+  if (per_row) {
+    TORCH_CHECK(self.dim() > 0, op, ": per-channel quantization needs a tensor with dimensions");
+    n = self.size(c10::maybe_wrap_dim(ch_axis, self.dim()));
+  }
+  per_channel(op, "running_min", running_min, n);
+  per_channel(op, "running_max", running_max, n);
+  per_channel(op, "scale", scale, n);
+  per_channel(op, "zero_point", zero_point, n);
+}
+
+// _cummax_helper and _cummin_helper write values and indices at self's
+// positions.
+inline void cum_outputs(const char *op, const at::Tensor &self, const at::Tensor &values, const at::Tensor &indices) {
+  TORCH_CHECK(values.sizes().equals(self.sizes()) && indices.sizes().equals(self.sizes()), op, ": values (",
+              values.sizes(), ") and indices (", indices.sizes(), ") must have self's size ", self.sizes());
+}
+
+// Softmax backward kernels read output at grad_output's positions.
+inline void same_size(const char *op, const char *a, const at::Tensor &x, const char *b, const at::Tensor &y) {
+  TORCH_CHECK(x.sizes().equals(y.sizes()), op, ": ", a, " has size ", x.sizes(), ", ", b, " ", y.sizes(),
+              "; they must match (GoTorch checks this argument: the kernel trusts it)");
+}
+inline void softmax_grad(const char *op, const at::Tensor &grad_output, const at::Tensor &output) {
+  same_size(op, "grad_output", grad_output, "output", output);
+}
+
+// _fft_c2r reads last_dim_size/2+1 values of self along its last
+// transformed dimension.
+inline void c2r_size(const char *op, const at::Tensor &self, at::IntArrayRef dim, int64_t last_dim_size) {
+  TORCH_CHECK(last_dim_size >= 1, op, ": last_dim_size must be positive, got ", last_dim_size);
+  if (dim.empty() || self.dim() == 0) return;
+  const int64_t d = c10::maybe_wrap_dim(dim.back(), self.dim());
+  TORCH_CHECK(self.size(d) >= last_dim_size / 2 + 1, op, ": a last dimension of ", last_dim_size, " needs ",
+              last_dim_size / 2 + 1, " values of self along dimension ", d, ", which has ", self.size(d));
+}
+
+// grid_sampler's backward reads grad_output at every grid point of every
+// channel.
+inline void grid_grad(const char *op, const at::Tensor &grad_output, const at::Tensor &input,
+                      const at::Tensor &grid) {
+  if (input.dim() < 2 || grid.dim() != input.dim()) return;  // the kernel rejects the shape
+  std::vector<int64_t> want{input.size(0), input.size(1)};
+  for (int64_t d = 1; d < grid.dim() - 1; d++) want.push_back(grid.size(d));
+  TORCH_CHECK(grad_output.sizes().equals(want), op, ": grad_output has size ", grad_output.sizes(),
+              ", but input and grid give ", at::IntArrayRef(want));
+}
+
+// replication_pad3d_backward reads grad_output at the padded size.
+inline void pad3d_grad(const char *op, const at::Tensor &grad_output, const at::Tensor &self,
+                       at::IntArrayRef padding) {
+  if (self.dim() < 4 || padding.size() != 6) return;  // the kernel rejects the shape
+  std::vector<int64_t> want(self.sizes().begin(), self.sizes().end());
+  const int64_t n = self.dim();
+  want[n - 1] += padding[0] + padding[1];
+  want[n - 2] += padding[2] + padding[3];
+  want[n - 3] += padding[4] + padding[5];
+  TORCH_CHECK(grad_output.sizes().equals(want), op, ": grad_output has size ", grad_output.sizes(),
+              ", but self padded by ", padding, " has size ", at::IntArrayRef(want));
+}
+
 }  // namespace checks
 }  // namespace gotorch
 

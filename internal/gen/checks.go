@@ -80,6 +80,50 @@ var trustedArgs = map[string][]check{
 	"_sparse_bsr_tensor_unsafe":                {{"sparse_bsr", []string{"crow_indices", "col_indices", "values", "size"}}},
 	"_sparse_bsc_tensor_unsafe":                {{"sparse_bsc", []string{"ccol_indices", "row_indices", "values", "size"}}},
 	"_sparse_compressed_tensor_unsafe":         {{"sparse_compressed", []string{"compressed_indices", "plain_indices", "values", "size", "options"}}},
+
+	// Round 3 (issue #36): a probe of the ops that take sample, length,
+	// per-channel or shape-bearing tensors, each case in a child process
+	// (internal/robustness/testdata/probe_round3_ops.py), and the checks
+	// that PyTorch added after 1.13 (fractional pooling's samples, rrelu's
+	// noise). Each crashed 1.13.1 (SIGSEGV, SIGFPE or a corrupted heap) or
+	// read out of bounds silently.
+	"fractional_max_pool2d":          {{"fractional_samples2d", []string{"self", "random_samples"}}},
+	"fractional_max_pool3d":          {{"fractional_samples3d", []string{"self", "random_samples"}}},
+	"_pad_packed_sequence":           {{"packed_batch_sizes", []string{"data", "batch_sizes"}}},
+	"rrelu_with_noise":               {{"rrelu_noise", []string{"self", "noise", "training"}}},
+	"rrelu_with_noise_functional":    {{"rrelu_noise", []string{"self", "noise", "training"}}},
+	"rrelu_with_noise_backward":      {{"rrelu_noise_backward", []string{"grad_output", "self", "noise", "training"}}},
+	"channel_shuffle":                {{"channel_groups", []string{"self", "groups"}}},
+	"native_channel_shuffle":         {{"channel_groups", []string{"self", "groups"}}},
+	"_transform_bias_rescale_qkv":    {{"qkv_heads", []string{"qkv", "qkv_bias", "num_heads"}}},
+	"_native_multi_head_attention":   {{"attention_heads", []string{"embed_dim", "num_head"}}},
+	"_transformer_encoder_layer_fwd": {{"attention_heads", []string{"embed_dim", "num_heads"}}},
+	"native_batch_norm":              {{"batch_norm_args", []string{"input", "weight", "bias", "running_mean", "running_var"}}},
+	"_native_batch_norm_legit": {
+		{"batch_norm_args", []string{"input", "weight", "bias", "running_mean", "running_var"}},
+		{"batch_norm_affine", []string{"input", "weight", "bias"}},
+	},
+	"_native_batch_norm_legit_no_training": {{"batch_norm_args", []string{"input", "weight", "bias", "running_mean", "running_var"}}},
+	"_native_batch_norm_legit_functional":  {{"batch_norm_args", []string{"input", "weight", "bias", "running_mean", "running_var"}}},
+	"batch_norm_update_stats":              {{"batch_norm_stats", []string{"input", "running_mean", "running_var"}}},
+	"native_batch_norm_backward": {{"batch_norm_backward", []string{"grad_out", "input", "weight", "running_mean",
+		"running_var", "save_mean", "save_invstd", "train"}}},
+	"_weight_norm_interface":          {{"weight_norm", []string{"v", "g", "dim"}}},
+	"_weight_norm_interface_backward": {{"weight_norm_backward", []string{"grad_w", "saved_v", "saved_g", "saved_norms", "dim"}}},
+	"multi_margin_loss":               {{"margin_weight", []string{"self", "weight"}}},
+	"multi_margin_loss_backward":      {{"margin_weight_backward", []string{"grad_output", "self", "weight"}}},
+	"_fused_moving_avg_obs_fq_helper": {{"fused_observer", []string{"self", "observer_on", "fake_quant_on", "running_min",
+		"running_max", "scale", "zero_point", "ch_axis", "per_row_fake_quant"}}},
+	"_fused_moving_avg_obs_fq_helper_functional": {{"fused_observer", []string{"self", "observer_on", "fake_quant_on",
+		"running_min", "running_max", "scale", "zero_point", "ch_axis", "per_row_fake_quant"}}},
+	"_cummax_helper":             {{"cum_outputs", []string{"self", "values", "indices"}}},
+	"_cummin_helper":             {{"cum_outputs", []string{"self", "values", "indices"}}},
+	"_log_softmax_backward_data": {{"softmax_grad", []string{"grad_output", "output"}}},
+	"_masked_softmax_backward":   {{"softmax_grad", []string{"grad_output", "output"}}},
+	"_fft_c2r":                   {{"c2r_size", []string{"self", "dim", "last_dim_size"}}},
+	"grid_sampler_2d_backward":   {{"grid_grad", []string{"grad_output", "input", "grid"}}},
+	"grid_sampler_3d_backward":   {{"grid_grad", []string{"grad_output", "input", "grid"}}},
+	"replication_pad3d_backward": {{"pad3d_grad", []string{"grad_output", "self", "padding"}}},
 }
 
 // checkKey is the trustedArgs key of a declaration.

@@ -37,6 +37,8 @@ func allBadCases(t *testing.T) []badCase {
 		hostileCases(t),
 		round3DepthCases(t),
 		round3TorchScriptCases(t),
+		round3OpsCases(t),
+		round3ServeCases(t),
 	} {
 		all = append(all, group...)
 	}

@@ -4,7 +4,7 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
-//   checks.h sha256 687d22a938dd0d8d0cd3116f350f3f90c264b39d698db14f07fb1ad9a70691a6
+//   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
 #include "../../internal.h"
@@ -1652,7 +1652,7 @@ gt_error atg_cummax_out_out(gt_tensor a_values, gt_tensor a_indices, gt_tensor a
 }
 
 gt_error atg__cummax_helper(gt_tensor a_self, gt_tensor a_values, gt_tensor a_indices, int64_t a_dim) {
-  return guard([&] { at::_cummax_helper(T(a_self), TM(a_values), TM(a_indices), a_dim); });
+  return guard([&] { checks::cum_outputs("_cummax_helper", T(a_self), TM(a_values), TM(a_indices)); at::_cummax_helper(T(a_self), TM(a_values), TM(a_indices), a_dim); });
 }
 
 gt_error atg_cummin(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, int64_t a_dim) {
@@ -1672,7 +1672,7 @@ gt_error atg_cummin_out_out(gt_tensor a_values, gt_tensor a_indices, gt_tensor a
 }
 
 gt_error atg__cummin_helper(gt_tensor a_self, gt_tensor a_values, gt_tensor a_indices, int64_t a_dim) {
-  return guard([&] { at::_cummin_helper(T(a_self), TM(a_values), TM(a_indices), a_dim); });
+  return guard([&] { checks::cum_outputs("_cummin_helper", T(a_self), TM(a_values), TM(a_indices)); at::_cummin_helper(T(a_self), TM(a_values), TM(a_indices), a_dim); });
 }
 
 gt_tensor_result atg_cummaxmin_backward(gt_tensor a_grad, gt_tensor a_input, gt_tensor a_indices, int64_t a_dim) {
@@ -2467,6 +2467,7 @@ gt_tensor_result atg_grid_sampler_2d(gt_tensor a_input, gt_tensor a_grid, int64_
 
 gt_error atg_grid_sampler_2d_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_grid, int64_t a_interpolation_mode, int64_t a_padding_mode, int a_align_corners, int a_output_mask) {
   return guard([&] {
+    checks::grid_grad("grid_sampler_2d_backward", T(a_grad_output), T(a_input), T(a_grid));
     auto res_tuple = at::grid_sampler_2d_backward(T(a_grad_output), T(a_input), T(a_grid), a_interpolation_mode, a_padding_mode, (a_align_corners != 0), bool_array<2>(a_output_mask));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2491,6 +2492,7 @@ gt_tensor_result atg_grid_sampler_3d(gt_tensor a_input, gt_tensor a_grid, int64_
 
 gt_error atg_grid_sampler_3d_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_grid, int64_t a_interpolation_mode, int64_t a_padding_mode, int a_align_corners, int a_output_mask) {
   return guard([&] {
+    checks::grid_grad("grid_sampler_3d_backward", T(a_grad_output), T(a_input), T(a_grid));
     auto res_tuple = at::grid_sampler_3d_backward(T(a_grad_output), T(a_input), T(a_grid), a_interpolation_mode, a_padding_mode, (a_align_corners != 0), bool_array<2>(a_output_mask));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2571,11 +2573,12 @@ gt_error atg__fft_r2c_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *
 }
 
 gt_tensor_result atg__fft_c2r(gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int64_t a_last_dim_size) {
-  return tensor_result([&] { return at::_fft_c2r(T(a_self), IA(a_dim, a_dim_len), a_normalization, a_last_dim_size); });
+  return tensor_result([&] { checks::c2r_size("_fft_c2r", T(a_self), IA(a_dim, a_dim_len), a_last_dim_size); return at::_fft_c2r(T(a_self), IA(a_dim, a_dim_len), a_normalization, a_last_dim_size); });
 }
 
 gt_error atg__fft_c2r_out_out(gt_tensor a_out, gt_tensor a_self, const int64_t *a_dim, int64_t a_dim_len, int64_t a_normalization, int64_t a_last_dim_size) {
   return guard([&] {
+    checks::c2r_size("_fft_c2r", T(a_self), IA(a_dim, a_dim_len), a_last_dim_size);
     auto res = at::_fft_c2r_out(TM(a_out), T(a_self), IA(a_dim, a_dim_len), a_normalization, a_last_dim_size);
     (void)res;
   });
@@ -3162,11 +3165,12 @@ gt_error atg__log_softmax_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_d
 }
 
 gt_tensor_result atg__log_softmax_backward_data(gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
-  return tensor_result([&] { return at::_log_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype)); });
+  return tensor_result([&] { checks::softmax_grad("_log_softmax_backward_data", T(a_grad_output), T(a_output)); return at::_log_softmax_backward_data(T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype)); });
 }
 
 gt_error atg__log_softmax_backward_data_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_output, int64_t a_dim, int32_t a_input_dtype) {
   return guard([&] {
+    checks::softmax_grad("_log_softmax_backward_data", T(a_grad_output), T(a_output));
     auto res = at::_log_softmax_backward_data_out(TM(a_out), T(a_grad_output), T(a_output), a_dim, scalar_type(a_input_dtype));
     (void)res;
   });
@@ -3689,6 +3693,7 @@ gt_tensor_result atg_narrow_Tensor(gt_tensor a_self, int64_t a_dim, gt_tensor a_
 
 gt_error atg_native_batch_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps) {
   return guard([&] {
+    checks::batch_norm_args("native_batch_norm", T(a_input), opt(a_weight), opt(a_bias), opt(a_running_mean), opt(a_running_var));
     auto res_tuple = at::native_batch_norm(T(a_input), opt(a_weight), opt(a_bias), opt(a_running_mean), opt(a_running_var), (a_training != 0), a_momentum, a_eps);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -3698,6 +3703,7 @@ gt_error atg_native_batch_norm(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_t
 
 gt_error atg_native_batch_norm_out_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps) {
   return guard([&] {
+    checks::batch_norm_args("native_batch_norm", T(a_input), opt(a_weight), opt(a_bias), opt(a_running_mean), opt(a_running_var));
     auto res_tuple = at::native_batch_norm_out(TM(a_out), TM(a_save_mean), TM(a_save_invstd), T(a_input), opt(a_weight), opt(a_bias), opt(a_running_mean), opt(a_running_var), (a_training != 0), a_momentum, a_eps);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -3742,6 +3748,7 @@ gt_error atg_batch_norm_gather_stats_with_counts(gt_tensor *r0, gt_tensor *r1, g
 
 gt_error atg_native_batch_norm_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_invstd, int a_train, double a_eps, int a_output_mask) {
   return guard([&] {
+    checks::batch_norm_backward("native_batch_norm_backward", T(a_grad_out), T(a_input), opt(a_weight), opt(a_running_mean), opt(a_running_var), opt(a_save_mean), opt(a_save_invstd), (a_train != 0));
     auto res_tuple = at::native_batch_norm_backward(T(a_grad_out), T(a_input), opt(a_weight), opt(a_running_mean), opt(a_running_var), opt(a_save_mean), opt(a_save_invstd), (a_train != 0), a_eps, bool_array<3>(a_output_mask));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -3765,6 +3772,7 @@ gt_tensor_result atg_batch_norm_backward_elemt(gt_tensor a_grad_out, gt_tensor a
 
 gt_error atg_batch_norm_update_stats(gt_tensor *r0, gt_tensor *r1, gt_tensor a_input, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum) {
   return guard([&] {
+    checks::batch_norm_stats("batch_norm_update_stats", T(a_input), opt(a_running_mean), opt(a_running_var));
     auto res_tuple = at::batch_norm_update_stats(T(a_input), opt(a_running_mean), opt(a_running_var), a_momentum);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -3889,11 +3897,11 @@ gt_tensor_result atg_pixel_unshuffle(gt_tensor a_self, int64_t a_downscale_facto
 }
 
 gt_tensor_result atg_channel_shuffle(gt_tensor a_self, int64_t a_groups) {
-  return tensor_result([&] { return at::channel_shuffle(T(a_self), a_groups); });
+  return tensor_result([&] { checks::channel_groups("channel_shuffle", T(a_self), a_groups); return at::channel_shuffle(T(a_self), a_groups); });
 }
 
 gt_tensor_result atg_native_channel_shuffle(gt_tensor a_self, int64_t a_groups) {
-  return tensor_result([&] { return at::native_channel_shuffle(T(a_self), a_groups); });
+  return tensor_result([&] { checks::channel_groups("native_channel_shuffle", T(a_self), a_groups); return at::native_channel_shuffle(T(a_self), a_groups); });
 }
 
 gt_tensor_result atg_pinverse(gt_tensor a_self, double a_rcond) {

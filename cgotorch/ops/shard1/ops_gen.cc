@@ -4,7 +4,7 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
-//   checks.h sha256 687d22a938dd0d8d0cd3116f350f3f90c264b39d698db14f07fb1ad9a70691a6
+//   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
 #include "../../internal.h"
@@ -1103,6 +1103,7 @@ gt_tensor_result atg_trapz_dx(gt_tensor a_y, double a_dx, int64_t a_dim) {
 
 gt_error atg__transform_bias_rescale_qkv(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_qkv, gt_tensor a_qkv_bias, int64_t a_num_heads) {
   return guard([&] {
+    checks::qkv_heads("_transform_bias_rescale_qkv", T(a_qkv), T(a_qkv_bias), a_num_heads);
     auto res_tuple = at::_transform_bias_rescale_qkv(T(a_qkv), T(a_qkv_bias), a_num_heads);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1357,6 +1358,7 @@ gt_tensor_result atg__weight_norm(gt_tensor a_v, gt_tensor a_g, int64_t a_dim) {
 
 gt_error atg__weight_norm_interface(gt_tensor *r0, gt_tensor *r1, gt_tensor a_v, gt_tensor a_g, int64_t a_dim) {
   return guard([&] {
+    checks::weight_norm("_weight_norm_interface", T(a_v), T(a_g), a_dim);
     auto res_tuple = at::_weight_norm_interface(T(a_v), T(a_g), a_dim);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1365,6 +1367,7 @@ gt_error atg__weight_norm_interface(gt_tensor *r0, gt_tensor *r1, gt_tensor a_v,
 
 gt_error atg__weight_norm_interface_backward(gt_tensor *r0, gt_tensor *r1, gt_tensor a_grad_w, gt_tensor a_saved_v, gt_tensor a_saved_g, gt_tensor a_saved_norms, int64_t a_dim) {
   return guard([&] {
+    checks::weight_norm_backward("_weight_norm_interface_backward", T(a_grad_w), T(a_saved_v), T(a_saved_g), T(a_saved_norms), a_dim);
     auto res_tuple = at::_weight_norm_interface_backward(T(a_grad_w), T(a_saved_v), T(a_saved_g), T(a_saved_norms), a_dim);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2318,6 +2321,7 @@ gt_tensor_result atg_fused_moving_avg_obs_fake_quant(gt_tensor a_self, gt_tensor
 
 gt_error atg__fused_moving_avg_obs_fq_helper(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_observer_on, gt_tensor a_fake_quant_on, gt_tensor a_running_min, gt_tensor a_running_max, gt_tensor a_scale, gt_tensor a_zero_point, double a_averaging_const, int64_t a_quant_min, int64_t a_quant_max, int64_t a_ch_axis, int a_per_row_fake_quant, int a_symmetric_quant) {
   return guard([&] {
+    checks::fused_observer("_fused_moving_avg_obs_fq_helper", T(a_self), T(a_observer_on), T(a_fake_quant_on), TM(a_running_min), TM(a_running_max), TM(a_scale), TM(a_zero_point), a_ch_axis, (a_per_row_fake_quant != 0));
     auto res_tuple = at::_fused_moving_avg_obs_fq_helper(T(a_self), T(a_observer_on), T(a_fake_quant_on), TM(a_running_min), TM(a_running_max), TM(a_scale), TM(a_zero_point), a_averaging_const, a_quant_min, a_quant_max, a_ch_axis, (a_per_row_fake_quant != 0), (a_symmetric_quant != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2576,6 +2580,7 @@ gt_tensor_result atg__pack_padded_sequence_backward(gt_tensor a_grad, const int6
 
 gt_error atg__pad_packed_sequence(gt_tensor *r0, gt_tensor *r1, gt_tensor a_data, gt_tensor a_batch_sizes, int a_batch_first, gt_scalar a_padding_value, int64_t a_total_length) {
   return guard([&] {
+    checks::packed_batch_sizes("_pad_packed_sequence", T(a_data), T(a_batch_sizes));
     auto res_tuple = at::_pad_packed_sequence(T(a_data), T(a_batch_sizes), (a_batch_first != 0), S(a_padding_value), a_total_length);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2660,7 +2665,7 @@ gt_tensor_result atg__masked_softmax(gt_tensor a_self, gt_tensor a_mask, int64_t
 }
 
 gt_tensor_result atg__masked_softmax_backward(gt_tensor a_grad_output, gt_tensor a_output, gt_tensor a_mask, int64_t a_dim, int a_dim_has) {
-  return tensor_result([&] { return at::_masked_softmax_backward(T(a_grad_output), T(a_output), T(a_mask), optional<int64_t>(a_dim, a_dim_has)); });
+  return tensor_result([&] { checks::softmax_grad("_masked_softmax_backward", T(a_grad_output), T(a_output)); return at::_masked_softmax_backward(T(a_grad_output), T(a_output), T(a_mask), optional<int64_t>(a_dim, a_dim_has)); });
 }
 
 gt_tensor_result atg_view(gt_tensor a_self, const int64_t *a_size, int64_t a_size_len) {

@@ -4,7 +4,7 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
-//   checks.h sha256 687d22a938dd0d8d0cd3116f350f3f90c264b39d698db14f07fb1ad9a70691a6
+//   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
 #include "../../internal.h"
@@ -835,24 +835,26 @@ gt_tensor_result atg_l1_loss(gt_tensor a_self, gt_tensor a_target, int64_t a_red
 
 gt_error atg_multi_margin_loss_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, gt_scalar a_p, gt_scalar a_margin, gt_tensor a_weight, int64_t a_reduction) {
   return guard([&] {
+    checks::margin_weight("multi_margin_loss", T(a_self), opt(a_weight));
     auto res = at::multi_margin_loss_out(TM(a_out), T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction);
     (void)res;
   });
 }
 
 gt_tensor_result atg_multi_margin_loss(gt_tensor a_self, gt_tensor a_target, gt_scalar a_p, gt_scalar a_margin, gt_tensor a_weight, int64_t a_reduction) {
-  return tensor_result([&] { return at::multi_margin_loss(T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction); });
+  return tensor_result([&] { checks::margin_weight("multi_margin_loss", T(a_self), opt(a_weight)); return at::multi_margin_loss(T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction); });
 }
 
 gt_error atg_multi_margin_loss_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_scalar a_p, gt_scalar a_margin, gt_tensor a_weight, int64_t a_reduction) {
   return guard([&] {
+    checks::margin_weight_backward("multi_margin_loss_backward", T(a_grad_output), T(a_self), opt(a_weight));
     auto res = at::multi_margin_loss_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction);
     (void)res;
   });
 }
 
 gt_tensor_result atg_multi_margin_loss_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_target, gt_scalar a_p, gt_scalar a_margin, gt_tensor a_weight, int64_t a_reduction) {
-  return tensor_result([&] { return at::multi_margin_loss_backward(T(a_grad_output), T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction); });
+  return tensor_result([&] { checks::margin_weight_backward("multi_margin_loss_backward", T(a_grad_output), T(a_self), opt(a_weight)); return at::multi_margin_loss_backward(T(a_grad_output), T(a_self), T(a_target), S(a_p), S(a_margin), opt(a_weight), a_reduction); });
 }
 
 gt_error atg_multilabel_margin_loss_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_target, int64_t a_reduction) {
@@ -1250,12 +1252,14 @@ gt_tensor_result atg_log_sigmoid_backward(gt_tensor a_grad_output, gt_tensor a_s
 gt_error atg_rrelu_with_noise_out_out(gt_tensor a_out, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::rrelu_noise("rrelu_with_noise", T(a_self), TM(a_noise), (a_training != 0));
     auto res = at::rrelu_with_noise_out(TM(a_out), T(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
 #elif (GT_LIBTORCH <= 11399)
   // As libtorch declares it there: aten::rrelu_with_noise.out(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
   return guard([&] {
+    checks::rrelu_noise("rrelu_with_noise", T(a_self), TM(a_noise), (a_training != 0));
     auto res = at::rrelu_with_noise_out(TM(a_out), T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
@@ -1266,28 +1270,30 @@ gt_error atg_rrelu_with_noise_out_out(gt_tensor a_out, gt_tensor a_self, gt_tens
 
 gt_tensor_result atg_rrelu_with_noise(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator) {
 #if (GT_LIBTORCH >= 20600)
-  return tensor_result([&] { return at::rrelu_with_noise(T(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
+  return tensor_result([&] { checks::rrelu_noise("rrelu_with_noise", T(a_self), TM(a_noise), (a_training != 0)); return at::rrelu_with_noise(T(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
 #elif (GT_LIBTORCH <= 11399)
   // As libtorch declares it there: aten::rrelu_with_noise(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
-  return tensor_result([&] { return at::rrelu_with_noise(T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
+  return tensor_result([&] { checks::rrelu_noise("rrelu_with_noise", T(a_self), TM(a_noise), (a_training != 0)); return at::rrelu_with_noise(T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator)); });
 #else
   return unsupported_tensor("rrelu_with_noise", "its declaration changed between the versions the binding knows (1.13.1, 2.6.0, 2.14.1), and this one lies between them");
 #endif
 }
 
 gt_tensor_result atg_rrelu_with_noise_backward(gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, int a_self_is_result) {
-  return tensor_result([&] { return at::rrelu_with_noise_backward(T(a_grad_output), T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), (a_self_is_result != 0)); });
+  return tensor_result([&] { checks::rrelu_noise_backward("rrelu_with_noise_backward", T(a_grad_output), T(a_self), T(a_noise), (a_training != 0)); return at::rrelu_with_noise_backward(T(a_grad_output), T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), (a_self_is_result != 0)); });
 }
 
 gt_error atg_rrelu_with_noise_(gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::rrelu_noise("rrelu_with_noise", TM(a_self), TM(a_noise), (a_training != 0));
     auto res = at::rrelu_with_noise_(TM(a_self), TM(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
 #elif (GT_LIBTORCH <= 11399)
   // As libtorch declares it there: aten::rrelu_with_noise_(Tensor(a!) self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
   return guard([&] {
+    checks::rrelu_noise("rrelu_with_noise", TM(a_self), TM(a_noise), (a_training != 0));
     auto res = at::rrelu_with_noise_(TM(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     (void)res;
   });
@@ -1502,6 +1508,7 @@ gt_tensor_result atg_avg_pool3d_backward(gt_tensor a_grad_output, gt_tensor a_se
 
 gt_error atg_fractional_max_pool2d_out_output(gt_tensor a_output, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_random_samples) {
   return guard([&] {
+    checks::fractional_samples2d("fractional_max_pool2d", T(a_self), T(a_random_samples));
     auto res_tuple = at::fractional_max_pool2d_out(TM(a_output), TM(a_indices), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_random_samples));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1510,6 +1517,7 @@ gt_error atg_fractional_max_pool2d_out_output(gt_tensor a_output, gt_tensor a_in
 
 gt_error atg_fractional_max_pool2d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_random_samples) {
   return guard([&] {
+    checks::fractional_samples2d("fractional_max_pool2d", T(a_self), T(a_random_samples));
     auto res_tuple = at::fractional_max_pool2d(T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_random_samples));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1530,6 +1538,7 @@ gt_tensor_result atg_fractional_max_pool2d_backward(gt_tensor a_grad_output, gt_
 
 gt_error atg_fractional_max_pool3d_out_output(gt_tensor a_output, gt_tensor a_indices, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_random_samples) {
   return guard([&] {
+    checks::fractional_samples3d("fractional_max_pool3d", T(a_self), T(a_random_samples));
     auto res_tuple = at::fractional_max_pool3d_out(TM(a_output), TM(a_indices), T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_random_samples));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1538,6 +1547,7 @@ gt_error atg_fractional_max_pool3d_out_output(gt_tensor a_output, gt_tensor a_in
 
 gt_error atg_fractional_max_pool3d(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, const int64_t *a_kernel_size, int64_t a_kernel_size_len, const int64_t *a_output_size, int64_t a_output_size_len, gt_tensor a_random_samples) {
   return guard([&] {
+    checks::fractional_samples3d("fractional_max_pool3d", T(a_self), T(a_random_samples));
     auto res_tuple = at::fractional_max_pool3d(T(a_self), IA(a_kernel_size, a_kernel_size_len), IA(a_output_size, a_output_size_len), T(a_random_samples));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1757,13 +1767,14 @@ gt_tensor_result atg_replication_pad3d(gt_tensor a_self, const int64_t *a_paddin
 
 gt_error atg_replication_pad3d_backward_out_grad_input(gt_tensor a_grad_input, gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len) {
   return guard([&] {
+    checks::pad3d_grad("replication_pad3d_backward", T(a_grad_output), T(a_self), IA(a_padding, a_padding_len));
     auto res = at::replication_pad3d_backward_out(TM(a_grad_input), T(a_grad_output), T(a_self), IA(a_padding, a_padding_len));
     (void)res;
   });
 }
 
 gt_tensor_result atg_replication_pad3d_backward(gt_tensor a_grad_output, gt_tensor a_self, const int64_t *a_padding, int64_t a_padding_len) {
-  return tensor_result([&] { return at::replication_pad3d_backward(T(a_grad_output), T(a_self), IA(a_padding, a_padding_len)); });
+  return tensor_result([&] { checks::pad3d_grad("replication_pad3d_backward", T(a_grad_output), T(a_self), IA(a_padding, a_padding_len)); return at::replication_pad3d_backward(T(a_grad_output), T(a_self), IA(a_padding, a_padding_len)); });
 }
 
 gt_tensor_result atg__pad_circular(gt_tensor a_self, const int64_t *a_pad, int64_t a_pad_len) {

@@ -4,7 +4,7 @@
 // Headers this package includes from outside its folder (the build cache
 // does not see them; a change to one must change this file):
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
-//   checks.h sha256 687d22a938dd0d8d0cd3116f350f3f90c264b39d698db14f07fb1ad9a70691a6
+//   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
 //   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
 #include "../../internal.h"
@@ -87,11 +87,12 @@ gt_tensor_result atg_to_padded_tensor(gt_tensor a_self, double a_padding, const 
 }
 
 gt_tensor_result atg__transformer_encoder_layer_fwd(gt_tensor a_src, int64_t a_embed_dim, int64_t a_num_heads, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, int a_use_gelu, int a_norm_first, double a_eps, gt_tensor a_norm_weight_1, gt_tensor a_norm_bias_1, gt_tensor a_norm_weight_2, gt_tensor a_norm_bias_2, gt_tensor a_ffn_weight_1, gt_tensor a_ffn_bias_1, gt_tensor a_ffn_weight_2, gt_tensor a_ffn_bias_2, gt_tensor a_mask, int64_t a_mask_type, int a_mask_type_has) {
-  return tensor_result([&] { return at::_transformer_encoder_layer_fwd(T(a_src), a_embed_dim, a_num_heads, T(a_qkv_weight), T(a_qkv_bias), T(a_proj_weight), T(a_proj_bias), (a_use_gelu != 0), (a_norm_first != 0), a_eps, T(a_norm_weight_1), T(a_norm_bias_1), T(a_norm_weight_2), T(a_norm_bias_2), T(a_ffn_weight_1), T(a_ffn_bias_1), T(a_ffn_weight_2), T(a_ffn_bias_2), opt(a_mask), optional<int64_t>(a_mask_type, a_mask_type_has)); });
+  return tensor_result([&] { checks::attention_heads("_transformer_encoder_layer_fwd", a_embed_dim, a_num_heads); return at::_transformer_encoder_layer_fwd(T(a_src), a_embed_dim, a_num_heads, T(a_qkv_weight), T(a_qkv_bias), T(a_proj_weight), T(a_proj_bias), (a_use_gelu != 0), (a_norm_first != 0), a_eps, T(a_norm_weight_1), T(a_norm_bias_1), T(a_norm_weight_2), T(a_norm_bias_2), T(a_ffn_weight_1), T(a_ffn_bias_1), T(a_ffn_weight_2), T(a_ffn_bias_2), opt(a_mask), optional<int64_t>(a_mask_type, a_mask_type_has)); });
 }
 
 gt_error atg__native_multi_head_attention(gt_tensor *r0, gt_tensor *r1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, int64_t a_embed_dim, int64_t a_num_head, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, gt_tensor a_mask, int a_need_weights, int a_average_attn_weights, int64_t a_mask_type, int a_mask_type_has) {
   return guard([&] {
+    checks::attention_heads("_native_multi_head_attention", a_embed_dim, a_num_head);
     auto res_tuple = at::_native_multi_head_attention(T(a_query), T(a_key), T(a_value), a_embed_dim, a_num_head, T(a_qkv_weight), T(a_qkv_bias), T(a_proj_weight), T(a_proj_bias), opt(a_mask), (a_need_weights != 0), (a_average_attn_weights != 0), optional<int64_t>(a_mask_type, a_mask_type_has));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -1265,6 +1266,7 @@ gt_error atg_grid_sampler_2d_out_out(gt_tensor a_out, gt_tensor a_input, gt_tens
 
 gt_error atg_grid_sampler_2d_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_grid, int64_t a_interpolation_mode, int64_t a_padding_mode, int a_align_corners, int a_output_mask) {
   return guard([&] {
+    checks::grid_grad("grid_sampler_2d_backward", T(a_grad_output), T(a_input), T(a_grid));
     auto res_tuple = at::grid_sampler_2d_backward_out(TM(a_out0), TM(a_out1), T(a_grad_output), T(a_input), T(a_grid), a_interpolation_mode, a_padding_mode, (a_align_corners != 0), bool_array<2>(a_output_mask));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1287,6 +1289,7 @@ gt_error atg_grid_sampler_3d_out_out(gt_tensor a_out, gt_tensor a_input, gt_tens
 
 gt_error atg_grid_sampler_3d_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_grad_output, gt_tensor a_input, gt_tensor a_grid, int64_t a_interpolation_mode, int64_t a_padding_mode, int a_align_corners, int a_output_mask) {
   return guard([&] {
+    checks::grid_grad("grid_sampler_3d_backward", T(a_grad_output), T(a_input), T(a_grid));
     auto res_tuple = at::grid_sampler_3d_backward_out(TM(a_out0), TM(a_out1), T(a_grad_output), T(a_input), T(a_grid), a_interpolation_mode, a_padding_mode, (a_align_corners != 0), bool_array<2>(a_output_mask));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1669,6 +1672,7 @@ gt_error atg_batch_norm_gather_stats_with_counts_out_out(gt_tensor a_out0, gt_te
 
 gt_error atg_native_batch_norm_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_grad_out, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_running_mean, gt_tensor a_running_var, gt_tensor a_save_mean, gt_tensor a_save_invstd, int a_train, double a_eps, int a_output_mask) {
   return guard([&] {
+    checks::batch_norm_backward("native_batch_norm_backward", T(a_grad_out), T(a_input), opt(a_weight), opt(a_running_mean), opt(a_running_var), opt(a_save_mean), opt(a_save_invstd), (a_train != 0));
     auto res_tuple = at::native_batch_norm_backward_out(TM(a_out0), TM(a_out1), TM(a_out2), T(a_grad_out), T(a_input), opt(a_weight), opt(a_running_mean), opt(a_running_var), opt(a_save_mean), opt(a_save_invstd), (a_train != 0), a_eps, bool_array<3>(a_output_mask));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1695,6 +1699,7 @@ gt_error atg_batch_norm_backward_elemt_out_out(gt_tensor a_out, gt_tensor a_grad
 
 gt_error atg_batch_norm_update_stats_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_input, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum) {
   return guard([&] {
+    checks::batch_norm_stats("batch_norm_update_stats", T(a_input), opt(a_running_mean), opt(a_running_var));
     auto res_tuple = at::batch_norm_update_stats_out(TM(a_out0), TM(a_out1), T(a_input), opt(a_running_mean), opt(a_running_var), a_momentum);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -1768,6 +1773,7 @@ gt_error atg_pixel_unshuffle_out_out(gt_tensor a_out, gt_tensor a_self, int64_t 
 
 gt_error atg_channel_shuffle_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_groups) {
   return guard([&] {
+    checks::channel_groups("channel_shuffle", T(a_self), a_groups);
     auto res = at::channel_shuffle_out(TM(a_out), T(a_self), a_groups);
     (void)res;
   });
@@ -1986,6 +1992,7 @@ gt_error atg_rot90_out_out(gt_tensor a_out, gt_tensor a_self, int64_t a_k, const
 
 gt_error atg__transform_bias_rescale_qkv_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_qkv, gt_tensor a_qkv_bias, int64_t a_num_heads) {
   return guard([&] {
+    checks::qkv_heads("_transform_bias_rescale_qkv", T(a_qkv), T(a_qkv_bias), a_num_heads);
     auto res_tuple = at::_transform_bias_rescale_qkv_out(TM(a_out0), TM(a_out1), TM(a_out2), T(a_qkv), T(a_qkv_bias), a_num_heads);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -2072,6 +2079,7 @@ gt_error atg_var_mean_out_correction_out(gt_tensor a_out0, gt_tensor a_out1, gt_
 
 gt_error atg__weight_norm_interface_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_v, gt_tensor a_g, int64_t a_dim) {
   return guard([&] {
+    checks::weight_norm("_weight_norm_interface", T(a_v), T(a_g), a_dim);
     auto res_tuple = at::_weight_norm_interface_out(TM(a_out0), TM(a_out1), T(a_v), T(a_g), a_dim);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -2080,6 +2088,7 @@ gt_error atg__weight_norm_interface_out_out(gt_tensor a_out0, gt_tensor a_out1, 
 
 gt_error atg__weight_norm_interface_backward_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_grad_w, gt_tensor a_saved_v, gt_tensor a_saved_g, gt_tensor a_saved_norms, int64_t a_dim) {
   return guard([&] {
+    checks::weight_norm_backward("_weight_norm_interface_backward", T(a_grad_w), T(a_saved_v), T(a_saved_g), T(a_saved_norms), a_dim);
     auto res_tuple = at::_weight_norm_interface_backward_out(TM(a_out0), TM(a_out1), T(a_grad_w), T(a_saved_v), T(a_saved_g), T(a_saved_norms), a_dim);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -2623,6 +2632,7 @@ gt_error atg__fake_quantize_learnable_per_channel_affine_out_out(gt_tensor a_out
 
 gt_error atg__fused_moving_avg_obs_fq_helper_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_self, gt_tensor a_observer_on, gt_tensor a_fake_quant_on, gt_tensor a_running_min, gt_tensor a_running_max, gt_tensor a_scale, gt_tensor a_zero_point, double a_averaging_const, int64_t a_quant_min, int64_t a_quant_max, int64_t a_ch_axis, int a_per_row_fake_quant, int a_symmetric_quant) {
   return guard([&] {
+    checks::fused_observer("_fused_moving_avg_obs_fq_helper", T(a_self), T(a_observer_on), T(a_fake_quant_on), TM(a_running_min), TM(a_running_max), TM(a_scale), TM(a_zero_point), a_ch_axis, (a_per_row_fake_quant != 0));
     auto res_tuple = at::_fused_moving_avg_obs_fq_helper_out(TM(a_out0), TM(a_out1), T(a_self), T(a_observer_on), T(a_fake_quant_on), TM(a_running_min), TM(a_running_max), TM(a_scale), TM(a_zero_point), a_averaging_const, a_quant_min, a_quant_max, a_ch_axis, (a_per_row_fake_quant != 0), (a_symmetric_quant != 0));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -2631,6 +2641,7 @@ gt_error atg__fused_moving_avg_obs_fq_helper_out_out(gt_tensor a_out0, gt_tensor
 
 gt_error atg__fused_moving_avg_obs_fq_helper_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor *r5, gt_tensor a_self, gt_tensor a_observer_on, gt_tensor a_fake_quant_on, gt_tensor a_running_min, gt_tensor a_running_max, gt_tensor a_scale, gt_tensor a_zero_point, double a_averaging_const, int64_t a_quant_min, int64_t a_quant_max, int64_t a_ch_axis, int a_per_row_fake_quant, int a_symmetric_quant) {
   return guard([&] {
+    checks::fused_observer("_fused_moving_avg_obs_fq_helper_functional", T(a_self), T(a_observer_on), T(a_fake_quant_on), T(a_running_min), T(a_running_max), T(a_scale), T(a_zero_point), a_ch_axis, (a_per_row_fake_quant != 0));
     auto res_tuple = at::_fused_moving_avg_obs_fq_helper_functional(T(a_self), T(a_observer_on), T(a_fake_quant_on), T(a_running_min), T(a_running_max), T(a_scale), T(a_zero_point), a_averaging_const, a_quant_min, a_quant_max, a_ch_axis, (a_per_row_fake_quant != 0), (a_symmetric_quant != 0));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -2746,6 +2757,7 @@ gt_error atg__masked_softmax_out_out(gt_tensor a_out, gt_tensor a_self, gt_tenso
 
 gt_error atg__masked_softmax_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_output, gt_tensor a_mask, int64_t a_dim, int a_dim_has) {
   return guard([&] {
+    checks::softmax_grad("_masked_softmax_backward", T(a_grad_output), T(a_output));
     auto res = at::_masked_softmax_backward_out(TM(a_out), T(a_grad_output), T(a_output), T(a_mask), optional<int64_t>(a_dim, a_dim_has));
     (void)res;
   });
@@ -3094,6 +3106,7 @@ gt_error atg_hardswish_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output
 
 gt_error atg_rrelu_with_noise_backward_out_out(gt_tensor a_out, gt_tensor a_grad_output, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, int a_self_is_result) {
   return guard([&] {
+    checks::rrelu_noise_backward("rrelu_with_noise_backward", T(a_grad_output), T(a_self), T(a_noise), (a_training != 0));
     auto res = at::rrelu_with_noise_backward_out(TM(a_out), T(a_grad_output), T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), (a_self_is_result != 0));
     (void)res;
   });
@@ -3473,6 +3486,7 @@ gt_error atg_to_padded_tensor_out_out(gt_tensor a_out, gt_tensor a_self, double 
 
 gt_error atg__transformer_encoder_layer_fwd_out_out(gt_tensor a_out, gt_tensor a_src, int64_t a_embed_dim, int64_t a_num_heads, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, int a_use_gelu, int a_norm_first, double a_eps, gt_tensor a_norm_weight_1, gt_tensor a_norm_bias_1, gt_tensor a_norm_weight_2, gt_tensor a_norm_bias_2, gt_tensor a_ffn_weight_1, gt_tensor a_ffn_bias_1, gt_tensor a_ffn_weight_2, gt_tensor a_ffn_bias_2, gt_tensor a_mask, int64_t a_mask_type, int a_mask_type_has) {
   return guard([&] {
+    checks::attention_heads("_transformer_encoder_layer_fwd", a_embed_dim, a_num_heads);
     auto res = at::_transformer_encoder_layer_fwd_out(TM(a_out), T(a_src), a_embed_dim, a_num_heads, T(a_qkv_weight), T(a_qkv_bias), T(a_proj_weight), T(a_proj_bias), (a_use_gelu != 0), (a_norm_first != 0), a_eps, T(a_norm_weight_1), T(a_norm_bias_1), T(a_norm_weight_2), T(a_norm_bias_2), T(a_ffn_weight_1), T(a_ffn_bias_1), T(a_ffn_weight_2), T(a_ffn_bias_2), opt(a_mask), optional<int64_t>(a_mask_type, a_mask_type_has));
     (void)res;
   });
@@ -3480,6 +3494,7 @@ gt_error atg__transformer_encoder_layer_fwd_out_out(gt_tensor a_out, gt_tensor a
 
 gt_error atg__native_multi_head_attention_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_query, gt_tensor a_key, gt_tensor a_value, int64_t a_embed_dim, int64_t a_num_head, gt_tensor a_qkv_weight, gt_tensor a_qkv_bias, gt_tensor a_proj_weight, gt_tensor a_proj_bias, gt_tensor a_mask, int a_need_weights, int a_average_attn_weights, int64_t a_mask_type, int a_mask_type_has) {
   return guard([&] {
+    checks::attention_heads("_native_multi_head_attention", a_embed_dim, a_num_head);
     auto res_tuple = at::_native_multi_head_attention_out(TM(a_out0), TM(a_out1), T(a_query), T(a_key), T(a_value), a_embed_dim, a_num_head, T(a_qkv_weight), T(a_qkv_bias), T(a_proj_weight), T(a_proj_bias), opt(a_mask), (a_need_weights != 0), (a_average_attn_weights != 0), optional<int64_t>(a_mask_type, a_mask_type_has));
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -4079,6 +4094,7 @@ gt_tensor_result atg__sparse_mm_reduce(gt_tensor a_sparse, gt_tensor a_dense, co
 gt_error atg__native_batch_norm_legit(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_args("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias), TM(a_running_mean), TM(a_running_var)); checks::batch_norm_affine("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias));
     auto res_tuple = at::_native_batch_norm_legit(T(a_input), opt(a_weight), opt(a_bias), TM(a_running_mean), TM(a_running_var), (a_training != 0), a_momentum, a_eps);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -4092,6 +4108,7 @@ gt_error atg__native_batch_norm_legit(gt_tensor *r0, gt_tensor *r1, gt_tensor *r
 gt_error atg__native_batch_norm_legit_no_training(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_args("_native_batch_norm_legit_no_training", T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var));
     auto res_tuple = at::_native_batch_norm_legit_no_training(T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var), a_momentum, a_eps);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -4105,6 +4122,7 @@ gt_error atg__native_batch_norm_legit_no_training(gt_tensor *r0, gt_tensor *r1, 
 gt_error atg__native_batch_norm_legit_out_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_args("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias), TM(a_running_mean), TM(a_running_var)); checks::batch_norm_affine("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias));
     auto res_tuple = at::_native_batch_norm_legit_out(TM(a_out), TM(a_save_mean), TM(a_save_invstd), T(a_input), opt(a_weight), opt(a_bias), TM(a_running_mean), TM(a_running_var), (a_training != 0), a_momentum, a_eps);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -4118,6 +4136,7 @@ gt_error atg__native_batch_norm_legit_out_out(gt_tensor a_out, gt_tensor a_save_
 gt_error atg__native_batch_norm_legit_no_stats(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, int a_training, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_affine("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias));
     auto res_tuple = at::_native_batch_norm_legit(T(a_input), opt(a_weight), opt(a_bias), (a_training != 0), a_momentum, a_eps);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -4131,6 +4150,7 @@ gt_error atg__native_batch_norm_legit_no_stats(gt_tensor *r0, gt_tensor *r1, gt_
 gt_error atg__native_batch_norm_legit_out_no_stats_out(gt_tensor a_out, gt_tensor a_save_mean, gt_tensor a_save_invstd, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, int a_training, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_affine("_native_batch_norm_legit", T(a_input), opt(a_weight), opt(a_bias));
     auto res_tuple = at::_native_batch_norm_legit_out(TM(a_out), TM(a_save_mean), TM(a_save_invstd), T(a_input), opt(a_weight), opt(a_bias), (a_training != 0), a_momentum, a_eps);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -4828,6 +4848,7 @@ gt_error atg_mkldnn_rnn_layer_backward_out_out(gt_tensor a_out0, gt_tensor a_out
 gt_error atg__native_batch_norm_legit_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor *r2, gt_tensor *r3, gt_tensor *r4, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, int a_training, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_args("_native_batch_norm_legit_functional", T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var));
     auto res_tuple = at::_native_batch_norm_legit_functional(T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var), (a_training != 0), a_momentum, a_eps);
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
@@ -4843,6 +4864,7 @@ gt_error atg__native_batch_norm_legit_functional(gt_tensor *r0, gt_tensor *r1, g
 gt_error atg__native_batch_norm_legit_no_training_out_out(gt_tensor a_out0, gt_tensor a_out1, gt_tensor a_out2, gt_tensor a_input, gt_tensor a_weight, gt_tensor a_bias, gt_tensor a_running_mean, gt_tensor a_running_var, double a_momentum, double a_eps) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::batch_norm_args("_native_batch_norm_legit_no_training", T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var));
     auto res_tuple = at::_native_batch_norm_legit_no_training_out(TM(a_out0), TM(a_out1), TM(a_out2), T(a_input), opt(a_weight), opt(a_bias), T(a_running_mean), T(a_running_var), a_momentum, a_eps);
     (void)std::get<0>(res_tuple);
     (void)std::get<1>(res_tuple);
@@ -4963,6 +4985,7 @@ gt_error atg__to_sparse_bsc_out_out(gt_tensor a_out, gt_tensor a_self, const int
 gt_error atg_rrelu_with_noise_functional(gt_tensor *r0, gt_tensor *r1, gt_tensor a_self, gt_tensor a_noise, gt_scalar a_lower, gt_scalar a_upper, int a_training, gt_generator a_generator) {
 #if (GT_LIBTORCH >= 20600)
   return guard([&] {
+    checks::rrelu_noise("rrelu_with_noise_functional", T(a_self), T(a_noise), (a_training != 0));
     auto res_tuple = at::rrelu_with_noise_functional(T(a_self), T(a_noise), S(a_lower), S(a_upper), (a_training != 0), generator(a_generator));
     *r0 = wrap_opt(std::get<0>(res_tuple));
     *r1 = wrap_opt(std::get<1>(res_tuple));
