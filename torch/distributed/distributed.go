@@ -114,6 +114,9 @@ func NewTCPStore(host string, port, worldSize int, isServer bool, timeout time.D
 	if timeout <= 0 {
 		return nil, fmt.Errorf("distributed: TCPStore timeout must be positive, got %v", timeout)
 	}
+	if err := checkCInt("TCPStore", "world size", worldSize); err != nil {
+		return nil, err
+	}
 	ch := C.CString(host)
 	defer C.free(unsafe.Pointer(ch))
 	var p C.gt_dist_store
@@ -121,7 +124,7 @@ func NewTCPStore(host string, port, worldSize int, isServer bool, timeout time.D
 	if isServer {
 		srv = 1
 	}
-	if err := cerr("TCPStore", C.gt_dist_tcp_store(ch, C.int(port), C.int(srv), C.int(worldSize), C.int64_t(timeout.Milliseconds()), &p)); err != nil {
+	if err := cerr("TCPStore", C.gt_dist_tcp_store(ch, C.int(port), C.int(srv), C.int(worldSize), C.int64_t(cMillis(timeout)), &p)); err != nil {
 		return nil, fmt.Errorf("distributed: TCPStore %s:%d: %w", host, port, err)
 	}
 	return newStore(p, fmt.Sprintf("TCPStore %s:%d", host, port)), nil
@@ -130,6 +133,9 @@ func NewTCPStore(host string, port, worldSize int, isServer bool, timeout time.D
 // NewFileStore opens a FileStore at path (a file on a file system that
 // every rank sees) for worldSize processes.
 func NewFileStore(path string, worldSize int) (*Store, error) {
+	if err := checkCInt("FileStore", "world size", worldSize); err != nil {
+		return nil, err
+	}
 	cp := C.CString(path)
 	defer C.free(unsafe.Pointer(cp))
 	var p C.gt_dist_store

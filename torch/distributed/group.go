@@ -188,6 +188,12 @@ func InitProcessGroup(backend Backend, opts ...Option) (*ProcessGroup, error) {
 	if c.size <= 0 || c.rank < 0 || c.rank >= c.size {
 		return nil, fmt.Errorf("distributed: rank %d is not in [0, world size %d)", c.rank, c.size)
 	}
+	if err := checkCInt("init_process_group", "world size", c.size); err != nil {
+		return nil, err
+	}
+	if err := checkCInt("init_process_group", "threads", c.threads); err != nil {
+		return nil, err
+	}
 	sp, err := store.handle()
 	if err != nil {
 		return nil, err
@@ -197,7 +203,7 @@ func InitProcessGroup(backend Backend, opts ...Option) (*ProcessGroup, error) {
 	defer C.free(unsafe.Pointer(ch))
 	var p C.gt_dist_pg
 	err = cerr("init_process_group", C.gt_dist_pg_new(code, sp, C.int(c.rank), C.int(c.size),
-		C.int64_t(c.timeout.Milliseconds()), ci, ch, C.int(c.threads), &p))
+		C.int64_t(cMillis(c.timeout)), ci, ch, C.int(c.threads), &p))
 	runtime.KeepAlive(store)
 	if err != nil {
 		return nil, fmt.Errorf("distributed: init_process_group(%s) as rank %d of %d through %s: %w", backend, c.rank, c.size, store, err)
@@ -302,7 +308,7 @@ func (w *Work) Wait() error { return w.WaitTimeout(0) }
 func (w *Work) WaitTimeout(d time.Duration) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	err := cerr("wait", C.gt_dist_work_wait(w.p, C.int64_t(d.Milliseconds())))
+	err := cerr("wait", C.gt_dist_work_wait(w.p, C.int64_t(cMillis(d))))
 	runtime.KeepAlive(w)
 	return err
 }
@@ -392,6 +398,9 @@ func (pg *ProcessGroup) AllReduce(t torch.Tensor, op ReduceOp) error {
 // flattens them, by dtype, into buffers of up to bufferBytes each, so that
 // many small tensors take a few broadcasts. It returns when done.
 func (pg *ProcessGroup) BroadcastCoalesced(ts []torch.Tensor, root int, bufferBytes int64) error {
+	if err := checkCInt("BroadcastCoalesced", "root", root); err != nil { // the C side checks the range
+		return err
+	}
 	p, err := pg.handle("BroadcastCoalesced")
 	if err != nil {
 		return err
@@ -408,6 +417,9 @@ func (pg *ProcessGroup) BroadcastCoalesced(ts []torch.Tensor, root int, bufferBy
 
 // BroadcastAsync starts copying root's t into every rank's t.
 func (pg *ProcessGroup) BroadcastAsync(t torch.Tensor, root int) (*Work, error) {
+	if err := checkCInt("broadcast", "root", root); err != nil { // the C side checks the range
+		return nil, err
+	}
 	return pg.start("broadcast", []torch.Tensor{t}, func(p C.gt_dist_pg, ps []C.gt_tensor, w *C.gt_dist_work) C.gt_error {
 		return C.gt_dist_broadcast(p, first(ps), 1, C.int(root), w)
 	})
@@ -462,6 +474,9 @@ func (pg *ProcessGroup) Barrier() error { return wait(pg.BarrierAsync()) }
 
 // Isend starts sending t to rank dst; tag matches it with the Recv.
 func (pg *ProcessGroup) Isend(t torch.Tensor, dst, tag int) (*Work, error) {
+	if err := errors.Join(pg.checkPeer("send", "dst", dst), checkCInt("send", "tag", tag)); err != nil {
+		return nil, err
+	}
 	return pg.start("send", []torch.Tensor{t}, func(p C.gt_dist_pg, ps []C.gt_tensor, w *C.gt_dist_work) C.gt_error {
 		return C.gt_dist_send(p, ps[0], C.int(dst), C.int(tag), w)
 	})
@@ -469,6 +484,9 @@ func (pg *ProcessGroup) Isend(t torch.Tensor, dst, tag int) (*Work, error) {
 
 // Irecv starts receiving into t from rank src.
 func (pg *ProcessGroup) Irecv(t torch.Tensor, src, tag int) (*Work, error) {
+	if err := errors.Join(pg.checkPeer("recv", "src", src), checkCInt("recv", "tag", tag)); err != nil {
+		return nil, err
+	}
 	return pg.start("recv", []torch.Tensor{t}, func(p C.gt_dist_pg, ps []C.gt_tensor, w *C.gt_dist_work) C.gt_error {
 		return C.gt_dist_recv(p, ps[0], C.int(src), C.int(tag), w)
 	})
