@@ -71,8 +71,8 @@ func NewGradScaler(o GradScalerOptions) (*GradScaler, error) {
 	switch {
 	case !(s.scale > 0) || math.IsInf(float64(s.scale), 0):
 		return nil, fmt.Errorf("amp.GradScaler: InitScale must be positive and finite, got %v", o.InitScale)
-	case !(s.growthFactor > 1):
-		return nil, fmt.Errorf("amp.GradScaler: GrowthFactor must be above 1, got %v", o.GrowthFactor)
+	case !(s.growthFactor > 1) || math.IsInf(float64(s.growthFactor), 0):
+		return nil, fmt.Errorf("amp.GradScaler: GrowthFactor must be above 1 and finite as a float32, got %v", o.GrowthFactor)
 	case !(s.backoffFactor > 0 && s.backoffFactor < 1):
 		return nil, fmt.Errorf("amp.GradScaler: BackoffFactor must be in (0, 1), got %v", o.BackoffFactor)
 	case s.growthInterval < 0:
@@ -236,8 +236,10 @@ func (s *GradScaler) Update() error {
 
 // SetScale replaces the scale (scaler.update(new_scale)).
 func (s *GradScaler) SetScale(v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("amp.GradScaler.SetScale: the scale must be positive and finite, got %v", v)
+	// The scale is a float32, as PyTorch's: 1e300 would become +Inf (every
+	// step skipped for good) and 1e-50 zero (every gradient lost).
+	if f := float32(v); !(f > 0) || math.IsInf(float64(f), 0) {
+		return fmt.Errorf("amp.GradScaler.SetScale: the scale must be positive and finite as a float32, got %v", v)
 	}
 	s.scale = float32(v)
 	clear(s.perOpt)
