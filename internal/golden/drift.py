@@ -55,6 +55,7 @@ GENERATORS = [
     (["nn/functional/testdata/functional.py"], ["functional.json"], "nn/functional/testdata"),
     (["nn/init/testdata/init.py"], ["init.json"], "nn/init/testdata"),
     (["nn/optim/testdata/optim.py"], ["optim.json"], "nn/optim/testdata"),
+    (["models/text/testdata/gen.py"], ["gpt2_tiny.json", "bert_tiny.json", "shapes.json"], "models/text/testdata"),
 ]
 
 # name: environment. "base" is the machine's own dispatch; the others each
