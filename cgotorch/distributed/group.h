@@ -3,6 +3,7 @@
 #ifndef GOTORCH_CGOTORCH_DISTRIBUTED_GROUP_H_
 #define GOTORCH_CGOTORCH_DISTRIBUTED_GROUP_H_
 
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include <atomic>
