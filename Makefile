@@ -147,7 +147,8 @@ FUZZTIME ?= 1000x
 FUZZ_TARGETS = ./internal/robustness:FuzzOps ./internal/robustness:FuzzHostileArgs ./torch:FuzzDecode \
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
 	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10 ./torch/pt:FuzzPickle ./torch/pt:FuzzDecode \
-	./examples/serve:FuzzDecodeBody ./torch/aoti:FuzzParseInputSpec
+	./examples/serve:FuzzDecodeBody ./torch/aoti:FuzzParseInputSpec ./examples/serve/batcher:FuzzBatcher \
+	./torch/jit:FuzzArchive ./torch/jit:FuzzValues
 .PHONY: fuzz-short
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

@@ -108,7 +108,7 @@ func TestBadInput(t *testing.T) {
 }
 
 // minBadCases is the size the issue asks of the suite.
-const minBadCases = 400
+const minBadCases = 450
 
 func TestBadInputCount(t *testing.T) {
 	cases := allBadCases(t)
