@@ -45,6 +45,12 @@ var goplusExamples = []struct {
 		needs: fashionMNIST,
 		want:  []string{"(up1): ConvTranspose2d(64, 128, kernel_size=(7, 7)", "epoch 1 saved "},
 	},
+	{
+		dir:   "examples/finetune_resnet",
+		args:  []string{"-epochs", "1", "-limit-batches", "2"},
+		needs: fashionMNIST,
+		want:  []string{"Linear(in_features=512, out_features=10, bias=True)", "epoch 1 test loss "},
+	},
 }
 
 func TestGoplusExamplesUpToDate(t *testing.T) {
