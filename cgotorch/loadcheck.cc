@@ -56,9 +56,8 @@ struct Graph {
         const size_t v = static_cast<size_t>(top.first);
         if (top.second < first[v + 1]) {
           const size_t w = static_cast<size_t>(e[top.second++].second);
-          TORCH_CHECK(state[w] != 1, "corrupt pickle: ", what,
-                      " builds a value that contains itself (a cycle), which "
-                      "libtorch cannot free or walk");
+          TORCH_CHECK(state[w] != 1, "corrupt pickle: a value that contains itself (a cycle), "
+                      "which libtorch cannot free or walk (in ", what, ")");
           if (state[w] == 0) {
             state[w] = 1;
             path.emplace_back(static_cast<int32_t>(w), first[w]);
@@ -70,8 +69,8 @@ struct Graph {
           d = std::max(d, 1 + depth[static_cast<size_t>(e[j].second)]);
         }
         depth[v] = d;
-        TORCH_CHECK(d <= kMaxPickleDepth, "corrupt pickle: ", what, " nests values more than ",
-                    kMaxPickleDepth, " deep (the limit of the pickle check)");
+        TORCH_CHECK(d <= kMaxPickleDepth, "corrupt pickle: values nested more than ",
+                    kMaxPickleDepth, " deep (the limit of the pickle check) (in ", what, ")");
         state[v] = 2;
         path.pop_back();
       }
@@ -103,8 +102,8 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
   std::unordered_map<uint64_t, int32_t> memo;
   Graph g;
   auto need = [&](uint64_t k) {
-    TORCH_CHECK(k <= n - i, "corrupt pickle: ", what, ": opcode at offset ", at, " needs ", k,
-                " more bytes, ", n - i, " are left");
+    TORCH_CHECK(k <= n - i, "corrupt pickle: opcode at offset ", at, " needs ", k,
+                " more bytes, ", n - i, " are left", " (in ", what, ")");
   };
   auto le = [&](size_t k) {
     need(k);
@@ -115,20 +114,20 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
   };
   auto line = [&] {
     const void *nl = std::memchr(p + i, '\n', n - i);
-    TORCH_CHECK(nl != nullptr, "corrupt pickle: ", what, ": unterminated line at offset ", i);
+    TORCH_CHECK(nl != nullptr, "corrupt pickle: unterminated line at offset ", i, " (in ", what, ")");
     i = static_cast<size_t>(static_cast<const uint8_t *>(nl) - p) + 1;
   };
   auto base = [&]() -> size_t { return marks.empty() ? 0 : marks.back(); };
   auto opname = [&] { return static_cast<int>(p[at]); };
   // items needs k values above the last mark.
   auto items = [&](size_t k) {
-    TORCH_CHECK(stack.size() >= base() + k, "corrupt pickle: ", what, ": opcode ", opname(),
+    TORCH_CHECK(stack.size() >= base() + k, "corrupt pickle: opcode ", opname(),
                 " at offset ", at, " needs ", k, " values on the stack, it holds ",
-                stack.size() - base());
+                stack.size() - base(), " (in ", what, ")");
   };
   auto mark = [&]() {  // pops the last mark
-    TORCH_CHECK(!marks.empty(), "corrupt pickle: ", what, ": opcode ", opname(), " at offset ", at,
-                " without a matching MARK");
+    TORCH_CHECK(!marks.empty(), "corrupt pickle: opcode ", opname(), " at offset ", at,
+                " without a matching MARK", " (in ", what, ")");
     size_t m = marks.back();
     marks.pop_back();
     return m;
@@ -136,13 +135,13 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
   // container is the value below the last mark, which APPENDS and SETITEMS
   // add to: it must be a list (or dict), or a call's result.
   auto container = [&](size_t m, NodeKind want) {
-    TORCH_CHECK(m > base(), "corrupt pickle: ", what, ": opcode ", opname(), " at offset ", at,
-                " without a container below its MARK");
+    TORCH_CHECK(m > base(), "corrupt pickle: opcode ", opname(), " at offset ", at,
+                " without a container below its MARK", " (in ", what, ")");
     int32_t c = stack[m - 1];
     TORCH_CHECK(c != kLeaf && (g.kind[static_cast<size_t>(c)] == want ||
                                g.kind[static_cast<size_t>(c)] == kCall),
-                "corrupt pickle: ", what, ": opcode ", opname(), " at offset ", at, " adds to a ",
-                c == kLeaf ? "scalar" : "value", " that is not a ", want == kList ? "list" : "dict");
+                "corrupt pickle: opcode ", opname(), " at offset ", at, " adds to a ",
+                c == kLeaf ? "scalar" : "value", " that is not a ", want == kList ? "list" : "dict", " (in ", what, ")");
     return c;
   };
   // collect makes a node of kind k holding stack[from..] in place of them.
@@ -153,28 +152,28 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
     stack.push_back(v);
   };
   auto memo_put = [&](uint64_t id) {
-    TORCH_CHECK(id < n, "corrupt pickle: ", what, ": memo index ", id, " at offset ", at, " in a ",
-                n, "-byte pickle");
+    TORCH_CHECK(id < n, "corrupt pickle: memo index ", id, " at offset ", at, " in a ",
+                n, "-byte pickle", " (in ", what, ")");
     items(1);
     memo[id] = stack.back();
   };
   auto memo_get = [&](uint64_t id) {
     auto it = memo.find(id);
-    TORCH_CHECK(it != memo.end(), "corrupt pickle: ", what, ": memo entry ", id, " at offset ", at,
-                " was never stored");
+    TORCH_CHECK(it != memo.end(), "corrupt pickle: memo entry ", id, " at offset ", at,
+                " was never stored", " (in ", what, ")");
     stack.push_back(it->second);
   };
   while (i < n) {
     at = i;
     switch (p[i++]) {
       case '.':  // STOP
-        TORCH_CHECK(stack.size() == 1 && marks.empty(), "corrupt pickle: ", what, ": STOP at offset ",
+        TORCH_CHECK(stack.size() == 1 && marks.empty(), "corrupt pickle: STOP at offset ",
                     at, " with ", stack.size(), " values and ", marks.size(),
-                    " marks on the stack, want 1 and 0");
+                    " marks on the stack, want 1 and 0", " (in ", what, ")");
         g.check(what);
         return;
       case 0x80:  // PROTO
-        TORCH_CHECK(at == 0, "corrupt pickle: ", what, ": PROTO at offset ", at);
+        TORCH_CHECK(at == 0, "corrupt pickle: PROTO at offset ", at, " (in ", what, ")");
         le(1);
         break;
       case '(':  // MARK
@@ -247,8 +246,8 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
       } break;
       case 'd': {  // DICT
         size_t m = mark();
-        TORCH_CHECK((stack.size() - m) % 2 == 0, "corrupt pickle: ", what, ": DICT at offset ", at,
-                    " with an odd number of values");
+        TORCH_CHECK((stack.size() - m) % 2 == 0, "corrupt pickle: DICT at offset ", at,
+                    " with an odd number of values", " (in ", what, ")");
         collect(m, kDict);
       } break;
       case 'e': {  // APPENDS: the list is below the mark
@@ -259,8 +258,8 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
       } break;
       case 'u': {  // SETITEMS: the dict is below the mark
         size_t m = mark();
-        TORCH_CHECK((stack.size() - m) % 2 == 0, "corrupt pickle: ", what, ": SETITEMS at offset ",
-                    at, " with an odd number of values");
+        TORCH_CHECK((stack.size() - m) % 2 == 0, "corrupt pickle: SETITEMS at offset ",
+                    at, " with an odd number of values", " (in ", what, ")");
         int32_t d = container(m, kDict);
         for (size_t j = m; j < stack.size(); j++) g.hold(d, stack[j]);
         stack.resize(m);
@@ -288,10 +287,10 @@ void check_pickle(const uint8_t *p, size_t n, const char *what) {
         stack.back() = kLeaf;
         break;
       default:
-        TORCH_CHECK(false, "corrupt pickle: ", what, ": opcode ", opname(), " at offset ", at, ", which libtorch's unpickler does not read");
+        TORCH_CHECK(false, "corrupt pickle: opcode ", opname(), " at offset ", at, ", which libtorch's unpickler does not read", " (in ", what, ")");
     }
   }
-  TORCH_CHECK(false, "corrupt pickle: ", what, ": no STOP in ", n, " bytes");
+  TORCH_CHECK(false, "corrupt pickle: no STOP in ", n, " bytes", " (in ", what, ")");
 }
 
 void check_loaded_tensor(const at::Tensor &t) {
