@@ -146,10 +146,10 @@ func userFrames(out string) []string {
 	return fs
 }
 
-// -lr and -optimizer on a script that builds its own optimizer, and
-// -epochs on one that never reads it, would change nothing. gop-torch
-// lists the Trainer methods the script calls (flagsel.go), so the run
-// stops before the script's first line, naming them (classfile/knobs.go).
+// -lr and -optimizer on a script that builds its own optimizer would
+// change nothing: the run fails at the line that builds it, naming them.
+// (The script reads optimizer.paramGroups, the trainer's Optimizer, which
+// may read -lr: gop-torch's list cannot rule it out before the run.)
 func TestIgnoredFlagsGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with libtorch")
@@ -157,15 +157,34 @@ func TestIgnoredFlagsGolden(t *testing.T) {
 	dir, exe := buildScript(t, "ignoredflags")
 	out, err := runScript(t, dir, exe, "-lr", "0.5", "-optimizer", "sgd")
 	require.Error(t, err, out)
-	assert.Contains(t, out, "the command line gives -lr 0.5 -optimizer sgd, but nothing the script calls reads them")
-	assert.NotContains(t, out, "lr 0.001", "before the script's first line")
+	assert.Contains(t, out, "panic: classfile: the command line gives -lr 0.5 -optimizer sgd, but the script builds its own optimizer, which does not use them")
+	assert.Regexp(t, `main\.\(\*Trainer\)\.MainEntry\(.*\)\n\tDIR/main_train\.gox:5\n`, out, "at the optimizer's line")
+	golden(t, "ignoredflags", "frames.golden", strings.SplitN(out, "\n", 2)[0]+"\n"+strings.Join(userFrames(out), "\n")+"\n")
 
 	// Without the flags, and with a flag that it uses, it runs.
 	out, err = runScript(t, dir, exe, "-seed", "1")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "lr 0.001\n")
+	// Nothing it calls reads epochs: known before the run (classfile/knobs.go).
 	out, err = runScript(t, dir, exe, "-epochs", "3")
 	require.Error(t, err, out)
-	assert.Contains(t, out, "the command line gives -epochs 3, but nothing the script calls reads it")
+	assert.Contains(t, out, "the command line gives -epochs 3, but nothing the script calls reads it (known before the run)")
 	assert.NotContains(t, out, "lr 0.001", "before the script's first line")
+}
+
+// A script that reads no knob: -lr and -epochs stop the run before its
+// first line, since gop-torch lists the Trainer methods it calls
+// (flagsel.go) and none of them reads them (classfile/knobs.go).
+func TestUnreadFlagsBeforeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program with libtorch")
+	}
+	dir, exe := buildScript(t, "unreadflags")
+	out, err := runScript(t, dir, exe, "-lr", "0.5", "-epochs", "3")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "the command line gives -lr 0.5 -epochs 3, but nothing the script calls reads them (known before the run)")
+	assert.NotContains(t, out, "first line")
+	out, err = runScript(t, dir, exe, "-seed", "1")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "first line")
 }
