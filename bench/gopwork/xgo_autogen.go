@@ -353,3 +353,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (6 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Device__1", "Loss__0", "Loss__2", "Lr__1", "Main", "Model__1", "Optimizer__1", "Progress__1", "Step"}
+}

@@ -182,7 +182,7 @@ func TestUnreadFlagsBeforeRun(t *testing.T) {
 	dir, exe := buildScript(t, "unreadflags")
 	out, err := runScript(t, dir, exe, "-lr", "0.5", "-epochs", "3")
 	require.Error(t, err, out)
-	assert.Contains(t, out, "the command line gives -lr 0.5 -epochs 3, but nothing the script calls reads them (known before the run)")
+	assert.Contains(t, out, "the command line gives -epochs 3 -lr 0.5, but nothing the script calls reads them (known before the run)")
 	assert.NotContains(t, out, "first line")
 	out, err = runScript(t, dir, exe, "-seed", "1")
 	require.NoError(t, err, out)

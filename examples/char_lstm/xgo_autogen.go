@@ -182,3 +182,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (3 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Args", "BatchSize__1", "Epochs__0", "Epochs__1", "Evaluate__0", "LimitBatches__1", "Log", "Loss__1", "Loss__2", "Lr__1", "Main", "Model__1", "Optimizer__1", "Seed__1", "Step", "TextDataset", "TrainLoader"}
+}

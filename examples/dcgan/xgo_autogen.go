@@ -201,3 +201,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (2 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Args", "BatchSize__1", "Dataset__2", "Epochs__0", "Epochs__1", "Log", "Lr__0", "Lr__1", "Main", "Seed__1", "Step", "TrainLoader"}
+}

@@ -89,3 +89,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (2 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Checkpoint__0", "Checkpoint__1", "Dataset__0", "Epochs__0", "Epochs__1", "Evaluate__0", "Log", "Loss__2", "LrSchedule__1", "Main", "Model__1", "Optimizer__1", "Save", "Seed__1", "Step", "TrainLoader"}
+}

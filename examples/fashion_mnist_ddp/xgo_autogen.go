@@ -49,3 +49,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (0 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"BatchSize__1", "Checkpoint__1", "Dataset__0", "Distributed__1", "Epochs__1", "Fit", "Main", "Model__1", "Optimizer__1", "Seed__1", "WorldSize"}
+}

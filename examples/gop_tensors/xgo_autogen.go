@@ -175,3 +175,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (2 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Main", "Seed__1"}
+}
