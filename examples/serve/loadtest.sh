@@ -36,7 +36,7 @@ done
 
 here=$(cd "$(dirname "$0")" && pwd)
 command -v wrk >/dev/null || { echo "loadtest: wrk is missing: apt-get install wrk" >&2; exit 1; }
-/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "loadtest: /usr/bin/python3 cannot import torch: scripts/setup.sh --with-python" >&2; exit 1; }
+(cd / && /usr/bin/python3 -c 'import torch; torch.zeros(1)') 2>/dev/null || { echo "loadtest: /usr/bin/python3 cannot import torch: scripts/setup.sh --with-python" >&2; exit 1; }
 [ -r "$weights" ] || { echo "loadtest: no weights file $weights (make train writes fashion_mnist.safetensors)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
