@@ -22,6 +22,13 @@
 //     files.
 //   - crash_test.go: SIGKILL inside torch.Save and nn.SaveOptimizerState
 //     writes; the previous files must stay whole.
+//   - round3_*_test.go: issue #36's cases. round3_depth_test.go and
+//     round3_torchscript_test.go: depth, cycles and hostile TorchScript
+//     files (TestRound3DepthCrashes and TestRound3TorchScriptCrashes run
+//     the examples that killed the process, in child processes);
+//     round3_ops_test.go: the trusted op arguments a probe found
+//     (testdata/probe_round3_ops.py); round3_serve_test.go: the batcher,
+//     the sampler and the server.
 //
 // docs/robustness.md describes the suite, the fuzzing done and what was
 // found and fixed.
