@@ -98,8 +98,11 @@ ncpu=$(nproc)
 echo "gotorch: compiling the C++ of GoTorch's libtorch bindings (${#srcs[@]} files, 2,810 ops) once for this source;" \
 	"about $(((215 + ncpu - 1) / ncpu / 60 + 1)) min on $ncpu cores" >&2
 mkdir -p "$cache"
+# Folders of runs killed more than a day ago.
+find "$cache" -maxdepth 1 -name '.tmp-cgo-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
 tmp=$(mktemp -d "$cache/.tmp-cgo-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
 
 start=$SECONDS
 for f in "${srcs[@]}"; do
