@@ -26,7 +26,15 @@ func TestLibtorchFlagMustMatchHeaders(t *testing.T) {
 	}
 	flags = append(flags, "-DGOTORCH_LIBTORCH=1")
 	cmd := exec.Command("go", "build", "-o", os.DevNull, ".")
-	cmd.Env = append(os.Environ(), "CGO_CPPFLAGS="+strings.Join(flags, " "))
+	// The C++ must be compiled here: without the Makefile's
+	// -tags=gotorch_prebuilt, which links it from a library instead.
+	var goflags []string
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if f != "-tags=gotorch_prebuilt" {
+			goflags = append(goflags, f)
+		}
+	}
+	cmd.Env = append(os.Environ(), "CGO_CPPFLAGS="+strings.Join(flags, " "), "GOFLAGS="+strings.Join(goflags, " "))
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "a build for another libtorch compiled")
 	assert.Contains(t, string(out), "configured for another libtorch")
