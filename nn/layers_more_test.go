@@ -38,7 +38,7 @@ func TestNewLayersBadInput(t *testing.T) {
 		{"pixel unshuffle size", nn.PixelUnshuffle(2), ones(1, 1, 3, 4), "", "divisible by downscale_factor"},
 		{"unfold rank", nn.Unfold(2), ones(2, 2), "", ""},
 		{"fold blocks", nn.Fold(4, 2), ones(1, 4, 5), "", ""},
-		{"channel shuffle groups", nn.ChannelShuffle(3), ones(1, 4, 2, 2), "", "Number of channels must be divisible by groups"},
+		{"channel shuffle groups", nn.ChannelShuffle(3), ones(1, 4, 2, 2), "", "groups 3 does not divide the 4 channels"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
