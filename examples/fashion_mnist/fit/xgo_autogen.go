@@ -39,3 +39,6 @@ func main() {
 func (this *Trainer) GopTorchInstrumented() string {
 	return "gop-torch v0.1.0 (0 loops)"
 }
+func (this *Trainer) GopTorchSelectors() []string {
+	return []string{"Dataset__0", "Epochs__1", "Fit", "Main", "Model__1", "Momentum__1"}
+}
