@@ -92,7 +92,12 @@ func TestConvCheckForcedInProcess(t *testing.T) {
 	}
 	t.Setenv("GOTORCH_CONV_CHECK", "fail")
 	out := childtest.Rerun(t, "GOTORCH_CONV_CHECK_CHILD", "1", 2*time.Minute)
-	assert.Contains(t, out, "convolution check: oneDNN's float32 conv1d dilated grad input is wrong")
+	// The first case that disagrees is named: conv1d dilated when the
+	// forced fault hits it alone, but on a machine where oneDNN's own
+	// conv2d grad input is wrong too (libtorch 2.6 on AVX-512, issue 40)
+	// that one comes first.
+	assert.Regexp(t, `convolution check: oneDNN's float32 conv[12]d[a-z ]* grad input is wrong`, out)
+	assert.Contains(t, out, "oneDNN is off for this process")
 }
 
 // TestConvCheckOff: GOTORCH_CONV_CHECK=off leaves oneDNN as it is.
