@@ -26,6 +26,8 @@ gt_tensor_result atg__cast_Short(gt_tensor a_self, int a_non_blocking);
 gt_tensor_result atg__cast_Half(gt_tensor a_self, int a_non_blocking);
 /* aten::_backward(Tensor self, Tensor[] inputs, Tensor? gradient=None, bool? retain_graph=None, bool create_graph=False) -> () */
 gt_error atg__backward(gt_tensor a_self, gt_tensor *a_inputs, int64_t a_inputs_len, gt_tensor a_gradient, int a_retain_graph, int a_retain_graph_has, int a_create_graph);
+/* aten::retain_grad(Tensor(a!) self) -> () */
+gt_error atg_retain_grad(gt_tensor a_self);
 /* aten::retains_grad(Tensor self) -> bool */
 gt_error atg_retains_grad(int *r0, gt_tensor a_self);
 /* aten::_fw_primal(Tensor(a) self, int level) -> Tensor(a) */
@@ -1372,6 +1374,10 @@ gt_tensor_result atg_pixel_unshuffle(gt_tensor a_self, int64_t a_downscale_facto
 gt_tensor_result atg_channel_shuffle(gt_tensor a_self, int64_t a_groups);
 /* aten::native_channel_shuffle(Tensor self, SymInt groups) -> Tensor */
 gt_tensor_result atg_native_channel_shuffle(gt_tensor a_self, int64_t a_groups);
+/* aten::is_pinned(Tensor self, Device? device=None) -> bool */
+gt_error atg_is_pinned(int *r0, gt_tensor a_self, int32_t a_device, int32_t a_device_index, int a_device_has);
+/* aten::pin_memory(Tensor(a) self, Device? device=None) -> Tensor(a) */
+gt_tensor_result atg_pin_memory(gt_tensor a_self, int32_t a_device, int32_t a_device_index, int a_device_has);
 /* aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor */
 gt_tensor_result atg_pinverse(gt_tensor a_self, double a_rcond);
 /* aten::poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor */

@@ -359,12 +359,9 @@ var skipNames = map[string]string{
 	"requires_grad_": "hand-written as Tensor.SetRequiresGrad",
 	"backward":       "hand-written as Tensor.Backward",
 	"set_data":       "mutating a tensor's data in place is not exposed",
-	"retain_grad":    "not exposed yet",
 	"output_nr":      "autograd internal",
 	"_version":       "autograd internal",
 	"record_stream":  "CUDA streams are not exposed",
-	"is_pinned":      "CUDA pinned memory is not exposed",
-	"pin_memory":     "CUDA pinned memory is not exposed",
 	"_pin_memory":    "CUDA pinned memory is not exposed",
 	"from_file":      "reads raw files outside GoTorch's checks",
 }

@@ -63,6 +63,11 @@ func Atg__backward(a_self unsafe.Pointer, a_inputs unsafe.Pointer, a_inputs_len 
 	return unsafe.Pointer(e)
 }
 
+func Atg_retain_grad(a_self unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_retain_grad(C.gt_tensor(a_self))
+	return unsafe.Pointer(e)
+}
+
 func Atg_retains_grad(a_self unsafe.Pointer) (int32, unsafe.Pointer) {
 	var r0 C.int
 	e := C.atg_retains_grad(&r0, C.gt_tensor(a_self))
@@ -3670,6 +3675,17 @@ func Atg_native_channel_shuffle(a_self unsafe.Pointer, a_groups int64) (unsafe.P
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }
 
+func Atg_is_pinned(a_self unsafe.Pointer, a_device int32, a_device_index int32, a_device_has int32) (int32, unsafe.Pointer) {
+	var r0 C.int
+	e := C.atg_is_pinned(&r0, C.gt_tensor(a_self), C.int32_t(a_device), C.int32_t(a_device_index), C.int(a_device_has))
+	return int32(r0), unsafe.Pointer(e)
+}
+
+func Atg_pin_memory(a_self unsafe.Pointer, a_device int32, a_device_index int32, a_device_has int32) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_pin_memory(C.gt_tensor(a_self), C.int32_t(a_device), C.int32_t(a_device_index), C.int(a_device_has))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
 func Atg_pinverse(a_self unsafe.Pointer, a_rcond float64) (unsafe.Pointer, unsafe.Pointer, int64) {
 	r := C.atg_pinverse(C.gt_tensor(a_self), C.double(a_rcond))
 	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
@@ -3762,15 +3778,5 @@ func Atg_randint_low_generator(a_low int64, a_high int64, a_size *int64, a_size_
 
 func Atg_randint_out_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
 	e := C.atg_randint_out_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
-	return unsafe.Pointer(e)
-}
-
-func Atg_randint_out_generator_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
-	e := C.atg_randint_out_generator_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
-	return unsafe.Pointer(e)
-}
-
-func Atg_randint_out_low_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
-	e := C.atg_randint_out_low_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
 	return unsafe.Pointer(e)
 }

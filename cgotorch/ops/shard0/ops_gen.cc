@@ -6,7 +6,7 @@
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
 //   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
-//   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
+//   ops_gen.h sha256 93eaee7d30bdedaf268a7ef9faeb794ecd18cf8c511304e27b38ee1a7ba3ce7a
 #include "../../internal.h"
 #include "../../checks.h"
 #include "../../ops_gen.h"
@@ -49,6 +49,10 @@ gt_tensor_result atg__cast_Half(gt_tensor a_self, int a_non_blocking) {
 
 gt_error atg__backward(gt_tensor a_self, gt_tensor *a_inputs, int64_t a_inputs_len, gt_tensor a_gradient, int a_retain_graph, int a_retain_graph_has, int a_create_graph) {
   return guard([&] { T(a_self)._backward(tensor_list(a_inputs, a_inputs_len), opt(a_gradient), optional<bool>(a_retain_graph != 0, a_retain_graph_has), (a_create_graph != 0)); });
+}
+
+gt_error atg_retain_grad(gt_tensor a_self) {
+  return guard([&] { TM(a_self).retain_grad(); });
 }
 
 gt_error atg_retains_grad(int *r0, gt_tensor a_self) {
@@ -3904,6 +3908,17 @@ gt_tensor_result atg_native_channel_shuffle(gt_tensor a_self, int64_t a_groups) 
   return tensor_result([&] { checks::channel_groups("native_channel_shuffle", T(a_self), a_groups); return at::native_channel_shuffle(T(a_self), a_groups); });
 }
 
+gt_error atg_is_pinned(int *r0, gt_tensor a_self, int32_t a_device, int32_t a_device_index, int a_device_has) {
+  return guard([&] {
+    auto res = T(a_self).is_pinned(optional<at::Device>(device(a_device, a_device_index), a_device_has));
+    *r0 = res ? 1 : 0;
+  });
+}
+
+gt_tensor_result atg_pin_memory(gt_tensor a_self, int32_t a_device, int32_t a_device_index, int a_device_has) {
+  return tensor_result([&] { return T(a_self).pin_memory(optional<at::Device>(device(a_device, a_device_index), a_device_has)); });
+}
+
 gt_tensor_result atg_pinverse(gt_tensor a_self, double a_rcond) {
   return tensor_result([&] { return at::pinverse(T(a_self), a_rcond); });
 }
@@ -3997,20 +4012,6 @@ gt_tensor_result atg_randint_low_generator(int64_t a_low, int64_t a_high, const 
 gt_error atg_randint_out_out(gt_tensor a_out, int64_t a_high, const int64_t *a_size, int64_t a_size_len) {
   return guard([&] {
     auto res = at::randint_out(TM(a_out), a_high, IA(a_size, a_size_len));
-    (void)res;
-  });
-}
-
-gt_error atg_randint_out_generator_out(gt_tensor a_out, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator) {
-  return guard([&] {
-    auto res = at::randint_out(TM(a_out), a_high, IA(a_size, a_size_len), generator(a_generator));
-    (void)res;
-  });
-}
-
-gt_error atg_randint_out_low_out(gt_tensor a_out, int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len) {
-  return guard([&] {
-    auto res = at::randint_out(TM(a_out), a_low, a_high, IA(a_size, a_size_len));
     (void)res;
   });
 }

@@ -18,6 +18,16 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
+func Atg_randint_out_generator_out(a_out unsafe.Pointer, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
+	e := C.atg_randint_out_generator_out(C.gt_tensor(a_out), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
+	return unsafe.Pointer(e)
+}
+
+func Atg_randint_out_low_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64) unsafe.Pointer {
+	e := C.atg_randint_out_low_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len))
+	return unsafe.Pointer(e)
+}
+
 func Atg_randint_out_low_generator_out(a_out unsafe.Pointer, a_low int64, a_high int64, a_size *int64, a_size_len int64, a_generator unsafe.Pointer) unsafe.Pointer {
 	e := C.atg_randint_out_low_generator_out(C.gt_tensor(a_out), C.int64_t(a_low), C.int64_t(a_high), (*C.int64_t)(unsafe.Pointer(a_size)), C.int64_t(a_size_len), C.gt_generator(a_generator))
 	return unsafe.Pointer(e)
@@ -3737,9 +3747,4 @@ func Atg_i0_(a_self unsafe.Pointer) unsafe.Pointer {
 func Atg_i0_out_out(a_out unsafe.Pointer, a_self unsafe.Pointer) unsafe.Pointer {
 	e := C.atg_i0_out_out(C.gt_tensor(a_out), C.gt_tensor(a_self))
 	return unsafe.Pointer(e)
-}
-
-func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
-	r := C.atg_sign(C.gt_tensor(a_self))
-	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
 }

@@ -6,7 +6,7 @@
 //   internal.h sha256 7adc54402e553580b06459ca658e92cbfde75cc02bb8ff157b122ff3670c4ebd
 //   checks.h sha256 e96a6aedeb990dd7a16d592b3e3e49572cb18d88e3a5f41fc1212f59555e5864
 //   cgotorch.h sha256 93d45087ca1291bd08c6c9fc53738f67ae9e38d2e63666eed2e31cba0626c1cc
-//   ops_gen.h sha256 7437dc6ac78102b8a69ae611a429c5a97584952398eb65632914220248ac3c82
+//   ops_gen.h sha256 93eaee7d30bdedaf268a7ef9faeb794ecd18cf8c511304e27b38ee1a7ba3ce7a
 #include "../../internal.h"
 #include "../../checks.h"
 #include "../../ops_gen.h"
@@ -14,6 +14,20 @@
 using namespace gotorch;
 
 extern "C" {
+
+gt_error atg_randint_out_generator_out(gt_tensor a_out, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator) {
+  return guard([&] {
+    auto res = at::randint_out(TM(a_out), a_high, IA(a_size, a_size_len), generator(a_generator));
+    (void)res;
+  });
+}
+
+gt_error atg_randint_out_low_out(gt_tensor a_out, int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len) {
+  return guard([&] {
+    auto res = at::randint_out(TM(a_out), a_low, a_high, IA(a_size, a_size_len));
+    (void)res;
+  });
+}
 
 gt_error atg_randint_out_low_generator_out(gt_tensor a_out, int64_t a_low, int64_t a_high, const int64_t *a_size, int64_t a_size_len, gt_generator a_generator) {
   return guard([&] {
@@ -4217,10 +4231,6 @@ gt_error atg_i0_out_out(gt_tensor a_out, gt_tensor a_self) {
     auto res = at::i0_out(TM(a_out), T(a_self));
     (void)res;
   });
-}
-
-gt_tensor_result atg_sign(gt_tensor a_self) {
-  return tensor_result([&] { return at::sign(T(a_self)); });
 }
 
 }  // extern "C"

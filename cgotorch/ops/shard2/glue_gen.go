@@ -18,6 +18,11 @@ import "unsafe"
 
 var _ unsafe.Pointer
 
+func Atg_sign(a_self unsafe.Pointer) (unsafe.Pointer, unsafe.Pointer, int64) {
+	r := C.atg_sign(C.gt_tensor(a_self))
+	return unsafe.Pointer(r.t), unsafe.Pointer(r.err), int64(r.nbytes)
+}
+
 func Atg_sign_(a_self unsafe.Pointer) unsafe.Pointer {
 	e := C.atg_sign_(C.gt_tensor(a_self))
 	return unsafe.Pointer(e)
