@@ -105,3 +105,29 @@ func TestTensorClose(t *testing.T) {
 	assert.True(t, golden.TensorClose(r, []float64{7, 8}, n, "n"))
 	assert.False(t, golden.TensorClose(r, []float64{7, 8.0000001}, n, "n"))
 }
+
+func TestNormwiseClose(t *testing.T) {
+	cases := []struct {
+		name      string
+		want, got []float64
+		ok        bool
+	}{
+		{"exact", []float64{1, -100}, []float64{1, -100}, true},
+		// A near-zero element may move by rel times the largest value.
+		{"near zero, within the scale", []float64{1e-12, -100}, []float64{5e-7, -100}, true},
+		{"near zero, beyond the scale", []float64{1e-12, -100}, []float64{2e-6, -100}, false},
+		{"largest element", []float64{1, -100}, []float64{1, -100.000002}, false},
+		{"wrong length", []float64{1, 2}, []float64{1}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			assert.Equal(t, c.ok, golden.NormwiseClose(r, c.want, c.got, 1e-8, "grad of %s", "w"))
+			assert.Equal(t, c.ok, len(r.errors) == 0, r.errors)
+			if !c.ok && len(c.want) == len(c.got) {
+				assert.Contains(t, r.errors[0], "grad of w: element ")
+				assert.Contains(t, r.errors[0], "norm-wise tolerance")
+			}
+		})
+	}
+}

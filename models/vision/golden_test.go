@@ -109,12 +109,18 @@ func values(t torch.Tensor) []float64 { return torch.ToSlice[float64](t.Detach()
 // train-mode forward, the gradients and the running statistics with
 // PyTorch's.
 func TestGolden(t *testing.T) {
-	if !strings.HasPrefix(torch.LibtorchVersion(), "1.") {
-		// The goldens are float64 from PyTorch 1.13.1; whole models on
-		// 2.6's kernels differ by about 1e-13, beyond internal/golden's
-		// float64 tolerance (the Debian 13 run). Still to do: goldens or a
-		// tolerance for 2.x.
-		t.Skip("float64 goldens from libtorch 1.13.1; 2.x differs by ~1e-13")
+	// The goldens are float64 from libtorch 1.13.1. On 2.x whole models
+	// differ by up to about 1e-10 of a tensor's largest value (the deep
+	// ResNet-50's first gradients; other kernels, see
+	// golden.NormwiseClose), beyond the per-element float64 tolerance, so
+	// there each tensor is compared norm-wise.
+	closeTo := func(t *testing.T, want []float64, got torch.Tensor, what string, args ...any) {
+		t.Helper()
+		if strings.HasPrefix(torch.LibtorchVersion(), "1.") {
+			golden.TensorClose(t, want, got, what, args...)
+			return
+		}
+		golden.NormwiseClose(t, want, values(got), 1e-8, what, args...)
 	}
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,11 +149,11 @@ func TestGolden(t *testing.T) {
 			var logits torch.Tensor
 			torch.NoGrad(func() { logits = m.Forward(x) })
 			require.Equal(t, want["logits"].Shape(), logits.Shape())
-			golden.TensorClose(t, values(want["logits"]), logits, "%s: eval logits", c.name)
+			closeTo(t, values(want["logits"]), logits, "%s: eval logits", c.name)
 
 			m.Train()
 			loss := F.CrossEntropy(m.Forward(x), want["target"])
-			golden.TensorClose(t, values(want["loss"]), loss, "%s: loss", c.name)
+			closeTo(t, values(want["loss"]), loss, "%s: loss", c.name)
 			loss.Backward()
 			params, buffers := named(m.NamedParameters()), named(m.NamedBuffers())
 			n := 0
@@ -168,7 +174,7 @@ func TestGolden(t *testing.T) {
 				n++
 				require.True(t, got.Defined(), "%s undefined", k)
 				require.Equal(t, w.Shape(), got.Shape(), k)
-				golden.TensorClose(t, values(w), got, "%s: %s", c.name, k)
+				closeTo(t, values(w), got, "%s: %s", c.name, k)
 			}
 			require.NotZero(t, n, "no gradients in the golden file")
 		})
