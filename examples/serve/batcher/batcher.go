@@ -2,12 +2,22 @@
 // dynamic batching for model inference.
 //
 // Each caller of Submit puts one item into a bounded queue and waits for
-// its result. A single worker goroutine takes the first queued item, waits
-// at most MaxWait for more (up to MaxBatch items), runs the batch function
-// once on all of them and hands each caller its own result.
+// its result. A single worker goroutine takes the first queued item and
+// everything queued behind it (up to MaxBatch items), waits at most
+// MaxWait for more, runs the batch function once on all of them and hands
+// each caller its own result.
+//
+// The wait is adaptive when the caller can say how many clients could
+// send an item (Options.Senders; for an HTTP server, the connections that
+// carry its requests, each with one request at a time): the batch runs as
+// soon as every one of them has its item in it, since nothing else can
+// arrive to share it. A lone client's request then runs at once, without
+// the MaxWait a batch of one would otherwise wait, and under load the
+// batches still fill.
 //
 //	b := batcher.New(func(xs []Image) ([]Scores, error) { return model.Classify(xs) },
-//		batcher.Options{MaxBatch: 32, MaxWait: 2 * time.Millisecond, QueueSize: 256})
+//		batcher.Options{MaxBatch: 32, MaxWait: 2 * time.Millisecond, QueueSize: 256,
+//			Senders: func() int { return openConns() }})
 //	scores, err := b.Submit(ctx, img) // ErrQueueFull when 256 are waiting
 //	...
 //	b.Close(ctx) // no new items; the queued ones still run
@@ -49,6 +59,14 @@ type Options struct {
 	// QueueSize is the most items waiting for the worker; Submit returns
 	// ErrQueueFull beyond it (default 4×MaxBatch).
 	QueueSize int
+	// Senders, if set, says how many clients could submit an item now,
+	// each at most one at a time (the items queued and those in the batch
+	// being collected count among them): a batch stops waiting for more
+	// as soon as it holds Senders items, since no other can arrive. Nil,
+	// or a negative answer (not known), waits the whole MaxWait. It is
+	// called by the worker while it collects a batch, so it must be cheap
+	// (an atomic load); a panic in it counts as not known.
+	Senders func() int
 	// OnBatch, if set, is called by the worker after each batch with its
 	// size and how long the batch function took, before the callers get
 	// their results. A panic in it is recovered and ignored.
@@ -66,6 +84,16 @@ type Batcher[In, Out any] struct {
 	done   chan struct{} // closed when the worker has exited after Close
 
 	restarts atomic.Int64 // workers replaced after a runtime.Goexit
+
+	// after starts the MaxWait timer: time.NewTimer's channel and Stop,
+	// replaced in tests by a clock they control.
+	after func(time.Duration) (<-chan time.Time, func() bool)
+}
+
+// realTimer is the worker's timer outside tests.
+func realTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(d)
+	return t.C, t.Stop
 }
 
 type item[In, Out any] struct {
@@ -83,6 +111,12 @@ type outcome[Out any] struct {
 // New starts a Batcher whose worker calls run with up to MaxBatch items;
 // run must return one output per input, in order.
 func New[In, Out any](run func([]In) ([]Out, error), opts Options) *Batcher[In, Out] {
+	return start(run, opts, realTimer)
+}
+
+// start is New with the timer the worker waits on.
+func start[In, Out any](run func([]In) ([]Out, error), opts Options,
+	after func(time.Duration) (<-chan time.Time, func() bool)) *Batcher[In, Out] {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 32
 	}
@@ -97,6 +131,7 @@ func New[In, Out any](run func([]In) ([]Out, error), opts Options) *Batcher[In, 
 		opts:  opts,
 		queue: make(chan *item[In, Out], opts.QueueSize),
 		done:  make(chan struct{}),
+		after: after,
 	}
 	go b.work()
 	return b
@@ -202,7 +237,6 @@ func (b *Batcher[In, Out]) work() {
 		b.restarts.Add(1)
 		go b.work()
 	}()
-	var timer *time.Timer
 	for {
 		first, ok := <-b.queue
 		if !ok {
@@ -210,42 +244,7 @@ func (b *Batcher[In, Out]) work() {
 			return
 		}
 		batch = append(batch[:0], first)
-		open := true
-		if b.opts.MaxWait > 0 {
-			if timer == nil {
-				timer = time.NewTimer(b.opts.MaxWait)
-			} else {
-				timer.Reset(b.opts.MaxWait)
-			}
-		collect:
-			for len(batch) < b.opts.MaxBatch {
-				select {
-				case it, more := <-b.queue:
-					if !more {
-						open = false
-						break collect
-					}
-					batch = append(batch, it)
-				case <-timer.C:
-					break collect
-				}
-			}
-			timer.Stop()
-		} else {
-		drain:
-			for len(batch) < b.opts.MaxBatch {
-				select {
-				case it, more := <-b.queue:
-					if !more {
-						open = false
-						break drain
-					}
-					batch = append(batch, it)
-				default:
-					break drain
-				}
-			}
-		}
+		open := b.collect(&batch)
 		b.runBatch(batch)
 		clear(batch)
 		batch = batch[:0]
@@ -254,6 +253,62 @@ func (b *Batcher[In, Out]) work() {
 			return
 		}
 	}
+}
+
+// collect completes a batch that holds its first item: it takes what is
+// queued behind it, then waits for more until the batch has MaxBatch
+// items, MaxWait has passed, or it holds an item of every sender
+// (Options.Senders). It returns false when Close has emptied the queue.
+// The items are in *batch as soon as they are taken, where work's
+// deferred function finds them if Senders ends the goroutine.
+func (b *Batcher[In, Out]) collect(batch *[]*item[In, Out]) (open bool) {
+	for len(*batch) < b.opts.MaxBatch {
+		select {
+		case it, more := <-b.queue:
+			if !more {
+				return false
+			}
+			*batch = append(*batch, it)
+			continue
+		default:
+		}
+		break
+	}
+	if len(*batch) >= b.opts.MaxBatch || b.opts.MaxWait <= 0 || b.allIn(len(*batch)) {
+		return true
+	}
+	timeout, stop := b.after(b.opts.MaxWait)
+	defer stop()
+	for len(*batch) < b.opts.MaxBatch {
+		select {
+		case it, more := <-b.queue:
+			if !more {
+				return false
+			}
+			*batch = append(*batch, it)
+			if b.allIn(len(*batch)) {
+				return true
+			}
+		case <-timeout:
+			return true
+		}
+	}
+	return true
+}
+
+// allIn reports whether a batch of n items holds one of every sender's,
+// so that waiting for more is pointless.
+func (b *Batcher[In, Out]) allIn(n int) (all bool) {
+	if b.opts.Senders == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			all = false
+		}
+	}()
+	s := b.opts.Senders()
+	return s >= 0 && n >= s
 }
 
 // runBatch runs the items whose callers still wait and answers each.

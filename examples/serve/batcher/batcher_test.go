@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -339,4 +340,151 @@ func TestGoexitWithMoreQueued(t *testing.T) {
 	}
 	assert.Equal(t, 20, sum)
 	require.NoError(t, b.Close(context.Background()))
+}
+
+// fakeClock is the worker's MaxWait timer under the test's control: each
+// timer the worker starts is reported on started, and fires only when the
+// test sends on fire.
+type fakeClock struct {
+	started chan time.Duration
+	fire    chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{started: make(chan time.Duration, 100), fire: make(chan time.Time)}
+}
+
+func (c *fakeClock) after(d time.Duration) (<-chan time.Time, func() bool) {
+	c.started <- d
+	return c.fire, func() bool { return true }
+}
+
+// senders is a Senders function whose answer the test sets.
+type senders struct{ n atomic.Int64 }
+
+func (s *senders) get() int { return int(s.n.Load()) }
+
+// TestLoneSenderRunsAtOnce: with one sender, its item is every item that
+// can arrive, so the batch runs without starting the MaxWait timer (which
+// would never fire here) and the result comes back (issue #35: one
+// connection waited out the whole batching window).
+func TestLoneSenderRunsAtOnce(t *testing.T) {
+	clock := newFakeClock()
+	var n senders
+	n.n.Store(1)
+	var s sizes
+	b := start(double, Options{MaxBatch: 8, MaxWait: time.Hour, Senders: n.get, OnBatch: s.add}, clock.after)
+	defer b.Close(context.Background())
+	for i := range 3 {
+		type res struct {
+			out int
+			err error
+		}
+		done := make(chan res, 1)
+		go func() { out, err := b.Submit(context.Background(), i); done <- res{out, err} }()
+		select {
+		case r := <-done:
+			require.NoError(t, r.err)
+			assert.Equal(t, 2*i, r.out)
+		case d := <-clock.started:
+			t.Fatalf("item %d of a lone sender waits for a batch to fill (MaxWait %v)", i, d)
+		}
+	}
+	assert.Equal(t, []int{1, 1, 1}, s.list())
+}
+
+// TestWaitsForEverySender: with two senders and one item, the worker
+// waits; the second item completes the batch before the timer fires.
+func TestWaitsForEverySender(t *testing.T) {
+	clock := newFakeClock()
+	var n senders
+	n.n.Store(2)
+	var s sizes
+	b := start(double, Options{MaxBatch: 8, MaxWait: time.Hour, Senders: n.get, OnBatch: s.add}, clock.after)
+	defer b.Close(context.Background())
+	first := make(chan error, 1)
+	go func() { _, err := b.Submit(context.Background(), 1); first <- err }()
+	assert.Equal(t, time.Hour, <-clock.started, "the lone item of two senders waits")
+	assert.Empty(t, s.list(), "and has not run")
+	out, err := b.Submit(context.Background(), 2)
+	require.NoError(t, err)
+	assert.Equal(t, 4, out)
+	require.NoError(t, <-first)
+	assert.Equal(t, []int{2}, s.list(), "the two items ran as one batch, without the timer")
+}
+
+// TestMaxWaitEndsTheWaitForASilentSender: a sender that sends nothing
+// holds the batch only until MaxWait; so does an unknown count (negative,
+// or a Senders that panics).
+func TestMaxWaitEndsTheWaitForASilentSender(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		senders func() int
+		items   int
+	}{
+		{"three senders, two items", func() int { return 3 }, 2},
+		{"unknown", func() int { return -1 }, 1},
+		{"panics", func() int { panic("no count") }, 1},
+		{"nil", nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			g := newGate()
+			close(g.release)
+			var s sizes
+			// The worker asks Senders once for each item it takes.
+			var asked atomic.Int64
+			count := tc.senders
+			if count != nil {
+				count = func() int { asked.Add(1); return tc.senders() }
+			}
+			b := start(g.run, Options{MaxBatch: 8, MaxWait: time.Hour, Senders: count, OnBatch: s.add}, clock.after)
+			defer b.Close(context.Background())
+			done := make(chan error, tc.items)
+			for i := range tc.items {
+				go func() { _, err := b.Submit(context.Background(), i); done <- err }()
+				if i == 0 {
+					<-clock.started
+				}
+			}
+			if count != nil {
+				waitFor(t, func() bool { return asked.Load() == int64(tc.items) })
+			}
+			assert.Empty(t, g.started, "nothing ran before the timer fired")
+			clock.fire <- time.Now()
+			assert.Equal(t, tc.items, <-g.started)
+			for range tc.items {
+				require.NoError(t, <-done)
+			}
+			assert.Equal(t, []int{tc.items}, s.list())
+		})
+	}
+}
+
+// TestBusyWorkerStillBatches: the items that queue while the worker is
+// busy run together, and a batch that holds Senders items runs without
+// waiting for more.
+func TestBusyWorkerStillBatches(t *testing.T) {
+	clock := newFakeClock()
+	g := newGate()
+	var n senders
+	n.n.Store(5)
+	var s sizes
+	b := start(g.run, Options{MaxBatch: 8, QueueSize: 8, MaxWait: time.Hour, Senders: n.get, OnBatch: s.add}, clock.after)
+	done := make(chan error, 6)
+	go func() { _, err := b.Submit(context.Background(), 0); done <- err }()
+	<-clock.started // one item of five senders waits
+	clock.fire <- time.Now()
+	require.Equal(t, 1, <-g.started) // the worker holds item 0
+	for i := 1; i <= 5; i++ {
+		go func() { _, err := b.Submit(context.Background(), i); done <- err }()
+	}
+	waitFor(t, func() bool { return b.Len() == 5 })
+	close(g.release)
+	for range 6 {
+		require.NoError(t, <-done)
+	}
+	require.NoError(t, b.Close(context.Background()))
+	assert.Equal(t, []int{1, 5}, s.list(), "the five queued items ran as one batch")
+	assert.Empty(t, clock.started, "without a wait: five items of five senders")
 }
