@@ -43,7 +43,7 @@ func ratioPlot(r *results) (*plot.Plot, error) {
 		}
 		names = append(names, name)
 	}
-	for _, j := range jobs {
+	for _, j := range cpuJobs() {
 		if r.Samples[j.Name] == nil {
 			continue
 		}

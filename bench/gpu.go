@@ -17,19 +17,19 @@ import (
 
 // gpuJobs are the workloads of -device cuda. A per-op repetition is ITERS
 // ops between two synchronizations; a training step ends with loss.item().
-var gpuJobs = []jobSpec{
+var gpuJobs = append([]jobSpec{
 	{"gadd4", "add, 4×4, per op", "ops", 20000, 2000, 0, opImpls, 0, 0},
 	{"gmm4", "mm, 4×4, per op", "ops", 20000, 2000, 0, opImpls, 0, 0},
 	{"gmlp", "MLP 784-512-512-10, Adam step, batch 1024", "mlp", 100, 10, 1024, trainImpls, 0, 0},
 	{"gcnn64", "Fashion-MNIST CNN, Adam step, batch 64", "cnn", 100, 10, 64, trainImpls, 0, 0},
 	{"gcnn1024", "same CNN, batch 1024", "cnn", 100, 10, 1024, trainImpls, 0, 0},
 	{"gtrans", "6 × TransformerEncoderLayer(512, 8, 2048), AdamW step, batch 32×256", "transformer", 30, 5, 32, trainImpls, 0, 0},
-}
+}, gpuModelJobs...) // ResNet-18, GPT-2, BERT (models.go)
 
 // The parts -only accepts on each device.
 var (
-	cpuParts = []string{"ops", "mlp", "cnn", "trans", "mem", "startup", "rss", "ddp"}
-	gpuParts = []string{"ops", "mlp", "cnn", "transformer"}
+	cpuParts = []string{"ops", "mlp", "cnn", "trans", "models", "mem", "startup", "rss", "ddp"}
+	gpuParts = []string{"ops", "mlp", "cnn", "transformer", "models"}
 )
 
 // onCUDA reports whether the run is on the GPU (-device cuda).
@@ -40,7 +40,7 @@ func (c config) jobList() []jobSpec {
 	if c.onCUDA() {
 		return gpuJobs
 	}
-	return jobs
+	return cpuJobs()
 }
 
 // parseDevice checks -device: cpu or cuda (cuda:0 is the same).
@@ -153,7 +153,8 @@ func gpuMarkdown(r *results) string {
 	w("Per op: a repetition is ITERS 4×4 `add` or `mm` between two synchronizations (Go calls `torch.GC()` every 1,000 ops; Go+ has no per-op job on the GPU). ")
 	w("Training: one fixed synthetic batch on the GPU; every step is forward, loss, zero_grad (to none), backward, optimizer step and `loss.item()`; Go and Go+ call `torch.GC()` at each step's top. ")
 	w("MLP and CNN: cross-entropy, Adam (lr 1e-3); transformer: input (256, 32, 512), MSE against a random target, AdamW (lr 1e-4), dropout 0.1 in training mode. ")
-	w("Times are medians (min in parentheses) per op or per step over all timed repetitions.\n\n")
+	w("Models (`-only models`, C++, Go and Python): ResNet-18 inference at batch 1 and 32 and a training step at batch 16 (SGD with momentum), GPT-2 small generating 64 tokens greedily with the key/value cache (time per token), BERT-base forward at 8 × 128; each repetition between two synchronizations, built as on the CPU (bench/internal/worker/models.go). ")
+	w("Times are medians (min in parentheses) per op, per step, per forward or per token over all timed repetitions.\n\n")
 	w("Peak memory: the caching allocator's peak of allocated bytes on cuda:0 from the job's start (after the previous job's tensors are freed) to its end, the largest over the rounds: ")
 	w("`torch.cuda.max_memory_allocated` (Python), `c10::cuda::CUDACachingAllocator::getDeviceStats` (C++, built with `-DBENCH_CUDA`), `cuda.MaxMemoryAllocated` (Go, Go+). It includes the model, the optimizer state and the batch.\n\n")
 	w("## Times\n\n| job | C++ | Go | Go+ | Python | Go/C++ | Go/Python |\n| --- | --- | --- | --- | --- | --- | --- |\n")

@@ -15,7 +15,7 @@ func TestParseFlagsDevice(t *testing.T) {
 	c, err := parseFlags(nil)
 	require.NoError(t, err)
 	assert.Equal(t, "cpu", c.Device)
-	assert.Equal(t, jobs, c.jobList())
+	assert.Equal(t, cpuJobs(), c.jobList())
 	assert.Empty(t, c.Only, "a CPU run keeps every part")
 	assert.True(t, c.wants("startup") && c.wants("rss"))
 

@@ -20,7 +20,9 @@
 // without requires_grad), an MLP 784-512-512-10 SGD step and the
 // Fashion-MNIST CNN's Adam step (batch 64, synthetic data), the GC()
 // pause per step, RSS and live tensors over a long training run, and
-// process start-up to the first op.
+// process start-up to the first op; and the models part (models.go):
+// ResNet-18 inference and training, GPT-2 generation with the key/value
+// cache and a BERT encoder, C++ beside Go and Python.
 package main
 
 import (
@@ -88,7 +90,7 @@ func main() {
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var c config
-	fs.BoolVar(&c.Quick, "quick", false, "smoke run: 2 rounds, few iterations, a short RSS run; writes under bench/out/quick unless -out is given")
+	fs.BoolVar(&c.Quick, "quick", false, "smoke run: 2 rounds, few iterations, a short RSS run, the models at reduced shapes; writes under bench/out/quick unless -out is given")
 	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds (default 10, 2 with -quick)")
 	fs.IntVar(&c.Reps, "reps", 0, "timed repetitions per workload, worker and round (default 3, 1 with -quick)")
 	fs.IntVar(&c.Warmup, "warmup", 1, "untimed warm-up repetitions before them")
@@ -101,8 +103,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.CXX, "cxx", "", "C++ compiler (default $CXX or g++)")
 	fs.StringVar(&c.Out, "out", "", "Markdown report (default docs/benchmarks.md; bench/out/quick/benchmarks.md with -quick)")
 	fs.StringVar(&c.Chart, "chart", "", "PNG chart (default: the report's name with .png)")
-	only := fs.String("only", "", "comma-separated parts to run: ops,mlp,cnn,startup,rss (default all; with -device cuda: ops,mlp,cnn,transformer)")
-	device := fs.String("device", "cpu", "cpu: the CPU benchmark; cuda: the GPU jobs on cuda:0 (per-op add/mm, MLP, CNN, transformer, with peak memory), reported to bench/out/gpu/benchmarks.md unless -out is given")
+	only := fs.String("only", "", "comma-separated parts to run: "+strings.Join(cpuParts, ",")+" (default all; with -device cuda: "+strings.Join(gpuParts, ",")+")")
+	device := fs.String("device", "cpu", "cpu: the CPU benchmark; cuda: the GPU jobs on cuda:0 (per-op add/mm, MLP, CNN, transformer, models, with peak memory), reported to bench/out/gpu/benchmarks.md unless -out is given")
 	fs.DurationVar(&c.TimeLimit, "time-limit", 0, "start no job once this long has passed since the start, builds included, and report what was measured (for a machine lent for minutes); 0: no limit")
 	fs.StringVar(&c.Notes, "notes", "bench/NOTES.md", "hand-written notes to include in the report, if the file exists")
 	fs.StringVar(&c.Replot, "replot", "", "rewrite the report and chart from a saved results file (bench/out/results.json) instead of measuring")

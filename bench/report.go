@@ -92,6 +92,7 @@ func (r *results) targets() []target {
 			ts = append(ts, target{Name: "median torch.GC() pause / median Go step, " + j.Title, Measured: 100 * gc.Median / step.Median, Limit: gcPauseMaxPct, AtMost: true, Unit: "%"})
 		}
 	}
+	ts = append(ts, r.modelTargets()...) // models.go
 	for _, j := range memJobs {
 		cxx, ok := r.Mem[j.Name]["cxx"]
 		if !ok || cxx.Peak <= 0 {
@@ -208,6 +209,7 @@ func markdown(r *results, chart string) string {
 	w("Go calls `torch.GC()` at the top of every step and `torch.FinishGC()` after each repetition, both timed; gop-torch inserts the same calls into the Go+ script's loops. Samples/s = 64 / median step time.\n")
 	w("- **Transformer step**: `nn.TransformerEncoder` of 6 `TransformerEncoderLayer(512, 8 heads, feed-forward 2048)` in training mode (dropout 0.1), input (256, 32, 512), MSE loss against a random target, AdamW (lr 1e-4), every step ending with `loss.item()`: the GPU harness's job on the CPU. A step takes seconds, so it runs in the first %d rounds only, %d timed step(s) each.\n", transRounds(), transReps())
 	w("- **Peak memory**: a fresh process per worker and job with a counting CPU allocator ([`bench/cxx/countalloc.h`](../bench/cxx/countalloc.h), the same code in every worker, wrapped around the process's own allocator) that adds up the blocks handed to live tensors (`malloc_usable_size`): parameters, gradients, optimizer state, activations and what autograd saves, from the model's creation to the end of the job (MLP %d steps, CNN %d, transformer %d; Go and Go+ with `torch.GC()` as above, so tensors that wait for a later collection count). Blocks an allocator caches after a free are not live. Peak RSS is the process's `VmHWM`. These runs are not timed.\n", memSteps("mlp"), memSteps("cnn"), memSteps("trans"))
+	w("%s", modelsMethod())
 	w("- **GC() pause**: the Go worker times each `torch.GC()` call of the training steps above, and of the long run below.\n")
 	w("- **RSS**: one run of %d MLP training steps per worker; RSS from `/proc/self/statm` every %d steps (Go and Go+ right after the step's `torch.GC()`), and GoTorch's live-tensor count (`torch.ReadMemStats`).\n", c.RSSSteps, rssEvery(c.RSSSteps))
 	w("- **Start-up**: wall-clock time from just before the harness starts a fresh worker process to the end of its first op (a 4×4 add, after setting the threads); Python includes `import torch`. %d rounds, the workers taking turns.\n\n", c.StartupRounds)
@@ -254,11 +256,12 @@ func markdown(r *results, chart string) string {
 		}
 		w("\n")
 	}
+	w("%s", r.modelsMarkdown())
 	if len(r.Phases) > 0 {
 		w("### Where a training step's time goes: mean per step\n\n")
 		w("Each worker times the phases of every timed step; Go also its `torch.GC()` call. \"Rest\" is the step's mean time less the mean phases: the loop, `torch.FinishGC()` after each repetition (Go), and the loss's graph freed at the end of the step in C++ (at the next step's forward in Python). The mean of `torch.GC()` includes the collection that the first `GC()` after each repetition's `FinishGC()` makes. Go+ runs the same calls through the classfile's `step` and is timed as a whole.\n\n")
 		names := []string{"forward and loss", "zero_grad", "backward", "optimizer step"}
-		for _, j := range jobs {
+		for _, j := range cpuJobs() {
 			ph := r.Phases[j.Name]
 			if len(ph) == 0 {
 				continue

@@ -154,7 +154,7 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	}
 	b := &builder{root: cfg.Root, outDir: outDir, log: logf, cuda: cfg.onCUDA()}
 	bins := map[string][]string{}
-	env := deviceEnv(workerEnv(os.Environ(), cfg.Threads, cfg.OMPWait), cfg.Device)
+	env := modelShapesEnv(deviceEnv(workerEnv(os.Environ(), cfg.Threads, cfg.OMPWait), cfg.Device), cfg.Quick)
 	if cfg.onCUDA() {
 		// Fail before the C++ build when there is no GPU.
 		gow, err := b.gowork()
@@ -343,6 +343,10 @@ func interleaved(cfg config, res *results, env []string, logf func(string, ...an
 	res.Machine.Libtorch = versions
 	res.Machine.Threads = threads
 	res.Machine.BLAS = describeLibs(libs)
+	if d := cfg.modelsEstimate(countImpls(procs, modelImpls)); d > 0 {
+		logf("models part: about %s on an idle 2-core machine, longer under load (%d rounds of %d jobs, every worker in turn)",
+			elapsed(d), min(cfg.Rounds, modelJobs[0].MaxRounds), len(modelJobs))
+	}
 	timeout := 10 * time.Minute
 rounds:
 	for round := 1; round <= cfg.Rounds && len(selected) > 0; round++ {
@@ -407,6 +411,17 @@ rounds:
 		delete(procs, name)
 	}
 	return nil
+}
+
+// countImpls is how many of the workers named run.
+func countImpls(procs map[string]*process, names []string) int {
+	n := 0
+	for _, name := range names {
+		if procs[name] != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // startups measures process start-up to the end of the first op, the

@@ -15,7 +15,8 @@
 // without it, peak_bytes is -1. On the CPU, BENCH_COUNT_ALLOC=1 counts live
 // tensor memory (countalloc.h): the answers carry the peak bytes of tensor
 // storage since the command was read (peak_bytes) and the process's peak
-// RSS (hwm_bytes).
+// RSS (hwm_bytes). The models part's jobs (ResNet-18, GPT-2 generation,
+// BERT; models.h) run on either device.
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -26,6 +27,7 @@
 #endif
 
 #include "countalloc.h"
+#include "models.h"
 
 #include <chrono>
 #include <cstdint>
@@ -35,6 +37,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -315,6 +318,127 @@ std::vector<int64_t> gpu_job(const Cmd& c, bool& ok) {
   return {};
 }
 
+// The models part's shapes (BENCH_MODEL_SHAPES: full, the default, or
+// small for the harness's -quick), as bench/internal/worker/models.go.
+struct ModelShapes {
+  int64_t image, gpt2_layers, bert_layers, bert_seq;
+};
+
+ModelShapes model_shapes() {
+  const char* v = std::getenv("BENCH_MODEL_SHAPES");
+  std::string s = v ? v : "";
+  if (s == "" || s == "full") return {224, 12, 12, 128};
+  if (s == "small") return {64, 2, 2, 32};
+  throw std::runtime_error("BENCH_MODEL_SHAPES=\"" + s + "\": want full or small");
+}
+
+bool is_model_job(const std::string& job) {
+  return job == "r18b1" || job == "r18b32" || job == "r18train" || job == "gpt2gen" || job == "bert";
+}
+
+// timed_reps runs body once per repetition, between two synchronizations.
+template <class F>
+std::vector<int64_t> timed_reps(const Cmd& c, F&& body) {
+  std::vector<int64_t> ns;
+  for (int64_t r = 0; r < c.warmup + c.reps; r++) {
+    phase_on = !on_cuda() && r >= c.warmup;
+    sync();
+    int64_t t0 = steady_ns();
+    body();
+    sync();
+    int64_t t = steady_ns() - t0;
+    if (r >= c.warmup) ns.push_back(t);
+  }
+  return ns;
+}
+
+// check_params throws unless net has want parameters (elements): the
+// hand-written models must have the shapes of the Go and Python ones.
+template <class Net>
+void check_params(const Net& net, int64_t want, const std::string& what) {
+  int64_t n = 0;
+  for (const auto& p : net->parameters()) n += p.numel();
+  if (n != want)
+    throw std::runtime_error(what + " has " + std::to_string(n) + " parameters, want " + std::to_string(want));
+}
+
+// model_job runs one of the models part's jobs on device() (see
+// bench/internal/worker/models.go): ResNet-18 forward at batch 1 or 32
+// (r18b1, r18b32) and training step at batch 16 (r18train, SGD with
+// momentum), GPT-2 greedy generation with the cache from an 8-token prompt
+// (gpt2gen: a repetition is one generation of ITERS tokens) and the BERT
+// encoder at 8 x 128 (bert).
+std::vector<int64_t> model_job(const Cmd& c) {
+  using namespace bench_models;
+  ModelShapes sh = model_shapes();
+  auto o = torch::TensorOptions().device(device());
+  auto ids = o.dtype(torch::kLong);
+  if (c.job == "r18b1" || c.job == "r18b32") {
+    int64_t n = c.job == "r18b1" ? 1 : 32;
+    ResNet18 net;
+    check_params(net, 11689512, "ResNet-18");  // torchvision's resnet18()
+    net->to(device());
+    net->eval();
+    auto x = torch::randn({n, 3, sh.image, sh.image}, o);
+    return timed_reps(c, [&] {
+      torch::NoGradGuard no_grad;
+      for (int64_t i = 0; i < c.iters; i++) net->forward(x);
+    });
+  }
+  if (c.job == "r18train") {
+    ResNet18 net;
+    check_params(net, 11689512, "ResNet-18");
+    net->to(device());
+    net->train();
+    auto params = net->parameters();
+    torch::optim::SGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto x = torch::randn({16, 3, sh.image, sh.image}, o);
+    auto y = torch::randint(1000, {16}, ids);
+    return timed_reps(c, [&] {
+      for (int64_t i = 0; i < c.iters; i++) {
+        int64_t p0 = steady_ns();
+        auto loss = torch::nn::functional::cross_entropy(net->forward(x), y);
+        int64_t p1 = steady_ns();
+        zero_grad(params);
+        int64_t p2 = steady_ns();
+        loss.backward();
+        int64_t p3 = steady_ns();
+        opt.step();
+        loss.item<float>();
+        if (!on_cuda()) add_phases(p0, p1, p2, p3, steady_ns());
+      }
+    });
+  }
+  if (c.job == "gpt2gen") {
+    GPT2Config cfg;
+    cfg.n_layer = sh.gpt2_layers;
+    GPT2LMHead net(cfg);
+    // The tied head has no parameters of its own: 124,439,808 for GPT-2 small.
+    int64_t e = cfg.n_embd;
+    check_params(net, (cfg.vocab_size + cfg.n_positions) * e + cfg.n_layer * (12 * e * e + 13 * e) + 2 * e, "GPT-2");
+    net->to(device());
+    net->eval();
+    auto prompt = torch::randint(cfg.vocab_size, {1, 8}, ids);
+    return timed_reps(c, [&] { net->generate(prompt, c.iters); });
+  }
+  BertConfig cfg;  // bert
+  cfg.layers = sh.bert_layers;
+  BertModel net(cfg);
+  // 109,482,240 for BERT-base.
+  int64_t hd = cfg.hidden, in = cfg.intermediate;
+  check_params(net, (cfg.vocab_size + cfg.max_positions + cfg.type_vocab + 2) * hd +
+                        cfg.layers * (4 * hd * hd + 9 * hd + 2 * hd * in + in) + hd * hd + hd,
+               "BERT");
+  net->to(device());
+  net->eval();
+  auto x = torch::randint(cfg.vocab_size, {8, sh.bert_seq}, ids);
+  auto mask = torch::ones({8, sh.bert_seq}, ids);
+  return timed_reps(c, [&] {
+    torch::NoGradGuard no_grad;
+    for (int64_t i = 0; i < c.iters; i++) net->forward(x, mask);
+  });
+}
+
 void hello() {
   std::cout << "{\"impl\":\"cxx\",\"version\":" << quote(TORCH_VERSION)
             << ",\"threads\":" << at::get_num_threads() << "}" << std::endl;
@@ -337,12 +461,14 @@ void serve() {
       bool ok = true;
       bool gpu = c.job == "gadd4" || c.job == "gmm4" || c.job == "gmlp" || c.job == "gcnn64" ||
                  c.job == "gcnn1024" || c.job == "gtrans";
-      if (gpu) reset_peak();
+      if (gpu || is_model_job(c.job)) reset_peak();
       bool counting = !on_cuda() && bench_count_installed();
       std::fill(std::begin(phase_ns), std::end(phase_ns), 0);
       phases_used = false;
       if (counting) bench_count_reset_peak();
-      if (c.job == "gadd4" || c.job == "gmm4") {
+      if (is_model_job(c.job)) {
+        ns = model_job(c);
+      } else if (c.job == "gadd4" || c.job == "gmm4") {
         ns = gpu_per_op(c);
       } else if (gpu) {
         ns = gpu_job(c, ok);

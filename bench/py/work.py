@@ -8,6 +8,9 @@ in bench/internal/worker/worker.go:
     work.py startup            one 4x4 add, then the wall clock
     work.py rss STEPS EVERY    MLP steps with RSS samples
 
+The models part's jobs (ResNet-18, GPT-2 generation, BERT) are in
+modeljobs.py beside this file.
+
 The thread count comes from BENCH_THREADS (default 2), the device from
 BENCH_DEVICE: cpu (the default) or cuda, for the GPU jobs (gadd4, gmm4,
 gmlp, gcnn64, gcnn1024, gtrans) on cuda:0, whose answers carry
@@ -51,6 +54,8 @@ if len(sys.argv) > 1 and sys.argv[1] == "startup":
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+import modeljobs  # noqa: E402  (beside this file)
 
 
 COUNT = None  # the counting allocator's library (ctypes), when installed
@@ -228,6 +233,8 @@ def timed_train(net, opt, x, y, iters, warmup, reps):
 
 
 def run(job, iters, warmup, reps):
+    if job in modeljobs.JOBS:  # ResNet-18, GPT-2, BERT (bench/py/modeljobs.py)
+        return modeljobs.run(job, iters, warmup, reps, device(), sync, add_phases)
     if job in ("gadd4", "gmm4"):
         return gpu_per_op(job, iters, warmup, reps)
     if job in ("gmlp", "gcnn64", "gcnn1024", "gtrans"):

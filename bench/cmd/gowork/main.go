@@ -55,6 +55,11 @@ func serve() {
 			gpuPerOp(s, job)
 		case job == "gmlp" || job == "gcnn64" || job == "gcnn1024" || job == "gtrans":
 			gpuTrain(s, job)
+		case worker.IsModelJob(job): // models.go
+			if err := modelJob(s, job); err != nil {
+				s.Fail(err)
+				continue
+			}
 		case job == "trans":
 			// The transformer step on the CPU: the GPU job's code.
 			gpuTrain(s, "gtrans")

@@ -19,14 +19,17 @@
 //
 // The thread count comes from BENCH_THREADS (default 2), the device from
 // BENCH_DEVICE (cpu, the default, or cuda: the GPU jobs gadd4, gmm4, gmlp,
+// gcnn64, gcnn1024 and gtrans, and the models part's jobs, on cuda:0, each
+// answer with "peak_bytes", the caching allocator's peak of allocated bytes
+// during the job, -1 where it cannot be read).
+//
 // BENCH_COUNT_ALLOC=1 counts live CPU tensor memory (bench/cxx/countalloc.h):
 // every answer then carries "peak_bytes", the most bytes of tensor storage
 // live at once since the command was read (the previous job's tensors
 // collected first), and "hwm_bytes", the process's peak RSS (VmHWM).
 //
-// gcnn64, gcnn1024 and gtrans on cuda:0, each answer with "peak_bytes",
-// the caching allocator's peak of allocated bytes during the job, -1 where
-// it cannot be read).
+// The models part's jobs (ResNet-18, GPT-2 generation, BERT) and their
+// shapes (BENCH_MODEL_SHAPES) are in models.go.
 package worker
 
 import (
@@ -214,6 +217,12 @@ func (s *Server) Done() {
 // Unknown answers a command whose job this worker does not have.
 func (s *Server) Unknown() {
 	writeJSON(map[string]any{"job": s.job, "error": "unknown job " + s.job})
+}
+
+// Fail answers the current command with an error: what went wrong, for
+// the harness's report, instead of a result.
+func (s *Server) Fail(err error) {
+	writeJSON(map[string]any{"job": s.job, "error": err.Error()})
 }
 
 // HWM returns the peak resident set size of this process in bytes
