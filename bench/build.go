@@ -88,12 +88,14 @@ func compilerID(cxx string) string {
 }
 
 // cxx compiles bench/cxx/work.cc unless the cached binary was built from
-// the same source with the same compiler and flags. It returns the binary
+// the same source (work.cc and the headers it includes from bench/cxx) with
+// the same compiler and flags. It returns the binary
 // and the command line used.
 func (b *builder) cxx(compiler string) (string, string, error) {
 	src := filepath.Join(b.root, "bench/cxx/work.cc")
 	var code []byte
-	for _, f := range []string{src, filepath.Join(b.root, "bench/cxx/countalloc.h"), filepath.Join(b.root, "bench/cxx/countalloc_api.h")} {
+	for _, f := range []string{src, filepath.Join(b.root, "bench/cxx/countalloc.h"), filepath.Join(b.root, "bench/cxx/countalloc_api.h"),
+		filepath.Join(b.root, "bench/cxx/models.h")} {
 		c, err := os.ReadFile(f)
 		if err != nil {
 			return "", "", err
