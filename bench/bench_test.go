@@ -294,6 +294,11 @@ func TestSmoke(t *testing.T) {
 		assert.NotEmpty(t, res.Samples[j.Name]["cxx"], j.Name)
 	}
 	assert.NotEmpty(t, res.Samples["mlp"]["gop"])
+	for _, j := range modelJobs { // at -quick's reduced shapes
+		for _, im := range modelImpls {
+			assert.NotEmpty(t, res.Samples[j.Name][im], "%s on %s", j.Name, im)
+		}
+	}
 	assert.NotEmpty(t, res.RSS["go"])
 	assert.Empty(t, res.Errors)
 }
