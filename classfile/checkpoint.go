@@ -46,9 +46,11 @@ func (t *Trainer) Load(path string) {
 //     ("model.conv1.weight");
 //   - the optimizer's state tensors, under "optimizer.<param index>.<key>"
 //     ("optimizer.0.momentum_buffer");
-//   - in the metadata: "format" (checkpointFormat), "epoch", "steps", and
+//   - each rank's random generator's state, under "rng.cpu.<rank>"
+//     (checkpoint_rng.go);
+//   - in the metadata: "format" (checkpointFormat), "epoch", "steps",
 //     "optimizer", the optimizer's name, hyper-parameters and non-tensor
-//     state as JSON.
+//     state as JSON, and "loader_seed" (checkpoint_rng.go).
 
 const checkpointFormat = "gotorch-classfile-checkpoint/1"
 
@@ -122,17 +124,23 @@ type optimizerMeta struct {
 }
 
 // SaveCheckpoint writes a checkpoint of the model, the optimizer (if it
-// was made) and the epoch and step counts to path, atomically:
-// saveCheckpoint "run.ckpt".
+// was made), the epoch and step counts and the random state (every rank's
+// generator, the loaders' seed) to path, atomically:
+// saveCheckpoint "run.ckpt". In a distributed job every rank calls it (it
+// gathers the ranks' generators) and rank 0 writes the file.
 func (t *Trainer) SaveCheckpoint(path string) {
+	states, err := t.rngStates()
+	if err != nil {
+		panic(fmt.Errorf("classfile: save checkpoint %s: %w", path, err))
+	}
 	t.onRank0("save checkpoint "+path, func() {
-		if err := t.saveCheckpoint(path); err != nil {
+		if err := t.saveCheckpoint(path, states); err != nil {
 			panic(fmt.Errorf("classfile: save checkpoint %s: %w", path, err))
 		}
 	})
 }
 
-func (t *Trainer) saveCheckpoint(path string) error {
+func (t *Trainer) saveCheckpoint(path string, rngStates []torch.Tensor) error {
 	if t.model == nil {
 		return fmt.Errorf("no model")
 	}
@@ -151,6 +159,7 @@ func (t *Trainer) saveCheckpoint(path string) error {
 		"epoch":  strconv.Itoa(t.epoch),
 		"steps":  strconv.Itoa(t.steps),
 	}
+	t.addRandomState(tensors, meta, rngStates)
 	if t.opt != nil {
 		osd := t.opt.StateDict()
 		om := optimizerMeta{Name: t.OptimizerName(), State: map[string]map[string]typed{}}
@@ -193,8 +202,9 @@ func (t *Trainer) saveCheckpoint(path string) error {
 
 // LoadCheckpoint restores a checkpoint that SaveCheckpoint wrote: the
 // model's parameters and buffers, the optimizer's state if the checkpoint
-// has one, and the epoch and step counts. The model must be set, with the
-// same layers.
+// has one, the epoch and step counts, and the random state if it has one
+// (this rank's generator; the loaders' seed if the script sets none). The
+// model must be set, with the same layers.
 func (t *Trainer) LoadCheckpoint(path string) {
 	if err := t.loadCheckpoint(path); err != nil {
 		panic(fmt.Errorf("classfile: load checkpoint %s: %w", path, err))
@@ -214,10 +224,17 @@ func (t *Trainer) loadCheckpoint(path string) error {
 	}
 	msd := map[string]torch.Tensor{}
 	ostate := map[int]map[string]any{}
+	rng := map[int]torch.Tensor{}
 	for k, v := range tensors {
 		switch {
 		case strings.HasPrefix(k, "model."):
 			msd[strings.TrimPrefix(k, "model.")] = v
+		case strings.HasPrefix(k, rngPrefix):
+			r, err := rngRank(k, v)
+			if err != nil {
+				return err
+			}
+			rng[r] = v
 		case strings.HasPrefix(k, "optimizer."):
 			i, key, ok := strings.Cut(strings.TrimPrefix(k, "optimizer."), ".")
 			n, err := strconv.Atoi(i)
@@ -294,5 +311,5 @@ func (t *Trainer) loadCheckpoint(path string) error {
 	if s, err := strconv.Atoi(meta["steps"]); err == nil {
 		t.steps = s
 	}
-	return nil
+	return t.restoreRandomState(path, rng, meta)
 }

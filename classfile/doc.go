@@ -114,7 +114,10 @@
 // Checkpoints: save and load write and read the model's weights
 // (safetensors, PyTorch's state-dict names, as nn.Save does);
 // saveCheckpoint and loadCheckpoint the whole training state (model,
-// optimizer, epoch). log prints above the progress bar.
+// optimizer, epoch, and the random state: every rank's generator and the
+// loaders' seed, so that a resumed run draws the dropout masks and random
+// augmentations the run it continues would have). log prints above the
+// progress bar.
 //
 // # Tensor memory
 //

@@ -64,6 +64,12 @@ type Trainer struct {
 	progress, progressSet      bool
 	checkpoint                 string
 	limitBatches               int
+
+	// resumedLoaderSeed is a checkpoint's loader seed, which the loaders of
+	// a script without a seed take (checkpoint_rng.go).
+	resumedLoaderSeed    uint64
+	hasResumedLoaderSeed bool
+
 	// locked holds the knobs set on the command line, which the script
 	// cannot change.
 	locked map[string]bool
@@ -674,6 +680,9 @@ func (t *Trainer) Log(args ...any) {
 func (t *Trainer) loaderSeed() uint64 {
 	if t.seeded {
 		return t.seed
+	}
+	if t.hasResumedLoaderSeed {
+		return t.resumedLoaderSeed
 	}
 	return rand.Uint64()
 }
