@@ -71,6 +71,9 @@ func isModelJob(name string) bool {
 	return false
 }
 
+// quickShapes says how -quick reduces the models part's workloads.
+var quickShapes = fmt.Sprintf("64×64 images, 2 GPT-2 and BERT layers, %d generated tokens, BERT sequences of 32", modelJobs[3].QuickIters)
+
 // modelShapesEnv sets BENCH_MODEL_SHAPES for every worker: small (64×64
 // images, 2 GPT-2 and BERT layers, BERT sequences of 32) for -quick's smoke
 // run, full otherwise, whatever the caller's environment holds.
@@ -155,7 +158,7 @@ func (r *results) modelsMarkdown() string {
 	}
 	w("### Models: time per forward, training step or generated token: median (min)\n\n")
 	if r.Config.Quick {
-		w("**A `-quick` smoke run: reduced shapes** (64×64 images, 2 GPT-2 and BERT layers, BERT sequences of 32), not the workloads named below.\n\n")
+		w("**A `-quick` smoke run: reduced shapes** (%s), not the workloads named below.\n\n", quickShapes)
 	}
 	w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go/Python |\n|---|---|---|---|---|---|---|\n")
 	for _, j := range modelJobs {

@@ -126,8 +126,9 @@ func TestModelsReport(t *testing.T) {
 	assert.False(t, ok, "no BERT figures, no BERT target")
 
 	r.Config.Quick = true
-	assert.Contains(t, markdown(r, ""), "**A `-quick` smoke run: reduced shapes**")
+	assert.Contains(t, markdown(r, ""), "**A `-quick` smoke run: reduced shapes** (64×64 images, 2 GPT-2 and BERT layers, 16 generated tokens, BERT sequences of 32)")
 	assert.Contains(t, summaryText(r), "ResNet-18 inference, batch 32, 224×224")
+	assert.Contains(t, summaryText(r), "(the models at -quick's reduced shapes: 64×64 images")
 
 	none := fakeResults()
 	assert.Empty(t, none.modelsMarkdown())
@@ -141,4 +142,17 @@ func TestFmtRate(t *testing.T) {
 	assert.Equal(t, "3.00", fmtRate(3))
 	assert.Equal(t, "n/a", fmtRate(0))
 	assert.Equal(t, "n/a", fmtRate(math.Inf(1)))
+}
+
+func TestGPUModelsReport(t *testing.T) {
+	r := &results{
+		Config:  config{Device: "cuda", Rounds: 1, Reps: 2, Warmup: 1},
+		Impls:   allImpls,
+		Samples: map[string]map[string][]float64{"gpt2gen": {"cxx": {4e6}, "go": {5e6}, "python": {4.5e6}}},
+		Peak:    map[string]map[string]int64{"gpt2gen": {"cxx": 600 << 20, "go": 660 << 20, "python": 600 << 20}},
+	}
+	md := gpuMarkdown(r)
+	assert.Contains(t, md, "| GPT-2 small, greedy generation with the KV cache, 64 tokens: per token | 4.00 ms (4.00 ms) | 5.00 ms (5.00 ms) | — | 4.50 ms (4.50 ms) | 1.25× | 1.11× |")
+	assert.Contains(t, md, "| GPT-2 small, greedy generation with the KV cache, 64 tokens: per token | 600 MiB | 660 MiB | — | 600 MiB | 1.10× | — |")
+	assert.Contains(t, md, "Models (`-only models`, C++, Go and Python)")
 }

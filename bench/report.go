@@ -509,6 +509,9 @@ func summaryText(r *results) string {
 		}
 		fmt.Fprintln(&b)
 	}
+	if r.Config.Quick && r.modelsMarkdown() != "" {
+		fmt.Fprintf(&b, "(the models at -quick's reduced shapes: %s)\n", quickShapes)
+	}
 	for _, t := range r.targets() {
 		fmt.Fprintln(&b, t)
 	}

@@ -6,8 +6,9 @@
 # CUDA-side checks of torch/amp, data and the out-of-memory path, a short
 # per-op and training-step timing beside PyTorch's, the GPU benchmark (go run
 # ./bench -device cuda: C++, Go, Go+ and Python workers interleaved on cuda:0,
-# with peak memory; report in $OUT/bench-gpu.md) and the main job for one
-# epoch on the GPU. Logs go to $OUT (default /tmp/out).
+# with peak memory, ResNet-18, GPT-2 generation and BERT included; report in
+# $OUT/bench-gpu.md) and the main job for one epoch on the GPU. Logs go to
+# $OUT (default /tmp/out).
 #
 # Before, on a machine with Go, from the project's root:
 #   ../shared/tools/device-pack.sh ./torch/... ./nn/... ./data ./classfile ./cmd/gop-torch ./internal/gen ./bench/cmd/gowork ./bench/gopwork
@@ -23,9 +24,10 @@
 # timings, the benchmark, the main job), each under a timeout of what is
 # left, and a step that does not fit is skipped, saying so.
 # Set REGEN=0 to keep the committed bindings (only for a PyTorch whose ops
-# match them); FASHION_MNIST=DIR for Fashion-MNIST's four .gz files when
-# /usr/share/datasets/fashion-mnist is missing (the main job is skipped,
-# saying so, without them).
+# match them); BENCH_ONLY=parts to run only some of the benchmark's parts
+# (its -only: ops, mlp, cnn, transformer, models); FASHION_MNIST=DIR for
+# Fashion-MNIST's four .gz files when /usr/share/datasets/fashion-mnist is
+# missing (the main job is skipped, saying so, without them).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -141,7 +143,12 @@ step timing-py 20 $PY scripts/gpucheck/ops.py
 # against this PyTorch's libtorch, CUDA linked, -DBENCH_CUDA where the CUDA
 # headers are) take turns on cuda:0. It starts no job after its time limit
 # (what is left, less about 2 minutes for the main job) and reports the
-# rounds it finished. The harness: carried (above) or built here.
+# rounds it finished. The harness: carried (above) or built here. Its
+# models part (issue #35: ResNet-18 at batch 1 and 32 and a training step,
+# GPT-2 small generating 64 tokens with the cache, BERT-base at 8 x 128)
+# runs in the C++, Go and Python workers; Python's ResNet-18 needs
+# torchvision beside PyTorch (the job reports its absence and the others
+# run), GPT-2 and BERT are models/text/testdata/gen.py's.
 if [ -f "$carry/bench.gz" ]; then
 	mkdir -p /tmp/dgo && gzip -dc "$carry/bench.gz" >/tmp/dgo/bench-harness && chmod +x /tmp/dgo/bench-harness
 	harness=(/tmp/dgo/bench-harness)
@@ -150,7 +157,7 @@ else
 fi
 blimit=$(($(left) - 150))
 step bench-gpu 120 env LIBTORCH="$TD" "${harness[@]}" -device cuda -rounds "${BENCH_ROUNDS:-3}" -reps 2 -warmup 1 \
-	-time-limit "$((blimit > 60 ? blimit : 60))s" -python "$PY" -out "$O/bench-gpu.md"
+	${BENCH_ONLY:+-only "$BENCH_ONLY"} -time-limit "$((blimit > 60 ? blimit : 60))s" -python "$PY" -out "$O/bench-gpu.md"
 
 # The main job, one epoch, on the GPU (device "auto" picks it).
 fm=/usr/share/datasets/fashion-mnist
