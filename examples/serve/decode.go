@@ -94,6 +94,15 @@ type imageJSON struct {
 }
 
 func decodeJSON(body []byte) (*Pixels, error) {
+	if px, ok := decodeFlatJSON(body); ok {
+		return px, nil
+	}
+	return decodeJSONFull(body)
+}
+
+// decodeJSONFull reads every form of JSON request, and gives each error
+// its message.
+func decodeJSONFull(body []byte) (*Pixels, error) {
 	var req imageJSON
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

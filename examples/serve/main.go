@@ -18,13 +18,16 @@
 // {"error": "..."} saying what is wrong.
 //
 // Requests are batched (package batcher): one worker runs up to -max-batch
-// images per forward pass, waiting at most -max-wait for a batch to fill.
-// At most -queue images wait, and at most -max-in-flight requests are
-// decoded, queued or run; beyond that /predict answers 503 at once,
-// before reading the body, so that an overloaded server spends its CPU on
+// images per forward pass, waiting at most -max-wait for a batch to fill,
+// and not at all once the batch holds a request of every connection that
+// sends them (one connection's requests never wait). At most -queue
+// images wait, and at most -max-in-flight requests are decoded, queued or
+// run; beyond that a request waits for a place, its body unread, in a
+// line of at most -max-waiting for at most -admit-wait, and then gets 503
+// without its body read, so that an overloaded server spends its CPU on
 // the requests it can answer. At most -max-conns connections are open;
 // more wait to be accepted. A request not answered within -timeout gets
-// 504. SIGTERM or SIGINT drains: /healthz
+// 504. -debug-addr serves net/http/pprof on an address of its own. SIGTERM or SIGINT drains: /healthz
 // turns 503, no new connections are taken, and the requests in flight are
 // answered. GET / is a page to drop or draw an image on; /healthz and
 // /metrics (Prometheus) are there for operators.
@@ -57,19 +60,23 @@ func main() {
 		queue    = flag.Int("queue", 256, "most images waiting; /predict answers 503 beyond")
 		timeout  = flag.Duration("timeout", 0, "request timeout (default 5s)")
 		maxBody  = flag.Int64("max-body", 1<<20, "largest request body in bytes; larger get 413")
-		inFlight = flag.Int("max-in-flight", 0, "most /predict requests decoding, queued or running; 503 beyond, before the body is read (0: queue + max-batch)")
-		maxConns = flag.Int("max-conns", 0, "most open connections; more wait in the kernel's backlog (0: 2 × max-in-flight, at least 64; -1: no bound)")
+		inFlight = flag.Int("max-in-flight", 0, "most /predict requests decoding, queued or running; more wait in line, their bodies unread (0: 3 × max-batch, at most queue + max-batch)")
+		waiting  = flag.Int("max-waiting", 0, "most /predict requests waiting in line for a place in flight; 503 beyond, before the body is read (0: 3 × max-in-flight)")
+		admit    = flag.Duration("admit-wait", 0, "longest wait in line; 503 after it, the body unread (0: 500ms; negative: no line, 503 at once)")
+		maxConns = flag.Int("max-conns", 0, "most open connections; more wait in the kernel's backlog (0: max-in-flight + max-waiting, at least 64; -1: no bound)")
+		debug    = flag.String("debug-addr", "", "serve net/http/pprof here (e.g. 127.0.0.1:6060); off when empty")
 	)
 	flag.Parse()
 	if err := run(*addr, *weights, *format, *threads, Config{
 		MaxBatch: *maxBatch, MaxWait: *maxWait, QueueSize: *queue,
 		RequestTimeout: *timeout, MaxBodyBytes: *maxBody, MaxInFlight: *inFlight, MaxConns: *maxConns,
-	}); err != nil {
+		MaxWaiting: *waiting, AdmitWait: *admit,
+	}, *debug); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(addr, weights, format string, threads int, cfg Config) error {
+func run(addr, weights, format string, threads int, cfg Config, debugAddr string) error {
 	if threads > 0 {
 		torch.SetNumThreads(threads)
 	}
@@ -86,10 +93,15 @@ func run(addr, weights, format string, threads int, cfg Config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if debugAddr != "" {
+		if err := serveDebug(ctx, debugAddr); err != nil {
+			return err
+		}
+	}
 	s := NewServer(model, cfg)
 	c := s.cfg
-	log.Printf("serving %s on http://%s (%d libtorch threads, batches of up to %d, max wait %v, queue %d, in flight %d, connections %d, timeout %v)",
-		weights, l.Addr(), torch.NumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.MaxInFlight, c.MaxConns, c.RequestTimeout)
+	log.Printf("serving %s on http://%s (%d libtorch threads, batches of up to %d, max wait %v, queue %d, in flight %d, waiting %d for %v, connections %d, timeout %v)",
+		weights, l.Addr(), torch.NumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.MaxInFlight, c.MaxWaiting, c.AdmitWait, c.MaxConns, c.RequestTimeout)
 	if err := s.Serve(ctx, l); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

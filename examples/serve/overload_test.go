@@ -30,13 +30,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestOverloadShedsBeforeTheBody: with MaxInFlight requests in flight, the
-// next gets 503 with Retry-After before a byte of its body is read, and
+// TestOverloadShedsBeforeTheBody: with MaxInFlight requests in flight and
+// no line (AdmitWait < 0), the next gets 503 with Retry-After before a
+// byte of its body is read, and
 // the server answers again once they are done (issue #36: each refused
 // request used to read and decode its body first).
 func TestOverloadShedsBeforeTheBody(t *testing.T) {
 	g := newGated(realModel(t))
-	s := newTestServer(t, g, Config{MaxBatch: 1, QueueSize: 1, MaxInFlight: 2})
+	s := newTestServer(t, g, Config{MaxBatch: 1, QueueSize: 1, MaxInFlight: 2, AdmitWait: -1})
 	body := jsonBody(testImage())
 	codes := make(chan int, 2)
 	send := func() {
@@ -47,7 +48,7 @@ func TestOverloadShedsBeforeTheBody(t *testing.T) {
 	go send()
 	<-g.started
 	go send()
-	waitFor(t, func() bool { return s.inFlight.Load() == 2 })
+	waitFor(t, func() bool { return inFlightOf(s) == 2 })
 
 	cr := &countingReader{r: bytes.NewReader(body)}
 	rec := httptest.NewRecorder()
@@ -64,7 +65,7 @@ func TestOverloadShedsBeforeTheBody(t *testing.T) {
 	assert.Equal(t, 200, <-codes)
 	rec, _ = post(t, s, "application/json", body)
 	assert.Equal(t, http.StatusOK, rec.Code, "the next request is answered")
-	assert.Zero(t, s.inFlight.Load())
+	assert.Zero(t, inFlightOf(s))
 
 	mrec := httptest.NewRecorder()
 	s.ServeHTTP(mrec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
@@ -151,7 +152,7 @@ func TestHeaderBombAndSlowClients(t *testing.T) {
 		return resp.StatusCode
 	}
 	assert.Equal(t, http.StatusOK, post(), "the third connection is answered beside the stalled two")
-	assert.Zero(t, s.inFlight.Load(), "the stalled body holds no place in flight")
+	assert.Zero(t, inFlightOf(s), "the stalled body holds no place in flight")
 
 	// Fill the cap with a third idle connection: a new client waits for a
 	// place, and gets it when a slow client goes.
@@ -178,4 +179,151 @@ func TestHeaderBombAndSlowClients(t *testing.T) {
 	line, err := bufio.NewReader(slowBody).ReadString('\n')
 	require.NoError(t, err)
 	assert.Contains(t, line, "400")
+}
+
+// inFlightOf is the number of /predict requests holding a place.
+func inFlightOf(s *Server) int64 {
+	n, _ := s.admit.counts()
+	return int64(n)
+}
+
+// TestLineWaitsWithTheBodyUnread: beyond MaxInFlight a request waits in
+// line without its body read; beyond the line one gets 503 at once, its
+// body unread; a freed place goes to the one in line, which is answered.
+func TestLineWaitsWithTheBodyUnread(t *testing.T) {
+	g := newGated(realModel(t))
+	s := newTestServer(t, g, Config{MaxBatch: 1, QueueSize: 2, MaxInFlight: 2, MaxWaiting: 1, AdmitWait: time.Hour})
+	body := jsonBody(testImage())
+	codes := make(chan int, 3)
+	send := func(r io.Reader) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/predict", r)
+		req.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(rec, req)
+		codes <- rec.Code
+	}
+	go send(bytes.NewReader(body))
+	<-g.started
+	go send(bytes.NewReader(body))
+	waitFor(t, func() bool { return inFlightOf(s) == 2 })
+
+	waiting := &countingReader{r: bytes.NewReader(body)}
+	go send(waiting)
+	waitFor(t, func() bool { _, n := s.admit.counts(); return n == 1 })
+	assert.Zero(t, waiting.n.Load(), "the body of a request in line is not read")
+
+	refused := &countingReader{r: bytes.NewReader(body)}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/predict", refused)
+	req.Header.Set("Content-Type", "application/json")
+	s.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "the line is full")
+	assert.Contains(t, rec.Body.String(), "overloaded: 2 requests in flight and 1 waiting")
+	assert.Zero(t, refused.n.Load(), "a request beyond the line is refused before its body is read")
+
+	close(g.release)
+	for range 3 {
+		assert.Equal(t, http.StatusOK, <-codes)
+	}
+	assert.Equal(t, int64(len(body)), waiting.n.Load(), "the request in line was answered once it had a place")
+	n, w := s.admit.counts()
+	assert.Zero(t, n)
+	assert.Zero(t, w)
+}
+
+// TestLineWaitEnds: a request that finds no place within AdmitWait gets
+// 503, its body unread, and leaves the line.
+func TestLineWaitEnds(t *testing.T) {
+	g := newGated(realModel(t))
+	s := newTestServer(t, g, Config{MaxBatch: 1, QueueSize: 1, MaxInFlight: 1, AdmitWait: time.Millisecond})
+	body := jsonBody(testImage())
+	first := make(chan int, 1)
+	go func() { rec, _ := post(t, s, "application/json", body); first <- rec.Code }()
+	<-g.started
+	cr := &countingReader{r: bytes.NewReader(body)}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/predict", cr))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.Zero(t, cr.n.Load())
+	_, w := s.admit.counts()
+	assert.Zero(t, w, "it left the line")
+	close(g.release)
+	assert.Equal(t, http.StatusOK, <-first)
+}
+
+// TestLoneConnectionDoesNotWait: requests one after another on one
+// connection run at once, although MaxWait is an hour: no other request
+// can arrive to share their batch (issue #35). The connection counts as
+// one sender from its first /predict on, a GET does not make one, and a
+// closed connection no longer counts.
+func TestLoneConnectionDoesNotWait(t *testing.T) {
+	s := NewServer(realModel(t), Config{MaxWait: time.Hour})
+	addr := serveOn(t, s)
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+
+	resp, err := client.Get("http://" + addr + "/healthz")
+	require.NoError(t, err)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	assert.Zero(t, s.senders(), "a GET makes no sender")
+	for i := range 3 {
+		type res struct {
+			code int
+			err  error
+		}
+		done := make(chan res, 1)
+		go func() {
+			resp, err := client.Post("http://"+addr+"/predict", "application/json", bytes.NewReader(jsonBody(testImage())))
+			if err != nil {
+				done <- res{err: err}
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			done <- res{code: resp.StatusCode}
+		}()
+		select {
+		case r := <-done:
+			require.NoError(t, r.err)
+			assert.Equal(t, http.StatusOK, r.code)
+		case <-time.After(time.Minute): // MaxWait is an hour: a minute means it waited
+			t.Fatalf("request %d on the only connection waited for a batch to fill", i)
+		}
+		assert.Equal(t, 1, s.senders())
+	}
+	tr.CloseIdleConnections()
+	waitFor(t, func() bool { return s.senders() == 0 })
+}
+
+// TestConnectionsShareABatch: requests from several connections that
+// arrive while the worker is busy still run as one batch.
+func TestConnectionsShareABatch(t *testing.T) {
+	g := newGated(realModel(t))
+	s := NewServer(g, Config{MaxWait: 20 * time.Millisecond})
+	addr := serveOn(t, s)
+	codes := make(chan int, 6)
+	send := func() {
+		resp, err := (&http.Client{}).Post("http://"+addr+"/predict", "application/json", bytes.NewReader(jsonBody(testImage())))
+		if !assert.NoError(t, err) {
+			codes <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		codes <- resp.StatusCode
+	}
+	go send()
+	assert.Equal(t, 1, <-g.started)
+	for range 5 {
+		go send()
+	}
+	waitFor(t, func() bool { return s.batch.Len() == 5 })
+	close(g.release)
+	for range 6 {
+		assert.Equal(t, http.StatusOK, <-codes)
+	}
+	assert.Equal(t, 5, <-g.started, "the five that queued ran together")
 }

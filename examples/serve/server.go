@@ -37,12 +37,23 @@ type Config struct {
 	MaxBodyBytes   int64         // larger bodies get 413
 	DrainTimeout   time.Duration // how long shutdown waits for requests in flight
 	// MaxInFlight bounds the /predict requests being decoded, queued or
-	// run (default QueueSize+MaxBatch); beyond it a request gets 503
-	// before its body is read or decoded.
+	// run (default 3×MaxBatch, at most QueueSize+MaxBatch: one batch
+	// running and two waiting keep the worker busy, and more only wait
+	// longer). A request beyond it waits for a
+	// place, its body unread, in a line of at most MaxWaiting, first come
+	// first served, for at most AdmitWait; it gets 503 when the line is
+	// full or the wait ends, still without its body read or decoded.
 	MaxInFlight int
-	// MaxConns bounds the open connections (default 2×MaxInFlight, at
-	// least 64); clients beyond wait in the kernel's backlog until one
-	// closes. Negative: no bound.
+	// MaxWaiting bounds that line (default 3×MaxInFlight).
+	MaxWaiting int
+	// AdmitWait is how long a request waits in line for a place (default
+	// 500 ms; negative: none, 503 at once beyond MaxInFlight). Waiting
+	// parked costs the server nothing, where a 503 at once brings a
+	// retrying client straight back.
+	AdmitWait time.Duration
+	// MaxConns bounds the open connections (default MaxInFlight +
+	// MaxWaiting, at least 64); clients beyond wait in the kernel's
+	// backlog until one closes. Negative: no bound.
 	MaxConns int
 	// MaxHeaderBytes bounds a request's header (default 64 KiB); larger
 	// get 431.
@@ -66,10 +77,19 @@ func (c Config) withDefaults() Config {
 		c.DrainTimeout = 30 * time.Second
 	}
 	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = c.QueueSize + c.MaxBatch
+		c.MaxInFlight = min(3*c.MaxBatch, c.QueueSize+c.MaxBatch)
+	}
+	if c.MaxWaiting <= 0 {
+		c.MaxWaiting = 3 * c.MaxInFlight
+	}
+	if c.AdmitWait == 0 {
+		c.AdmitWait = 500 * time.Millisecond
+	}
+	if c.AdmitWait < 0 {
+		c.AdmitWait = 0
 	}
 	if c.MaxConns == 0 {
-		c.MaxConns = max(2*c.MaxInFlight, 64)
+		c.MaxConns = max(c.MaxInFlight+c.MaxWaiting, 64)
 	}
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = 64 << 10
@@ -83,7 +103,7 @@ type Server struct {
 	cfg      Config
 	batch    *batcher.Batcher[*Pixels, Probs]
 	draining atomic.Bool
-	inFlight atomic.Int64 // /predict requests admitted: decoding, queued or running
+	admit    *admission // /predict requests admitted (decoding, queued or running) and waiting
 	shed     prometheus.Counter
 	conns    atomic.Pointer[limitListener] // Serve's listener, for the gauge
 	registry *prometheus.Registry
@@ -94,7 +114,7 @@ type Server struct {
 // NewServer starts the batch worker for model.
 func NewServer(model Model, cfg Config) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, registry: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, registry: prometheus.NewRegistry(), admit: newAdmission(cfg.MaxInFlight, cfg.MaxWaiting)}
 	batchSizes := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "serve_batch_size",
 		Help:    "Images per forward pass.",
@@ -114,6 +134,7 @@ func NewServer(model Model, cfg Config) *Server {
 		MaxBatch:  cfg.MaxBatch,
 		MaxWait:   cfg.MaxWait,
 		QueueSize: cfg.QueueSize,
+		Senders:   s.senders,
 		OnBatch: func(n int, took time.Duration) {
 			batchSizes.Observe(float64(n))
 			batchSeconds.Observe(took.Seconds())
@@ -126,7 +147,15 @@ func NewServer(model Model, cfg Config) *Server {
 	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "serve_requests_in_flight",
 		Help: "/predict requests admitted and not yet answered (decoding, queued or in a batch).",
-	}, func() float64 { return float64(s.inFlight.Load()) })
+	}, func() float64 { n, _ := s.admit.counts(); return float64(n) })
+	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "serve_requests_waiting",
+		Help: "/predict requests waiting for a place in flight, their bodies unread (at most -max-waiting).",
+	}, func() float64 { _, n := s.admit.counts(); return float64(n) })
+	senders := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "serve_predict_connections",
+		Help: "Open connections that have carried a /predict request: the batcher runs a batch at once when it holds a request of each.",
+	}, func() float64 { return float64(max(s.senders(), 0)) })
 	conns := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "serve_open_connections",
 		Help: "Connections accepted and not yet closed (at most -max-conns).",
@@ -138,7 +167,7 @@ func NewServer(model Model, cfg Config) *Server {
 	})
 	s.shed = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "serve_shed_requests_total",
-		Help: "/predict requests answered 503 before their body was decoded, because MaxInFlight were in flight.",
+		Help: "/predict requests answered 503 before their body was read, because MaxInFlight were in flight and the line was full or the wait too long.",
 	})
 	liveTensors := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "gotorch_live_tensors",
@@ -148,7 +177,7 @@ func NewServer(model Model, cfg Config) *Server {
 		Name: "gotorch_live_tensor_bytes",
 		Help: "Bytes of the native tensors not yet freed (torch.ReadMemStats).",
 	}, func() float64 { return float64(torch.ReadMemStats().LiveBytes) })
-	s.registry.MustRegister(batchSizes, batchSeconds, s.latency, queue, inFlight, conns, s.shed, liveTensors, liveBytes,
+	s.registry.MustRegister(batchSizes, batchSeconds, s.latency, queue, inFlight, waiting, senders, conns, s.shed, liveTensors, liveBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	pages, err := fs.Sub(static, "static")
@@ -173,6 +202,16 @@ func sizeBuckets(max int) []float64 {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// senders is the batcher's Options.Senders: the connections that have
+// carried a /predict request, or -1 (not known) before Serve, as when a
+// test calls ServeHTTP itself.
+func (s *Server) senders() int {
+	if l := s.conns.Load(); l != nil {
+		return l.Senders()
+	}
+	return -1
+}
 
 // Prediction is /predict's answer.
 type Prediction struct {
@@ -229,22 +268,41 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) int {
 		w.Header().Set("Allow", http.MethodPost)
 		return fail(http.StatusMethodNotAllowed, "%s /predict: use POST with a PNG, JPEG or GIF image or JSON {\"image\": [784 numbers in [0,1]]}", r.Method)
 	}
-	// Shed load before any work: a request that would wait beyond
-	// MaxInFlight gets 503 before its body is read or decoded, so that
-	// refusing costs far less than answering.
-	overloaded := func() int {
-		s.shed.Inc()
-		w.Header().Set("Retry-After", "1")
-		return fail(http.StatusServiceUnavailable, "overloaded: %d requests in flight; retry later", s.cfg.MaxInFlight)
+	markSender(r)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	// Shed load before any work: beyond MaxInFlight a request waits for
+	// a place in line, its body unread, and gets 503 when the line is
+	// full or the wait ends, so that refusing costs far less than
+	// answering and a refused client does not come straight back.
+	refuse := func(err error) int {
+		switch {
+		case errors.Is(err, errNoPlace):
+			s.shed.Inc()
+			w.Header().Set("Retry-After", "1")
+			return fail(http.StatusServiceUnavailable, "overloaded: %d requests in flight and %d waiting; retry later", s.cfg.MaxInFlight, s.cfg.MaxWaiting)
+		case errors.Is(err, context.DeadlineExceeded):
+			return fail(http.StatusGatewayTimeout, "no place within the request timeout of %v", s.cfg.RequestTimeout)
+		}
+		return 499 // the client went away; nobody reads this
 	}
-	if s.inFlight.Load() >= int64(s.cfg.MaxInFlight) {
-		return overloaded()
+	held := false
+	defer func() {
+		if held {
+			s.admit.release()
+		}
+	}()
+	if !s.admit.free() {
+		// Wait with the body unread: only a request that has a place
+		// reads it, so the line costs no memory for bodies.
+		if err := s.admit.acquire(ctx, s.cfg.AdmitWait); err != nil {
+			return refuse(err)
+		}
+		held = true
 	}
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		return fail(http.StatusRequestEntityTooLarge, "body is over %d bytes", s.cfg.MaxBodyBytes)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-	defer cancel()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -253,13 +311,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) int {
 		}
 		return fail(http.StatusBadRequest, "reading the body: %v", err)
 	}
-	// The body is read, while the client was slow if it was: admit the
-	// request for decoding only now, so that slow clients hold no place.
-	if s.inFlight.Add(1) > int64(s.cfg.MaxInFlight) {
-		s.inFlight.Add(-1)
-		return overloaded()
+	// A request that found a place free reads its body first, while the
+	// client is slow if it is, and takes the place only now, so that slow
+	// clients hold none.
+	if !held {
+		if err := s.admit.acquire(ctx, s.cfg.AdmitWait); err != nil {
+			return refuse(err)
+		}
+		held = true
 	}
-	defer s.inFlight.Add(-1)
 	img, err := decodeBody(r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return fail(statusOf(err), "%v", err)
@@ -296,13 +356,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // turns 503, the listener closes, requests in flight (and so every queued
 // image) get their answers within DrainTimeout, and the batch worker stops.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	if s.cfg.MaxConns > 0 {
-		ll := newLimitListener(l, s.cfg.MaxConns)
-		s.conns.Store(ll)
-		l = ll
-	}
+	ll := newLimitListener(l, s.cfg.MaxConns) // MaxConns < 0: no limit, still counted
+	s.conns.Store(ll)
+	l = ll
 	srv := &http.Server{
 		Handler:           s,
+		ConnContext:       withConn,
 		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       s.cfg.RequestTimeout,
