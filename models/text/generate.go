@@ -6,9 +6,17 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// GenerateOption is an option of Generate, named after the keyword of
-// transformers' generate (GenerationConfig) it stands for.
-type GenerateOption func(*generateSettings)
+// GenerateOption is an option of Generate, named With plus the keyword of
+// transformers' generate (GenerationConfig) it stands for, as the options
+// of packages torch and nn are. When one is repeated, the last one wins;
+// the zero GenerateOption is an error.
+type GenerateOption struct {
+	name string
+	n    int64
+	f    float64
+	b    bool
+	gen  *torch.Generator
+}
 
 type generateSettings struct {
 	maxNewTokens int64
@@ -23,59 +31,70 @@ type generateSettings struct {
 }
 
 // WithMaxNewTokens is max_new_tokens, how many tokens to generate (20).
-func WithMaxNewTokens(n int64) GenerateOption {
-	return func(s *generateSettings) { s.maxNewTokens = n }
-}
+func WithMaxNewTokens(n int64) GenerateOption { return GenerateOption{name: "max_new_tokens", n: n} }
 
 // WithDoSample is do_sample: draw each token from the model's
 // distribution, shaped by WithTemperature and WithTopK, instead of taking
 // the most likely one (false: greedy decoding).
-func WithDoSample(on bool) GenerateOption { return func(s *generateSettings) { s.doSample = on } }
+func WithDoSample(on bool) GenerateOption { return GenerateOption{name: "do_sample", b: on} }
 
 // WithTemperature is temperature, what sampling divides the logits by
 // (1.0): below 1 sharpens the distribution, above 1 flattens it. It must
 // be positive.
-func WithTemperature(t float64) GenerateOption {
-	return func(s *generateSettings) { s.temperature = t }
-}
+func WithTemperature(t float64) GenerateOption { return GenerateOption{name: "temperature", f: t} }
 
 // WithTopK is top_k: sampling keeps the k most likely tokens (50, as
 // transformers); 0 keeps all.
-func WithTopK(k int64) GenerateOption { return func(s *generateSettings) { s.topK = k } }
+func WithTopK(k int64) GenerateOption { return GenerateOption{name: "top_k", n: k} }
 
 // WithGenerator draws the samples from g (torch.multinomial's
 // generator=g) instead of torch's default generator, which
 // torch.ManualSeed seeds.
-func WithGenerator(g *torch.Generator) GenerateOption { return func(s *generateSettings) { s.gen = g } }
+func WithGenerator(g *torch.Generator) GenerateOption {
+	return GenerateOption{name: "generator", gen: g}
+}
 
 // WithSeed draws the samples from a new generator seeded with seed: the
 // same seed, model and prompt give the same tokens.
 func WithSeed(seed uint64) GenerateOption {
-	return func(s *generateSettings) { s.gen = torch.NewGenerator(seed) }
+	return GenerateOption{name: "generator", gen: torch.NewGenerator(seed)}
 }
 
 // WithUseCache is use_cache (true): keep the keys and values of the
 // tokens seen in a KVCache, so that each new token costs one position,
 // instead of running the whole sequence again. Both give the same tokens.
-func WithUseCache(on bool) GenerateOption { return func(s *generateSettings) { s.useCache = on } }
+func WithUseCache(on bool) GenerateOption { return GenerateOption{name: "use_cache", b: on} }
 
 // WithEOSTokenID is eos_token_id: a sequence that generates it is done,
 // and is padded with WithPadTokenID (the EOS token by default) until every
 // sequence is done or max_new_tokens are generated.
-func WithEOSTokenID(id int64) GenerateOption {
-	return func(s *generateSettings) { s.eos, s.hasEOS = id, true }
-}
+func WithEOSTokenID(id int64) GenerateOption { return GenerateOption{name: "eos_token_id", n: id} }
 
 // WithPadTokenID is pad_token_id, what follows WithEOSTokenID's token.
-func WithPadTokenID(id int64) GenerateOption {
-	return func(s *generateSettings) { s.pad, s.hasPad = id, true }
-}
+func WithPadTokenID(id int64) GenerateOption { return GenerateOption{name: "pad_token_id", n: id} }
 
 func generateSetup(c GPT2Config, opts []GenerateOption) (*generateSettings, error) {
 	s := &generateSettings{maxNewTokens: 20, temperature: 1, topK: 50, useCache: true}
-	for _, o := range opts {
-		if o != nil {
-			o(s)
+	for i, o := range opts {
+		switch o.name {
+		case "max_new_tokens":
+			s.maxNewTokens = o.n
+		case "do_sample":
+			s.doSample = o.b
+		case "temperature":
+			s.temperature = o.f
+		case "top_k":
+			s.topK = o.n
+		case "generator":
+			s.gen = o.gen
+		case "use_cache":
+			s.useCache = o.b
+		case "eos_token_id":
+			s.eos, s.hasEOS = o.n, true
+		case "pad_token_id":
+			s.pad, s.hasPad = o.n, true
+		default:
+			return nil, modelError("GPT2LMHeadModel.Generate", ErrInput, "option %d is the zero GenerateOption (use the With functions)", i+1)
 		}
 	}
 	bad := func(format string, args ...any) error {

@@ -53,36 +53,6 @@ import (
 	"github.com/gotorch/gotorch/torch/distributed"
 )
 
-// Option configures DDP.
-type Option func(*config)
-
-type config struct {
-	pg               *distributed.ProcessGroup
-	bucketBytes      int64
-	firstBucketBytes int64
-	broadcastBuffers bool
-	findUnused       bool
-}
-
-// WithProcessGroup uses pg instead of the default group.
-func WithProcessGroup(pg *distributed.ProcessGroup) Option { return func(c *config) { c.pg = pg } }
-
-// WithBucketCapMB caps a gradient bucket (PyTorch's bucket_cap_mb, 25).
-func WithBucketCapMB(mb float64) Option {
-	return func(c *config) { c.bucketBytes = int64(mb * 1024 * 1024) }
-}
-
-// WithBroadcastBuffers turns the broadcast of buffers before each Forward
-// on (the default) or off.
-func WithBroadcastBuffers(on bool) Option { return func(c *config) { c.broadcastBuffers = on } }
-
-// WithFindUnusedParameters lets some parameters get no gradient in a
-// backward (a branch the forward skipped): Forward then finds, from its
-// output, the parameters it did not use, and reduces zeros for them
-// (PyTorch's find_unused_parameters=True; it costs a graph walk and an
-// all-reduce of a used-parameter map per step).
-func WithFindUnusedParameters(on bool) Option { return func(c *config) { c.findUnused = on } }
-
 // DDPModule wraps a module for data-parallel training.
 type DDPModule struct {
 	module  moduler
@@ -109,9 +79,9 @@ type Forwarder interface {
 // DDP wraps m: it broadcasts m's parameters and buffers from rank 0 and
 // hooks the parameters that require a gradient.
 func DDP(m nn.Moduler, opts ...Option) (*DDPModule, error) {
-	c := config{bucketBytes: 25 << 20, firstBucketBytes: 1 << 20, broadcastBuffers: true}
-	for _, o := range opts {
-		o(&c)
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	if c.pg == nil {
 		pg, err := distributed.DefaultOrError()

@@ -89,8 +89,14 @@ type Model struct {
 	layout  []int64 // for gt_aoti_run, from spec
 }
 
-// Option configures Load.
-type Option func(*options)
+// Option is an optional argument of Load, named With plus what it sets,
+// as the options of packages torch and nn are. When one is repeated, the
+// last one wins; the zero Option is an error.
+type Option struct {
+	name string
+	spec *InputSpec
+	s    string
+}
 
 type options struct {
 	name      string
@@ -100,25 +106,42 @@ type options struct {
 
 // WithInputSpec gives the spec to check inputs against, for a package
 // that records none (or in place of the one it records).
-func WithInputSpec(spec *InputSpec) Option { return func(o *options) { o.spec = spec } }
+func WithInputSpec(spec *InputSpec) Option { return Option{name: "input_spec", spec: spec} }
 
 // WithUncheckedInputs loads a package that records no input spec and
 // runs it with only the number of inputs and their device type checked.
 // A wrong shape or dtype is then read out of bounds, unless the package
 // was compiled with torch._inductor.config.aot_inductor.debug_compile,
 // whose code checks its inputs itself.
-func WithUncheckedInputs() Option { return func(o *options) { o.unchecked = true } }
+func WithUncheckedInputs() Option { return Option{name: "unchecked_inputs"} }
 
 // WithModelName picks a model of a package that holds several (the
 // default is "model", the one aoti_compile_and_package writes).
-func WithModelName(name string) Option { return func(o *options) { o.name = name } }
+func WithModelName(name string) Option { return Option{name: "model_name", s: name} }
+
+// apply sets o from opts.
+func (o *options) apply(op string, opts []Option) error {
+	for i, opt := range opts {
+		switch opt.name {
+		case "input_spec":
+			o.spec = opt.spec
+		case "unchecked_inputs":
+			o.unchecked = true
+		case "model_name":
+			o.name = opt.s
+		default:
+			return &torch.Error{Op: op, Msg: fmt.Sprintf("option %d is the zero Option (use the With functions)", i+1)}
+		}
+	}
+	return nil
+}
 
 // Load loads the AOTInductor package at path.
 func Load(path string, opts ...Option) (*Model, error) {
 	const op = "aoti.load"
 	var o options
-	for _, f := range opts {
-		f(&o)
+	if err := o.apply(op, opts); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, &torch.Error{Op: op, Msg: err.Error(), Err: err}

@@ -21,41 +21,6 @@ import (
 	"github.com/gotorch/gotorch/torch/internal/native"
 )
 
-// An Option sets up InitProcessGroup.
-type Option func(*config)
-
-type config struct {
-	rank, size       int
-	hasRank, hasSize bool
-	store            *Store
-	timeout          time.Duration
-	iface, host      string
-	threads          int
-}
-
-// WithRank sets this process's rank instead of $RANK.
-func WithRank(r int) Option { return func(c *config) { c.rank, c.hasRank = r, true } }
-
-// WithWorldSize sets the number of processes instead of $WORLD_SIZE.
-func WithWorldSize(n int) Option { return func(c *config) { c.size, c.hasSize = n, true } }
-
-// WithStore rendezvouses through s instead of a TCPStore at
-// $MASTER_ADDR:$MASTER_PORT.
-func WithStore(s *Store) Option { return func(c *config) { c.store = s } }
-
-// WithTimeout bounds every collective and the rendezvous (default
-// DefaultTimeout).
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
-// WithInterface binds Gloo to a network interface (as GLOO_SOCKET_IFNAME).
-func WithInterface(name string) Option { return func(c *config) { c.iface = name } }
-
-// WithHostname binds Gloo to the address of a host name or IP.
-func WithHostname(h string) Option { return func(c *config) { c.host = h } }
-
-// WithThreads sets Gloo's worker threads (default 2).
-func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
-
 // Env is torchrun's environment, as InitProcessGroup reads it.
 type Env struct {
 	Rank, WorldSize, LocalRank, LocalWorldSize int
@@ -126,9 +91,9 @@ var (
 // group (Default). It returns once every rank has joined, or an error
 // after the timeout.
 func InitProcessGroup(backend Backend, opts ...Option) (*ProcessGroup, error) {
-	c := config{timeout: DefaultTimeout}
-	for _, o := range opts {
-		o(&c)
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("distributed: timeout must be positive, got %v", c.timeout)

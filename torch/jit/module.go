@@ -43,18 +43,21 @@ type Module struct {
 	grad bool            // calls record autograd (Trainable)
 }
 
-// Option configures Load and LoadReader.
-type Option func(*options)
-
-type options struct {
-	device    torch.Device
-	hasDevice bool
+// Option is an optional (keyword) argument of Load, LoadReader and
+// LoadBytes, named With plus torch.jit.load's keyword, as the options of
+// packages torch and nn are. The zero Option is an error.
+type Option struct {
+	name   string
+	device torch.Device
 }
 
 // WithDevice loads the module's tensors onto d, as torch.jit.load's
 // map_location does. Without it they go where they were saved from.
-func WithDevice(d torch.Device) Option {
-	return func(o *options) { o.device, o.hasDevice = d, true }
+func WithDevice(d torch.Device) Option { return Option{name: "map_location", device: d} }
+
+type options struct {
+	device    torch.Device
+	hasDevice bool
 }
 
 func (o *options) dev() (C.int32_t, C.int32_t) {
@@ -64,12 +67,18 @@ func (o *options) dev() (C.int32_t, C.int32_t) {
 	return C.int32_t(o.device.Type), C.int32_t(o.device.Index)
 }
 
-func newOptions(opts []Option) *options {
+// newOptions applies opts; when one is repeated, the last one wins.
+func newOptions(opts []Option) (*options, error) {
 	o := &options{}
-	for _, f := range opts {
-		f(o)
+	for i, opt := range opts {
+		switch opt.name {
+		case "map_location":
+			o.device, o.hasDevice = opt.device, true
+		default:
+			return nil, &torch.Error{Op: "jit.load", Msg: fmt.Sprintf("option %d is the zero Option (use the With functions)", i+1)}
+		}
 	}
-	return o
+	return o, nil
 }
 
 // Load reads a TorchScript module from the file at path.
@@ -89,7 +98,10 @@ func Load(path string, opts ...Option) (*Module, error) {
 	// A TorchScript model's convolutions run inside libtorch, past the
 	// generated ops that run the convolution check first.
 	torch.ConvCheck()
-	o := newOptions(opts)
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	dt, di := o.dev()
@@ -113,7 +125,10 @@ func LoadBytes(data []byte, opts ...Option) (*Module, error) {
 		return nil, &torch.Error{Op: "jit.load", Msg: err.Error()}
 	}
 	torch.ConvCheck()
-	o := newOptions(opts)
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	dt, di := o.dev()
 	var p unsafe.Pointer
 	if len(data) > 0 {

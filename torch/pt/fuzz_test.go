@@ -80,7 +80,11 @@ func FuzzPickle(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lim := newConfig([]Option{WithLimits(fuzzLimits)}).lim
+		c, err := newConfig([]Option{WithLimits(fuzzLimits)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim := c.lim
 		a := &archive{storages: map[string]*storageRef{}, size: int64(len(data))}
 		a.read = func(s *storageRef) ([]byte, error) { return make([]byte, s.numel*int64(s.dtype.Size())), nil }
 		m := newMachine(newInput(bytes.NewReader(data), int64(len(data))), lim, a.persistentLoader(false))

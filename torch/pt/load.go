@@ -113,8 +113,20 @@ type Limits struct {
 	MaxStack, MaxMemo int
 }
 
-// Option configures Decode, Load, LoadStateDict and LoadModule.
-type Option func(*config)
+// Option is an optional argument of Decode, Load, LoadStateDict and
+// LoadModule, named With plus what it sets, as the options of packages
+// torch and nn are:
+//
+//	pt.LoadStateDict("ckpt.pt", pt.WithKey("model"), pt.WithStripPrefix("module."))
+//
+// When an option is repeated, the last one wins. The zero Option is an
+// error.
+type Option struct {
+	name string
+	lim  Limits
+	key  []string
+	s    string
+}
 
 type config struct {
 	lim         limits
@@ -122,26 +134,8 @@ type config struct {
 	stripPrefix string
 }
 
-// WithLimits sets the reader's limits.
-func WithLimits(l Limits) Option {
-	return func(c *config) {
-		if l.MaxStorageBytes > 0 {
-			c.lim.maxBytes = l.MaxStorageBytes
-		}
-		if l.MaxTensors > 0 {
-			c.lim.maxTensors = l.MaxTensors
-		}
-		if l.MaxDepth > 0 {
-			c.lim.maxDepth = l.MaxDepth
-		}
-		if l.MaxStack > 0 {
-			c.lim.maxStack = l.MaxStack
-		}
-		if l.MaxMemo > 0 {
-			c.lim.maxMemo = l.MaxMemo
-		}
-	}
-}
+// WithLimits sets the reader's limits; a zero field keeps its default.
+func WithLimits(l Limits) Option { return Option{name: "limits", lim: l} }
 
 // WithKey makes LoadStateDict and LoadModule take the state dict under
 // these keys of a checkpoint: WithKey("model") for
@@ -149,23 +143,46 @@ func WithLimits(l Limits) Option {
 // WithKey("models", "ema") for a dict within it. Only that part of the
 // file becomes tensors; Decode and Load take the part too.
 func WithKey(path ...string) Option {
-	return func(c *config) { c.key = append([]string(nil), path...) }
+	return Option{name: "key", key: append([]string(nil), path...)}
 }
 
 // WithStripPrefix makes LoadStateDict and LoadModule drop a prefix from
 // every key that has it: "module." for a model saved from
 // nn.DataParallel or DistributedDataParallel, "_orig_mod." for one saved
 // after torch.compile.
-func WithStripPrefix(prefix string) Option {
-	return func(c *config) { c.stripPrefix = prefix }
-}
+func WithStripPrefix(prefix string) Option { return Option{name: "strip_prefix", s: prefix} }
 
-func newConfig(opts []Option) config {
+// newConfig applies opts to the defaults.
+func newConfig(opts []Option) (config, error) {
 	c := config{lim: defaultLimits}
-	for _, o := range opts {
-		o(&c)
+	for i, o := range opts {
+		switch o.name {
+		case "limits":
+			l := o.lim
+			if l.MaxStorageBytes > 0 {
+				c.lim.maxBytes = l.MaxStorageBytes
+			}
+			if l.MaxTensors > 0 {
+				c.lim.maxTensors = l.MaxTensors
+			}
+			if l.MaxDepth > 0 {
+				c.lim.maxDepth = l.MaxDepth
+			}
+			if l.MaxStack > 0 {
+				c.lim.maxStack = l.MaxStack
+			}
+			if l.MaxMemo > 0 {
+				c.lim.maxMemo = l.MaxMemo
+			}
+		case "key":
+			c.key = o.key
+		case "strip_prefix":
+			c.stripPrefix = o.s
+		default:
+			return config{}, fmt.Errorf("pt: option %d is the zero Option (use the With functions)", i+1)
+		}
 	}
-	return c
+	return c, nil
 }
 
 // Decode reads what torch.save wrote, from r of the given size, and
@@ -173,7 +190,10 @@ func newConfig(opts []Option) config {
 // come back on the CPU, whatever device they were saved from, and views of
 // one storage share their memory as in PyTorch.
 func Decode(r io.ReaderAt, size int64, opts ...Option) (any, error) {
-	c := newConfig(opts)
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	a, err := open(r, size, c.lim)
 	if err != nil {
 		return nil, err
@@ -202,9 +222,12 @@ func Load(path string, opts ...Option) (any, error) {
 // writes, or the part of a checkpoint that WithKey names) as tensors by
 // their PyTorch names.
 func LoadStateDict(path string, opts ...Option) (map[string]torch.Tensor, error) {
-	c := newConfig(opts)
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	var sd map[string]torch.Tensor
-	err := withFile(path, func(r io.ReaderAt, size int64) (err error) {
+	err = withFile(path, func(r io.ReaderAt, size int64) (err error) {
 		a, err := open(r, size, c.lim)
 		if err != nil {
 			return err
