@@ -20,34 +20,6 @@ type MultiheadAttentionSettings struct {
 	BatchFirst  bool    // batched input and output are (batch, seq, feature) (WithBatchFirst)
 }
 
-// MultiheadAttentionOptions are the old optional settings of
-// MultiheadAttention.
-//
-// Deprecated: pass With options (WithDropout, WithBias, WithAddBiasKV,
-// WithAddZeroAttn, WithKdim, WithVdim, WithBatchFirst) instead; Options
-// converts a MultiheadAttentionOptions to them.
-type MultiheadAttentionOptions struct {
-	Dropout     float64 // dropout on the attention weights, in training
-	NoBias      bool    // bias=False: no in_proj_bias and no out_proj.bias
-	AddBiasKV   bool    // add_bias_kv: learned bias_k and bias_v appended to the keys and values
-	AddZeroAttn bool    // add_zero_attn: a zero key and value appended
-	KDim, VDim  int64   // features of the keys and values; 0 means embed_dim
-	BatchFirst  bool    // batched input and output are (batch, seq, feature)
-}
-
-// Options returns the With options that o stands for.
-func (o MultiheadAttentionOptions) Options() []Option {
-	opts := []Option{WithDropout(o.Dropout), WithBias(!o.NoBias), WithAddBiasKV(o.AddBiasKV),
-		WithAddZeroAttn(o.AddZeroAttn), WithBatchFirst(o.BatchFirst)}
-	if o.KDim != 0 {
-		opts = append(opts, WithKdim(o.KDim))
-	}
-	if o.VDim != 0 {
-		opts = append(opts, WithVdim(o.VDim))
-	}
-	return opts
-}
-
 // MultiheadAttentionModule is multi-head attention
 // (torch.nn.MultiheadAttention), computed as PyTorch's
 // F.multi_head_attention_forward.
@@ -173,31 +145,6 @@ func mhaUniform(factory []torch.Option, bound float64, shape ...int64) torch.Ten
 // xavier_uniform_ (gain 1).
 func mhaXavierUniform(factory []torch.Option, fanOut, fanIn int64) torch.Tensor {
 	return mhaUniform(factory, math.Sqrt(6/float64(fanIn+fanOut)), fanOut, fanIn)
-}
-
-// AttentionOptions are the old optional arguments of MultiheadAttention's
-// Forward.
-//
-// Deprecated: pass With options (WithKeyPaddingMask, WithAttnMask,
-// WithNeedWeights, WithAverageAttnWeights) instead; Options converts an
-// AttentionOptions to them.
-type AttentionOptions struct {
-	KeyPaddingMask torch.Tensor
-	AttnMask       torch.Tensor
-	NoWeights      bool // need_weights=False
-	PerHeadWeights bool // average_attn_weights=False
-}
-
-// Options returns the With options that o stands for.
-func (o AttentionOptions) Options() []Option {
-	opts := []Option{WithNeedWeights(!o.NoWeights), WithAverageAttnWeights(!o.PerHeadWeights)}
-	if o.KeyPaddingMask.Defined() {
-		opts = append(opts, WithKeyPaddingMask(o.KeyPaddingMask))
-	}
-	if o.AttnMask.Defined() {
-		opts = append(opts, WithAttnMask(o.AttnMask))
-	}
-	return opts
 }
 
 // attnArgs are the parsed arguments of MultiheadAttention's Forward.

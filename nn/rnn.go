@@ -22,33 +22,6 @@ type RNNSettings struct {
 	ProjSize      int64   // LSTM's proj_size: project h to this size; 0 is off (WithProjSize)
 }
 
-// RNNOptions are the old optional settings of LSTM and GRU.
-//
-// Deprecated: pass With options (WithNumLayers, WithBias, WithBatchFirst,
-// WithDropout, WithBidirectional, WithProjSize) instead; Options converts
-// an RNNOptions to them: nn.LSTM(10, 20, nn.RNNOptions{NumLayers: 2}.Options()...).
-type RNNOptions struct {
-	NumLayers     int64   // stacked recurrent layers (num_layers); 0 means 1
-	NoBias        bool    // bias=False: no bias_ih_l*/bias_hh_l* weights
-	BatchFirst    bool    // input and output are (batch, seq, feature)
-	Dropout       float64 // dropout on the outputs of every layer but the last, in training; in [0, 1]
-	Bidirectional bool    // a second, reversed direction per layer
-	ProjSize      int64   // LSTM only: project h to this size (proj_size); 0 is off
-}
-
-// Options returns the With options that o stands for.
-func (o RNNOptions) Options() []Option {
-	opts := []Option{WithBias(!o.NoBias), WithBatchFirst(o.BatchFirst), WithDropout(o.Dropout),
-		WithBidirectional(o.Bidirectional)}
-	if o.NumLayers != 0 {
-		opts = append(opts, WithNumLayers(o.NumLayers))
-	}
-	if o.ProjSize != 0 {
-		opts = append(opts, WithProjSize(o.ProjSize))
-	}
-	return opts
-}
-
 // LSTMModule is a multi-layer long short-term memory RNN (torch.nn.LSTM),
 // running libtorch's fused at::lstm.
 //

@@ -172,6 +172,4 @@ func TestLSTMGRUConstructorPanics(t *testing.T) {
 	raPanicErr(t, "dropout should be a number in range [0, 1]", func() { nn.LSTM(3, 4, nn.WithDropout(1.5)) })
 	raPanicErr(t, "hidden_size must be greater than zero", func() { nn.LSTM(3, 0) })
 	raPanicErr(t, "unexpected option kdim", func() { nn.LSTM(3, 4, nn.WithKdim(2)) })
-	assert.Equal(t, nn.LSTM(3, 4, nn.WithNumLayers(2), nn.WithBias(false)).String(),
-		nn.LSTM(3, 4, nn.RNNOptions{NumLayers: 2, NoBias: true}.Options()...).String(), "deprecated RNNOptions")
 }

@@ -346,25 +346,29 @@ func TestSeqDtype(t *testing.T) {
 	assert.Equal(t, torch.Float64, y.DType())
 }
 
-// The deprecated option structs convert to the With options they stand for.
-func TestDeprecatedOptionStructs(t *testing.T) {
-	m := nn.MultiheadAttention(6, 2, nn.MultiheadAttentionOptions{NoBias: true, KDim: 3, BatchFirst: true}.Options()...)
+// The With options set what the removed option structs did (issue 37).
+func TestWithOptionsSetSettings(t *testing.T) {
+	m := nn.MultiheadAttention(6, 2, nn.WithBias(false), nn.WithKdim(3), nn.WithBatchFirst(true))
 	assert.False(t, m.Bias)
 	assert.Equal(t, int64(3), m.KDim)
 	assert.Equal(t, int64(6), m.VDim)
 	assert.True(t, m.BatchFirst)
 
-	l := nn.TransformerEncoderLayer(8, 2, nn.TransformerEncoderLayerOptions{Activation: "gelu", NormFirst: true}.Options()...)
+	l := nn.TransformerEncoderLayer(8, 2, nn.WithActivation("gelu"), nn.WithNormFirst(true))
 	assert.Equal(t, "gelu", l.Activation)
 	assert.True(t, l.NormFirst)
 	assert.Equal(t, 1e-5, l.LayerNormEps)
 	assert.Equal(t, int64(2048), l.DimFeedforward)
 
+	r := nn.LSTM(3, 4, nn.WithNumLayers(2), nn.WithBias(false))
+	assert.Equal(t, int64(2), r.NumLayers)
+	assert.False(t, r.Bias)
+
 	a := nn.MultiheadAttention(4, 2)
 	x := torch.RandN([]int64{3, 2, 4})
-	_, w := a.Forward(x, x, x, nn.AttentionOptions{PerHeadWeights: true}.Options()...)
+	_, w := a.Forward(x, x, x, nn.WithAverageAttnWeights(false))
 	assert.Equal(t, []int64{2, 2, 3, 3}, w.Shape())
-	_, w = a.Forward(x, x, x, nn.AttentionOptions{NoWeights: true}.Options()...)
+	_, w = a.Forward(x, x, x, nn.WithNeedWeights(false))
 	assert.False(t, w.Defined())
 }
 

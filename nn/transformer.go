@@ -27,35 +27,6 @@ type TransformerLayerSettings struct {
 	NormFirst    bool    // norm_first: LayerNorm before attention and feed-forward (WithNormFirst)
 }
 
-// TransformerEncoderLayerOptions are the old optional settings of
-// TransformerEncoderLayer.
-//
-// Deprecated: pass With options (WithDimFeedforward, WithDropout,
-// WithActivation, WithActivationFn, WithLayerNormEps, WithBatchFirst,
-// WithNormFirst) instead; Options converts a
-// TransformerEncoderLayerOptions to them.
-type TransformerEncoderLayerOptions struct {
-	Activation   string
-	ActivationFn func(torch.Tensor) torch.Tensor
-	LayerNormEps float64 // 0 means 1e-5
-	BatchFirst   bool
-	NormFirst    bool
-}
-
-// Options returns the With options that o stands for.
-func (o TransformerEncoderLayerOptions) Options() []Option {
-	opts := []Option{WithBatchFirst(o.BatchFirst), WithNormFirst(o.NormFirst)}
-	if o.ActivationFn != nil {
-		opts = append(opts, WithActivationFn(o.ActivationFn))
-	} else if o.Activation != "" {
-		opts = append(opts, WithActivation(o.Activation))
-	}
-	if o.LayerNormEps != 0 {
-		opts = append(opts, WithLayerNormEps(o.LayerNormEps))
-	}
-	return opts
-}
-
 var transformerLayerKeywords = []string{"dim_feedforward", "dropout", "activation", "layer_norm_eps", "batch_first", "norm_first",
 	"dtype", "device"}
 
