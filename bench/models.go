@@ -19,7 +19,7 @@ import (
 var modelImpls = []string{"cxx", "go", "python"}
 
 // modelJobs are the models part's jobs on the CPU. A step takes seconds
-// (ResNet-18 at batch 32 about 2 s, BERT about 3 s on two cores), so they
+// (ResNet-18 at batch 32 about 2 s, BERT about 3.5 s on two cores), so they
 // run in the first three rounds, one timed repetition each (two for the
 // batch-1 forward), after the warm-up.
 var modelJobs = []jobSpec{
@@ -95,13 +95,17 @@ func modelShapesEnv(env []string, quick bool) []string {
 // 2-core machine, in seconds, at full and at small shapes; modelSetup is
 // the time to build a model with random weights (GPT-2 small and BERT-base
 // have 124 and 109 million), per worker and job. They only size the
-// expected duration that the harness prints.
+// expected duration that the harness prints, and are estimates: the
+// workloads' FLOPs at the 50 GFLOP/s of the transformer step in
+// docs/benchmarks.md (BERT 179 GFLOP a forward, ResNet-18 3.6 GFLOP an
+// image), GPT-2's 500 MB of weights read per token; the busy machine they
+// were written on could not time them.
 var modelCost = map[string][2]float64{
 	"r18b1":    {0.08, 0.01},
 	"r18b32":   {2.2, 0.2},
 	"r18train": {3.5, 0.35},
 	"gpt2gen":  {0.05, 0.01},
-	"bert":     {3.0, 0.1},
+	"bert":     {3.5, 0.1},
 }
 
 const modelSetup = 1.0
