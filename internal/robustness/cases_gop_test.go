@@ -20,7 +20,15 @@ var gopTorch struct {
 	err  error
 }
 
-// gopTorchBinary builds cmd/gop-torch once per test process.
+// gopTorchBinary builds cmd/gop-torch once per test process. Under go
+// test -race it is a race build too, except in -short mode (make test):
+// each case's translation loads GoTorch's packages, 7 s of CPU under the
+// race detector and 2 s without it (measured on the 2-core machine), and
+// what the cases check (exit status 1, the compiler's errors, no panic,
+// no xgo_autogen.go) does not depend on it. make test-long runs them
+// under -race, and cmd/gop-torch's own tests run the translator under
+// -race in make test. Either build only links: go vet compiles the
+// packages without -race, cmd/gop-torch's test with it.
 func gopTorchBinary() (string, error) {
 	gopTorch.once.Do(func() {
 		dir, err := os.MkdirTemp("", "robustness-gop-torch-")
@@ -30,7 +38,7 @@ func gopTorchBinary() (string, error) {
 		}
 		gopTorch.path = filepath.Join(dir, "gop-torch")
 		args := []string{"build", "-o", gopTorch.path}
-		if raceEnabled {
+		if raceEnabled && !testing.Short() {
 			args = append(args, "-race")
 		}
 		out, err := exec.Command("go", append(args, "github.com/gotorch/gotorch/cmd/gop-torch")...).CombinedOutput()
