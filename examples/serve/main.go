@@ -32,8 +32,11 @@
 // answered. GET / is a page to drop or draw an image on; /healthz and
 // /metrics (Prometheus) are there for operators.
 //
-// Files: decode.go reads requests, model.go loads and runs the model,
-// server.go has the handlers, metrics and shutdown, static/ the page.
+// Files: decode.go reads requests (decode_fast.go, the flat JSON one in
+// one pass), model.go loads and runs the model, server.go has the
+// handlers, metrics and shutdown, admit.go the line for places in
+// flight, limit.go the connection cap and the count of /predict
+// connections, debug.go pprof, static/ the page.
 package main
 
 import (
