@@ -8,10 +8,12 @@ import "C"
 
 import "runtime"
 
-// The default CPU generator, the one that ManualSeed seeds and that the
+// GetRNGState returns a copy of the default CPU generator's state:
+// torch.get_rng_state(). That generator is the one ManualSeed seeds and the
 // random ops (Rand, RandN, RandPerm, dropout, …) draw from when they are
-// given no generator, has a state that can be saved and put back, as can a
-// Generator's:
+// given no Generator. The state is a 1-D Uint8 tensor (5056 bytes on
+// libtorch 1.13 to 2.x), PyTorch's byte for byte: a state that one saved,
+// the other sets. SetRNGState puts it back:
 //
 //	state, err := torch.GetRNGState() // state = torch.get_rng_state()
 //	a := torch.Rand([]int64{3})
@@ -20,12 +22,6 @@ import "runtime"
 //
 // A checkpoint that holds it lets a resumed run draw the same random
 // numbers as the run it continues (package classfile's checkpoints do).
-// The state is PyTorch's, byte for byte: a state that one saved, the other
-// sets.
-
-// GetRNGState returns a copy of the default CPU generator's state:
-// torch.get_rng_state(). It is a 1-D Uint8 tensor (5056 bytes on libtorch
-// 1.13 to 2.x).
 func GetRNGState() (Tensor, error) {
 	return tensorResult("get_rng_state", C.gt_rng_get_state(nil))
 }
