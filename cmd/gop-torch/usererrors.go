@@ -312,11 +312,14 @@ type userWords struct {
 	// params holds the parameters of each overload's members, in order:
 	// View's are (dims ...int64) and (shape []int64).
 	params map[string][]string
+	// imp finds the option functions of a positional argument's hint
+	// (optionhint.go); nil gives no hint.
+	imp types.Importer
 }
 
 // userWordsOf reads the overloads of the torch package.
 func userWordsOf(imp types.Importer) userWords {
-	w := userWords{overloads: map[string]string{}, params: map[string][]string{}}
+	w := userWords{overloads: map[string]string{}, params: map[string][]string{}, imp: imp}
 	if imp == nil {
 		return w
 	}
@@ -453,6 +456,7 @@ var (
 // replace rewrites a message's Go names into Go+'s: this.Epochs__1 is
 // epochs, x.ViewShape is x.view, x.XGo_Mul (or x.Gop_Mul) is x.*.
 func (w userWords) replace(msg string) string {
+	msg = optionHint(w.imp, msg)
 	msg = w.overloadCall(msg)
 	msg = handleRef.ReplaceAllString(msg, "torch.Tensor")
 	msg = thisRef.ReplaceAllString(msg, "")

@@ -58,6 +58,7 @@ func TestCompileErrorsGolden(t *testing.T) {
 		"viewargs",      // x.view(-1, 784.5): no overload takes it
 		"stringoperand", // h * "half": an operand that is no number
 		"typeerr",       // gop's own type errors
+		"optionargs",    // clip_grad_norm_(params, 1.0, 2.0): the error names the option
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := workCopy(t, name)
