@@ -205,6 +205,11 @@ func fail(stderr io.Writer, err error) int {
 	return 1
 }
 
+// translatorFor returns a translator for dir's module: a new one, since
+// a gop-torch command translates once. gop-torch's tests share one per
+// module (sharedtranslator_test.go).
+var translatorFor = newTranslator
+
 // compile translates dir and the Go+ packages it imports.
 func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 	if fi, err := os.Stat(dir); err != nil {
@@ -222,7 +227,7 @@ func compile(dir string, verbose bool, stderr io.Writer) ([]result, error) {
 	if err := checkGoMod(root, dir, stderr); err != nil {
 		return nil, err
 	}
-	tr, err := newTranslator(dir)
+	tr, err := translatorFor(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -132,9 +132,9 @@ func callableInXGo(t *testing.T, names []pyName) map[pyName]bool {
 	}
 	src.WriteString("\necho \"names\"\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "names.xgo"), []byte(src.String()), 0o644))
-	tr, err := newTranslator(dir)
-	require.NoError(t, err)
-	_, err = tr.translateOne(dir)
+	// The shared translator: a fresh one would load GoTorch's packages
+	// again (10-15 s of CPU under -race).
+	_, err = sharedTranslator(t).translateOne(dir)
 	found := map[pyName]bool{}
 	for _, n := range names {
 		found[n] = true
@@ -282,9 +282,7 @@ func TestFromPyTorch(t *testing.T) {
 	}
 	src.WriteString("\necho \"rows\"\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main_train.gox"), []byte(src.String()), 0o644))
-	tr, err := newTranslator(dir)
-	require.NoError(t, err)
-	if _, err = tr.translateOne(dir); err == nil {
+	if _, err = sharedTranslator(t).translateOne(dir); err == nil {
 		return
 	}
 	var ce *CompileError

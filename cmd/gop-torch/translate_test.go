@@ -184,8 +184,9 @@ func TestTranslateLoops(t *testing.T) {
 	assert.Contains(t, string(src), "func (this *Trainer) GopTorchInstrumented() string {\n\treturn \"gop-torch v0.1.0 (9 loops)\"\n}")
 	assert.Contains(t, string(src), "//line cmd/gop-torch/testdata/_work-loops-", "line directives point at the .gox file")
 
-	// A second translation finds nothing to change.
-	tr2, err := newTranslator(dir)
+	// A second translation finds nothing to change (the shared
+	// translator, as a new command gets it: nothing translated yet).
+	tr2, err := testTranslatorFor(dir)
 	require.NoError(t, err)
 	rs, err = tr2.translate(dir)
 	require.NoError(t, err)
