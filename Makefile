@@ -148,7 +148,7 @@ FUZZ_TARGETS = ./internal/robustness:FuzzOps ./internal/robustness:FuzzHostileAr
 	./internal/robustness:FuzzLoadCheckpoint ./torch/safetensors:FuzzParse \
 	./data:FuzzDecodeIDX ./data:FuzzDecodeCIFAR10 ./torch/pt:FuzzPickle ./torch/pt:FuzzDecode \
 	./examples/serve:FuzzDecodeBody ./torch/aoti:FuzzParseInputSpec ./examples/serve/batcher:FuzzBatcher \
-	./torch/jit:FuzzArchive ./torch/jit:FuzzValues
+	./torch/jit:FuzzArchive ./torch/jit:FuzzValues ./examples/serve:FuzzFlatJSON
 .PHONY: fuzz-short
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
