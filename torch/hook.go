@@ -15,6 +15,7 @@ import (
 	"runtime/cgo"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -26,8 +27,40 @@ import (
 
 var liveHooks atomic.Int64
 
-// hooksRunning counts the hooks being called, on every goroutine.
-var hooksRunning atomic.Int64
+// hookThreads holds the OS threads that run a hook now, with how many
+// hooks each runs (nested backward passes). A hook runs on the thread that
+// called into libtorch, locked to its goroutine until it returns, so no
+// other goroutine runs there meanwhile: a goroutine finds its own thread
+// here only from inside a hook.
+var hookThreads = struct {
+	sync.Mutex
+	m map[int]int
+}{m: map[int]int{}}
+
+func enterHook() int {
+	tid := syscall.Gettid()
+	hookThreads.Lock()
+	hookThreads.m[tid]++
+	hookThreads.Unlock()
+	return tid
+}
+
+func leaveHook(tid int) {
+	hookThreads.Lock()
+	if hookThreads.m[tid]--; hookThreads.m[tid] == 0 {
+		delete(hookThreads.m, tid)
+	}
+	hookThreads.Unlock()
+}
+
+// inHook reports whether the calling goroutine runs inside a hook.
+func inHook() bool {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	hookThreads.Lock()
+	defer hookThreads.Unlock()
+	return hookThreads.m[syscall.Gettid()] > 0
+}
 
 func init() {
 	C.gt_hook_set_callbacks(C.gt_hook_call_fn(C.gotorchCallHook), C.gt_hook_release_fn(C.gotorchReleaseHook))
@@ -154,12 +187,11 @@ func detachPendingLocked() {
 }
 
 // lockGradForHooks takes gradMu, waiting for running backward passes,
-// unless a hook is running: a hook that registers a hook would wait for
-// its own Backward.
+// unless called from a hook, which would wait for its own Backward.
 func lockGradForHooks(op string) error {
 	for wait := time.Microsecond; !gradMu.TryLock(); wait = min(2*wait, time.Millisecond) {
-		if hooksRunning.Load() > 0 {
-			return newError(op, nil, "a backward hook is running: register hooks before Backward or after it returns")
+		if inHook() {
+			return newError(op, nil, "called from a backward hook: register hooks before Backward or after it returns")
 		}
 		time.Sleep(wait)
 	}
@@ -168,8 +200,7 @@ func lockGradForHooks(op string) error {
 
 //export gotorchCallHook
 func gotorchCallHook(fn C.uintptr_t, grad C.gt_tensor, out *C.gt_tensor) (e C.gt_error) {
-	hooksRunning.Add(1)
-	defer hooksRunning.Add(-1)
+	defer leaveHook(enterHook())
 	g := newTensorQ(grad)
 	defer func() {
 		if r := recover(); r != nil {
