@@ -121,13 +121,32 @@ func (t Tensor) Backward(opts ...Option) { must(t.TryBackward(opts...)) }
 // writing, and corrupted the heap.
 var gradMu sync.RWMutex
 
+// lockGrad takes gradMu for writing, waiting for running backward passes,
+// unless the caller is a hook (RegisterHook) inside one of them: that pass
+// holds gradMu for reading on this very thread, so waiting would wait for
+// itself, forever. A hook reads and sets gradients as PyTorch's may, under
+// its pass's read lock. It reports whether it took the lock; inHook is
+// asked only when the lock is busy, so the common case stays one atomic.
+func lockGrad() bool {
+	if gradMu.TryLock() {
+		return true
+	}
+	if inHook() {
+		return false
+	}
+	gradMu.Lock()
+	return true
+}
+
 // Grad returns the accumulated gradient of t, or the zero Tensor if there
 // is none yet. It waits for running Backward calls.
 func (t Tensor) Grad() Tensor {
 	p := t.mustPtr("grad")
-	gradMu.Lock()
+	locked := lockGrad()
 	r := C.gt_tensor_grad(p)
-	gradMu.Unlock()
+	if locked {
+		gradMu.Unlock()
+	}
 	t.unpin()
 	return must1(tensorResult("grad", r))
 }
@@ -136,9 +155,11 @@ func (t Tensor) Grad() Tensor {
 // It waits for running Backward calls.
 func (t Tensor) ZeroGrad() {
 	p := t.mustPtr("zero_grad")
-	gradMu.Lock()
+	locked := lockGrad()
 	e := C.gt_tensor_zero_grad(p)
-	gradMu.Unlock()
+	if locked {
+		gradMu.Unlock()
+	}
 	t.unpin()
 	must(cError("zero_grad", e))
 }
@@ -172,9 +193,11 @@ func (t Tensor) TrySetData(src Tensor) error {
 		t.unpin()
 		return err
 	}
-	gradMu.Lock()
+	locked := lockGrad()
 	e := C.gt_tensor_set_data(p, s)
-	gradMu.Unlock()
+	if locked {
+		gradMu.Unlock()
+	}
 	t.unpin()
 	src.unpin()
 	return cError(op, e)

@@ -89,9 +89,10 @@ type hookRef struct {
 //	loss.Backward() // w.Grad() is twice the gradient
 //	h.Remove()
 //
-// t must require grad. A panic in fn becomes the error of Backward. fn
-// must not call Grad, ZeroGrad or SetData, which wait for the running
-// Backward, nor register hooks (RegisterHook returns an error there). The
+// t must require grad. A panic in fn becomes the error of Backward. fn may
+// read and set gradients (Grad, ZeroGrad, SetData run under the running
+// Backward's lock there instead of waiting for it), but not register hooks
+// (RegisterHook returns an error there). The
 // hook lives as long as t's native tensor, or until Remove; an fn that
 // refers to t itself keeps t alive until Remove or t.Free, since Go cannot
 // see the cycle through libtorch. It panics with the error

@@ -285,3 +285,29 @@ func TestRetainGrad(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "can't retain_grad on Tensor that has requires_grad=False")
 }
+
+// A hook that reads or drops gradients runs under its Backward's lock
+// instead of waiting for that Backward, which would never end.
+func TestRegisterHookMayUseGradients(t *testing.T) {
+	_, w, x := loadHookGolden(t)
+	_, other, _ := loadHookGolden(t)
+	done := make(chan struct{})
+	var seen torch.Tensor
+	w.RegisterHook(func(g torch.Tensor) torch.Tensor {
+		seen = w.Grad() // none yet: the hook runs before accumulation
+		other.ZeroGrad()
+		return torch.Tensor{}
+	})
+	go func() {
+		defer close(done)
+		loss, _ := squareSum(w, x)
+		loss.Backward()
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Backward with a hook that calls Grad did not return")
+	}
+	assert.False(t, seen.Defined(), "a leaf's gradient is accumulated after its hooks")
+	assert.True(t, w.Grad().Defined())
+}
