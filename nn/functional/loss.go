@@ -5,14 +5,136 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// lossArgs parses a loss's options; reduction defaults to "mean".
-func lossArgs(op string, opts []Option, a args, allowed ...string) (args, int64, error) {
+// The losses are defined once each, as a lossSpec: PyTorch's name, the
+// defaults of its options and their keywords besides reduction. One path
+// parses the options and calls the torch op (lossSpec.apply for a loss of
+// input and target, lossSpec.call for the others); the losses that check
+// their arguments or are composed of several ops (binary_cross_entropy,
+// kl_div, multilabel_soft_margin_loss, gaussian_nll_loss, …) parse their
+// options with the same spec before doing so. The distances
+// (cosine_similarity, pairwise_distance) have no reduction and are at the
+// end of this file.
+
+// lossSpec is one loss of nn/functional.
+type lossSpec struct {
+	op        string   // PyTorch's name, which errors name
+	defaults  args     // the options' defaults; reduction is "mean"
+	keywords  []string // the options besides reduction, as PyTorch orders them
+	broadcast bool     // input and target are broadcast together first
+}
+
+var (
+	crossEntropySpec = lossSpec{op: "cross_entropy", defaults: args{ignoreIndex: -100},
+		keywords: []string{"weight", "ignore_index", "label_smoothing"}}
+	nllLossSpec          = lossSpec{op: "nll_loss", defaults: args{ignoreIndex: -100}, keywords: []string{"weight", "ignore_index"}}
+	mseLossSpec          = lossSpec{op: "mse_loss", broadcast: true}
+	l1LossSpec           = lossSpec{op: "l1_loss", broadcast: true}
+	smoothL1LossSpec     = lossSpec{op: "smooth_l1_loss", defaults: args{beta: 1}, keywords: []string{"beta"}, broadcast: true}
+	huberLossSpec        = lossSpec{op: "huber_loss", defaults: args{delta: 1}, keywords: []string{"delta"}, broadcast: true}
+	bceSpec              = lossSpec{op: "binary_cross_entropy", keywords: []string{"weight"}}
+	bceWithLogitsSpec    = lossSpec{op: "binary_cross_entropy_with_logits", keywords: []string{"weight", "pos_weight"}}
+	marginRankingSpec    = lossSpec{op: "margin_ranking_loss", keywords: []string{"margin"}}
+	hingeEmbeddingSpec   = lossSpec{op: "hinge_embedding_loss", defaults: args{margin: 1}, keywords: []string{"margin"}}
+	cosineEmbeddingSpec  = lossSpec{op: "cosine_embedding_loss", keywords: []string{"margin"}}
+	softMarginSpec       = lossSpec{op: "soft_margin_loss"}
+	multilabelMarginSpec = lossSpec{op: "multilabel_margin_loss"}
+	multilabelSoftSpec   = lossSpec{op: "multilabel_soft_margin_loss", keywords: []string{"weight"}}
+	multiMarginSpec      = lossSpec{op: "multi_margin_loss", defaults: args{p: 1, margin: 1},
+		keywords: []string{"p", "margin", "weight"}}
+	tripletMarginSpec = lossSpec{op: "triplet_margin_loss", defaults: args{margin: 1, p: 2, eps: 1e-6},
+		keywords: []string{"margin", "p", "eps", "swap"}}
+	poissonNllSpec = lossSpec{op: "poisson_nll_loss", defaults: args{logInput: true, eps: 1e-8},
+		keywords: []string{"log_input", "full", "eps"}}
+	gaussianNllSpec = lossSpec{op: "gaussian_nll_loss", defaults: args{eps: 1e-6}, keywords: []string{"full", "eps"}}
+	ctcLossSpec     = lossSpec{op: "ctc_loss", keywords: []string{"blank", "zero_infinity"}}
+)
+
+// parse parses opts: the options' values and the reduction's enum.
+func (s lossSpec) parse(opts []Option) (args, int64, error) {
+	a := s.defaults
 	a.reduction = "mean"
-	if err := a.parse(op, opts, append(allowed, "reduction")...); err != nil {
+	if err := a.parse(s.op, opts, append(s.keywords[:len(s.keywords):len(s.keywords)], "reduction")...); err != nil {
 		return a, 0, err
 	}
 	r, err := a.reductionEnum()
 	return a, r, err
+}
+
+// torchOptions parses opts and returns them as the torch op's options.
+func (s lossSpec) torchOptions(opts []Option) ([]torch.Option, error) {
+	a, r, err := s.parse(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := []torch.Option{torch.WithReduction(r)}
+	for _, k := range s.keywords {
+		out = append(out, a.torchOption(k))
+	}
+	return out, nil
+}
+
+// call computes the loss with f, which calls the torch op with the options
+// opts give.
+func (s lossSpec) call(opts []Option, f func(o []torch.Option) (torch.Tensor, error)) (torch.Tensor, error) {
+	o, err := s.torchOptions(opts)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	return f(o)
+}
+
+// torchOp2 is a torch op of input and target.
+type torchOp2 = func(input, target torch.Tensor, opts ...torch.Option) (torch.Tensor, error)
+
+// apply computes the loss of input and target with the torch op f.
+func (s lossSpec) apply(f torchOp2, input, target torch.Tensor, opts []Option) (torch.Tensor, error) {
+	o, err := s.torchOptions(opts)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	if !s.broadcast {
+		return f(input, target, o...)
+	}
+	x, y, err := broadcast(input, target)
+	if err != nil {
+		return torch.Tensor{}, err
+	}
+	out, err := f(x, y, o...)
+	// x and y are views that broadcast made: free them once out is made.
+	temps.Free(x, input, target, out)
+	temps.Free(y, input, target, out)
+	return out, err
+}
+
+// torchOption is the torch option of a loss's keyword.
+func (a *args) torchOption(keyword string) torch.Option {
+	switch keyword {
+	case "weight":
+		return torch.WithWeight(a.weight)
+	case "pos_weight":
+		return torch.WithPosWeight(a.posWeight)
+	case "ignore_index":
+		return torch.WithIgnoreIndex(a.ignoreIndex)
+	case "label_smoothing":
+		return torch.WithLabelSmoothing(a.labelSmoothing)
+	case "beta":
+		return torch.WithBeta(a.beta)
+	case "delta":
+		return torch.WithDelta(a.delta)
+	case "margin":
+		return torch.WithMargin(a.margin)
+	case "p":
+		return torch.WithP(a.p)
+	case "eps":
+		return torch.WithEps(a.eps)
+	case "swap":
+		return torch.WithSwap(a.swap)
+	case "blank":
+		return torch.WithBlank(a.blank)
+	case "zero_infinity":
+		return torch.WithZeroInfinity(a.zeroInfinity)
+	}
+	panic("nn/functional: a loss's keyword " + keyword + " has no torch option")
 }
 
 // broadcast is torch.broadcast_tensors of two tensors.
@@ -22,13 +144,6 @@ func broadcast(x, y torch.Tensor) (torch.Tensor, torch.Tensor, error) {
 		return torch.Tensor{}, torch.Tensor{}, err
 	}
 	return ts[0], ts[1], nil
-}
-
-// freeBroadcast frees x and y, the views of input and target that
-// broadcast made, once out, the loss computed from them, is made.
-func freeBroadcast(x, y, input, target, out torch.Tensor) {
-	temps.Free(x, input, target, out)
-	temps.Free(y, input, target, out)
 }
 
 // CrossEntropy is F.cross_entropy between logits input (N, C, ...) or (C)
@@ -43,12 +158,7 @@ func CrossEntropy(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryCrossEntropy is CrossEntropy that returns its error.
 func TryCrossEntropy(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("cross_entropy", opts, args{ignoreIndex: -100}, "weight", "ignore_index", "label_smoothing")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryCrossEntropyLoss(input, target, torch.WithWeight(a.weight), torch.WithReduction(r),
-		torch.WithIgnoreIndex(a.ignoreIndex), torch.WithLabelSmoothing(a.labelSmoothing))
+	return crossEntropySpec.apply(torch.TryCrossEntropyLoss, input, target, opts)
 }
 
 // NllLoss is F.nll_loss, the negative log likelihood of log-probabilities
@@ -62,12 +172,7 @@ func NllLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryNllLoss is NllLoss that returns its error.
 func TryNllLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("nll_loss", opts, args{ignoreIndex: -100}, "weight", "ignore_index")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryNllLossNd(input, target, torch.WithWeight(a.weight), torch.WithReduction(r),
-		torch.WithIgnoreIndex(a.ignoreIndex))
+	return nllLossSpec.apply(torch.TryNllLossNd, input, target, opts)
 }
 
 // MseLoss is F.mse_loss, the squared error. Input and target are
@@ -80,17 +185,7 @@ func MseLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryMseLoss is MseLoss that returns its error.
 func TryMseLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	_, r, err := lossArgs("mse_loss", opts, args{})
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	x, y, err := broadcast(input, target)
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	out, err := torch.TryMseLoss(x, y, torch.WithReduction(r))
-	freeBroadcast(x, y, input, target, out)
-	return out, err
+	return mseLossSpec.apply(torch.TryMseLoss, input, target, opts)
 }
 
 // L1Loss is F.l1_loss, the absolute error. Input and target are broadcast
@@ -103,17 +198,7 @@ func L1Loss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryL1Loss is L1Loss that returns its error.
 func TryL1Loss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	_, r, err := lossArgs("l1_loss", opts, args{})
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	x, y, err := broadcast(input, target)
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	out, err := torch.TryL1Loss(x, y, torch.WithReduction(r))
-	freeBroadcast(x, y, input, target, out)
-	return out, err
+	return l1LossSpec.apply(torch.TryL1Loss, input, target, opts)
 }
 
 // SmoothL1Loss is F.smooth_l1_loss: squared below beta, absolute above.
@@ -126,17 +211,7 @@ func SmoothL1Loss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TrySmoothL1Loss is SmoothL1Loss that returns its error.
 func TrySmoothL1Loss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("smooth_l1_loss", opts, args{beta: 1}, "beta")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	x, y, err := broadcast(input, target)
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	out, err := torch.TrySmoothL1Loss(x, y, torch.WithReduction(r), torch.WithBeta(a.beta))
-	freeBroadcast(x, y, input, target, out)
-	return out, err
+	return smoothL1LossSpec.apply(torch.TrySmoothL1Loss, input, target, opts)
 }
 
 // HuberLoss is F.huber_loss: squared below delta, delta-scaled absolute
@@ -149,19 +224,11 @@ func HuberLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryHuberLoss is HuberLoss that returns its error.
 func TryHuberLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("huber_loss", opts, args{delta: 1}, "delta")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	x, y, err := broadcast(input, target)
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	out, err := torch.TryHuberLoss(x, y, torch.WithReduction(r), torch.WithDelta(a.delta))
-	freeBroadcast(x, y, input, target, out)
-	return out, err
+	return huberLossSpec.apply(torch.TryHuberLoss, input, target, opts)
 }
 
+// sameSize reports whether input and target have the same shape, and
+// returns their shapes.
 func sameSize(input, target torch.Tensor) ([]int64, []int64, bool, error) {
 	si, err := shape(input)
 	if err != nil {
@@ -171,15 +238,7 @@ func sameSize(input, target torch.Tensor) ([]int64, []int64, bool, error) {
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if len(si) != len(st) {
-		return si, st, false, nil
-	}
-	for i := range si {
-		if si[i] != st[i] {
-			return si, st, false, nil
-		}
-	}
-	return si, st, true, nil
+	return si, st, sameShape(si, st), nil
 }
 
 // BinaryCrossEntropy is F.binary_cross_entropy between probabilities input
@@ -193,8 +252,7 @@ func BinaryCrossEntropy(input, target torch.Tensor, opts ...Option) torch.Tensor
 
 // TryBinaryCrossEntropy is BinaryCrossEntropy that returns its error.
 func TryBinaryCrossEntropy(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	const op = "binary_cross_entropy"
-	a, r, err := lossArgs(op, opts, args{}, "weight")
+	a, r, err := bceSpec.parse(opts)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -203,7 +261,7 @@ func TryBinaryCrossEntropy(input, target torch.Tensor, opts ...Option) (torch.Te
 		return torch.Tensor{}, err
 	}
 	if !same {
-		return torch.Tensor{}, errorf(op, "Using a target size (%s) that is different to the input size (%s) is deprecated. "+
+		return torch.Tensor{}, errorf(bceSpec.op, "Using a target size (%s) that is different to the input size (%s) is deprecated. "+
 			"Please ensure they have the same size.", torchSize(st), torchSize(si))
 	}
 	weight := a.weight
@@ -230,8 +288,7 @@ func BinaryCrossEntropyWithLogits(input, target torch.Tensor, opts ...Option) to
 // TryBinaryCrossEntropyWithLogits is BinaryCrossEntropyWithLogits that
 // returns its error.
 func TryBinaryCrossEntropyWithLogits(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	const op = "binary_cross_entropy_with_logits"
-	a, r, err := lossArgs(op, opts, args{}, "weight", "pos_weight")
+	o, err := bceWithLogitsSpec.torchOptions(opts)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -240,10 +297,9 @@ func TryBinaryCrossEntropyWithLogits(input, target torch.Tensor, opts ...Option)
 		return torch.Tensor{}, err
 	}
 	if !same {
-		return torch.Tensor{}, errorf(op, "Target size (%s) must be the same as input size (%s)", torchSize(st), torchSize(si))
+		return torch.Tensor{}, errorf(bceWithLogitsSpec.op, "Target size (%s) must be the same as input size (%s)", torchSize(st), torchSize(si))
 	}
-	return torch.TryBinaryCrossEntropyWithLogits(input, target, torch.WithWeight(a.weight),
-		torch.WithPosWeight(a.posWeight), torch.WithReduction(r))
+	return torch.TryBinaryCrossEntropyWithLogits(input, target, o...)
 }
 
 // KlDiv is F.kl_div, the Kullback-Leibler divergence of target from

@@ -46,19 +46,16 @@ func MarginRankingLoss(x1, x2, target torch.Tensor, opts ...Option) torch.Tensor
 
 // TryMarginRankingLoss is MarginRankingLoss that returns its error.
 func TryMarginRankingLoss(x1, x2, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	const op = "margin_ranking_loss"
-	a, r, err := lossArgs(op, opts, args{}, "margin")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	s1, err1 := shape(x1)
-	s2, err2 := shape(x2)
-	st, err3 := shape(target)
-	if err1 == nil && err2 == nil && err3 == nil && (len(s1) != len(s2) || len(s1) != len(st)) {
-		return torch.Tensor{}, errorf(op, "All input tensors should have same dimension but got sizes: input1: %s, input2: %s, target: %s",
-			torchSize(s1), torchSize(s2), torchSize(st))
-	}
-	return torch.TryMarginRankingLoss(x1, x2, target, torch.WithMargin(a.margin), torch.WithReduction(r))
+	return marginRankingSpec.call(opts, func(o []torch.Option) (torch.Tensor, error) {
+		s1, err1 := shape(x1)
+		s2, err2 := shape(x2)
+		st, err3 := shape(target)
+		if err1 == nil && err2 == nil && err3 == nil && (len(s1) != len(s2) || len(s1) != len(st)) {
+			return torch.Tensor{}, errorf(marginRankingSpec.op, "All input tensors should have same dimension but got sizes: input1: %s, input2: %s, target: %s",
+				torchSize(s1), torchSize(s2), torchSize(st))
+		}
+		return torch.TryMarginRankingLoss(x1, x2, target, o...)
+	})
 }
 
 // HingeEmbeddingLoss is F.hinge_embedding_loss: input where target is 1,
@@ -71,11 +68,7 @@ func HingeEmbeddingLoss(input, target torch.Tensor, opts ...Option) torch.Tensor
 
 // TryHingeEmbeddingLoss is HingeEmbeddingLoss that returns its error.
 func TryHingeEmbeddingLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("hinge_embedding_loss", opts, args{margin: 1}, "margin")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryHingeEmbeddingLoss(input, target, torch.WithMargin(a.margin), torch.WithReduction(r))
+	return hingeEmbeddingSpec.apply(torch.TryHingeEmbeddingLoss, input, target, opts)
 }
 
 // CosineEmbeddingLoss is F.cosine_embedding_loss: 1 - cos(x1, x2) where
@@ -88,11 +81,9 @@ func CosineEmbeddingLoss(x1, x2, target torch.Tensor, opts ...Option) torch.Tens
 
 // TryCosineEmbeddingLoss is CosineEmbeddingLoss that returns its error.
 func TryCosineEmbeddingLoss(x1, x2, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("cosine_embedding_loss", opts, args{}, "margin")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryCosineEmbeddingLoss(x1, x2, target, torch.WithMargin(a.margin), torch.WithReduction(r))
+	return cosineEmbeddingSpec.call(opts, func(o []torch.Option) (torch.Tensor, error) {
+		return torch.TryCosineEmbeddingLoss(x1, x2, target, o...)
+	})
 }
 
 // SoftMarginLoss is F.soft_margin_loss, log(1 + exp(-y·x)), the logistic
@@ -105,11 +96,7 @@ func SoftMarginLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TrySoftMarginLoss is SoftMarginLoss that returns its error.
 func TrySoftMarginLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	_, r, err := lossArgs("soft_margin_loss", opts, args{})
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TrySoftMarginLoss(input, target, torch.WithReduction(r))
+	return softMarginSpec.apply(torch.TrySoftMarginLoss, input, target, opts)
 }
 
 // MultilabelMarginLoss is F.multilabel_margin_loss, the multi-class hinge
@@ -123,11 +110,7 @@ func MultilabelMarginLoss(input, target torch.Tensor, opts ...Option) torch.Tens
 
 // TryMultilabelMarginLoss is MultilabelMarginLoss that returns its error.
 func TryMultilabelMarginLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	_, r, err := lossArgs("multilabel_margin_loss", opts, args{})
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryMultilabelMarginLoss(input, target, torch.WithReduction(r))
+	return multilabelMarginSpec.apply(torch.TryMultilabelMarginLoss, input, target, opts)
 }
 
 // MultilabelSoftMarginLoss is F.multilabel_soft_margin_loss, the binary
@@ -142,8 +125,7 @@ func MultilabelSoftMarginLoss(input, target torch.Tensor, opts ...Option) torch.
 // TryMultilabelSoftMarginLoss is MultilabelSoftMarginLoss that returns its
 // error.
 func TryMultilabelSoftMarginLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	const op = "multilabel_soft_margin_loss"
-	a, _, err := lossArgs(op, opts, args{}, "weight")
+	a, _, err := multilabelSoftSpec.parse(opts)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -152,7 +134,7 @@ func TryMultilabelSoftMarginLoss(input, target torch.Tensor, opts ...Option) (to
 		return torch.Tensor{}, err
 	}
 	if len(s) == 0 {
-		return torch.Tensor{}, errorf(op, "input must have a class dimension, got a scalar")
+		return torch.Tensor{}, errorf(multilabelSoftSpec.op, "input must have a class dimension, got a scalar")
 	}
 	classDim := int64(len(s) - 1)
 	return temps.Run([]torch.Tensor{input, target, a.weight}, func(tmp *temps.List) torch.Tensor {
@@ -181,7 +163,7 @@ func MultiMarginLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 // TryMultiMarginLoss is MultiMarginLoss that returns its error.
 func TryMultiMarginLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
 	const op = "multi_margin_loss"
-	a, r, err := lossArgs(op, opts, args{p: 1, margin: 1}, "p", "margin", "weight")
+	a, r, err := multiMarginSpec.parse(opts)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -191,6 +173,7 @@ func TryMultiMarginLoss(input, target torch.Tensor, opts ...Option) (torch.Tenso
 	if a.weight.Defined() && a.weight.Dim() != 1 {
 		return torch.Tensor{}, errorf(op, "weight must be one-dimensional")
 	}
+	// p as an integer, as PyTorch passes it.
 	return torch.TryMultiMarginLoss(input, target, torch.WithP(int64(a.p)), torch.WithMargin(a.margin),
 		torch.WithWeight(a.weight), torch.WithReduction(r))
 }
@@ -207,12 +190,9 @@ func TripletMarginLoss(anchor, positive, negative torch.Tensor, opts ...Option) 
 
 // TryTripletMarginLoss is TripletMarginLoss that returns its error.
 func TryTripletMarginLoss(anchor, positive, negative torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("triplet_margin_loss", opts, args{margin: 1, p: 2, eps: 1e-6}, "margin", "p", "eps", "swap")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryTripletMarginLoss(anchor, positive, negative, torch.WithMargin(a.margin), torch.WithP(a.p),
-		torch.WithEps(a.eps), torch.WithSwap(a.swap), torch.WithReduction(r))
+	return tripletMarginSpec.call(opts, func(o []torch.Option) (torch.Tensor, error) {
+		return torch.TryTripletMarginLoss(anchor, positive, negative, o...)
+	})
 }
 
 // PoissonNllLoss is F.poisson_nll_loss, the negative log likelihood of
@@ -227,7 +207,7 @@ func PoissonNllLoss(input, target torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryPoissonNllLoss is PoissonNllLoss that returns its error.
 func TryPoissonNllLoss(input, target torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("poisson_nll_loss", opts, args{logInput: true, eps: 1e-8}, "log_input", "full", "eps")
+	a, r, err := poissonNllSpec.parse(opts)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
@@ -247,8 +227,8 @@ func GaussianNllLoss(input, target, variance torch.Tensor, opts ...Option) torch
 // TryGaussianNllLoss is GaussianNllLoss that returns its error.
 func TryGaussianNllLoss(input, target, variance torch.Tensor, opts ...Option) (torch.Tensor, error) {
 	const op = "gaussian_nll_loss"
-	a := args{eps: 1e-6, reduction: "mean"}
-	if err := a.parse(op, opts, "full", "eps", "reduction"); err != nil {
+	a, _, err := gaussianNllSpec.parse(opts)
+	if err != nil {
 		return torch.Tensor{}, err
 	}
 	is, err := shape(input)
@@ -268,9 +248,6 @@ func TryGaussianNllLoss(input, target, variance torch.Tensor, opts ...Option) (t
 		default:
 			return torch.Tensor{}, errorf(op, "var is of incorrect size")
 		}
-	}
-	if _, err := a.reductionEnum(); err != nil {
-		return torch.Tensor{}, err
 	}
 	return temps.Run([]torch.Tensor{input, target, variance}, func(tmp *temps.List) torch.Tensor {
 		t := tmp.Add
@@ -305,10 +282,7 @@ func CtcLoss(logProbs, targets, inputLengths, targetLengths torch.Tensor, opts .
 
 // TryCtcLoss is CtcLoss that returns its error.
 func TryCtcLoss(logProbs, targets, inputLengths, targetLengths torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, r, err := lossArgs("ctc_loss", opts, args{}, "blank", "zero_infinity")
-	if err != nil {
-		return torch.Tensor{}, err
-	}
-	return torch.TryCtcLoss(logProbs, targets, inputLengths, targetLengths, torch.WithBlank(a.blank), torch.WithReduction(r),
-		torch.WithZeroInfinity(a.zeroInfinity))
+	return ctcLossSpec.call(opts, func(o []torch.Option) (torch.Tensor, error) {
+		return torch.TryCtcLoss(logProbs, targets, inputLengths, targetLengths, o...)
+	})
 }
