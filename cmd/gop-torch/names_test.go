@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -225,9 +229,11 @@ func TestXGoSpelling(t *testing.T) {
 	}
 }
 
-// fromPyTorchRows reads the XGo column of docs/xgo.md's "From PyTorch"
-// table.
-func fromPyTorchRows(t *testing.T) []string {
+// fromPyTorchRow is one row of docs/xgo.md's "From PyTorch" table.
+type fromPyTorchRow struct{ pytorch, xgo, goLine string }
+
+// fromPyTorchRows reads docs/xgo.md's "From PyTorch" table.
+func fromPyTorchRows(t *testing.T) []fromPyTorchRow {
 	t.Helper()
 	b, err := os.ReadFile("../../docs/xgo.md")
 	require.NoError(t, err)
@@ -236,15 +242,42 @@ func fromPyTorchRows(t *testing.T) []string {
 	if i := strings.Index(sec, "\n## "); i >= 0 {
 		sec = sec[:i]
 	}
-	var rows []string
+	cell := func(c string) string { return strings.Trim(strings.TrimSpace(c), "`") }
+	var rows []fromPyTorchRow
 	for _, l := range strings.Split(sec, "\n") {
 		cells := strings.Split(l, "|")
 		if len(cells) != 5 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
 			continue
 		}
-		rows = append(rows, strings.Trim(strings.TrimSpace(cells[2]), "`"))
+		rows = append(rows, fromPyTorchRow{cell(cells[1]), cell(cells[2]), cell(cells[3])})
 	}
 	return rows
+}
+
+// tableRowFunc writes a function that holds line, one cell of the table,
+// as a statement, its results used; it returns the number of lines
+// written and which of them holds line. The variables of the table (x,
+// y, w, c, logits, target, loss, n) are the function's parameters.
+func tableRowFunc(b *strings.Builder, header, line string) (lines, at int) {
+	b.WriteString(header + " {\n")
+	lines, at = 1, 2
+	switch lhs, _, ok := strings.Cut(line, ":="); {
+	case ok:
+		fmt.Fprintf(b, "\t%s\n", line)
+		lines++
+		for _, v := range strings.Split(lhs, ",") {
+			fmt.Fprintf(b, "\t_ = %s\n", strings.TrimSpace(v))
+			lines++
+		}
+	case strings.ContainsAny(line, "+*"):
+		fmt.Fprintf(b, "\t_ = %s\n", line)
+		lines++
+	default:
+		fmt.Fprintf(b, "\t%s\n", line)
+		lines++
+	}
+	b.WriteString("}\n")
+	return lines + 1, at
 }
 
 // TestFromPyTorch compiles each XGo line of docs/xgo.md's "From PyTorch"
@@ -262,23 +295,9 @@ func TestFromPyTorch(t *testing.T) {
 	line := 7
 	byLine := map[int]string{}
 	for i, r := range rows {
-		fmt.Fprintf(&src, "func row%d(x, y, w, c, logits, target, loss torch.Tensor, n int) {\n", i)
-		line++
-		byLine[line] = r
-		switch lhs, _, ok := strings.Cut(r, ":="); {
-		case ok:
-			fmt.Fprintf(&src, "\t%s\n", r)
-			for _, v := range strings.Split(lhs, ",") {
-				fmt.Fprintf(&src, "\t_ = %s\n", strings.TrimSpace(v))
-				line++
-			}
-		case strings.ContainsAny(r, "+*"):
-			fmt.Fprintf(&src, "\t_ = %s\n", r)
-		default:
-			fmt.Fprintf(&src, "\t%s\n", r)
-		}
-		src.WriteString("}\n")
-		line += 2
+		n, at := tableRowFunc(&src, fmt.Sprintf("func row%d(x, y, w, c, logits, target, loss torch.Tensor, n int)", i), r.xgo)
+		byLine[line+at-1] = r.xgo
+		line += n
 	}
 	src.WriteString("\necho \"rows\"\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main_train.gox"), []byte(src.String()), 0o644))
@@ -295,4 +314,36 @@ func TestFromPyTorch(t *testing.T) {
 		}
 		t.Errorf("%s", e)
 	}
+}
+
+// TestFromPyTorchGo type-checks each Go line of docs/xgo.md's "From
+// PyTorch" table against GoTorch's packages, as TestFromPyTorch compiles
+// the XGo lines, so that neither column can rot.
+func TestFromPyTorchGo(t *testing.T) {
+	rows := fromPyTorchRows(t)
+	var src strings.Builder
+	src.WriteString("package table\n\nimport (\n\t\"github.com/gotorch/gotorch/nn\"\n\t\"github.com/gotorch/gotorch/nn/functional\"\n\t\"github.com/gotorch/gotorch/torch\"\n)\n\n")
+	src.WriteString("var (\n\t_ = nn.Linear\n\t_ = functional.Relu\n)\n\n")
+	line := 14 // the first func, after the package clause, the imports and the var block
+	byLine := map[int]string{}
+	for i, r := range rows {
+		n, at := tableRowFunc(&src, fmt.Sprintf("func row%d(x, y, w, c, logits, target, loss torch.Tensor, n int)", i), r.goLine)
+		byLine[line+at-1] = r.goLine
+		line += n
+	}
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "table.go", src.String(), 0)
+	require.NoError(t, err, "the Go column of docs/xgo.md's From PyTorch table does not parse:\n%s", src.String())
+	var errs []string
+	conf := types.Config{Importer: sharedTranslator(t).imp, Error: func(err error) {
+		var te types.Error
+		if errors.As(err, &te) {
+			p := fset.Position(te.Pos)
+			errs = append(errs, fmt.Sprintf("docs/xgo.md: %q does not compile: %s", byLine[p.Line], te.Msg))
+			return
+		}
+		errs = append(errs, err.Error())
+	}}
+	_, _ = conf.Check("table", fset, []*ast.File{file}, nil)
+	assert.Empty(t, errs)
 }
