@@ -362,3 +362,15 @@ func TestTimeLimitStopsRounds(t *testing.T) {
 	require.NoError(t, interleaved(c, res, nil, logf, time.Now().Add(-time.Hour)))
 	assert.Empty(t, res.Errors, "no limit: every round runs (here with no workers)")
 }
+
+func TestMachineFaultsAndISA(t *testing.T) {
+	assert.Equal(t, "AVX-512", vectorISA(": fpu avx2 avx512f sse4_1"))
+	assert.Equal(t, "AVX2", vectorISA(": fpu avx2 sse4_1"))
+	assert.Equal(t, "SSE4.1 or older", vectorISA(": fpu sse4_1"))
+	assert.Equal(t, "", vectorISA(""))
+	// A fresh page costs something, and far less than a millisecond.
+	d := pageFaultCost()
+	t.Logf("a fresh 4 KiB page: %v", d)
+	assert.Greater(t, d, time.Duration(0))
+	assert.Less(t, d, time.Millisecond)
+}

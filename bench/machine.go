@@ -31,6 +31,14 @@ type machine struct {
 	BLAS     []string
 	Threads  []string // the intra-op threads each worker reports
 	Env      []string // the workers' relevant environment
+	// What makes the same code faster or slower on one machine than on
+	// another of the same name: the vector extensions libtorch picks its
+	// kernels by, the kernel's transparent huge pages, and what a fresh
+	// page costs (on the VMs these benchmarks run on, 17–19 µs; a step
+	// that maps its activations afresh pays it for every 4 KiB).
+	VectorISA string // "AVX-512", "AVX2" or "SSE4.1 or older"
+	THP       string // /sys/kernel/mm/transparent_hugepage/enabled's choice
+	PageFault time.Duration
 }
 
 func firstLine(path, prefix string) string {
@@ -58,7 +66,53 @@ func describeMachine() machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
+	m.VectorISA = vectorISA(firstLine("/proc/cpuinfo", "flags"))
+	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err == nil {
+		// "always [madvise] never": the bracketed word is the setting
+		if _, after, ok := strings.Cut(string(b), "["); ok {
+			m.THP, _, _ = strings.Cut(after, "]")
+		}
+	}
+	m.PageFault = pageFaultCost()
 	return m
+}
+
+// vectorISA names the widest vector extension in /proc/cpuinfo's flags.
+func vectorISA(flags string) string {
+	f := strings.Fields(strings.TrimPrefix(flags, ":"))
+	switch {
+	case slices.Contains(f, "avx512f"):
+		return "AVX-512"
+	case slices.Contains(f, "avx2"):
+		return "AVX2"
+	case len(f) == 0:
+		return ""
+	}
+	return "SSE4.1 or older"
+}
+
+// pageFaultCost measures what touching a fresh 4 KiB page costs: the
+// median over 5 tries of mapping 16 MiB, writing one byte per page, and
+// unmapping it. Huge pages are refused for the mapping (MADV_NOHUGEPAGE),
+// so each page is one fault.
+func pageFaultCost() time.Duration {
+	const size, page = 16 << 20, 4096
+	var tries []time.Duration
+	for range 5 {
+		b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return 0
+		}
+		syscall.Madvise(b, 15) // MADV_NOHUGEPAGE
+		t0 := time.Now()
+		for i := 0; i < size; i += page {
+			b[i] = 1
+		}
+		tries = append(tries, time.Since(t0)/(size/page))
+		syscall.Munmap(b)
+	}
+	slices.Sort(tries)
+	return tries[len(tries)/2]
 }
 
 // loadedLibs returns the files of a running process whose names contain

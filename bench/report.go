@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Limits of the targets (issue #8).
@@ -182,7 +183,8 @@ func markdown(r *results, chart string) string {
 
 	m := r.Machine
 	w("## Machine\n\n")
-	w("- CPU: %s, %d logical CPUs; memory %s\n", orNA(m.CPU), m.Cores, orNA(m.Memory))
+	w("- CPU: %s, %d logical CPUs (%s); memory %s\n", orNA(m.CPU), m.Cores, orNA(m.VectorISA), orNA(m.Memory))
+	w("- Memory faults: %s a fresh 4 KiB page (measured at the start); transparent huge pages: %s. C++ and Python run with glibc's malloc defaults, GoTorch with its own thresholds and block caches (docs/memory.md), so a step that maps its memory afresh pays this per page in C++ and Python until glibc raises its mmap threshold\n", faultCost(m.PageFault), orNA(m.THP))
 	w("- OS: %s, kernel %s\n", orNA(m.OS), orNA(m.Kernel))
 	w("- libtorch, as each worker reports it: %s\n", orNA(strings.Join(m.Libtorch, ", ")))
 	w("- Libraries the workers loaded (libtorch, BLAS, OpenMP, a replacement malloc): %s\n", orNA(strings.Join(m.BLAS, ", ")))
@@ -455,6 +457,13 @@ func demoteHeadings(md []byte) []byte {
 		}
 	}
 	return []byte(strings.Join(lines, "\n"))
+}
+
+func faultCost(d time.Duration) string {
+	if d <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
 }
 
 func orNA(s string) string {
