@@ -96,7 +96,13 @@ func shortenDispatchError(msg string) string {
 					backends = append(backends, k)
 				}
 			}
-			short += " It has kernels for " + strings.Join(backends, ", ") + "."
+			if len(backends) > 0 {
+				short += " It has kernels for " + strings.Join(backends, ", ") + "."
+			} else {
+				// pin_memory without CUDA: only a backend-less key such as
+				// BackendSelect has a kernel.
+				short += " It has no kernel for any device in this build."
+			}
 		}
 	}
 	return short
