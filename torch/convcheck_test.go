@@ -2,6 +2,7 @@ package torch
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -130,4 +131,12 @@ func BenchmarkConvCheck(b *testing.B) {
 	for b.Loop() {
 		convCheck(0)
 	}
+}
+
+func TestConvCheckResultWording(t *testing.T) {
+	nan := ConvCheckResult{Ran: true, Bypassed: true, Case: "conv2d grad input", Worst: math.Inf(1)}
+	assert.Contains(t, nan.String(), "NaN")
+	assert.NotContains(t, nan.String(), "Inf")
+	off := ConvCheckResult{Ran: true, Bypassed: true, Case: "conv1d dilated grad input", Worst: 0.25}
+	assert.Contains(t, off.String(), "off by 0.25 of its largest value")
 }
