@@ -54,8 +54,14 @@ fresh() { [ -f "$root/.gotorch-stamp" ] && [ "$(cat "$root/.gotorch-stamp")" = "
 
 # current: the archive has no newer version of any package in the root.
 # apt-get update's lists are removed again (apt-get clean keeps the root
-# small), so each check fetches them anew: about 30 MB, seconds.
+# small), so each check fetches them anew: about 30 MB, seconds. A check
+# that found the root current stands for 6 hours (.gotorch-checked), so a
+# session's many `run`s fetch the lists once; DEBIAN13_CHECK=1 forces it.
 current() {
+	local checked="$root/.gotorch-checked"
+	if [ "${DEBIAN13_CHECK:-}" != 1 ] && [ -n "$(find "$checked" -mmin -360 2>/dev/null)" ]; then
+		return 0
+	fi
 	if ! inside "$root" env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1; then
 		say "warning: cannot reach Debian's archive to check the root's versions; using it as it is"
 		return 0
@@ -68,6 +74,7 @@ current() {
 		echo "$newer" | sed 's/^/debian13:   /' >&2
 		return 1
 	fi
+	touch "$checked"
 }
 
 # What decides the results: libtorch (and PyTorch, which writes goldens),
@@ -150,7 +157,11 @@ inside() {
 			mkdir -p "$dir/etc/ssl/certs"
 			cp "$ca" "$dir/etc/ssl/certs/gotorch-host-ca.crt"
 		fi
-		exec chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" \
+		# What picks kernels and threads passes through (a host that pins
+		# OpenBLAS to one core type must get the same numbers in the root).
+		pass=()
+		while IFS= read -r kv; do pass+=("$kv"); done < <(env | grep -E "^(OPENBLAS_|GOTORCH_|OMP_|BENCH_)[A-Za-z0-9_]*=" || true)
+		exec chroot "$dir" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" "${pass[@]}" \
 			GOPROXY="${GOPROXY:-}" GONOSUMDB="${GONOSUMDB:-}" GOFLAGS="${GOFLAGS:-}" \
 			SSL_CERT_FILE=/etc/ssl/certs/gotorch-host-ca.crt \
 			HTTPS_PROXY="${HTTPS_PROXY:-${https_proxy:-}}" HTTP_PROXY="${HTTP_PROXY:-${http_proxy:-}}" \
