@@ -130,9 +130,29 @@ func AlphaDropout(input torch.Tensor, opts ...Option) torch.Tensor {
 
 // TryAlphaDropout is AlphaDropout that returns its error.
 func TryAlphaDropout(input torch.Tensor, opts ...Option) (torch.Tensor, error) {
-	a, err := dropoutArgs("alpha_dropout", opts, false)
+	return alphaDropout("alpha_dropout", torch.TryAlphaDropout, input, opts)
+}
+
+// FeatureAlphaDropout is F.feature_alpha_dropout, AlphaDropout of whole
+// channels (the elements of input (N, C, ...) at one n and c). Note
+// PyTorch's default training=false here.
+//
+// Options: WithP (0.5), WithTraining (false).
+func FeatureAlphaDropout(input torch.Tensor, opts ...Option) torch.Tensor {
+	return must(TryFeatureAlphaDropout(input, opts...))
+}
+
+// TryFeatureAlphaDropout is FeatureAlphaDropout that returns its error.
+func TryFeatureAlphaDropout(input torch.Tensor, opts ...Option) (torch.Tensor, error) {
+	return alphaDropout("feature_alpha_dropout", torch.TryFeatureAlphaDropout, input, opts)
+}
+
+// alphaDropout parses the options of op, alpha_dropout or
+// feature_alpha_dropout, and computes f, its torch op.
+func alphaDropout(op string, f func(torch.Tensor, float64, bool) (torch.Tensor, error), input torch.Tensor, opts []Option) (torch.Tensor, error) {
+	a, err := dropoutArgs(op, opts, false)
 	if err != nil {
 		return torch.Tensor{}, err
 	}
-	return torch.TryAlphaDropout(input, a.p, a.training)
+	return f(input, a.p, a.training)
 }

@@ -285,6 +285,29 @@ var cases = map[string]func(i in) (result, error){
 	"softmin":       func(i in) (result, error) { return one(F.TrySoftmin(i["x"], -1)) },
 	"prelu":         func(i in) (result, error) { return one(F.TryPrelu(i["x"], i["w"])) },
 
+	"relu_":       func(i in) (result, error) { return one(F.TryRelu_(i["x"].Clone())) },
+	"elu_":        func(i in) (result, error) { return one(F.TryElu_(i["x"].Clone(), F.WithAlpha(0.5))) },
+	"celu_":       func(i in) (result, error) { return one(F.TryCelu_(i["x"].Clone(), F.WithAlpha(2))) },
+	"selu_":       func(i in) (result, error) { return one(F.TrySelu_(i["x"].Clone())) },
+	"leaky_relu_": func(i in) (result, error) { return one(F.TryLeakyRelu_(i["x"].Clone(), F.WithNegativeSlope(0.2))) },
+	"hardtanh_": func(i in) (result, error) {
+		return one(F.TryHardtanh_(i["x"].Clone(), F.WithMinVal(-0.5), F.WithMaxVal(0.7)))
+	},
+	"threshold_": func(i in) (result, error) { return one(F.TryThreshold_(i["x"].Clone(), 0.1, 20)) },
+	"rrelu_": func(i in) (result, error) {
+		return one(F.TryRrelu_(i["x"].Clone(), F.WithLower(0.1), F.WithUpper(0.3)))
+	},
+	"rrelu": func(i in) (result, error) { return one(F.TryRrelu(i["x"])) },
+	"rrelu_training": func(i in) (result, error) {
+		return one(F.TryRrelu(i["x"], F.WithLower(0.1), F.WithUpper(0.3), F.WithTraining(true)))
+	},
+	"pdist":    func(i in) (result, error) { return one(F.TryPdist(i["x"])) },
+	"pdist_p1": func(i in) (result, error) { return one(F.TryPdist(i["x"], F.WithP(1))) },
+	"feature_alpha_dropout": func(i in) (result, error) {
+		return one(F.TryFeatureAlphaDropout(i["x"], F.WithP(0.4), F.WithTraining(true)))
+	},
+	"feature_alpha_dropout_eval": func(i in) (result, error) { return one(F.TryFeatureAlphaDropout(i["x"], F.WithP(0.4))) },
+
 	"cross_entropy": func(i in) (result, error) { return one(F.TryCrossEntropy(i["x"], i["t"])) },
 	"cross_entropy_opts": func(i in) (result, error) {
 		return one(F.TryCrossEntropy(i["x"], i["t"], F.WithWeight(i["w"]), F.WithIgnoreIndex(2),

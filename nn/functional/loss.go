@@ -106,37 +106,6 @@ func (s lossSpec) apply(f torchOp2, input, target torch.Tensor, opts []Option) (
 	return out, err
 }
 
-// torchOption is the torch option of a loss's keyword.
-func (a *args) torchOption(keyword string) torch.Option {
-	switch keyword {
-	case "weight":
-		return torch.WithWeight(a.weight)
-	case "pos_weight":
-		return torch.WithPosWeight(a.posWeight)
-	case "ignore_index":
-		return torch.WithIgnoreIndex(a.ignoreIndex)
-	case "label_smoothing":
-		return torch.WithLabelSmoothing(a.labelSmoothing)
-	case "beta":
-		return torch.WithBeta(a.beta)
-	case "delta":
-		return torch.WithDelta(a.delta)
-	case "margin":
-		return torch.WithMargin(a.margin)
-	case "p":
-		return torch.WithP(a.p)
-	case "eps":
-		return torch.WithEps(a.eps)
-	case "swap":
-		return torch.WithSwap(a.swap)
-	case "blank":
-		return torch.WithBlank(a.blank)
-	case "zero_infinity":
-		return torch.WithZeroInfinity(a.zeroInfinity)
-	}
-	panic("nn/functional: a loss's keyword " + keyword + " has no torch option")
-}
-
 // broadcast is torch.broadcast_tensors of two tensors.
 func broadcast(x, y torch.Tensor) (torch.Tensor, torch.Tensor, error) {
 	ts, err := torch.TryBroadcastTensors([]torch.Tensor{x, y})
@@ -371,4 +340,17 @@ func TryPairwiseDistance(x1, x2 torch.Tensor, opts ...Option) (torch.Tensor, err
 		return torch.Tensor{}, err
 	}
 	return torch.TryPairwiseDistance(x1, x2, torch.WithP(a.p), torch.WithEps(a.eps), torch.WithKeepdim(a.keepdim))
+}
+
+var pdistSpec = opSpec{op: "pdist", defaults: args{p: 2}, keywords: []string{"p"}}
+
+// Pdist is F.pdist: the p-norm distances between each pair of the rows of
+// input (N, M), the upper triangle of the N×N distance matrix by rows.
+//
+// Options: WithP (2).
+func Pdist(input torch.Tensor, opts ...Option) torch.Tensor { return must(TryPdist(input, opts...)) }
+
+// TryPdist is Pdist that returns its error.
+func TryPdist(input torch.Tensor, opts ...Option) (torch.Tensor, error) {
+	return pdistSpec.apply(torch.TryPdist, input, opts)
 }

@@ -142,6 +142,12 @@ func WithThreshold(v float64) Option { return Option{name: "threshold", f: v} }
 // WithLambd is the lambd of softshrink and hardshrink.
 func WithLambd(v float64) Option { return Option{name: "lambd", f: v} }
 
+// WithLower is rrelu's lower bound of the negative slope.
+func WithLower(v float64) Option { return Option{name: "lower", f: v} }
+
+// WithUpper is rrelu's upper bound of the negative slope.
+func WithUpper(v float64) Option { return Option{name: "upper", f: v} }
+
 // WithMinVal is hardtanh's min_val.
 func WithMinVal(v float64) Option { return Option{name: "min_val", f: v} }
 
@@ -270,6 +276,7 @@ type args struct {
 
 	p, eps, momentum, maxNorm, normType, negativeSlope, alpha, beta, delta,
 	threshold, lambd, minVal, maxVal, labelSmoothing, value, dropoutP, scale, margin, k float64
+	lower, upper float64
 
 	training, useInputStats, ceilMode, countIncludePad, scaleGradByFreq, sparse,
 	logTarget, alignCorners, recomputeScaleFactor, antialias, isCausal, keepdim bool
@@ -363,6 +370,10 @@ func (a *args) apply(o Option) {
 		a.threshold = o.f
 	case "lambd":
 		a.lambd = o.f
+	case "lower":
+		a.lower = o.f
+	case "upper":
+		a.upper = o.f
 	case "min_val":
 		a.minVal = o.f
 	case "max_val":

@@ -231,6 +231,27 @@ def build():
         case(k, {"x": X.clone()}, (lambda f: lambda i: f(i["x"]))(f), grad="x")
     case("prelu", {"x": rnd((2, 3, 4), 120), "w": uni((3,), 121, 0.1, 0.5)},
          lambda i: F.prelu(i["x"], i["w"]), grad="xw")
+    # The in-place forms, each on a copy of X (issue 37), and rrelu.
+    inplace = {
+        "relu_": lambda x: F.relu_(x),
+        "elu_": lambda x: F.elu_(x, alpha=0.5),
+        "celu_": lambda x: F.celu_(x, alpha=2.0),
+        "selu_": lambda x: F.selu_(x),
+        "leaky_relu_": lambda x: F.leaky_relu_(x, 0.2),
+        "hardtanh_": lambda x: F.hardtanh_(x, min_val=-0.5, max_val=0.7),
+        "threshold_": lambda x: F.threshold_(x, 0.1, 20.0),
+        "rrelu_": lambda x: F.rrelu_(x, 0.1, 0.3),
+    }
+    for k, f in inplace.items():
+        case(k, {"x": X.clone()}, (lambda f: lambda i: f(i["x"].clone()))(f))
+    case("rrelu", {"x": X.clone()}, lambda i: F.rrelu(i["x"]), grad="x")
+    case("rrelu_training", {"x": X.clone()}, lambda i: F.rrelu(i["x"], 0.1, 0.3, training=True), grad="x", seed=9)
+    case("pdist", {"x": rnd((4, 3), 122)}, lambda i: F.pdist(i["x"]), grad="x")
+    case("pdist_p1", {"x": rnd((3, 5), 123)}, lambda i: F.pdist(i["x"], p=1), grad="x")
+    case("feature_alpha_dropout", {"x": rnd((2, 3, 2, 2), 124)},
+         lambda i: F.feature_alpha_dropout(i["x"], 0.4, training=True), grad="x", seed=10)
+    case("feature_alpha_dropout_eval", {"x": rnd((2, 3, 2, 2), 125)},
+         lambda i: F.feature_alpha_dropout(i["x"], 0.4), grad="x")
 
     # Losses.
     logits = rnd((4, 5), 130)
