@@ -408,3 +408,67 @@ func (m *LeakyReLUModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "negative_slope=0.01".
 func (m *LeakyReLUModule) ExtraRepr() string { return "negative_slope=" + pyFloat(m.NegativeSlope) }
+
+// HardshrinkModule applies x where |x| > Lambd, 0 elsewhere
+// (torch.nn.Hardshrink).
+type HardshrinkModule struct {
+	Module
+	Lambd float64
+}
+
+// Hardshrink returns a HardshrinkModule.
+//
+// Options: WithLambd (0.5).
+func Hardshrink(opts ...Option) *HardshrinkModule {
+	var a layerArgs
+	a.parse("Hardshrink", opts, "lambd")
+	m := &HardshrinkModule{Lambd: a.float("lambd", 0.5)}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *HardshrinkModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *HardshrinkModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.TryHardshrink(x, F.WithLambd(m.Lambd))
+}
+
+// ExtraRepr is "0.5".
+func (m *HardshrinkModule) ExtraRepr() string { return pyFloat(m.Lambd) }
+
+// SoftshrinkModule applies x - Lambd·sign(x) where |x| > Lambd, 0
+// elsewhere (torch.nn.Softshrink).
+type SoftshrinkModule struct {
+	Module
+	Lambd float64
+}
+
+// Softshrink returns a SoftshrinkModule.
+//
+// Options: WithLambd (0.5).
+func Softshrink(opts ...Option) *SoftshrinkModule {
+	var a layerArgs
+	a.parse("Softshrink", opts, "lambd")
+	m := &SoftshrinkModule{Lambd: a.float("lambd", 0.5)}
+	m.Init(m)
+	return m
+}
+
+// Forward applies the activation to x.
+func (m *SoftshrinkModule) Forward(x torch.Tensor) torch.Tensor { return must(m.TryForward(x)) }
+
+// TryForward is Forward that returns its error.
+func (m *SoftshrinkModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.TrySoftshrink(x, F.WithLambd(m.Lambd))
+}
+
+// ExtraRepr is "0.5".
+func (m *SoftshrinkModule) ExtraRepr() string { return pyFloat(m.Lambd) }

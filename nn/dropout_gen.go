@@ -154,3 +154,35 @@ func (m *AlphaDropoutModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 
 // ExtraRepr is "p=0.5, inplace=False".
 func (m *AlphaDropoutModule) ExtraRepr() string { return dropoutRepr(m.P) }
+
+// FeatureAlphaDropoutModule is AlphaDropout of whole channels of (N, C, ...)
+// input (torch.nn.FeatureAlphaDropout).
+type FeatureAlphaDropoutModule struct {
+	Module
+	P float64
+}
+
+// FeatureAlphaDropout returns a FeatureAlphaDropoutModule.
+//
+// Options: WithP (0.5).
+func FeatureAlphaDropout(opts ...Option) *FeatureAlphaDropoutModule {
+	m := &FeatureAlphaDropoutModule{P: dropoutP("FeatureAlphaDropout", opts)}
+	m.Init(m)
+	return m
+}
+
+// Forward applies feature alpha dropout to x in training.
+func (m *FeatureAlphaDropoutModule) Forward(x torch.Tensor) torch.Tensor {
+	return must(m.TryForward(x))
+}
+
+// TryForward is Forward that returns its error.
+func (m *FeatureAlphaDropoutModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
+	if m == nil {
+		return torch.Tensor{}, nilLayer(m)
+	}
+	return F.TryFeatureAlphaDropout(x, F.WithP(m.P), F.WithTraining(m.IsTraining()))
+}
+
+// ExtraRepr is "p=0.5, inplace=False".
+func (m *FeatureAlphaDropoutModule) ExtraRepr() string { return dropoutRepr(m.P) }

@@ -216,13 +216,16 @@ var layerCases = map[string]layerCase{
 		return nn.GroupNorm(3, 6, nn.WithEps(1e-3), nn.WithAffine(false))
 	}),
 
-	"dropout":         l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
-	"dropout_default": l(func() nn.Moduler { return nn.Dropout() }),
-	"dropout_eval":    l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
-	"dropout1d":       l(func() nn.Moduler { return nn.Dropout1d(nn.WithP(0.5)) }),
-	"dropout2d":       l(func() nn.Moduler { return nn.Dropout2d(nn.WithP(0.4)) }),
-	"dropout3d":       l(func() nn.Moduler { return nn.Dropout3d(nn.WithP(0.5)) }),
-	"alpha_dropout":   l(func() nn.Moduler { return nn.AlphaDropout(nn.WithP(0.2)) }),
+	"dropout":               l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
+	"dropout_default":       l(func() nn.Moduler { return nn.Dropout() }),
+	"dropout_eval":          l(func() nn.Moduler { return nn.Dropout(nn.WithP(0.3)) }),
+	"dropout1d":             l(func() nn.Moduler { return nn.Dropout1d(nn.WithP(0.5)) }),
+	"dropout2d":             l(func() nn.Moduler { return nn.Dropout2d(nn.WithP(0.4)) }),
+	"dropout3d":             l(func() nn.Moduler { return nn.Dropout3d(nn.WithP(0.5)) }),
+	"alpha_dropout":         l(func() nn.Moduler { return nn.AlphaDropout(nn.WithP(0.2)) }),
+	"feature_alpha_dropout": l(func() nn.Moduler { return nn.FeatureAlphaDropout(nn.WithP(0.2)) }),
+	"hardshrink":            l(func() nn.Moduler { return nn.Hardshrink() }),
+	"softshrink":            l(func() nn.Moduler { return nn.Softshrink(nn.WithLambd(0.3)) }),
 
 	"embedding":             l(func() nn.Moduler { return nn.Embedding(10, 3) }),
 	"embedding_padding":     l(func() nn.Moduler { return nn.Embedding(6, 3, nn.WithPaddingIdx(0)) }),

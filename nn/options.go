@@ -135,6 +135,9 @@ func WithNegativeSlope(v float64) Option { return Option{name: "negative_slope",
 // LocalResponseNorm (1e-4).
 func WithAlpha(v float64) Option { return Option{name: "alpha", f: v} }
 
+// WithLambd is the lambd of Hardshrink and Softshrink (default 0.5).
+func WithLambd(v float64) Option { return Option{name: "lambd", f: v} }
+
 // WithApproximate is GELU's approximate: "none" (the default) or "tanh".
 func WithApproximate(s string) Option { return Option{name: "approximate", s: s} }
 

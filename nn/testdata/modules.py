@@ -331,6 +331,9 @@ def build_cases():
     case("upsample_nearest_exact_1d", lambda: nn.Upsample(scale_factor=1.7, mode="nearest-exact"), x_((2, 1, 4), 203))
     case("upsample_area", lambda: nn.Upsample(size=(2, 3), mode="area"), x_((1, 2, 5, 7), 204))
     case("upsample_area_3d", lambda: nn.Upsample(size=(1, 2, 3), mode="area"), x_((1, 1, 3, 4, 5), 205))
+    case("feature_alpha_dropout", lambda: nn.FeatureAlphaDropout(0.2), x_((2, 3, 2, 2), 206))
+    case("hardshrink", nn.Hardshrink, x_((3, 4), 207, 2.0))
+    case("softshrink", lambda: nn.Softshrink(0.3), x_((3, 4), 208, 2.0))
 
 
 def repr_cases():

@@ -66,11 +66,17 @@ var factorLayers = []intLayer{
 // option: Name is PyTorch's class, Fn the nn/functional function (which
 // takes the same option), What the doc's "applies What", Field the Go
 // field (and With<Field> the option), Kw the PyTorch keyword, Def its
-// default as Go and as Python prints it.
-var floatActivations = []struct{ Name, Fn, What, Field, Kw, Def, PyDef string }{
-	{"ELU", "Elu", "x for x > 0 and Alpha·(exp(x)-1) otherwise", "Alpha", "alpha", "1", "1.0"},
-	{"CELU", "Celu", "max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))", "Alpha", "alpha", "1", "1.0"},
-	{"LeakyReLU", "LeakyRelu", "max(0, x) + NegativeSlope·min(0, x)", "NegativeSlope", "negative_slope", "0.01", "0.01"},
+// default as Go and as Python prints it; Bare, that PyTorch's repr shows
+// the value without its keyword (Hardshrink(0.5)).
+var floatActivations = []struct {
+	Name, Fn, What, Field, Kw, Def, PyDef string
+	Bare                                  bool
+}{
+	{"ELU", "Elu", "x for x > 0 and Alpha·(exp(x)-1) otherwise", "Alpha", "alpha", "1", "1.0", false},
+	{"CELU", "Celu", "max(0, x) + min(0, Alpha·(exp(x/Alpha)-1))", "Alpha", "alpha", "1", "1.0", false},
+	{"LeakyReLU", "LeakyRelu", "max(0, x) + NegativeSlope·min(0, x)", "NegativeSlope", "negative_slope", "0.01", "0.01", false},
+	{"Hardshrink", "Hardshrink", "x where |x| > Lambd, 0 elsewhere", "Lambd", "lambd", "0.5", "0.5", true},
+	{"Softshrink", "Softshrink", "x - Lambd·sign(x) where |x| > Lambd, 0 elsewhere", "Lambd", "lambd", "0.5", "0.5", true},
 }
 
 // dropouts are the dropout layers, which all take WithP: Name is
@@ -82,6 +88,7 @@ var dropouts = []struct{ Name, Fn, Doc, Does string }{
 	{"Dropout2d", "Dropout2d", "zeroes whole channels of (N, C, H, W) input", "channel dropout"},
 	{"Dropout3d", "Dropout3d", "zeroes whole channels of (N, C, D, H, W) or (C, D, H, W)\n// input", "channel dropout"},
 	{"AlphaDropout", "AlphaDropout", "is dropout that keeps the mean and variance of SELU\n// activations", "alpha dropout"},
+	{"FeatureAlphaDropout", "FeatureAlphaDropout", "is AlphaDropout of whole channels of (N, C, ...)\n// input", "feature alpha dropout"},
 }
 
 // field is a setting of a loss: its Go field, type (float64, int64, bool
@@ -327,9 +334,13 @@ func (m *{{.Name}}Module) Forward(x torch.Tensor) torch.Tensor { return must(m.T
 
 {{tryForward .Name "x" (printf "F.Try%s(x, F.With%s(m.%s))" .Fn .Field .Field)}}
 
+{{if .Bare}}
+// ExtraRepr is "{{.PyDef}}".
+func (m *{{.Name}}Module) ExtraRepr() string { return pyFloat(m.{{.Field}}) }
+{{else}}
 // ExtraRepr is "{{.Kw}}={{.PyDef}}".
 func (m *{{.Name}}Module) ExtraRepr() string { return "{{.Kw}}=" + pyFloat(m.{{.Field}}) }
-{{end}}`))
+{{end}}{{end}}`))
 
 var factorTmpl = template.Must(template.New("f").Funcs(template.FuncMap{"wrap": wrap, "lower": lowerFirst, "tryForward": tryForward}).Parse(header + `{{range .}}` + intLayerTmpl + `{{end}}`))
 
