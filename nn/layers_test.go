@@ -226,6 +226,10 @@ var layerCases = map[string]layerCase{
 	"feature_alpha_dropout": l(func() nn.Moduler { return nn.FeatureAlphaDropout(nn.WithP(0.2)) }),
 	"hardshrink":            l(func() nn.Moduler { return nn.Hardshrink() }),
 	"softshrink":            l(func() nn.Moduler { return nn.Softshrink(nn.WithLambd(0.3)) }),
+	"rrelu":                 l(func() nn.Moduler { return nn.RReLU(nn.WithLower(0.1), nn.WithUpper(0.3)) }),
+	"rrelu_eval":            l(func() nn.Moduler { return nn.RReLU() }),
+	"softmax2d":             l(func() nn.Moduler { return nn.Softmax2d() }),
+	"softmax2d_unbatched":   l(func() nn.Moduler { return nn.Softmax2d() }),
 
 	"embedding":             l(func() nn.Moduler { return nn.Embedding(10, 3) }),
 	"embedding_padding":     l(func() nn.Moduler { return nn.Embedding(6, 3, nn.WithPaddingIdx(0)) }),
@@ -762,6 +766,8 @@ func TestLayerBadInput(t *testing.T) {
 		{"undefined input", nn.ReLU(), torch.Tensor{}, "relu", "undefined tensor"},
 		{"undefined batchnorm input", nn.BatchNorm1d(2), torch.Tensor{}, "shape", "undefined tensor"},
 		{"glu odd", nn.GLU(), torch.Ones([]int64{2, 3}), "glu", "Halving dimension must be even"},
+		{"softmax2d rank", nn.Softmax2d(), torch.Ones([]int64{2, 3}), "nn.Softmax2d", "expected input to be 3D or 4D, got 2D instead"},
+		{"undefined softmax2d input", nn.Softmax2d(), torch.Tensor{}, "shape", "undefined tensor"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

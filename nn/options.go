@@ -135,6 +135,12 @@ func WithNegativeSlope(v float64) Option { return Option{name: "negative_slope",
 // LocalResponseNorm (1e-4).
 func WithAlpha(v float64) Option { return Option{name: "alpha", f: v} }
 
+// WithLower is RReLU's lower bound of the negative slope (default 1/8).
+func WithLower(v float64) Option { return Option{name: "lower", f: v} }
+
+// WithUpper is RReLU's upper bound of the negative slope (default 1/3).
+func WithUpper(v float64) Option { return Option{name: "upper", f: v} }
+
 // WithLambd is the lambd of Hardshrink and Softshrink (default 0.5).
 func WithLambd(v float64) Option { return Option{name: "lambd", f: v} }
 

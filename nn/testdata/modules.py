@@ -334,6 +334,10 @@ def build_cases():
     case("feature_alpha_dropout", lambda: nn.FeatureAlphaDropout(0.2), x_((2, 3, 2, 2), 206))
     case("hardshrink", nn.Hardshrink, x_((3, 4), 207, 2.0))
     case("softshrink", lambda: nn.Softshrink(0.3), x_((3, 4), 208, 2.0))
+    case("rrelu", lambda: nn.RReLU(0.1, 0.3), x_((3, 4), 209, 2.0))
+    case("rrelu_eval", nn.RReLU, x_((3, 4), 210, 2.0), train=False)
+    case("softmax2d", nn.Softmax2d, x_((2, 3, 2, 2), 211))
+    case("softmax2d_unbatched", nn.Softmax2d, x_((3, 2, 2), 212))
 
 
 def repr_cases():
