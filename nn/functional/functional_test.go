@@ -308,6 +308,18 @@ var cases = map[string]func(i in) (result, error){
 	},
 	"feature_alpha_dropout_eval": func(i in) (result, error) { return one(F.TryFeatureAlphaDropout(i["x"], F.WithP(0.4))) },
 
+	"affine_grid": func(i in) (result, error) { return one(F.TryAffineGrid(i["t"], []int64{2, 1, 3, 4})) },
+	"affine_grid_3d": func(i in) (result, error) {
+		return one(F.TryAffineGrid(i["t"], []int64{1, 1, 2, 3, 2}, F.WithAlignCorners(true)))
+	},
+	"grid_sample": func(i in) (result, error) { return one(F.TryGridSample(i["x"], i["g"])) },
+	"grid_sample_opts": func(i in) (result, error) {
+		return one(F.TryGridSample(i["x"], i["g"], F.WithMode("nearest"), F.WithPaddingMode("border"), F.WithAlignCorners(true)))
+	},
+	"grid_sample_bicubic": func(i in) (result, error) {
+		return one(F.TryGridSample(i["x"], i["g"], F.WithMode("bicubic"), F.WithPaddingMode("reflection")))
+	},
+
 	"cross_entropy": func(i in) (result, error) { return one(F.TryCrossEntropy(i["x"], i["t"])) },
 	"cross_entropy_opts": func(i in) (result, error) {
 		return one(F.TryCrossEntropy(i["x"], i["t"], F.WithWeight(i["w"]), F.WithIgnoreIndex(2),

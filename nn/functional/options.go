@@ -251,6 +251,10 @@ func WithReduction(s string) Option { return Option{name: "reduction", s: s} }
 // "bicubic", "trilinear", "area", "nearest-exact").
 func WithMode(s string) Option { return Option{name: "mode", s: s} }
 
+// WithPaddingMode is grid_sample's padding_mode: "zeros" (the default),
+// "border" or "reflection".
+func WithPaddingMode(s string) Option { return Option{name: "padding_mode", s: s} }
+
 // WithApproximate is gelu's approximate: "none" or "tanh".
 func WithApproximate(s string) Option { return Option{name: "approximate", s: s} }
 
@@ -282,8 +286,8 @@ type args struct {
 	logTarget, alignCorners, recomputeScaleFactor, antialias, isCausal, keepdim bool
 	swap, logInput, full, zeroInfinity, includeLastOffset bool
 
-	reduction, mode, approximate string
-	dtype                        torch.DType
+	reduction, mode, approximate, paddingMode string
+	dtype                                     torch.DType
 }
 
 // parse applies opts, allowing only the keywords in allowed.
@@ -370,6 +374,8 @@ func (a *args) apply(o Option) {
 		a.threshold = o.f
 	case "lambd":
 		a.lambd = o.f
+	case "padding_mode":
+		a.paddingMode = o.s
 	case "lower":
 		a.lower = o.f
 	case "upper":

@@ -252,6 +252,18 @@ def build():
          lambda i: F.feature_alpha_dropout(i["x"], 0.4, training=True), grad="x", seed=10)
     case("feature_alpha_dropout_eval", {"x": rnd((2, 3, 2, 2), 125)},
          lambda i: F.feature_alpha_dropout(i["x"], 0.4), grad="x")
+    # The spatial transformer's affine_grid and grid_sample.
+    case("affine_grid", {"t": rnd((2, 2, 3), 126)}, lambda i: F.affine_grid(i["t"], [2, 1, 3, 4], align_corners=False),
+         grad="t")
+    case("affine_grid_3d", {"t": rnd((1, 3, 4), 127)},
+         lambda i: F.affine_grid(i["t"], [1, 1, 2, 3, 2], align_corners=True), grad="t")
+    case("grid_sample", {"x": rnd((1, 2, 3, 4), 128), "g": uni((1, 2, 5, 2), 129, -1.1, 1.1)},
+         lambda i: F.grid_sample(i["x"], i["g"], align_corners=False), grad="xg")
+    case("grid_sample_opts", {"x": rnd((2, 1, 3, 3), 600), "g": uni((2, 4, 2, 2), 601, -1.2, 1.2)},
+         lambda i: F.grid_sample(i["x"], i["g"], mode="nearest", padding_mode="border", align_corners=True), grad="x")
+    case("grid_sample_bicubic", {"x": rnd((1, 1, 4, 4), 602), "g": uni((1, 3, 3, 2), 603, -1.3, 1.3)},
+         lambda i: F.grid_sample(i["x"], i["g"], mode="bicubic", padding_mode="reflection", align_corners=False),
+         grad="xg")
 
     # Losses.
     logits = rnd((4, 5), 130)
