@@ -316,6 +316,8 @@ var cases = map[string]func(i in) (result, error){
 	"grid_sample_opts": func(i in) (result, error) {
 		return one(F.TryGridSample(i["x"], i["g"], F.WithMode("nearest"), F.WithPaddingMode("border"), F.WithAlignCorners(true)))
 	},
+	"conv_tbc":               func(i in) (result, error) { return one(F.TryConvTbc(i["x"], i["w"], i["b"], 1)) },
+	"native_channel_shuffle": func(i in) (result, error) { return one(F.TryNativeChannelShuffle(i["x"], 3)) },
 	"grid_sample_bicubic": func(i in) (result, error) {
 		return one(F.TryGridSample(i["x"], i["g"], F.WithMode("bicubic"), F.WithPaddingMode("reflection")))
 	},

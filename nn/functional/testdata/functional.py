@@ -264,6 +264,9 @@ def build():
     case("grid_sample_bicubic", {"x": rnd((1, 1, 4, 4), 602), "g": uni((1, 3, 3, 2), 603, -1.3, 1.3)},
          lambda i: F.grid_sample(i["x"], i["g"], mode="bicubic", padding_mode="reflection", align_corners=False),
          grad="xg")
+    case("conv_tbc", {"x": rnd((5, 2, 3), 604), "w": rnd((3, 3, 4), 605), "b": rnd((4,), 606)},
+         lambda i: F.conv_tbc(i["x"], i["w"], i["b"], 1), grad="xwb")
+    case("native_channel_shuffle", {"x": rnd((1, 6, 2), 607)}, lambda i: F.native_channel_shuffle(i["x"], 3))
 
     # Losses.
     logits = rnd((4, 5), 130)
