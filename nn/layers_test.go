@@ -230,6 +230,10 @@ var layerCases = map[string]layerCase{
 	"rrelu_eval":            l(func() nn.Moduler { return nn.RReLU() }),
 	"softmax2d":             l(func() nn.Moduler { return nn.Softmax2d() }),
 	"softmax2d_unbatched":   l(func() nn.Moduler { return nn.Softmax2d() }),
+	"lppool1d":              l(func() nn.Moduler { return nn.LPPool1d(2, 3) }),
+	"lppool2d": l(func() nn.Moduler {
+		return nn.LPPool2d(2, []int64{2, 3}, nn.WithStride(1, 2), nn.WithCeilMode(true))
+	}),
 
 	"embedding":             l(func() nn.Moduler { return nn.Embedding(10, 3) }),
 	"embedding_padding":     l(func() nn.Moduler { return nn.Embedding(6, 3, nn.WithPaddingIdx(0)) }),

@@ -318,6 +318,14 @@ var cases = map[string]func(i in) (result, error){
 	},
 	"conv_tbc":               func(i in) (result, error) { return one(F.TryConvTbc(i["x"], i["w"], i["b"], 1)) },
 	"native_channel_shuffle": func(i in) (result, error) { return one(F.TryNativeChannelShuffle(i["x"], 3)) },
+	"lp_pool1d":              func(i in) (result, error) { return one(F.TryLpPool1d(i["x"], 2, 3)) },
+	"lp_pool1d_opts": func(i in) (result, error) {
+		return one(F.TryLpPool1d(i["x"], 3, 2, F.WithStride(1), F.WithCeilMode(true)))
+	},
+	"lp_pool2d": func(i in) (result, error) { return one(F.TryLpPool2d(i["x"], 2, []int64{2, 3})) },
+	"lp_pool2d_opts": func(i in) (result, error) {
+		return one(F.TryLpPool2d(i["x"], 1.5, 2, F.WithStride(1, 2), F.WithCeilMode(true)))
+	},
 	"grid_sample_bicubic": func(i in) (result, error) {
 		return one(F.TryGridSample(i["x"], i["g"], F.WithMode("bicubic"), F.WithPaddingMode("reflection")))
 	},

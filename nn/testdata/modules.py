@@ -338,6 +338,8 @@ def build_cases():
     case("rrelu_eval", nn.RReLU, x_((3, 4), 210, 2.0), train=False)
     case("softmax2d", nn.Softmax2d, x_((2, 3, 2, 2), 211))
     case("softmax2d_unbatched", nn.Softmax2d, x_((3, 2, 2), 212))
+    case("lppool1d", lambda: nn.LPPool1d(2.0, 3), x_((2, 3, 7), 213))
+    case("lppool2d", lambda: nn.LPPool2d(2.0, (2, 3), stride=(1, 2), ceil_mode=True), x_((1, 2, 5, 5), 214))
 
 
 def repr_cases():

@@ -267,6 +267,12 @@ def build():
     case("conv_tbc", {"x": rnd((5, 2, 3), 604), "w": rnd((3, 3, 4), 605), "b": rnd((4,), 606)},
          lambda i: F.conv_tbc(i["x"], i["w"], i["b"], 1), grad="xwb")
     case("native_channel_shuffle", {"x": rnd((1, 6, 2), 607)}, lambda i: F.native_channel_shuffle(i["x"], 3))
+    case("lp_pool1d", {"x": uni((2, 3, 7), 608, -2.0, 2.0)}, lambda i: F.lp_pool1d(i["x"], 2.0, 3), grad="x")
+    case("lp_pool1d_opts", {"x": uni((2, 3, 6), 609, 0.1, 2.0)}, lambda i: F.lp_pool1d(i["x"], 3.0, 2, stride=1, ceil_mode=True),
+         grad="x")
+    case("lp_pool2d", {"x": uni((1, 2, 5, 4), 610, -2.0, 2.0)}, lambda i: F.lp_pool2d(i["x"], 2.0, (2, 3)), grad="x")
+    case("lp_pool2d_opts", {"x": uni((2, 1, 5, 5), 611, 0.1, 2.0)},
+         lambda i: F.lp_pool2d(i["x"], 1.5, 2, stride=(1, 2), ceil_mode=True), grad="x")
 
     # Losses.
     logits = rnd((4, 5), 130)
