@@ -318,7 +318,17 @@ var cases = map[string]func(i in) (result, error){
 	},
 	"conv_tbc":               func(i in) (result, error) { return one(F.TryConvTbc(i["x"], i["w"], i["b"], 1)) },
 	"native_channel_shuffle": func(i in) (result, error) { return one(F.TryNativeChannelShuffle(i["x"], 3)) },
-	"lp_pool1d":              func(i in) (result, error) { return one(F.TryLpPool1d(i["x"], 2, 3)) },
+	"max_unpool1d":           func(i in) (result, error) { return one(F.TryMaxUnpool1d(i["x"], i["i"], 2)) },
+	"max_unpool1d_size": func(i in) (result, error) {
+		return one(F.TryMaxUnpool1d(i["x"], i["i"], 2, F.WithOutputSize(2, 3, 9)))
+	},
+	"max_unpool2d": func(i in) (result, error) {
+		return one(F.TryMaxUnpool2d(i["x"], i["i"], 2, F.WithStride(2, 3), F.WithPadding(1), F.WithOutputSize(5, 6)))
+	},
+	"max_unpool3d": func(i in) (result, error) {
+		return one(F.TryMaxUnpool3d(i["x"], i["i"], []int64{2, 2, 2}, F.WithOutputSize(5, 4, 4)))
+	},
+	"lp_pool1d": func(i in) (result, error) { return one(F.TryLpPool1d(i["x"], 2, 3)) },
 	"lp_pool1d_opts": func(i in) (result, error) {
 		return one(F.TryLpPool1d(i["x"], 3, 2, F.WithStride(1), F.WithCeilMode(true)))
 	},

@@ -71,6 +71,11 @@ func WithStride(v ...int64) Option { return Option{name: "stride", ints: v} }
 // WithPadding is the implicit padding of convolutions and pooling.
 func WithPadding(v ...int64) Option { return Option{name: "padding", ints: v} }
 
+// WithOutputSize is the output size of max_unpool1d, 2d and 3d: the
+// spatial sizes, or with N and C before them (default: the size that the
+// pool's input had, for the smallest such).
+func WithOutputSize(v ...int64) Option { return Option{name: "output_size", ints: v} }
+
 // WithPaddingString is conv's padding given as "same" or "valid".
 func WithPaddingString(s string) Option { return Option{name: "padding", s: s, b: true} }
 
@@ -272,9 +277,9 @@ type args struct {
 
 	bias, weight, posWeight, attnMask, runningMean, runningVar, perSampleWeights torch.Tensor
 
-	stride, padding, dilation, outputPadding, size []int64
-	paddingString                                  string
-	scaleFactor                                    []float64
+	stride, padding, dilation, outputPadding, size, outputSize []int64
+	paddingString                                              string
+	scaleFactor                                                []float64
 
 	groups, divisorOverride, paddingIdx, ignoreIndex, numClasses, dim, blank int64
 
@@ -376,6 +381,8 @@ func (a *args) apply(o Option) {
 		a.lambd = o.f
 	case "padding_mode":
 		a.paddingMode = o.s
+	case "output_size":
+		a.outputSize = o.ints
 	case "lower":
 		a.lower = o.f
 	case "upper":

@@ -267,6 +267,17 @@ def build():
     case("conv_tbc", {"x": rnd((5, 2, 3), 604), "w": rnd((3, 3, 4), 605), "b": rnd((4,), 606)},
          lambda i: F.conv_tbc(i["x"], i["w"], i["b"], 1), grad="xwb")
     case("native_channel_shuffle", {"x": rnd((1, 6, 2), 607)}, lambda i: F.native_channel_shuffle(i["x"], 3))
+    # max_unpool of the indices of a max_pool.
+    mp1 = F.max_pool1d(rnd((2, 3, 8), 612), 2, return_indices=True)
+    case("max_unpool1d", {"x": mp1[0], "i": mp1[1]}, lambda i: F.max_unpool1d(i["x"], i["i"], 2), grad="x")
+    case("max_unpool1d_size", {"x": mp1[0], "i": mp1[1]},
+         lambda i: F.max_unpool1d(i["x"], i["i"], 2, output_size=[2, 3, 9]), grad="x")
+    mp2 = F.max_pool2d(rnd((1, 2, 5, 6), 613), 2, stride=(2, 3), padding=1, return_indices=True)
+    case("max_unpool2d", {"x": mp2[0], "i": mp2[1]},
+         lambda i: F.max_unpool2d(i["x"], i["i"], 2, stride=(2, 3), padding=1, output_size=(5, 6)), grad="x")
+    mp3 = F.max_pool3d(rnd((1, 1, 4, 4, 4), 614), 2, return_indices=True)
+    case("max_unpool3d", {"x": mp3[0], "i": mp3[1]},
+         lambda i: F.max_unpool3d(i["x"], i["i"], (2, 2, 2), output_size=(5, 4, 4)), grad="x")
     case("lp_pool1d", {"x": uni((2, 3, 7), 608, -2.0, 2.0)}, lambda i: F.lp_pool1d(i["x"], 2.0, 3), grad="x")
     case("lp_pool1d_opts", {"x": uni((2, 3, 6), 609, 0.1, 2.0)}, lambda i: F.lp_pool1d(i["x"], 3.0, 2, stride=1, ceil_mode=True),
          grad="x")
