@@ -146,6 +146,17 @@ func lossCase(build func() nn.Moduler) layerCase {
 	}}
 }
 
+// unpoolCase is a MaxUnpool case: its input x unpooled by indices i to
+// size, if given.
+func unpoolCase(build func() nn.Moduler, size ...int64) layerCase {
+	return layerCase{build: build, call: func(m nn.Moduler, i layIn) (layOut, error) {
+		out, err := m.(interface {
+			TryForward(input, indices torch.Tensor, outputSize ...int64) (torch.Tensor, error)
+		}).TryForward(i["x"], i["i"], size...)
+		return layOut{out}, err
+	}}
+}
+
 // layerCases are the Go constructions of the golden cases, by name.
 var layerCases = map[string]layerCase{
 	"linear":         l(func() nn.Moduler { return nn.Linear(4, 3) }),
@@ -231,6 +242,9 @@ var layerCases = map[string]layerCase{
 	"softmax2d":             l(func() nn.Moduler { return nn.Softmax2d() }),
 	"softmax2d_unbatched":   l(func() nn.Moduler { return nn.Softmax2d() }),
 	"lppool1d":              l(func() nn.Moduler { return nn.LPPool1d(2, 3) }),
+	"max_unpool1d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool1d(2) }),
+	"max_unpool2d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool2d(2, nn.WithStride(2, 3), nn.WithPadding(1)) }, 5, 6),
+	"max_unpool3d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool3d(2) }),
 	"lppool2d": l(func() nn.Moduler {
 		return nn.LPPool2d(2, []int64{2, 3}, nn.WithStride(1, 2), nn.WithCeilMode(true))
 	}),
@@ -705,7 +719,7 @@ func TestTrainEval(t *testing.T) {
 	torch.ManualSeed(0)
 	bn := nn.BatchNorm1d(2)
 	net := nn.Sequential(nn.Linear(2, 2), bn)
-	in := torch.RandN([]int64{8, 2}).MulScalar(torch.S(3)).AddScalar(torch.S(1))
+	in := torch.Randn([]int64{8, 2}).MulScalar(torch.S(3)).AddScalar(torch.S(1))
 	net.Forward(in)
 	assert.Equal(t, int64(1), bn.NumBatchesTracked.ItemInt())
 	mean := bn.RunningMean.Float32s()

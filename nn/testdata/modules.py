@@ -340,6 +340,13 @@ def build_cases():
     case("softmax2d_unbatched", nn.Softmax2d, x_((3, 2, 2), 212))
     case("lppool1d", lambda: nn.LPPool1d(2.0, 3), x_((2, 3, 7), 213))
     case("lppool2d", lambda: nn.LPPool2d(2.0, (2, 3), stride=(1, 2), ceil_mode=True), x_((1, 2, 5, 5), 214))
+    mp1 = nn.functional.max_pool1d(rnd((2, 3, 8), 215), 2, return_indices=True)
+    case("max_unpool1d", lambda: nn.MaxUnpool1d(2), {"x": mp1[0], "i": mp1[1]}, call=lambda m, i: m(i["x"], i["i"]))
+    mp2 = nn.functional.max_pool2d(rnd((1, 2, 5, 6), 216), 2, stride=(2, 3), padding=1, return_indices=True)
+    case("max_unpool2d", lambda: nn.MaxUnpool2d(2, stride=(2, 3), padding=1), {"x": mp2[0], "i": mp2[1]},
+         call=lambda m, i: m(i["x"], i["i"], output_size=[5, 6]))
+    mp3 = nn.functional.max_pool3d(rnd((1, 1, 4, 4, 4), 217), 2, return_indices=True)
+    case("max_unpool3d", lambda: nn.MaxUnpool3d(2), {"x": mp3[0], "i": mp3[1]}, call=lambda m, i: m(i["x"], i["i"]))
 
 
 def repr_cases():
