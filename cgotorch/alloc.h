@@ -17,6 +17,13 @@ extern "C" {
  * memory in again. */
 void gt_malloc_trim_if(int64_t min_free);
 
+/* gt_large_cache_stats fills out with the state of the allocator's cache
+ * of large blocks (allocator.cc, "Larger blocks"): bytes cached, bytes
+ * live (handed out, not given back), their peak since the cache was last
+ * emptied, the cap on cached bytes, blocks taken from the system, blocks
+ * served from the cache, and blocks mapped by hand (live or cached). */
+void gt_large_cache_stats(int64_t out[7]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -201,9 +201,24 @@ func (r *ResNet) TryForward(x torch.Tensor) (y torch.Tensor, err error) {
 		return torch.Tensor{}, err
 	}
 	err = catch("ResNet", func() {
-		x = r.Maxpool.Forward(r.Relu.Forward(r.Bn1.Forward(r.Conv1.Forward(x))))
-		x = r.Layer4.Forward(r.Layer3.Forward(r.Layer2.Forward(r.Layer1.Forward(x))))
-		y = r.Fc.Forward(r.Avgpool.Forward(x).FlattenFrom(1))
+		h := convBn(r.Conv1, r.Bn1, x).Relu_() // torchvision's ReLU(inplace=True)
+		h = consumed(r.Maxpool.Forward(h), h)
+		// Each stage's result is freed once the next has consumed it,
+		// when both are made of this package's blocks (runStage).
+		fresh := true
+		for _, stage := range []*nn.SequentialModule{r.Layer1, r.Layer2, r.Layer3, r.Layer4} {
+			out, own := runStage(stage, h)
+			if fresh && own { // a module of the user's may keep its input
+				out = consumed(out, h)
+			}
+			h, fresh = out, own
+		}
+		p := r.Avgpool.Forward(h)
+		if fresh {
+			h.Free()
+		}
+		y = r.Fc.Forward(p.FlattenFrom(1))
+		p.Free()
 	})
 	return y, err
 }

@@ -27,15 +27,17 @@ func newBasicBlock(inplanes, planes, stride int64, downsample *nn.SequentialModu
 	return b
 }
 
-// Forward runs the block on x, (N, C, H, W).
+// Forward runs the block on x, (N, C, H, W). Its ReLUs work in place, as
+// torchvision's (ReLU(inplace=True)), and it frees each intermediate tensor
+// once the next layer has consumed it (see freeing.go); x is the caller's.
 func (b *BasicBlock) Forward(x torch.Tensor) torch.Tensor {
-	out := b.Relu.Forward(b.Bn1.Forward(b.Conv1.Forward(x)))
-	out = b.Bn2.Forward(b.Conv2.Forward(out))
+	out := convBn(b.Conv1, b.Bn1, x).Relu_()
+	out = consumed(convBn(b.Conv2, b.Bn2, out), out)
 	identity := x
 	if b.Downsample != nil {
 		identity = b.Downsample.Forward(x)
 	}
-	return b.Relu.Forward(out.Add_(identity))
+	return out.Add_(identity).Relu_()
 }
 
 // BottleneckBlock is torchvision's Bottleneck: conv1 (1×1), bn1, conv2
@@ -66,14 +68,15 @@ func newBottleneck(inplanes, planes, stride int64, downsample *nn.SequentialModu
 	return b
 }
 
-// Forward runs the block on x, (N, C, H, W).
+// Forward runs the block on x, (N, C, H, W), with in-place ReLUs and
+// intermediates freed as BasicBlock's.
 func (b *BottleneckBlock) Forward(x torch.Tensor) torch.Tensor {
-	out := b.Relu.Forward(b.Bn1.Forward(b.Conv1.Forward(x)))
-	out = b.Relu.Forward(b.Bn2.Forward(b.Conv2.Forward(out)))
-	out = b.Bn3.Forward(b.Conv3.Forward(out))
+	out := convBn(b.Conv1, b.Bn1, x).Relu_()
+	out = consumed(convBn(b.Conv2, b.Bn2, out).Relu_(), out)
+	out = consumed(convBn(b.Conv3, b.Bn3, out), out)
 	identity := x
 	if b.Downsample != nil {
 		identity = b.Downsample.Forward(x)
 	}
-	return b.Relu.Forward(out.Add_(identity))
+	return out.Add_(identity).Relu_()
 }
