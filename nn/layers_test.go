@@ -245,6 +245,8 @@ var layerCases = map[string]layerCase{
 	"max_unpool1d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool1d(2) }),
 	"max_unpool2d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool2d(2, nn.WithStride(2, 3), nn.WithPadding(1)) }, 5, 6),
 	"max_unpool3d":          unpoolCase(func() nn.Moduler { return nn.MaxUnpool3d(2) }),
+	"upsampling_nearest2d":  l(func() nn.Moduler { return nn.UpsamplingNearest2d(nn.WithScaleFactor(2)) }),
+	"upsampling_bilinear2d": l(func() nn.Moduler { return nn.UpsamplingBilinear2d(nn.WithSize(3, 5)) }),
 	"lppool2d": l(func() nn.Moduler {
 		return nn.LPPool2d(2, []int64{2, 3}, nn.WithStride(1, 2), nn.WithCeilMode(true))
 	}),

@@ -20,6 +20,7 @@ type UpsampleModule struct {
 	Mode                 string    // "nearest", "linear", "bilinear", "bicubic", "trilinear", "area" or "nearest-exact"
 	AlignCorners         bool      // only for the interpolating modes
 	RecomputeScaleFactor bool
+	class                string // PyTorch's class if not Upsample: UpsamplingNearest2d, UpsamplingBilinear2d
 }
 
 // Upsample returns an UpsampleModule. Exactly one of WithSize and

@@ -347,6 +347,8 @@ def build_cases():
          call=lambda m, i: m(i["x"], i["i"], output_size=[5, 6]))
     mp3 = nn.functional.max_pool3d(rnd((1, 1, 4, 4, 4), 217), 2, return_indices=True)
     case("max_unpool3d", lambda: nn.MaxUnpool3d(2), {"x": mp3[0], "i": mp3[1]}, call=lambda m, i: m(i["x"], i["i"]))
+    case("upsampling_nearest2d", lambda: nn.UpsamplingNearest2d(scale_factor=2), x_((1, 2, 2, 3), 218))
+    case("upsampling_bilinear2d", lambda: nn.UpsamplingBilinear2d(size=(3, 5)), x_((1, 1, 2, 3), 219))
 
 
 def repr_cases():
