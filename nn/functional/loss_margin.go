@@ -2,6 +2,7 @@ package functional
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gotorch/gotorch/nn/internal/temps"
 	"github.com/gotorch/gotorch/torch"
@@ -24,17 +25,8 @@ func reduceBy(l torch.Tensor, r string) torch.Tensor {
 	return l
 }
 
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+// sameShape reports whether the shapes a and b are equal.
+func sameShape(a, b []int64) bool { return slices.Equal(a, b) }
 
 // MarginRankingLoss is F.margin_ranking_loss, max(0, -y·(x1 - x2) +
 // margin) of the ranking target y (1 or -1) of x1 and x2.
