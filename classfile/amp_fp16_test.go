@@ -65,7 +65,7 @@ func TestScaledStepFollowsPlainStep(t *testing.T) {
 	require.NoError(t, err)
 	classfile.SetGradScaler(&b, s)
 
-	x, y := torch.RandN([]int64{8, 4}), torch.RandN([]int64{8, 2})
+	x, y := torch.Randn([]int64{8, 4}), torch.Randn([]int64{8, 2})
 	for i := 0; i < 3; i++ {
 		a.Step(F.MseLoss(netA.Forward(x), y))
 		b.Step(F.MseLoss(netB.Forward(x), y))
@@ -102,7 +102,7 @@ func TestAmpFloat16TrainsOnCUDA(t *testing.T) {
 	tr.Lr__1(0.1)
 	tr.Amp__1("fp16")
 	d := torch.WithDevice(torch.CUDA(0))
-	x, y := torch.RandN([]int64{32, 16}, d), torch.RandN([]int64{32, 4}, d)
+	x, y := torch.Randn([]int64{32, 16}, d), torch.Randn([]int64{32, 4}, d)
 	var first, last float64
 	for i := 0; i < 20; i++ {
 		var out, loss torch.Tensor

@@ -169,7 +169,7 @@ func TestLosses(t *testing.T) {
 // blobs is a dataset of two separable classes of 2-d points.
 func blobs(t *testing.T, n int) *data.TensorDataset {
 	torch.ManualSeed(1)
-	x := torch.RandN([]int64{int64(n), 2})
+	x := torch.Randn([]int64{int64(n), 2})
 	y := x.Select(1, 0).Gop_GT(0).To(torch.Int64)
 	x = x.Gop_Add(y.Unsqueeze(1).To(torch.Float32).Gop_Mul(2).Gop_Sub(1))
 	ds, err := data.NewTensorDataset(x, y)

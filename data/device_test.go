@@ -59,7 +59,7 @@ func TestLoaderDevice(t *testing.T) {
 // On the CPU the device path does nothing: the batch's own tensors come
 // back, no copy stream is made and there is no event to wait for.
 func TestToDeviceOnCPU(t *testing.T) {
-	x, y := torch.RandN([]int64{3, 2}), torch.RandInt(5, []int64{3})
+	x, y := torch.Randn([]int64{3, 2}), torch.Randint(5, []int64{3})
 	for _, opts := range []Options{{BatchSize: 1}, {BatchSize: 1, Device: torch.CPU}, {BatchSize: 1, PinMemory: true}} {
 		if opts.PinMemory && cuda.IsAvailable() {
 			continue // pinning copies with a GPU present
@@ -86,7 +86,7 @@ func TestLoaderDeviceSideStream(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []float32{1, 2, 3, 4, 5, 6, 7, 8}, got, "workers %d", workers)
 	}
-	l, err := NewLoader(tensorDatasetOf(t, torch.RandN([]int64{4, 2}), torch.RandInt(5, []int64{4})), Options{BatchSize: 2, Device: torch.CUDA(0)})
+	l, err := NewLoader(tensorDatasetOf(t, torch.Randn([]int64{4, 2}), torch.Randint(5, []int64{4})), Options{BatchSize: 2, Device: torch.CUDA(0)})
 	require.NoError(t, err)
 	require.True(t, l.Scan(), l.Err())
 	side, cur := l.copies.s, must(cuda.CurrentStream(0))

@@ -567,7 +567,7 @@ func TestLoaderGCReturnsLiveTensorsToBaseline(t *testing.T) {
 	// the live bytes that a paced GC() lets wait (torch.SetGCPercent),
 	// which depends on what the package's other tests keep alive.
 	defer torch.SetGCPercent(torch.SetGCPercent(0))
-	x := torch.RandN([]int64{300, 3, 4})
+	x := torch.Randn([]int64{300, 3, 4})
 	y := torch.Arange(torch.S(300))
 	ds, err := NewTensorDataset(x, y)
 	require.NoError(t, err)

@@ -289,13 +289,13 @@ func Rand__1(size []int64) torch.Tensor { return torch.Rand(size) }
 func Rand__2(size ...int) torch.Tensor { return torch.Rand(ints64(size)) }
 
 // Randn__0 is torch.randn(*size): standard normal.
-func Randn__0(size ...int64) torch.Tensor { return torch.RandN(size) }
+func Randn__0(size ...int64) torch.Tensor { return torch.Randn(size) }
 
 // Randn__1 is torch.randn(size) for a shape.
-func Randn__1(size []int64) torch.Tensor { return torch.RandN(size) }
+func Randn__1(size []int64) torch.Tensor { return torch.Randn(size) }
 
 // Randn__2 is Randn__0 for sizes held in Go+ ints: n := 64; randn(n, 16).
-func Randn__2(size ...int) torch.Tensor { return torch.RandN(ints64(size)) }
+func Randn__2(size ...int) torch.Tensor { return torch.Randn(ints64(size)) }
 
 // Full__0 is torch.full(size, value) for an integer value: an Int64 tensor.
 func Full__0(size []int64, value int) torch.Tensor {
@@ -313,12 +313,12 @@ func Full__2(size []int64, value bool) torch.Tensor {
 }
 
 // Randint__0 is torch.randint(high, size): Int64 values in [0, high).
-func Randint__0(high int, size []int64) torch.Tensor { return torch.RandInt(int64(high), size) }
+func Randint__0(high int, size []int64) torch.Tensor { return torch.Randint(int64(high), size) }
 
 // Randint__1 is torch.randint(low, high, size): Int64 values in
 // [low, high).
 func Randint__1(low, high int, size []int64) torch.Tensor {
-	return torch.RandIntLow(int64(low), int64(high), size)
+	return torch.RandintLow(int64(low), int64(high), size)
 }
 
 // Arange__0 is torch.arange(end) with an integer end: 0, 1, …, end-1 as
@@ -369,7 +369,7 @@ func ZerosLike(x torch.Tensor) torch.Tensor { return torch.ZerosLike(x) }
 func RandLike(x torch.Tensor) torch.Tensor { return torch.RandLike(x) }
 
 // RandnLike is torch.randn_like(x).
-func RandnLike(x torch.Tensor) torch.Tensor { return torch.RandNLike(x) }
+func RandnLike(x torch.Tensor) torch.Tensor { return torch.RandnLike(x) }
 
 // NoGrad runs f with gradient recording off, Python's
 // `with torch.no_grad():`. In Go+: noGrad => { ... }.

@@ -381,15 +381,15 @@ func (m *MultiheadAttentionModule) attend(query, key, value torch.Tensor, o attn
 	kt := tmp.Add(k.Transpose(-2, -1))
 	var w torch.Tensor
 	if attnMask.Defined() {
-		w = tmp.Add(torch.BAddBMM(attnMask, qScaled, kt))
+		w = tmp.Add(torch.Baddbmm(attnMask, qScaled, kt))
 	} else {
-		w = tmp.Add(torch.BMM(qScaled, kt))
+		w = tmp.Add(torch.Bmm(qScaled, kt))
 	}
 	w = tmp.Add(torch.Softmax(w, -1))
 	if dropoutP > 0 {
 		w = tmp.Add(torch.Dropout(w, dropoutP, true))
 	}
-	out := tmp.Add(torch.BMM(w, v))
+	out := tmp.Add(torch.Bmm(w, v))
 	out = tmp.Add(tmp.Add(out.Transpose(0, 1)).Contiguous())
 	out = tmp.Add(out.View([]int64{tgtLen * bsz, embedDim}))
 	out = tmp.Add(mhaLinear(out, m.OutProj.Weight, m.OutProj.Bias))

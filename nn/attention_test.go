@@ -83,7 +83,7 @@ func TestMultiheadAttentionInit(t *testing.T) {
 
 func TestMultiheadAttentionDropout(t *testing.T) {
 	m := nn.MultiheadAttention(8, 2, nn.WithDropout(0.5))
-	x := torch.RandN([]int64{5, 2, 8})
+	x := torch.Randn([]int64{5, 2, 8})
 	_, w1 := m.Forward(x, x, x, nn.WithAverageAttnWeights(false))
 	_, w2 := m.Forward(x, x, x, nn.WithAverageAttnWeights(false))
 	assert.False(t, w1.Equal(w2), "dropout on the weights in training")
@@ -99,22 +99,22 @@ func TestMultiheadAttentionDropout(t *testing.T) {
 
 func TestMultiheadAttentionErrors(t *testing.T) {
 	m := nn.MultiheadAttention(8, 2)
-	x := torch.RandN([]int64{5, 3, 8})
+	x := torch.Randn([]int64{5, 3, 8})
 	cases := []struct {
 		name    string
 		q, k, v torch.Tensor
 		opts    []nn.Option
 		want    string
 	}{
-		{"embed dim", torch.RandN([]int64{5, 3, 6}), torch.RandN([]int64{5, 3, 6}), torch.RandN([]int64{5, 3, 6}), nil,
+		{"embed dim", torch.Randn([]int64{5, 3, 6}), torch.Randn([]int64{5, 3, 6}), torch.Randn([]int64{5, 3, 6}), nil,
 			"was expecting embedding dimension of 8, but got 6"},
-		{"1-D query", torch.RandN([]int64{8}), x, x, nil,
+		{"1-D query", torch.Randn([]int64{8}), x, x, nil,
 			"query should be unbatched 2-D or batched 3-D tensor but received 1-D"},
-		{"2-D key for 3-D query", x, torch.RandN([]int64{5, 8}), x, nil,
+		{"2-D key for 3-D query", x, torch.Randn([]int64{5, 8}), x, nil,
 			"expected key and value to be 3-D but found 2-D and 3-D"},
-		{"key and value lengths", x, torch.RandN([]int64{4, 3, 8}), x, nil,
+		{"key and value lengths", x, torch.Randn([]int64{4, 3, 8}), x, nil,
 			"key's sequence and batch dims [4 3] do not match value's [5 3]"},
-		{"batch sizes", x, torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{5, 2, 8}), nil,
+		{"batch sizes", x, torch.Randn([]int64{5, 2, 8}), torch.Randn([]int64{5, 2, 8}), nil,
 			"must have the same batch size"},
 		{"attn_mask 2-D shape", x, x, x, []nn.Option{nn.WithAttnMask(torch.Zeros([]int64{5, 4}))},
 			"the shape of the 2D attn_mask is [5 4], but should be [5 5]"},
@@ -139,7 +139,7 @@ func TestMultiheadAttentionErrors(t *testing.T) {
 		}
 	}
 	raPanicErr(t, "was expecting embedding dimension of 8", func() {
-		y := torch.RandN([]int64{5, 3, 4})
+		y := torch.Randn([]int64{5, 3, 4})
 		m.Forward(y, y, y)
 	})
 	// libtorch's own errors (here a dtype mismatch) are *torch.Error.
@@ -149,7 +149,7 @@ func TestMultiheadAttentionErrors(t *testing.T) {
 	require.True(t, errors.As(err, &te), "%v", err)
 	// Key and value features are checked against kdim and vdim.
 	s := nn.MultiheadAttention(4, 2, nn.WithKdim(3), nn.WithVdim(3))
-	_, _, err = s.TryForward(torch.RandN([]int64{2, 1, 4}), torch.RandN([]int64{2, 1, 4}), torch.RandN([]int64{2, 1, 3}))
+	_, _, err = s.TryForward(torch.Randn([]int64{2, 1, 4}), torch.Randn([]int64{2, 1, 4}), torch.Randn([]int64{2, 1, 3}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "expected key and value with 3 and 3 features")
 }

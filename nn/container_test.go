@@ -93,7 +93,7 @@ func TestSequentialFreesIntermediates(t *testing.T) {
 				if c.eval {
 					s.Eval()
 				}
-				x := torch.RandN(c.in)
+				x := torch.Randn(c.in)
 				var want, y torch.Tensor
 				var n int64
 				run := func() {
@@ -108,7 +108,7 @@ func TestSequentialFreesIntermediates(t *testing.T) {
 				assert.Equal(t, int64(1), n, "tensors left alive besides the result")
 				assert.Equal(t, grad, y.RequiresGrad())
 				assert.True(t, x.Defined(), "the input was freed")
-				assert.True(t, y.AllClose(want), "got %v, want %v", y, want)
+				assert.True(t, y.Allclose(want), "got %v, want %v", y, want)
 			})
 		}
 	}
@@ -118,7 +118,7 @@ func TestSequentialFreesIntermediates(t *testing.T) {
 // the same layers run one by one.
 func TestSequentialGradientsUnchanged(t *testing.T) {
 	s := nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.LayerNorm([]int64{8}), nn.GELU(), nn.Softsign(), nn.Linear(8, 3))
-	x := torch.RandN([]int64{5, 4}).SetRequiresGrad(true)
+	x := torch.Randn([]int64{5, 4}).SetRequiresGrad(true)
 	grads := func(y torch.Tensor) []torch.Tensor {
 		y.Square().Sum().Backward()
 		g := []torch.Tensor{x.Grad().Clone()}
@@ -133,7 +133,7 @@ func TestSequentialGradientsUnchanged(t *testing.T) {
 	got := grads(s.Forward(x))
 	require.Len(t, got, len(want))
 	for i := range want {
-		assert.True(t, got[i].AllClose(want[i]), "gradient %d: got %v, want %v", i, got[i], want[i])
+		assert.True(t, got[i].Allclose(want[i]), "gradient %d: got %v, want %v", i, got[i], want[i])
 	}
 }
 
@@ -142,14 +142,14 @@ func TestSequentialGradientsUnchanged(t *testing.T) {
 func TestSequentialKeepsUserModulesTensors(t *testing.T) {
 	k := newKeeper()
 	s := nn.Sequential(nn.Linear(4, 8), nn.ReLU(), k, nn.Tanh(), nn.Linear(8, 3))
-	x := torch.RandN([]int64{2, 4})
+	x := torch.Randn([]int64{2, 4})
 	var y torch.Tensor
 	n := livetest.New(func() { y = s.Forward(x) })
 	require.True(t, k.In.Defined(), "the user's module's input was freed")
 	require.True(t, k.Out.Defined(), "the user's module's output was freed")
-	assert.True(t, k.Out.AllClose(k.In.MulScalar(torch.S(2))))
+	assert.True(t, k.Out.Allclose(k.In.MulScalar(torch.S(2))))
 	assert.Equal(t, int64(3), n, "alive: the kept input and output, and the result")
-	assert.True(t, y.AllClose(chain(s.Layers, x)))
+	assert.True(t, y.Allclose(chain(s.Layers, x)))
 
 	for _, c := range []struct {
 		name   string
@@ -165,11 +165,11 @@ func TestSequentialKeepsUserModulesTensors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k := newKeeper()
 			s := nn.Sequential(c.layers(k)...)
-			x := torch.RandN([]int64{2, 4})
+			x := torch.Randn([]int64{2, 4})
 			s.Forward(x)
 			require.True(t, k.In.Defined(), "the user's module's input was freed")
 			require.True(t, k.Out.Defined(), "the user's module's output was freed")
-			assert.True(t, k.Out.AllClose(k.In.MulScalar(torch.S(2))))
+			assert.True(t, k.Out.Allclose(k.In.MulScalar(torch.S(2))))
 			assert.True(t, x.Defined())
 		})
 	}
@@ -177,7 +177,7 @@ func TestSequentialKeepsUserModulesTensors(t *testing.T) {
 	// A tensor that a user's module returns and keeps.
 	c := newConstant(torch.Ones([]int64{2, 4}))
 	s = nn.Sequential(nn.Linear(4, 4), c, nn.ReLU(), nn.Linear(4, 2))
-	s.Forward(torch.RandN([]int64{2, 4}))
+	s.Forward(torch.Randn([]int64{2, 4}))
 	require.True(t, c.C.Defined(), "the user's module's own tensor was freed")
 	assert.Equal(t, float32(8), c.C.Sum().Float32s()[0])
 }
@@ -199,13 +199,13 @@ func TestSequentialPassThroughKeepsCallersTensors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := nn.Sequential(c.layers()...)
 			s.Eval()
-			x := torch.RandN([]int64{2, 4})
+			x := torch.Randn([]int64{2, 4})
 			xs := x.Clone()
 			y := s.Forward(x)
 			require.True(t, x.Defined(), "the caller's tensor was freed")
 			require.True(t, y.Defined(), "the result was freed")
 			assert.True(t, x.Equal(xs))
-			assert.True(t, y.AllClose(chain(s.Layers, x)))
+			assert.True(t, y.Allclose(chain(s.Layers, x)))
 		})
 	}
 }
@@ -225,7 +225,7 @@ func TestSequentialPanicFreesNothing(t *testing.T) {
 		{"after a user's module", nn.Sequential(k, nn.Linear(5, 2)), 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x := torch.RandN([]int64{2, 4})
+			x := torch.Randn([]int64{2, 4})
 			n := livetest.New(func() {
 				assert.Panics(t, func() { c.s.Forward(x) })
 			})

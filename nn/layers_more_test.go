@@ -222,7 +222,7 @@ func TestNoneOptionsDifferFromZero(t *testing.T) {
 // that are made of several ops leave only their result alive, and their
 // arguments usable.
 func TestNewModulesFreeTheirTemporaries(t *testing.T) {
-	rn := func(s ...int64) torch.Tensor { return torch.RandN(s) }
+	rn := func(s ...int64) torch.Tensor { return torch.Randn(s) }
 	idx := func(v ...int64) torch.Tensor { return torch.FromSlice(v) }
 	lrn3, lrn2, in2 := nn.LocalResponseNorm(3), nn.LocalResponseNorm(2), nn.InstanceNorm2d(2)
 	bagNorm, bagSum := nn.EmbeddingBag(4, 3, nn.WithMaxNorm(1)), nn.EmbeddingBag(4, 3, nn.WithMode("sum"))
@@ -266,13 +266,13 @@ func TestNewModulesFreeTheirTemporaries(t *testing.T) {
 // The functional forms of Fold, Unfold and ChannelShuffle give what the
 // modules give (LocalResponseNorm and the losses call theirs).
 func TestFunctionalFormsMatchModules(t *testing.T) {
-	x := torch.RandN([]int64{2, 3, 5, 4})
+	x := torch.Randn([]int64{2, 3, 5, 4})
 	u := nn.Unfold([]int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1), nn.WithDilation(1))
 	cols := u.Forward(x)
 	assert.Equal(t, cols.Float64s(), F.Unfold(x, []int64{2, 3}, F.WithStride(1, 2), F.WithPadding(1), F.WithDilation(1)).Float64s())
 	f := nn.Fold([]int64{5, 4}, []int64{2, 3}, nn.WithStride(1, 2), nn.WithPadding(1))
 	assert.Equal(t, f.Forward(cols).Float64s(), F.Fold(cols, []int64{5, 4}, []int64{2, 3}, F.WithStride(1, 2), F.WithPadding(1)).Float64s())
-	c := torch.RandN([]int64{2, 6, 3})
+	c := torch.Randn([]int64{2, 6, 3})
 	assert.Equal(t, nn.ChannelShuffle(3).Forward(c).Float64s(), F.ChannelShuffle(c, 3).Float64s())
 	assert.Equal(t, nn.LocalResponseNorm(3, nn.WithK(2)).Forward(x).Float64s(),
 		F.LocalResponseNorm(x, 3, F.WithK(2)).Float64s())

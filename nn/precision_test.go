@@ -137,7 +137,7 @@ func TestFloat32GradsMatchFloat64(t *testing.T) {
 	for name, build := range recurrent {
 		torch.ManualSeed(7)
 		pc := precisionCase{
-			x: torch.RandN([]int64{5, 3, 4}, torch.WithDtype(torch.Float64)),
+			x: torch.Randn([]int64{5, 3, 4}, torch.WithDtype(torch.Float64)),
 			build: func(t *testing.T, dtype torch.DType) ([]nn.Named, func(torch.Tensor) torch.Tensor) {
 				torch.ManualSeed(11)
 				m := build()
@@ -162,7 +162,7 @@ func TestFloat32GradsMatchFloat64(t *testing.T) {
 			},
 		}
 		_, fwd := pc.build(t, torch.Float64)
-		pc.c = torch.RandNLike(fwd(pc.x))
+		pc.c = torch.RandnLike(fwd(pc.x))
 		t.Run(name, pc.check)
 	}
 }

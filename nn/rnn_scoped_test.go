@@ -19,8 +19,8 @@ func TestLSTMAttentionTransformerSurviveScoped(t *testing.T) {
 	m := torch.Scoped(func() mods {
 		return mods{nn.LSTM(3, 4), nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0))}
 	})
-	out, _, _ := m.L.Forward(torch.RandN([]int64{2, 1, 3}))
+	out, _, _ := m.L.Forward(torch.Randn([]int64{2, 1, 3}))
 	assert.Equal(t, []int64{2, 1, 4}, out.Shape())
-	y := m.T.Forward(torch.RandN([]int64{2, 1, 8}))
+	y := m.T.Forward(torch.Randn([]int64{2, 1, 8}))
 	assert.Equal(t, []int64{2, 1, 8}, y.Shape())
 }

@@ -85,7 +85,7 @@ func TestLSTMParamsAndInit(t *testing.T) {
 
 	// The module's To keeps the weights it passes to at::lstm.
 	require.NoError(t, m.To(torch.Float64))
-	out, hn, cn := m.Forward(torch.RandN([]int64{5, 2, 3}, torch.WithDtype(torch.Float64)))
+	out, hn, cn := m.Forward(torch.Randn([]int64{5, 2, 3}, torch.WithDtype(torch.Float64)))
 	assert.Equal(t, torch.Float64, out.DType())
 	assert.Equal(t, []int64{5, 2, 32}, out.Shape())
 	assert.Equal(t, []int64{4, 2, 16}, hn.Shape())
@@ -94,7 +94,7 @@ func TestLSTMParamsAndInit(t *testing.T) {
 
 func TestLSTMDropoutOnlyInTraining(t *testing.T) {
 	m := nn.LSTM(3, 8, nn.WithNumLayers(2), nn.WithDropout(0.5))
-	x := torch.RandN([]int64{6, 2, 3})
+	x := torch.Randn([]int64{6, 2, 3})
 	m.Eval()
 	e1, _, _ := m.Forward(x)
 	e2, _, _ := m.Forward(x)
@@ -108,13 +108,13 @@ func TestLSTMDropoutOnlyInTraining(t *testing.T) {
 
 func TestLSTMErrors(t *testing.T) {
 	m := nn.LSTM(3, 4, nn.WithNumLayers(2))
-	x := torch.RandN([]int64{5, 2, 3})
+	x := torch.Randn([]int64{5, 2, 3})
 
-	_, _, _, err := m.TryForward(torch.RandN([]int64{5, 2, 7}))
+	_, _, _, err := m.TryForward(torch.Randn([]int64{5, 2, 7}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nn.LSTM: input.size(-1) must be equal to input_size. Expected 3, got 7")
 
-	_, _, _, err = m.TryForward(torch.RandN([]int64{3}))
+	_, _, _, err = m.TryForward(torch.Randn([]int64{3}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "input must have 2 (unbatched) or 3 (batched) dimensions, got 1")
 
@@ -140,10 +140,10 @@ func TestLSTMErrors(t *testing.T) {
 	assert.Equal(t, "lstm", te.Op)
 
 	// Forward panics with the same errors.
-	raPanicErr(t, "input_size. Expected 3, got 7", func() { m.Forward(torch.RandN([]int64{5, 2, 7})) })
+	raPanicErr(t, "input_size. Expected 3, got 7", func() { m.Forward(torch.Randn([]int64{5, 2, 7})) })
 
 	// Unbatched state must be 2-D.
-	_, _, _, err = m.TryForward(torch.RandN([]int64{5, 3}), torch.Zeros([]int64{2, 1, 4}), torch.Zeros([]int64{2, 1, 4}))
+	_, _, _, err = m.TryForward(torch.Randn([]int64{5, 3}), torch.Zeros([]int64{2, 1, 4}), torch.Zeros([]int64{2, 1, 4}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "for unbatched 2-D input, hx should also be 2-D but got 3-D")
 
@@ -155,12 +155,12 @@ func TestLSTMErrors(t *testing.T) {
 
 func TestGRUErrors(t *testing.T) {
 	m := nn.GRU(3, 4, nn.WithBatchFirst(true), nn.WithBidirectional(true))
-	_, _, err := m.TryForward(torch.RandN([]int64{2, 5, 3}), torch.Zeros([]int64{1, 2, 4}))
+	_, _, err := m.TryForward(torch.Randn([]int64{2, 5, 3}), torch.Zeros([]int64{1, 2, 4}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nn.GRU: expected hx of size [2 2 4], got [1 2 4]")
-	_, _, err = m.TryForward(torch.RandN([]int64{2, 5, 3}), torch.Zeros([]int64{2, 2, 4}), torch.Zeros([]int64{2, 2, 4}))
+	_, _, err = m.TryForward(torch.Randn([]int64{2, 5, 3}), torch.Zeros([]int64{2, 2, 4}), torch.Zeros([]int64{2, 2, 4}))
 	require.Error(t, err)
-	out, hn, err := m.TryForward(torch.RandN([]int64{5, 3}))
+	out, hn, err := m.TryForward(torch.Randn([]int64{5, 3}))
 	require.NoError(t, err)
 	assert.Equal(t, []int64{5, 8}, out.Shape())
 	assert.Equal(t, []int64{2, 4}, hn.Shape())

@@ -215,33 +215,33 @@ func TestSeqErrors(t *testing.T) {
 	raPanicErr(t, "unexpected option nonlinearity", func() { nn.GRU(3, 4, nn.WithNonlinearity("relu")) })
 	raPanicErr(t, "encoder_layer is a nil", func() { nn.TransformerEncoder(nil, 2) })
 	raPanicErr(t, "unexpected option tgt_mask", func() {
-		nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16)).Forward(torch.RandN([]int64{3, 8}), nn.WithTgtMask(torch.Zeros([]int64{3, 3})))
+		nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16)).Forward(torch.Randn([]int64{3, 8}), nn.WithTgtMask(torch.Zeros([]int64{3, 3})))
 	})
 
 	cell := nn.LSTMCell(3, 4)
-	_, _, err := cell.TryForward(torch.RandN([]int64{2, 5}))
+	_, _, err := cell.TryForward(torch.Randn([]int64{2, 5}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "input has inconsistent input_size: got 5 expected 3")
-	_, _, err = cell.TryForward(torch.RandN([]int64{2, 3}), torch.RandN([]int64{2, 4}))
+	_, _, err = cell.TryForward(torch.Randn([]int64{2, 3}), torch.Randn([]int64{2, 4}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "optionally 2 state tensors, got 1")
-	_, err = nn.GRUCell(3, 4).TryForward(torch.RandN([]int64{1, 2, 3}))
+	_, err = nn.GRUCell(3, 4).TryForward(torch.Randn([]int64{1, 2, 3}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Expected input to be 1D or 2D, got 3D")
 	var nilCell *nn.RNNCellModule
-	_, err = nilCell.TryForward(torch.RandN([]int64{2, 3}))
+	_, err = nilCell.TryForward(torch.Randn([]int64{2, 3}))
 	require.ErrorIs(t, err, nn.ErrUninitialized)
 
-	_, err = nn.TryPackPaddedSequence(torch.RandN([]int64{4, 3, 2}), []int64{2, 4, 1})
+	_, err = nn.TryPackPaddedSequence(torch.Randn([]int64{4, 3, 2}), []int64{2, 4, 1})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must be sorted in decreasing order")
-	_, err = nn.TryPackPaddedSequence(torch.RandN([]int64{4, 3, 2}), []int64{4, 2})
+	_, err = nn.TryPackPaddedSequence(torch.Randn([]int64{4, 3, 2}), []int64{4, 2})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "expected 3 lengths")
-	_, err = nn.TryPackPaddedSequence(torch.RandN([]int64{4, 3, 2}), []int64{5, 2, 1})
+	_, err = nn.TryPackPaddedSequence(torch.Randn([]int64{4, 3, 2}), []int64{5, 2, 1})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is not in [1, 4]")
-	p := nn.PackPaddedSequence(torch.RandN([]int64{4, 3, 2}), []int64{4, 2, 1})
+	p := nn.PackPaddedSequence(torch.Randn([]int64{4, 3, 2}), []int64{4, 2, 1})
 	_, _, err = nn.TryPadPackedSequence(p, nn.WithTotalLength(3))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Expected total_length to be at least the length of the longest sequence")
@@ -256,21 +256,21 @@ func TestSeqErrors(t *testing.T) {
 
 	tf := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumEncoderLayers(1), nn.WithNumDecoderLayers(1),
 		nn.WithDimFeedforward(16))
-	_, err = tf.TryForward(torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{4, 3, 8}))
+	_, err = tf.TryForward(torch.Randn([]int64{5, 2, 8}), torch.Randn([]int64{4, 3, 8}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the batch number of src and tgt must be equal")
-	_, err = tf.TryForward(torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{4, 2, 6}))
+	_, err = tf.TryForward(torch.Randn([]int64{5, 2, 8}), torch.Randn([]int64{4, 2, 6}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the feature number of src and tgt must be equal to d_model")
 	var nilTf *nn.TransformerModule
-	_, err = nilTf.TryForward(torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{4, 2, 8}))
+	_, err = nilTf.TryForward(torch.Randn([]int64{5, 2, 8}), torch.Randn([]int64{4, 2, 8}))
 	require.ErrorIs(t, err, nn.ErrUninitialized)
 }
 
 // The sequence modules free the tensors they make for their own use: each
 // call leaves exactly its results alive, and its arguments usable.
 func TestSeqModulesFreeTheirTemporaries(t *testing.T) {
-	rn := func(s ...int64) torch.Tensor { return torch.RandN(s) }
+	rn := func(s ...int64) torch.Tensor { return torch.Randn(s) }
 	rnn := nn.RNN(3, 4, nn.WithNumLayers(2), nn.WithNonlinearity("relu"))
 	lstm := nn.LSTM(3, 4, nn.WithBidirectional(true))
 	rcell, lcell, gcell := nn.RNNCell(3, 4), nn.LSTMCell(3, 4), nn.GRUCell(3, 4)
@@ -342,7 +342,7 @@ func TestSeqDtype(t *testing.T) {
 	}
 	enc := nn.TransformerEncoder(layer, 2)
 	enc.Eval()
-	y := enc.Forward(torch.RandN([]int64{5, 2, 8}, torch.WithDtype(torch.Float64)))
+	y := enc.Forward(torch.Randn([]int64{5, 2, 8}, torch.WithDtype(torch.Float64)))
 	assert.Equal(t, torch.Float64, y.DType())
 }
 
@@ -365,7 +365,7 @@ func TestWithOptionsSetSettings(t *testing.T) {
 	assert.False(t, r.Bias)
 
 	a := nn.MultiheadAttention(4, 2)
-	x := torch.RandN([]int64{3, 2, 4})
+	x := torch.Randn([]int64{3, 2, 4})
 	_, w := a.Forward(x, x, x, nn.WithAverageAttnWeights(false))
 	assert.Equal(t, []int64{2, 2, 3, 3}, w.Shape())
 	_, w = a.Forward(x, x, x, nn.WithNeedWeights(false))
@@ -377,10 +377,10 @@ func TestTransformerUnbatched(t *testing.T) {
 	tf := nn.Transformer(nn.WithDModel(8), nn.WithNhead(2), nn.WithNumEncoderLayers(1), nn.WithNumDecoderLayers(1),
 		nn.WithDimFeedforward(16), nn.WithDropout(0))
 	tf.Eval()
-	src, tgt := torch.RandN([]int64{5, 8}), torch.RandN([]int64{3, 8})
+	src, tgt := torch.Randn([]int64{5, 8}), torch.Randn([]int64{3, 8})
 	y := tf.Forward(src, tgt)
 	assert.Equal(t, []int64{3, 8}, y.Shape())
 	// The same as a batch of one.
 	yb := tf.Forward(src.Unsqueeze(1), tgt.Unsqueeze(1))
-	assert.True(t, yb.SqueezeDim(1).AllClose(y), "unbatched and a batch of one")
+	assert.True(t, yb.SqueezeDim(1).Allclose(y), "unbatched and a batch of one")
 }

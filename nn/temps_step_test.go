@@ -35,7 +35,7 @@ func TestTrainingStepLeavesNoIntermediates(t *testing.T) {
 	encPre := nn.TransformerEncoderLayer(16, 2, nn.WithDimFeedforward(32), nn.WithNormFirst(true), nn.WithBatchFirst(true), nn.WithActivation("gelu"))
 	cases = append(cases, stepCase{"TransformerEncoderLayer norm first", encPre, func(x torch.Tensor) torch.Tensor { return encPre.Forward(x) }, []int64{2, 5, 16}})
 	dec := nn.TransformerDecoderLayer(16, 2, nn.WithDimFeedforward(32))
-	mem := torch.RandN([]int64{4, 2, 16})
+	mem := torch.Randn([]int64{4, 2, 16})
 	cases = append(cases, stepCase{"TransformerDecoderLayer", dec, func(x torch.Tensor) torch.Tensor { return dec.Forward(x, mem) }, []int64{5, 2, 16}})
 	mha := nn.MultiheadAttention(16, 4, nn.WithDropout(0.1))
 	cases = append(cases, stepCase{"MultiheadAttention with weights", mha, func(x torch.Tensor) torch.Tensor {
@@ -47,7 +47,7 @@ func TestTrainingStepLeavesNoIntermediates(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			torch.ManualSeed(1)
-			x, y := torch.RandN(c.shape), torch.RandN(c.shape)
+			x, y := torch.Randn(c.shape), torch.Randn(c.shape)
 			opt := optim.AdamW(c.m.Parameters(), optim.WithLR(1e-3))
 			params := int64(len(c.m.Parameters()))
 			step := func() {

@@ -19,7 +19,7 @@ func TestModulesFreeTheirTemporaries(t *testing.T) {
 		args = append(args, t)
 		return t
 	}
-	rn := func(s ...int64) torch.Tensor { return arg(torch.RandN(s)) }
+	rn := func(s ...int64) torch.Tensor { return arg(torch.Randn(s)) }
 	ts := func(ts ...torch.Tensor) []torch.Tensor { return ts }
 	type call = func() []torch.Tensor
 	lstm := nn.LSTM(3, 4)
@@ -213,7 +213,7 @@ func TestTransformerKeepsActivationFnTensors(t *testing.T) {
 	for _, normFirst := range []bool{false, true} {
 		in, out = nil, nil
 		l := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0), nn.WithActivationFn(act), nn.WithNormFirst(normFirst))
-		x := torch.RandN([]int64{5, 2, 8})
+		x := torch.Randn([]int64{5, 2, 8})
 		y := l.Forward(x)
 		require.Len(t, in, 1)
 		require.True(t, in[0].Defined(), "the activation's input was freed")

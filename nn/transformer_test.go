@@ -48,7 +48,7 @@ func TestTransformerEncoderLayerInit(t *testing.T) {
 
 func TestTransformerEncoderLayerDropoutAndActivation(t *testing.T) {
 	m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0.5))
-	x := torch.RandN([]int64{4, 2, 8})
+	x := torch.Randn([]int64{4, 2, 8})
 	assert.False(t, m.Forward(x).Equal(m.Forward(x)), "dropout in training")
 	m.Eval()
 	y := m.Forward(x)
@@ -62,20 +62,20 @@ func TestTransformerEncoderLayerDropoutAndActivation(t *testing.T) {
 	assert.True(t, f.Forward(x).Equal(y))
 
 	// Unbatched input.
-	u, err := m.TryForward(torch.RandN([]int64{4, 8}))
+	u, err := m.TryForward(torch.Randn([]int64{4, 8}))
 	require.NoError(t, err)
 	assert.Equal(t, []int64{4, 8}, u.Shape())
 }
 
 func TestTransformerEncoderLayerErrors(t *testing.T) {
 	m := nn.TransformerEncoderLayer(8, 2, nn.WithDimFeedforward(16), nn.WithDropout(0))
-	_, err := m.TryForward(torch.RandN([]int64{4, 2, 6}))
+	_, err := m.TryForward(torch.Randn([]int64{4, 2, 6}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "was expecting embedding dimension of 8, but got 6")
-	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.WithSrcKeyPaddingMask(torch.Zeros([]int64{2, 4}, torch.WithDtype(torch.Int64))))
+	_, err = m.TryForward(torch.Randn([]int64{4, 2, 8}), nn.WithSrcKeyPaddingMask(torch.Zeros([]int64{2, 4}, torch.WithDtype(torch.Int64))))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "only bool and floating types of key_padding_mask are supported")
-	_, err = m.TryForward(torch.RandN([]int64{4, 2, 8}), nn.WithSrcMask(torch.Zeros([]int64{4, 3})))
+	_, err = m.TryForward(torch.Randn([]int64{4, 2, 8}), nn.WithSrcMask(torch.Zeros([]int64{4, 3})))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the shape of the 2D attn_mask is [4 3], but should be [4 4]")
 	_, err = m.TryForward(torch.Tensor{})
@@ -121,7 +121,7 @@ func TestTransformerCustomEncoderDecoder(t *testing.T) {
 	assert.LessOrEqual(t, dec.Proj.Weight.Abs().Max().Item(), 0.6124)
 
 	tr.Eval()
-	src, tgt := torch.RandN([]int64{5, 2, 8}), torch.RandN([]int64{3, 2, 8})
+	src, tgt := torch.Randn([]int64{5, 2, 8}), torch.Randn([]int64{3, 2, 8})
 	got := tr.Forward(src, tgt)
 	want := dec.Forward(tgt, enc.Forward(src))
 	assert.Equal(t, want.Float64s(), got.Float64s())

@@ -60,10 +60,10 @@ func TestAutogradGoldenMMChain(t *testing.T) {
 	a := goldenLeaf(gv(t, g, "a"), true)
 	b := goldenLeaf(gv(t, g, "b"), true)
 	c := goldenLeaf(gv(t, g, "c"), true)
-	ab := torch.MM(a, b)
+	ab := torch.Mm(a, b)
 	assert.Equal(t, "MmBackward0", ab.GradFn())
 	assert.False(t, ab.IsLeaf())
-	y := torch.Add(torch.MM(ab, c), a)
+	y := torch.Add(torch.Mm(ab, c), a)
 	assertValues(t, gv(t, g, "y"), y, "y")
 	assert.Equal(t, gstr(t, g, "grad_fn"), y.GradFn())
 	assert.True(t, y.RequiresGrad())
@@ -95,7 +95,7 @@ func TestAutogradGoldenAccumulate(t *testing.T) {
 	g := graph(t, "graph3")
 	p := goldenLeaf(gv(t, g, "p"), true)
 	q := goldenLeaf(gv(t, g, "q"), false)
-	r := torch.MM(p, q)
+	r := torch.Mm(p, q)
 	assertValues(t, gv(t, g, "r"), r, "r")
 	assert.Equal(t, gstr(t, g, "r_grad_fn"), r.GradFn())
 
@@ -117,7 +117,7 @@ func TestAutogradGoldenAccumulate(t *testing.T) {
 	// ZeroGrad drops the gradient; a fresh graph accumulates from nothing.
 	p.ZeroGrad()
 	assert.False(t, p.Grad().Defined())
-	torch.MM(p, q).Backward(torch.WithGradient(ones))
+	torch.Mm(p, q).Backward(torch.WithGradient(ones))
 	assertValues(t, once, p.Grad(), "p.grad after ZeroGrad and one backward")
 }
 
@@ -293,7 +293,7 @@ func TestNoGradRestoresAfterPanic(t *testing.T) {
 
 	r := catch(func() {
 		torch.NoGrad(func() {
-			torch.MM(f32(1, 2), f32(1, 2)) // not matrices: panics
+			torch.Mm(f32(1, 2), f32(1, 2)) // not matrices: panics
 		})
 	})
 	require.NotNil(t, r)
@@ -344,7 +344,7 @@ func TestZeroGradDuringBackward(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range n {
-			y := x.MM(w).Tanh().MM(w).SumAll()
+			y := x.Mm(w).Tanh().Mm(w).SumAll()
 			y.Backward()
 			y.Free()
 		}
@@ -360,6 +360,6 @@ func TestZeroGradDuringBackward(t *testing.T) {
 	}()
 	wg.Wait()
 	w.ZeroGrad()
-	x.MM(w).SumAll().Backward()
+	x.Mm(w).SumAll().Backward()
 	assert.Equal(t, []int64{64, 64}, w.Grad().Shape(), "autograd works afterwards")
 }

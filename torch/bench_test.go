@@ -259,7 +259,7 @@ const interleaveBlock = 20000
 
 func BenchmarkMM4x4(b *testing.B) {
 	x, y := benchInputs(b, true)
-	benchBinary(b, x, y, true, torch.MM)
+	benchBinary(b, x, y, true, torch.Mm)
 }
 
 // BenchmarkAdd4x4Floor measures what any memory management that learns

@@ -471,7 +471,7 @@ var confUnary = []struct {
 	{"sigmoid", "x", torch.Sigmoid},
 	{"relu", "x", torch.Relu},
 	{"sqrt", "p", torch.Sqrt},
-	{"rsqrt", "p", torch.RSqrt},
+	{"rsqrt", "p", torch.Rsqrt},
 	{"ceil", "x", torch.Ceil},
 	{"floor", "x", torch.Floor},
 	{"round", "x", torch.Round},
@@ -481,7 +481,7 @@ var confUnary = []struct {
 	{"sgn", "x", torch.Sgn},
 	{"reciprocal", "x", torch.Reciprocal},
 	{"square", "x", torch.Square},
-	{"expm1", "x", torch.ExpM1},
+	{"expm1", "x", torch.Expm1},
 	{"log1p", "p", torch.Log1p},
 	{"log2", "p", torch.Log2},
 	{"log10", "p", torch.Log10},
@@ -512,11 +512,11 @@ var confUnary = []struct {
 	{"positive", "x", torch.Positive},
 	{"fix", "x", torch.Fix},
 	{"signbit", "x", torch.Signbit},
-	{"isnan", "nanx", torch.IsNan},
-	{"isinf", "nanx", torch.IsInf},
-	{"isfinite", "nanx", torch.IsFinite},
-	{"isposinf", "nanx", torch.IsPosInf},
-	{"isneginf", "nanx", torch.IsNegInf},
+	{"isnan", "nanx", torch.Isnan},
+	{"isinf", "nanx", torch.Isinf},
+	{"isfinite", "nanx", torch.Isfinite},
+	{"isposinf", "nanx", torch.Isposinf},
+	{"isneginf", "nanx", torch.Isneginf},
 	{"logical_not", "mask", torch.LogicalNot},
 	{"bitwise_not", "ii", torch.BitwiseNot},
 	{"angle", "x", torch.Angle},
@@ -559,7 +559,7 @@ var confUnary = []struct {
 	{"frobenius_norm", "x", torch.FrobeniusNorm},
 	{"trace", "a", torch.Trace},
 	{"msort", "x", torch.Msort},
-	{"nonzero", "x", torch.NonZero},
+	{"nonzero", "x", torch.Nonzero},
 	{"argwhere", "mask", torch.Argwhere},
 	{"fliplr", "x", torch.Fliplr},
 	{"flipud", "x", torch.Flipud},
@@ -573,7 +573,7 @@ var confUnary = []struct {
 	{"max", "x", torch.Max},
 	{"min", "x", torch.Min},
 	{"median", "x", torch.Median},
-	{"nanmedian", "nan1", torch.NanMedian},
+	{"nanmedian", "nan1", torch.Nanmedian},
 	{"all", "mask", torch.All},
 	{"any", "mask", torch.Any},
 	{"det", "a", torch.Det},
@@ -664,8 +664,8 @@ func confCasesBinary() []confCase {
 		{"hypot", func(c *cc) any { return torch.Hypot(c.I("x"), c.I("y")) }},
 		{"copysign", func(c *cc) any { return torch.Copysign(c.I("x"), c.I("y")) }},
 		{"nextafter", func(c *cc) any { return torch.Nextafter(c.I("x"), c.I("y")) }},
-		{"logaddexp", func(c *cc) any { return torch.LogAddExp(c.I("x"), c.I("y")) }},
-		{"logaddexp2", func(c *cc) any { return torch.LogAddExp2(c.I("x"), c.I("y")) }},
+		{"logaddexp", func(c *cc) any { return torch.Logaddexp(c.I("x"), c.I("y")) }},
+		{"logaddexp2", func(c *cc) any { return torch.Logaddexp2(c.I("x"), c.I("y")) }},
 		{"xlogy", func(c *cc) any { return torch.Xlogy(c.I("x"), c.I("p")) }},
 		{"special_xlogy", func(c *cc) any { return torch.SpecialXlogy(c.I("x"), c.I("p")) }},
 		{"special_xlog1py", func(c *cc) any { return torch.SpecialXlog1py(c.I("x"), c.I("p")) }},
@@ -707,8 +707,8 @@ func confCasesBinary() []confCase {
 		{"greater_equal", func(c *cc) any { return torch.GreaterEqualScalar(c.I("ii"), torch.S(3)) }},
 		{"less_equal", func(c *cc) any { return torch.LessEqualScalar(c.I("ii"), torch.S(3)) }},
 		{"not_equal", func(c *cc) any { return torch.NotEqualScalar(c.I("ii"), torch.S(3)) }},
-		{"isclose", func(c *cc) any { return torch.IsClose(c.I("x"), c.I("y"), torch.WithRtol(0.0), torch.WithAtol(1.0)) }},
-		{"isclose_nan", func(c *cc) any { return torch.IsClose(c.I("nanx"), c.I("nanx"), torch.WithEqualNan(true)) }},
+		{"isclose", func(c *cc) any { return torch.Isclose(c.I("x"), c.I("y"), torch.WithRtol(0.0), torch.WithAtol(1.0)) }},
+		{"isclose_nan", func(c *cc) any { return torch.Isclose(c.I("nanx"), c.I("nanx"), torch.WithEqualNan(true)) }},
 		{"isin", func(c *cc) any { return torch.Isin(c.I("ii"), c.I("jj")) }},
 		{"isin_invert", func(c *cc) any { return torch.Isin(c.I("ii"), c.I("jj"), torch.WithInvert(true)) }},
 		{"clamp", func(c *cc) any { return torch.Clamp(c.I("x"), torch.WithMin(-1), torch.WithMax(1)) }},
@@ -747,8 +747,8 @@ func confCasesReduce() []confCase {
 			return torch.SumDimIntList(c.I("b1"), i64s(0, 2), torch.WithKeepdim(false), torch.WithDtype(torch.Float64))
 		}},
 		{"sum_to_size", func(c *cc) any { return c.I("b1").SumToSize(i64s(3, 1)) }},
-		{"nansum", func(c *cc) any { return torch.NanSum(c.I("nan1")) }},
-		{"nanmean", func(c *cc) any { return torch.NanMean(c.I("nan1"), torch.WithDim(1)) }},
+		{"nansum", func(c *cc) any { return torch.Nansum(c.I("nan1")) }},
+		{"nanmean", func(c *cc) any { return torch.Nanmean(c.I("nan1"), torch.WithDim(1)) }},
 		{"mean", func(c *cc) any { return torch.Mean(c.I("x")) }},
 		{"mean_dim", func(c *cc) any { return torch.MeanDim(c.I("b1"), i64s(0, 2), torch.WithKeepdim(true)) }},
 		{"prod", func(c *cc) any { return torch.Prod(c.I("p")) }},
@@ -782,7 +782,7 @@ func confCasesReduce() []confCase {
 		{"argmax", func(c *cc) any { return torch.Argmax(c.I("x")) }},
 		{"argmax_dim", func(c *cc) any { return torch.Argmax(c.I("x"), torch.WithDim(1), torch.WithKeepdim(true)) }},
 		{"argmin", func(c *cc) any { return torch.Argmin(c.I("x"), torch.WithDim(0)) }},
-		{"logsumexp", func(c *cc) any { return torch.LogSumExp(c.I("x"), i64s(1)) }},
+		{"logsumexp", func(c *cc) any { return torch.Logsumexp(c.I("x"), i64s(1)) }},
 		{"special_logsumexp", func(c *cc) any { return torch.SpecialLogsumexp(c.I("x"), i64s(0), torch.WithKeepdim(true)) }},
 		{"norm_scalar", func(c *cc) any { return torch.NormScalar(c.I("x"), torch.WithP(3)) }},
 		{"norm_default", func(c *cc) any { return torch.NormScalar(c.I("x")) }},
@@ -795,15 +795,15 @@ func confCasesReduce() []confCase {
 		{"count_nonzero", func(c *cc) any { return torch.CountNonzero(c.I("sh")) }},
 		{"count_nonzero_dim", func(c *cc) any { return torch.CountNonzero(c.I("sh"), torch.WithDim(0)) }},
 		{"median_dim", func(c *cc) any { return tup2(torch.MedianDim(c.I("x"), 1)) }},
-		{"nanmedian_dim", func(c *cc) any { return tup2(torch.NanMedianDim(c.I("nan1"), 1)) }},
+		{"nanmedian_dim", func(c *cc) any { return tup2(torch.NanmedianDim(c.I("nan1"), 1)) }},
 		{"mode", func(c *cc) any { return tup2(torch.Mode(c.I("uniq"))) }},
-		{"kthvalue", func(c *cc) any { return tup2(torch.KthValue(c.I("x"), 2, torch.WithDim(1))) }},
-		{"cumsum", func(c *cc) any { return torch.CumSum(c.I("x"), 1) }},
-		{"cumsum_dtype", func(c *cc) any { return torch.CumSum(c.I("ii"), 0, torch.WithDtype(torch.Float64)) }},
-		{"cumprod", func(c *cc) any { return torch.CumProd(c.I("x"), 0) }},
-		{"cummax", func(c *cc) any { return tup2(torch.CumMax(c.I("x"), 1)) }},
-		{"cummin", func(c *cc) any { return tup2(torch.CumMin(c.I("x"), 0)) }},
-		{"logcumsumexp", func(c *cc) any { return torch.LogCumSumExp(c.I("x"), 1) }},
+		{"kthvalue", func(c *cc) any { return tup2(torch.Kthvalue(c.I("x"), 2, torch.WithDim(1))) }},
+		{"cumsum", func(c *cc) any { return torch.Cumsum(c.I("x"), 1) }},
+		{"cumsum_dtype", func(c *cc) any { return torch.Cumsum(c.I("ii"), 0, torch.WithDtype(torch.Float64)) }},
+		{"cumprod", func(c *cc) any { return torch.Cumprod(c.I("x"), 0) }},
+		{"cummax", func(c *cc) any { return tup2(torch.Cummax(c.I("x"), 1)) }},
+		{"cummin", func(c *cc) any { return tup2(torch.Cummin(c.I("x"), 0)) }},
+		{"logcumsumexp", func(c *cc) any { return torch.Logcumsumexp(c.I("x"), 1) }},
 		{"quantile", func(c *cc) any { return torch.Quantile(c.I("x"), c.I("qq"), torch.WithDim(1)) }},
 		{"quantile_scalar", func(c *cc) any {
 			return torch.QuantileScalar(c.I("x"), 0.3, torch.WithInterpolation("nearest"))
@@ -831,10 +831,10 @@ func confCasesReduce() []confCase {
 		{"sort", func(c *cc) any { return tup2(torch.Sort(c.I("x"))) }},
 		{"sort_desc", func(c *cc) any { return tup2(c.I("x").Sort(torch.WithDim(0), torch.WithDescending(true))) }},
 		{"sort_stable", func(c *cc) any { return tup2(torch.SortStable(c.I("uniq"), torch.WithStable(true))) }},
-		{"argsort", func(c *cc) any { return torch.ArgSort(c.I("x"), torch.WithDim(1), torch.WithDescending(true)) }},
-		{"argsort_stable", func(c *cc) any { return torch.ArgSortStable(c.I("uniq"), true) }},
-		{"topk", func(c *cc) any { return tup2(torch.TopK(c.I("sortv"), 3)) }},
-		{"topk_smallest", func(c *cc) any { return tup2(torch.TopK(c.I("x"), 2, torch.WithDim(1), torch.WithLargest(false))) }},
+		{"argsort", func(c *cc) any { return torch.Argsort(c.I("x"), torch.WithDim(1), torch.WithDescending(true)) }},
+		{"argsort_stable", func(c *cc) any { return torch.ArgsortStable(c.I("uniq"), true) }},
+		{"topk", func(c *cc) any { return tup2(torch.Topk(c.I("sortv"), 3)) }},
+		{"topk_smallest", func(c *cc) any { return tup2(torch.Topk(c.I("x"), 2, torch.WithDim(1), torch.WithLargest(false))) }},
 		{"searchsorted", func(c *cc) any { return torch.Searchsorted(c.I("bounds"), c.I("x")) }},
 		{"searchsorted_right", func(c *cc) any {
 			return torch.Searchsorted(c.I("bounds"), c.I("x"), torch.WithRight(true), torch.WithOutInt32(true))
@@ -1003,12 +1003,12 @@ func confCasesFactory() []confCase {
 
 func confCasesLinalg() []confCase {
 	return []confCase{
-		{"mm", func(c *cc) any { return torch.MM(c.I("x"), c.I("m43")) }},
+		{"mm", func(c *cc) any { return torch.Mm(c.I("x"), c.I("m43")) }},
 		{"matmul", func(c *cc) any { return torch.Matmul(c.I("b1"), c.I("b2")) }},
 		{"matmul_vec", func(c *cc) any { return c.I("x").Matmul(c.I("v")) }},
 		{"linalg_matmul", func(c *cc) any { return torch.LinalgMatmul(c.I("x"), c.I("m43")) }},
-		{"bmm", func(c *cc) any { return torch.BMM(c.I("b1"), c.I("b2")) }},
-		{"mv", func(c *cc) any { return torch.MV(c.I("x"), c.I("v")) }},
+		{"bmm", func(c *cc) any { return torch.Bmm(c.I("b1"), c.I("b2")) }},
+		{"mv", func(c *cc) any { return torch.Mv(c.I("x"), c.I("v")) }},
 		{"dot", func(c *cc) any { return torch.Dot(c.I("v"), c.I("w")) }},
 		{"vdot", func(c *cc) any { return torch.Vdot(c.I("v"), c.I("w")) }},
 		{"inner", func(c *cc) any { return torch.Inner(c.I("x"), c.I("y")) }},
@@ -1018,12 +1018,12 @@ func confCasesLinalg() []confCase {
 		{"linalg_cross", func(c *cc) any { return torch.LinalgCross(c.I("v3"), c.I("w3")) }},
 		{"kron", func(c *cc) any { return torch.Kron(c.I("sq2"), c.I("bm")) }},
 		{"addmm", func(c *cc) any {
-			return torch.AddMM(c.I("a"), c.I("x"), c.I("m43"), torch.WithBeta(0.5), torch.WithAlpha(2))
+			return torch.Addmm(c.I("a"), c.I("x"), c.I("m43"), torch.WithBeta(0.5), torch.WithAlpha(2))
 		}},
-		{"addmv", func(c *cc) any { return torch.AddMV(c.I("v3"), c.I("x"), c.I("v")) }},
-		{"addbmm", func(c *cc) any { return torch.AddBMM(c.I("bm"), c.I("b1"), c.I("b2")) }},
-		{"baddbmm", func(c *cc) any { return torch.BAddBMM(c.I("b3"), c.I("b1"), c.I("b2"), torch.WithBeta(2)) }},
-		{"addr", func(c *cc) any { return torch.AddR(c.I("x"), c.I("v3"), c.I("v"), torch.WithAlpha(0.5)) }},
+		{"addmv", func(c *cc) any { return torch.Addmv(c.I("v3"), c.I("x"), c.I("v")) }},
+		{"addbmm", func(c *cc) any { return torch.Addbmm(c.I("bm"), c.I("b1"), c.I("b2")) }},
+		{"baddbmm", func(c *cc) any { return torch.Baddbmm(c.I("b3"), c.I("b1"), c.I("b2"), torch.WithBeta(2)) }},
+		{"addr", func(c *cc) any { return torch.Addr(c.I("x"), c.I("v3"), c.I("v"), torch.WithAlpha(0.5)) }},
 		{"slogdet", func(c *cc) any { return tup2(torch.Slogdet(c.I("a"))) }},
 		{"linalg_slogdet", func(c *cc) any { return tup2(torch.LinalgSlogdet(c.I("a"))) }},
 		{"linalg_inv_ex", func(c *cc) any { return tup2(torch.LinalgInvEx(c.I("a"))) }},
@@ -1331,7 +1331,7 @@ func confCasesInplace() []confCase {
 		inplace("exp_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Exp_(t) }),
 		inplace("sin_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.Sin_() }),
 		inplace("sqrt_", "p", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Sqrt_(t) }),
-		inplace("rsqrt_", "p", func(c *cc, t torch.Tensor) torch.Tensor { return t.RSqrt_() }),
+		inplace("rsqrt_", "p", func(c *cc, t torch.Tensor) torch.Tensor { return t.Rsqrt_() }),
 		inplace("log_", "p", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Log_(t) }),
 		inplace("reciprocal_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.Reciprocal_() }),
 		inplace("relu_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Relu_(t) }),
@@ -1397,7 +1397,7 @@ func confCasesInplace() []confCase {
 		inplace("silu_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Silu_(t) }),
 		inplace("nan_to_num_", "nanx", func(c *cc, t torch.Tensor) torch.Tensor { return torch.NanToNum_(t, torch.WithNan(0.0)) }),
 		inplace("logit_", "q", func(c *cc, t torch.Tensor) torch.Tensor { return t.Logit_() }),
-		inplace("cumsum_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.CumSum_(1) }),
+		inplace("cumsum_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.Cumsum_(1) }),
 		inplace("renorm_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.Renorm_(torch.S(1), 0, torch.S(2.0)) }),
 		inplace("fill_diagonal_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return t.FillDiagonal_(torch.S(-7)) }),
 		inplace("dropout_", "x", func(c *cc, t torch.Tensor) torch.Tensor { return torch.Dropout_(t, 0.5, false) }),
@@ -1417,7 +1417,7 @@ func confCasesOut() []confCase {
 			o := c.E(f32)
 			return c.same1(o)(torch.AddOut(o, c.I("x"), c.I("y"), torch.WithAlpha(2)))
 		}},
-		{"mm_out", func(c *cc) any { o := c.E(f32); return c.same1(o)(torch.MMOut(o, c.I("x"), c.I("m43"))) }},
+		{"mm_out", func(c *cc) any { o := c.E(f32); return c.same1(o)(torch.MmOut(o, c.I("x"), c.I("m43"))) }},
 		{"matmul_out", func(c *cc) any { o := c.E(f32); return c.same1(o)(torch.MatmulOut(o, c.I("b1"), c.I("b2"))) }},
 		{"mul_out", func(c *cc) any { o := c.E(f32); return c.same1(o)(torch.MulOut(o, c.I("x"), c.I("y"))) }},
 		{"maximum_out", func(c *cc) any { o := c.E(f32); return c.same1(o)(torch.MaximumOut(o, c.I("x"), c.I("y"))) }},
@@ -1460,7 +1460,7 @@ func confCasesOut() []confCase {
 		}},
 		{"topk_out", func(c *cc) any {
 			v, i := c.E(f32), c.E(i64)
-			return c.same2(v, i)(torch.TopKOut(v, i, c.I("sortv"), 2))
+			return c.same2(v, i)(torch.TopkOut(v, i, c.I("sortv"), 2))
 		}},
 		{"max_out", func(c *cc) any {
 			v, i := c.E(f32), c.E(i64)
@@ -1472,7 +1472,7 @@ func confCasesOut() []confCase {
 		}},
 		{"kthvalue_out", func(c *cc) any {
 			v, i := c.E(f32), c.E(i64)
-			return c.same2(v, i)(torch.KthValueOut(v, i, c.I("x"), 1, torch.WithDim(0)))
+			return c.same2(v, i)(torch.KthvalueOut(v, i, c.I("x"), 1, torch.WithDim(0)))
 		}},
 		{"aminmax_out", func(c *cc) any {
 			lo, hi := c.E(f32), c.E(f32)
@@ -1505,9 +1505,9 @@ func confCasesRandom() []confCase {
 	return []confCase{
 		{"rand_generator", func(c *cc) any { return torch.RandGenerator(i64s(2, 3), gen(1)) }},
 		{"rand_generator_f64", func(c *cc) any { return torch.RandGenerator(i64s(3), gen(2), torch.WithDtype(torch.Float64)) }},
-		{"randn_generator", func(c *cc) any { return torch.RandNGenerator(i64s(4), gen(3)) }},
-		{"randint_generator", func(c *cc) any { return torch.RandIntGenerator(10, i64s(5), gen(4)) }},
-		{"randperm_generator", func(c *cc) any { return torch.RandPermGenerator(6, gen(5)) }},
+		{"randn_generator", func(c *cc) any { return torch.RandnGenerator(i64s(4), gen(3)) }},
+		{"randint_generator", func(c *cc) any { return torch.RandintGenerator(10, i64s(5), gen(4)) }},
+		{"randperm_generator", func(c *cc) any { return torch.RandpermGenerator(6, gen(5)) }},
 		{"normal_tensor_tensor", func(c *cc) any {
 			return torch.NormalTensorTensor(c.I("x"), c.I("p"), torch.WithGenerator(gen(6)))
 		}},
@@ -1566,7 +1566,7 @@ func confCasesRandom() []confCase {
 		}},
 		{"randperm_generator_out", func(c *cc) any {
 			o := c.E(torch.Int64)
-			return c.same1(o)(torch.RandPermGeneratorOut(o, 5, gen(31)))
+			return c.same1(o)(torch.RandpermGeneratorOut(o, 5, gen(31)))
 		}},
 		{"multinomial_out", func(c *cc) any {
 			o := c.E(torch.Int64)
@@ -1589,7 +1589,7 @@ func confCasesRandom() []confCase {
 			x := c.I("x")
 			return seeded(43, func() any { return tup2(torch.NativeDropout(x, 0.5, torch.WithTrain(true))) })
 		}},
-		{"randn_default_seeded", func(c *cc) any { return seeded(44, func() any { return torch.RandN(i64s(2)) }) }},
+		{"randn_default_seeded", func(c *cc) any { return seeded(44, func() any { return torch.Randn(i64s(2)) }) }},
 		{"bernoulli_nil_generator_option", func(c *cc) any {
 			x := c.I("x")
 			return seeded(45, func() any { return torch.BernoulliP(x, 0.5, torch.WithGenerator(nil)) })
@@ -1597,7 +1597,7 @@ func confCasesRandom() []confCase {
 		// One generator through several calls keeps its state.
 		{"generator_reused", func(c *cc) any {
 			g := gen(34)
-			return tup{torch.RandNGenerator(i64s(3), g), torch.RandNGenerator(i64s(20), g),
+			return tup{torch.RandnGenerator(i64s(3), g), torch.RandnGenerator(i64s(20), g),
 				c.I("x").BernoulliP(0.5, torch.WithGenerator(g))}
 		}},
 	}
@@ -1608,8 +1608,8 @@ func confCasesNonTensor() []confCase {
 	return []confCase{
 		{"equal_true", func(c *cc) any { return torch.Equal(c.I("x"), c.I("x")) }},
 		{"equal_false", func(c *cc) any { return c.I("x").Equal(c.I("y")) }},
-		{"allclose_false", func(c *cc) any { return torch.AllClose(c.I("x"), c.I("y")) }},
-		{"allclose_atol", func(c *cc) any { return torch.AllClose(c.I("x"), c.I("y"), torch.WithAtol(10.0)) }},
+		{"allclose_false", func(c *cc) any { return torch.Allclose(c.I("x"), c.I("y")) }},
+		{"allclose_atol", func(c *cc) any { return torch.Allclose(c.I("x"), c.I("y"), torch.WithAtol(10.0)) }},
 		{"is_same_size_true", func(c *cc) any { return torch.IsSameSize(c.I("x"), c.I("y")) }},
 		{"is_same_size_false", func(c *cc) any { return torch.IsSameSize(c.I("x"), c.I("v")) }},
 		{"is_nonzero_true", func(c *cc) any { return torch.IsNonzero(c.I("s0")) }},
@@ -1683,14 +1683,14 @@ func confMisuses() []confMisuse {
 	err2 := func(_, _ torch.Tensor, err error) error { return err }
 	return []confMisuse{
 		{"wrong shape", "mm", nil, "cannot be multiplied",
-			func() { torch.MM(x(), x()) },
-			func() error { return err1(torch.TryMM(x(), x())) }},
+			func() { torch.Mm(x(), x()) },
+			func() error { return err1(torch.TryMm(x(), x())) }},
 		{"wrong shape method", "add", nil, "must match the size",
 			func() { x().Add(torch.Ones(i64s(2, 2))) },
 			func() error { return err1(x().TryAdd(torch.Ones(i64s(2, 2)))) }},
 		{"wrong dtype", "mm", nil, "expected scalar type Float but found Long|expected m1 and m2 to have the same dtype, but got: float != long int",
-			func() { torch.MM(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64))) },
-			func() error { return err1(torch.TryMM(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64)))) }},
+			func() { torch.Mm(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64))) },
+			func() error { return err1(torch.TryMm(x(), torch.Ones(i64s(4, 3), torch.WithDtype(torch.Int64)))) }},
 		{"wrong dtype index", "index_select", nil, "Expected dtype int32 or int64 for index",
 			func() { torch.IndexSelect(x(), 0, torch.FromSlice([]float32{0})) },
 			func() error { return err1(torch.TryIndexSelect(x(), 0, torch.FromSlice([]float32{0}))) }},
@@ -1749,9 +1749,9 @@ func confMisuses() []confMisuse {
 			func() { torch.RandGenerator(i64s(2, -3), gen(1)) },
 			func() error { return err1(torch.TryRandGenerator(i64s(2, -3), gen(1))) }},
 		{"out= dtype", "mm_out", nil, "Expected out tensor to have dtype float, but got long",
-			func() { torch.MMOut(torch.Empty(i64s(0), torch.WithDtype(torch.Int64)), x(), torch.T(x())) },
+			func() { torch.MmOut(torch.Empty(i64s(0), torch.WithDtype(torch.Int64)), x(), torch.T(x())) },
 			func() error {
-				return err1(torch.TryMMOut(torch.Empty(i64s(0), torch.WithDtype(torch.Int64)), x(), torch.T(x())))
+				return err1(torch.TryMmOut(torch.Empty(i64s(0), torch.WithDtype(torch.Int64)), x(), torch.T(x())))
 			}},
 		{"out= dtype cast", "add_out", nil, "can't be cast to the desired output type Long",
 			func() { torch.AddOut(torch.Empty(i64s(0), torch.WithDtype(torch.Int64)), x(), x()) },

@@ -24,7 +24,7 @@ var factories = []struct {
 	{"Ones", "ones", torch.TryOnes, torch.Ones, each(func(v float64) bool { return v == 1 })},
 	{"Empty", "empty", torch.TryEmpty, torch.Empty, nil},
 	{"Rand", "rand", torch.TryRand, torch.Rand, each(func(v float64) bool { return v >= 0 && v < 1 })},
-	{"RandN", "randn", torch.TryRandN, torch.RandN, each(func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) })},
+	{"RandN", "randn", torch.TryRandn, torch.Randn, each(func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) })},
 	{
 		"Full", "full",
 		func(s []int64, o ...torch.Option) (torch.Tensor, error) { return torch.TryFull(s, torch.S(2.5), o...) },
@@ -106,7 +106,7 @@ func TestFactories(t *testing.T) {
 			t.Run("requires_grad on int64", func(t *testing.T) {
 				_, err := f.try(i64s(2), torch.WithDtype(torch.Int64), torch.WithRequiresGrad(true))
 				te := requireTorchErr(t, f.op, err)
-				// Rand and RandN have no int64 kernel; the others say
+				// Rand and Randn have no int64 kernel; the others say
 				// integers cannot require gradients.
 				assert.NotEmpty(t, te.Msg)
 				ok(t)
@@ -253,10 +253,10 @@ func TestEye(t *testing.T) {
 func TestManualSeed(t *testing.T) {
 	torch.ManualSeed(42)
 	a := torch.Rand(i64s(8)).Float32s()
-	an := torch.RandN(i64s(8)).Float32s()
+	an := torch.Randn(i64s(8)).Float32s()
 	torch.ManualSeed(42)
 	b := torch.Rand(i64s(8)).Float32s()
-	bn := torch.RandN(i64s(8)).Float32s()
+	bn := torch.Randn(i64s(8)).Float32s()
 	assert.Equal(t, a, b)
 	assert.Equal(t, an, bn)
 	assert.NotEqual(t, a, torch.Rand(i64s(8)).Float32s())
@@ -321,7 +321,7 @@ func TestSetThreadNumThreads(t *testing.T) {
 
 func TestInvalidEnumValuesAreErrorsNotAborts(t *testing.T) {
 	x := torch.Ones(i64s(2))
-	_, err := x.TryCumSum(0, torch.WithDtype(torch.DType(99)))
+	_, err := x.TryCumsum(0, torch.WithDtype(torch.DType(99)))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "invalid dtype 99")
 	_, err = torch.TryZeros(i64s(2), torch.WithLayout(torch.Layout(42)))

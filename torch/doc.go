@@ -24,7 +24,7 @@
 //	o := torch.Ones([]int64{2}, torch.WithDtype(torch.Int64))    // torch.ones(2, dtype=torch.int64)
 //	f := torch.Full([]int64{2, 2}, torch.S(7.5))                 // torch.full((2, 2), 7.5)
 //	r := torch.Arange(torch.S(5))                                // torch.arange(5)
-//	n := torch.RandN([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
+//	n := torch.Randn([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
 //	s := torch.ScalarTensor(torch.S(3.0))                        // torch.tensor(3.)
 //
 // A Scalar (torch.S(v)) carries a Go number to an op, keeping Python's
@@ -49,7 +49,7 @@
 //   - OpAlong(dim int64, keepdim ...bool) is x.op(dim) and x.op(dim,
 //     keepdim): x.SumAlong(1), x.StdAlong(0), x.VarMeanAlong(1, true),
 //     x.ArgmaxAlong(1). Ops that return values and indices return both:
-//     values, indices := x.MaxAlong(1). TopKAlong(k, dim) and
+//     values, indices := x.MaxAlong(1). TopkAlong(k, dim) and
 //     SortAlong(dim, descending) take Python's other positional arguments.
 //   - OpAny(v any) takes what Python takes there, a Tensor or a number:
 //     x.SubAny(0.75) is x - 0.75, x.PowAny(2) is torch.pow(x, 2),

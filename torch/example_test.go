@@ -28,7 +28,7 @@ func Example_creating() {
 	o := torch.Ones([]int64{2}, torch.WithDtype(torch.Int64))    // torch.ones(2, dtype=torch.int64)
 	f := torch.Full([]int64{2, 2}, torch.S(7.5))                 // torch.full((2, 2), 7.5)
 	r := torch.Arange(torch.S(5))                                // torch.arange(5)
-	n := torch.RandN([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
+	n := torch.Randn([]int64{3, 4}, torch.WithDevice(torch.CPU)) // torch.randn(3, 4)
 	s := torch.ScalarTensor(torch.S(3.0))                        // torch.tensor(3.)
 	fmt.Println(z.Shape(), z.DType(), o.Int64s(), f.Float32s(), r.Int64s())
 	fmt.Println(n.Shape(), n.Device(), s.Dim(), s.Item())
@@ -47,7 +47,7 @@ func Example_names() {
 	fmt.Printf("%v %.4f\n", v.Shape(), m.Float64s())
 	values, indices := x.MaxAlong(1)
 	fmt.Println(values.Float64s(), indices.Int64s())
-	top, _ := x.TopKAlong(2, 1)
+	top, _ := x.TopkAlong(2, 1)
 	fmt.Println(top.Float64s())
 
 	a := torch.FromSlice([]float32{1, 2, 3})
@@ -124,8 +124,8 @@ func ExampleScoped() {
 	w1 := torch.Ones([]int64{2, 2})
 	w2 := torch.Ones([]int64{2, 1})
 	y := torch.Scoped(func() torch.Tensor {
-		h := x.MM(w1).Relu() // freed when Scoped returns
-		return h.MM(w2)      // kept
+		h := x.Mm(w1).Relu() // freed when Scoped returns
+		return h.Mm(w2)      // kept
 	})
 	fmt.Println(y)
 	// Output: tensor([[4.]])

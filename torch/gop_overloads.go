@@ -36,6 +36,11 @@ const (
 	Gopo_Tensor_Argmax  = ".ArgmaxAll,.ArgmaxAlong"
 	Gopo_Tensor_Argmin  = ".ArgminAll,.ArgminAlong"
 
+	// x.logsumexp(1) and x.topk(3, 1) take PyTorch's positional dim, which
+	// the generated Logsumexp and Topk (on *handle) take as an option.
+	Gopo_Tensor_Logsumexp = ".LogsumexpAlong"
+	Gopo_Tensor_Topk      = ".TopkAlong,.TopkWith"
+
 	// PyTorch's names of methods whose overloads have Go names of their
 	// own (pythonic_tensor.go, ops_gen.go).
 	Gopo_Tensor_Stride           = ".Strides,.StrideAt"

@@ -875,8 +875,8 @@ func enterScope(h *handle) {
 // other goroutines meanwhile are not touched.
 //
 //	y := torch.Scoped(func() torch.Tensor {
-//		h := x.MM(w1).Relu() // freed when Scoped returns
-//		return h.MM(w2)      // kept
+//		h := x.Mm(w1).Relu() // freed when Scoped returns
+//		return h.Mm(w2)      // kept
 //	})
 func Scoped[T any](f func() T) T {
 	runtime.LockOSThread()

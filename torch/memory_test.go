@@ -73,7 +73,7 @@ func TestGCFromSeveralGoroutines(t *testing.T) {
 			defer wg.Done()
 			x := torch.Ones(i64s(3, 3))
 			for i := 0; i < 300; i++ {
-				y := x.MM(x)
+				y := x.Mm(x)
 				if i%10 == 0 {
 					torch.GC()
 				}
@@ -248,14 +248,14 @@ func TestTrainingLoopReturnsToBaseline(t *testing.T) {
 	}
 	base := settle()
 	torch.ManualSeed(1)
-	w := torch.RandN(i64s(16, 8)).Mul(torch.Full(nil, torch.S(0.1))).SetRequiresGrad(true)
-	x := torch.RandN(i64s(32, 16))
-	target := torch.RandN(i64s(32, 8))
+	w := torch.Randn(i64s(16, 8)).Mul(torch.Full(nil, torch.S(0.1))).SetRequiresGrad(true)
+	x := torch.Randn(i64s(32, 16))
+	target := torch.Randn(i64s(32, 8))
 	lr := torch.Full(nil, torch.S(0.01))
 	var rss1000 int64
 	for step := 1; step <= 10000; step++ {
 		torch.GC()
-		loss := x.MM(w).Sub(target).PowTensorScalar(torch.S(2)).Mean()
+		loss := x.Mm(w).Sub(target).PowTensorScalar(torch.S(2)).Mean()
 		loss.Backward()
 		torch.NoGrad(func() {
 			w.Sub_(w.Grad().Mul(lr))
@@ -367,9 +367,9 @@ func TestGCPercentDefersSmallGrowth(t *testing.T) {
 	// No collections of Go's own, whose background sweeps would free the
 	// waiting tensors.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	base := torch.RandN([]int64{1024, 1024}) // 4 MiB live: 5% is about 205 KiB
-	small := torch.RandN([]int64{1024})      // 4 KiB
-	mid := torch.RandN([]int64{100, 1024})   // 400 KiB
+	base := torch.Randn([]int64{1024, 1024}) // 4 MiB live: 5% is about 205 KiB
+	small := torch.Randn([]int64{1024})      // 4 KiB
+	mid := torch.Randn([]int64{100, 1024})   // 400 KiB
 	defer base.Free()
 	defer small.Free()
 	defer mid.Free()

@@ -66,7 +66,7 @@ var optionHints = map[string]map[optKey]string{
 	"all":       {optDim: "AllDim or AllAlong", optKeepdim: "AllDim or AllAlong"},
 	"any":       {optDim: "AnyDim or AnyAlong", optKeepdim: "AnyDim or AnyAlong"},
 	"norm":      {optDim: "NormScalarOptDim or NormAlong", optKeepdim: "NormScalarOptDim or NormAlong"},
-	"logsumexp": {optDim: "LogSumExp's dim argument or LogSumExpAlong"},
+	"logsumexp": {optDim: "Logsumexp's dim argument or LogsumexpAlong"},
 	"clamp":     {optMin: "Clamp or ClampAny", optMax: "Clamp or ClampAny", optMinTensor: "ClampTensor or ClampAny", optMaxTensor: "ClampTensor or ClampAny"},
 }
 

@@ -63,13 +63,13 @@ func TestFreeDuringOpsOnOtherGoroutines(t *testing.T) {
 					var err error
 					switch (u + i) % 4 {
 					case 0:
-						_, err = torch.TryMM(x, w)
+						_, err = torch.TryMm(x, w)
 					case 1:
 						_, err = torch.TryCat([]torch.Tensor{w, x, w})
 					case 2:
 						_, err = torch.TryToSlice[float32](x)
 					case 3:
-						_, err = x.TryAddMM(w, x)
+						_, err = x.TryAddmm(w, x)
 					}
 					if err != nil {
 						if !errors.Is(err, torch.ErrFreed) {
@@ -107,7 +107,7 @@ func TestFailedCallUnpins(t *testing.T) {
 	gone.Free()
 	for _, call := range []func(a, b torch.Tensor) error{
 		func(a, b torch.Tensor) error { _, err := torch.TryCat([]torch.Tensor{a, b, gone}); return err },
-		func(a, b torch.Tensor) error { _, err := torch.TryAddMM(a, b, gone); return err },
+		func(a, b torch.Tensor) error { _, err := torch.TryAddmm(a, b, gone); return err },
 		func(a, b torch.Tensor) error { _, err := torch.TryIndexPut(a, []torch.Tensor{b}, gone); return err },
 	} {
 		a, b := torch.Ones(i64s(4)), torch.Zeros(i64s(4), torch.WithDtype(torch.Int64))

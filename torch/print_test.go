@@ -108,7 +108,7 @@ var reprCases = map[string]func() torch.Tensor{
 	"grad_fn_add": func() torch.Tensor { return torch.Add(leaf(1, 2), f32(3, 4)) },
 	"grad_fn_mm": func() torch.Tensor {
 		m := torch.FromSlice([]float32{1, 2, 3, 4}, 2, 2).SetRequiresGrad(true)
-		return torch.MM(m, torch.FromSlice([]float32{5, 6, 7, 8}, 2, 2))
+		return torch.Mm(m, torch.FromSlice([]float32{5, 6, 7, 8}, 2, 2))
 	},
 	"grad_fn_clone": func() torch.Tensor { return leaf(1, 2).Clone() },
 	"grad_fn_to":    func() torch.Tensor { return leaf(1, 2).To(torch.Float64) },

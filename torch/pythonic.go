@@ -95,17 +95,24 @@ func (t Tensor) NormAlong(dim int64, keepdim ...bool) Tensor {
 	return t.NormScalarOptDim(dim1(dim), keepdimOf("norm", keepdim))
 }
 
-// LogSumExpAlong is Python's x.logsumexp(dim) and x.logsumexp(dim,
+// LogsumexpAlong is Python's x.logsumexp(dim) and x.logsumexp(dim,
 // keepdim).
-func (t Tensor) LogSumExpAlong(dim int64, keepdim ...bool) Tensor {
-	return t.LogSumExp(dim1(dim), keepdimOf("logsumexp", keepdim))
+func (t Tensor) LogsumexpAlong(dim int64, keepdim ...bool) Tensor {
+	return t.Logsumexp(dim1(dim), keepdimOf("logsumexp", keepdim))
 }
 
-// TopKAlong is Python's values, indices = x.topk(k, dim): the k largest
-// elements along dim, largest first (for the smallest, TopK with
+// TopkAlong is Python's values, indices = x.topk(k, dim): the k largest
+// elements along dim, largest first (for the smallest, Topk with
 // WithLargest(false)).
-func (t Tensor) TopKAlong(k, dim int64) (values, indices Tensor) {
-	return t.TopK(k, WithDim(dim))
+func (t Tensor) TopkAlong(k, dim int64) (values, indices Tensor) {
+	return t.Topk(k, WithDim(dim))
+}
+
+// TopkWith is Python's x.topk(k) and x.topk(k, dim=…, largest=…,
+// sorted=…) with keyword options: the generated Topk as a method of
+// Tensor itself, so that XGo's x.topk overload can list it.
+func (t Tensor) TopkWith(k int64, opts ...Option) (values, indices Tensor) {
+	return t.Topk(k, opts...)
 }
 
 // SortAlong is Python's values, indices = x.sort(dim) and x.sort(dim,

@@ -50,9 +50,9 @@ func TestPythonicReductions(t *testing.T) {
 	assert.InDeltaSlice(t, []float64{
 		math.Log(math.Exp(1) + math.Exp(5) + math.Exp(2)),
 		math.Log(math.Exp(8) + math.Exp(3) + math.Exp(0)),
-	}, x.LogSumExpAlong(1).Float64s(), 1e-12)
+	}, x.LogsumexpAlong(1).Float64s(), 1e-12)
 
-	vals, idx := x.TopKAlong(2, 1)
+	vals, idx := x.TopkAlong(2, 1)
 	assert.Equal(t, []float64{5, 2, 8, 3}, vals.Float64s())
 	assert.Equal(t, []int64{1, 2, 0, 1}, idx.Int64s())
 	vals, idx = x.SortAlong(1, true)

@@ -10,7 +10,7 @@ import "runtime"
 
 // GetRNGState returns a copy of the default CPU generator's state:
 // torch.get_rng_state(). That generator is the one ManualSeed seeds and the
-// random ops (Rand, RandN, RandPerm, dropout, …) draw from when they are
+// random ops (Rand, Randn, Randperm, dropout, …) draw from when they are
 // given no Generator. The state is a 1-D Uint8 tensor (5056 bytes on
 // libtorch 1.13 to 2.x), PyTorch's byte for byte: a state that one saved,
 // the other sets. SetRNGState puts it back:

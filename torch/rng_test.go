@@ -57,14 +57,14 @@ func widen32(v []float32) []float64 {
 // uniform and normal (whose cached second value is part of the state).
 func TestRNGStateRoundTrip(t *testing.T) {
 	torch.ManualSeed(3)
-	torch.RandN(i64s(1)) // leaves a normal value cached
+	torch.Randn(i64s(1)) // leaves a normal value cached
 	state, err := torch.GetRNGState()
 	require.NoError(t, err)
 	assert.Equal(t, torch.Uint8, state.DType())
 	assert.Equal(t, []int64{loadRNGGolden(t).Size}, state.Shape())
 	saved := torch.ToSlice[uint8](state)
 	draw := func() ([]float32, []float32, []int64) {
-		return torch.Rand(i64s(7)).Float32s(), torch.RandN(i64s(5)).Float32s(), torch.RandPerm(9).Int64s()
+		return torch.Rand(i64s(7)).Float32s(), torch.Randn(i64s(5)).Float32s(), torch.Randperm(9).Int64s()
 	}
 	u1, n1, p1 := draw()
 	require.NoError(t, torch.SetRNGState(state))
@@ -88,7 +88,7 @@ func TestRNGStateMatchesPyTorch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, decodeState(t, g.Seed42State), torch.ToSlice[uint8](s), "the state after manual_seed(42)")
 	golden.AllClose(t, g.Seed42Rand5, widen32(torch.Rand(i64s(5)).Float32s()), torch.Float32, "rand(5) after manual_seed(42)")
-	assert.Equal(t, g.Seed42Randint4, torch.RandIntLow(0, 1000, i64s(4)).Int64s(), "randint(0, 1000, (4,))")
+	assert.Equal(t, g.Seed42Randint4, torch.RandintLow(0, 1000, i64s(4)).Int64s(), "randint(0, 1000, (4,))")
 	s, err = torch.GetRNGState()
 	require.NoError(t, err)
 	assert.Equal(t, decodeState(t, g.Seed42AfterDraws), torch.ToSlice[uint8](s), "the state after those draws")
@@ -96,7 +96,7 @@ func TestRNGStateMatchesPyTorch(t *testing.T) {
 	torch.ManualSeed(1) // elsewhere in the stream
 	require.NoError(t, torch.SetRNGState(torch.FromSlice(decodeState(t, g.Seed7MidState), g.Size)))
 	golden.AllClose(t, g.Seed7NextRand4, widen32(torch.Rand(i64s(4)).Float32s()), torch.Float32, "rand(4) from PyTorch's state")
-	assert.Equal(t, g.Seed7NextRandperm, torch.RandPerm(6).Int64s(), "randperm(6) from PyTorch's state")
+	assert.Equal(t, g.Seed7NextRandperm, torch.Randperm(6).Int64s(), "randperm(6) from PyTorch's state")
 }
 
 // A Generator's state works the same way and is the default generator's
@@ -106,16 +106,16 @@ func TestGeneratorState(t *testing.T) {
 	s, err := gen.GetState()
 	require.NoError(t, err)
 	assert.Equal(t, decodeState(t, loadRNGGolden(t).Seed42State), torch.ToSlice[uint8](s), "NewGenerator(42)'s state is manual_seed(42)'s")
-	p1 := torch.RandPermGenerator(20, gen).Int64s()
+	p1 := torch.RandpermGenerator(20, gen).Int64s()
 	require.NoError(t, gen.SetState(s))
-	assert.Equal(t, p1, torch.RandPermGenerator(20, gen).Int64s(), "the generator's draws after SetState")
+	assert.Equal(t, p1, torch.RandpermGenerator(20, gen).Int64s(), "the generator's draws after SetState")
 
 	// Its state moved to the default generator.
 	require.NoError(t, gen.SetState(s))
 	mid, err := gen.GetState()
 	require.NoError(t, err)
 	require.NoError(t, torch.SetRNGState(mid))
-	assert.Equal(t, p1, torch.RandPerm(20).Int64s(), "the default generator from the generator's state")
+	assert.Equal(t, p1, torch.Randperm(20).Int64s(), "the default generator from the generator's state")
 
 	var zero torch.Generator
 	_, err = zero.GetState()

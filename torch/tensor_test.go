@@ -82,15 +82,15 @@ func TestErrors(t *testing.T) {
 	}{
 		{
 			name:    "mm shape mismatch",
-			panicky: func() { torch.MM(m23, m23) },
-			try:     func() error { _, err := torch.TryMM(m23, m23); return err },
+			panicky: func() { torch.Mm(m23, m23) },
+			try:     func() error { _, err := torch.TryMm(m23, m23); return err },
 			op:      "mm",
 			msg:     "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)",
 		},
 		{
 			name:    "mm of vectors",
-			panicky: func() { torch.MM(good, good) },
-			try:     func() error { _, err := torch.TryMM(good, good); return err },
+			panicky: func() { torch.Mm(good, good) },
+			try:     func() error { _, err := torch.TryMm(good, good); return err },
 			op:      "mm",
 			msg:     "must be a matrix",
 		},
@@ -119,8 +119,8 @@ func TestErrors(t *testing.T) {
 		},
 		{
 			name:    "freed mm operand",
-			panicky: func() { torch.MM(m23, freed) },
-			try:     func() error { _, err := torch.TryMM(m23, freed); return err },
+			panicky: func() { torch.Mm(m23, freed) },
+			try:     func() error { _, err := torch.TryMm(m23, freed); return err },
 			op:      "mm",
 			is:      torch.ErrFreed,
 		},
@@ -134,8 +134,8 @@ func TestErrors(t *testing.T) {
 		},
 		{
 			name:    "zero tensor other",
-			panicky: func() { torch.MM(m23, torch.Tensor{}) },
-			try:     func() error { _, err := torch.TryMM(m23, torch.Tensor{}); return err },
+			panicky: func() { torch.Mm(m23, torch.Tensor{}) },
+			try:     func() error { _, err := torch.TryMm(m23, torch.Tensor{}); return err },
 			op:      "mm",
 			msg:     "undefined tensor",
 			is:      torch.ErrUndefined,
@@ -215,12 +215,12 @@ func TestErrors(t *testing.T) {
 func TestSetBacktrace(t *testing.T) {
 	defer torch.SetBacktrace(false)
 	torch.SetBacktrace(true)
-	_, err := torch.TryMM(f32(1), f32(1))
+	_, err := torch.TryMm(f32(1), f32(1))
 	te := requireTorchErr(t, "mm", err)
 	assert.True(t, strings.HasPrefix(te.Msg, "self must be a matrix\n"), "%.200q", te.Msg)
 	assert.Contains(t, te.Msg, "Exception raised from")
 	torch.SetBacktrace(false)
-	_, err = torch.TryMM(f32(1), f32(1))
+	_, err = torch.TryMm(f32(1), f32(1))
 	te = requireTorchErr(t, "mm", err)
 	assert.Equal(t, "self must be a matrix", te.Msg)
 	ok(t)
@@ -323,12 +323,12 @@ func TestConcurrentOps(t *testing.T) {
 			b := torch.Full(i64s(2, 2), torch.S(float32(w)))
 			for i := 0; i < iters; i++ {
 				s := torch.Add(a, b)
-				p := torch.MM(s, a)
+				p := torch.Mm(s, a)
 				if i%2 == 0 {
 					s.Free()
 					p.Free()
 				}
-				if _, err := torch.TryMM(a, torch.Zeros(i64s(3, 3))); err == nil {
+				if _, err := torch.TryMm(a, torch.Zeros(i64s(3, 3))); err == nil {
 					errs <- errors.New("mm of 2x2 and 3x3 did not fail")
 					return
 				}

@@ -140,6 +140,9 @@ const (
 	XGoo_Tensor_Argmax  = Gopo_Tensor_Argmax
 	XGoo_Tensor_Argmin  = Gopo_Tensor_Argmin
 
+	XGoo_Tensor_Logsumexp = Gopo_Tensor_Logsumexp
+	XGoo_Tensor_Topk      = Gopo_Tensor_Topk
+
 	XGoo_Tensor_Stride           = Gopo_Tensor_Stride
 	XGoo_Tensor_RepeatInterleave = Gopo_Tensor_RepeatInterleave
 )

@@ -10,7 +10,7 @@ import (
 // Temporaries passed to ops.
 //
 // torch.Temp frees a temporary that a tensor operator consumes. In
-// relu(a*b), sum(p*p) or x.MM(w).relu(), the temporary is consumed by a
+// relu(a*b), sum(p*p) or x.Mm(w).relu(), the temporary is consumed by a
 // generated op (or a one-liner over one, genops.go), which takes a
 // torch.Tensor and cannot free it. gop-torch writes
 //

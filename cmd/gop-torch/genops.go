@@ -42,7 +42,7 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 		id = fun
 	case *ast.SelectorExpr:
 		if sel := tc.info.Selections[fun]; sel != nil && sel.Kind() != types.MethodVal {
-			return 0, false // a method expression, (torch.Tensor).MM(x, w)
+			return 0, false // a method expression, (torch.Tensor).Mm(x, w)
 		}
 		id = fun.Sel
 	default:

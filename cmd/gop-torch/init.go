@@ -417,7 +417,7 @@ import (
 func main() {
 	net := classfile.Build(new(models.Net))
 	net.Eval()
-	x := torch.RandN([]int64{4, 1, 28, 28})
+	x := torch.Randn([]int64{4, 1, 28, 28})
 	var pred torch.Tensor
 	torch.NoGrad(func() { pred = net.Forward(x).ArgmaxAlong(1) })
 	fmt.Println(net)

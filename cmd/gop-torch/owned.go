@@ -37,7 +37,7 @@ import (
 //     result or a field), declared alone with := or var.
 //   - Every value it is given is the result of a tensor operator (a + b,
 //     -a, a < b, …, but not +a, which returns a itself), of a generated op
-//     that returns none of its arguments (x.MM(w), torch.Relu(x); see
+//     that returns none of its arguments (x.Mm(w), torch.Relu(x); see
 //     genops.go), or the zero Tensor of its var declaration: a fresh
 //     tensor that nothing else holds.
 //   - Every other use reads it without keeping a copy: as an operand of a

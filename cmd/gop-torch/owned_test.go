@@ -83,7 +83,7 @@ func TestOwnedLocals(t *testing.T) {
 		{"assigned back by an in-place op nested in another", "s := a.Relu()\ns = s.Add_(s.Add_(b))\nfmt.Println(s)", nil, 0},
 		{"an in-place op's result kept", "s := a.Relu()\nt := s.Add_(b)\nfmt.Println(t)", nil, 0},
 		{"an in-place op's argument, result kept", "s := a.Relu()\nt := a.Add_(s)\nfmt.Println(t)", nil, 0},
-		{"given a hand-written method's result", "s := a.MM(b)\nfmt.Println(s)", nil, 0},
+		{"given a hand-written method's result", "s := a.Mm(b)\nfmt.Println(s)", nil, 0},
 		{"given an in-place op's result", "s := a.Add_(b)\nfmt.Println(s)", nil, 0},
 		{"a method value", "s := a.Relu()\nf := s.Relu\nfmt.Println(f())", nil, 0},
 		{"in an option of a generated op", "s := a.Relu()\n_ = a.Sum(torch.WithWeight(s))", nil, 0},

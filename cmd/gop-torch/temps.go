@@ -31,7 +31,7 @@ import (
 //     so a user type with XGo_ or Gop_ methods is never touched.
 //   - A temporary is the result of a binary or unary tensor operator other
 //     than +x, which returns its operand, or of one of package torch's
-//     generated ops that returns none of its arguments (x.MM(w),
+//     generated ops that returns none of its arguments (x.Mm(w),
 //     torch.Relu(x), but not the in-place x.Add_(y), which returns x;
 //     genops.go). Results of other calls are never temporaries: a
 //     hand-written m.Weight() may return a tensor held elsewhere.

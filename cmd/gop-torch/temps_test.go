@@ -40,7 +40,7 @@ func (t Tensor) Gop_Sub(b any) Tensor
 func (t Tensor) Gop_LT(b any) Tensor
 func (t Tensor) Gop_Neg() Tensor
 func (t Tensor) Gop_Dup() Tensor
-func (t Tensor) MM(b Tensor) Tensor
+func (t Tensor) Mm(b Tensor) Tensor
 func (t Tensor) SumAll() Tensor
 func (t Tensor) Float() Tensor
 func (t *Tensor) Gop_AddAssign(b any)
@@ -166,7 +166,7 @@ func TestMarkTemps(t *testing.T) {
 		{"assignment", "a.Gop_AddAssign((torch.Tensor).Gop_Mul(b, 2))", "a.Gop_AddAssign(torch.Temp((torch.Tensor).Gop_Mul(b, 2)))", 1},
 		{"+x returns its operand", "_ = (torch.Tensor).Gop_Add(a, (torch.Tensor).Gop_Dup(b))", "", 0},
 		{"+x of a temporary", "_ = (torch.Tensor).Gop_Dup((torch.Tensor).Gop_Mul(a, b))", "", 0},
-		{"a hand-written method's result may be held elsewhere", "_ = (torch.Tensor).Gop_Add(a.MM(b), c)", "", 0},
+		{"a hand-written method's result may be held elsewhere", "_ = (torch.Tensor).Gop_Add(a.Mm(b), c)", "", 0},
 		{"a generated method's result", "_ = a.Gop_Add(b.Relu())", "_ = a.Gop_Add(torch.Temp(b.Relu()))", 1},
 		{"a generated function's result", "_ = (torch.Tensor).Gop_Mul(torch.Relu(a), 2)", "_ = torch.Temp(torch.Relu(a)).Gop_Mul(2)", 1},
 		{"an in-place op returns its operand", "_ = b.Gop_Add(a.Add_(b))", "", 0},
@@ -187,7 +187,7 @@ func TestMarkTemps(t *testing.T) {
 		{"two temporaries", "_ = torch.Maximum(a.Gop_Mul(b), a.Gop_Add(c))", "", 0},
 		{"another operand that is a call", "_ = torch.Maximum(a.Gop_Mul(b), a.Grad())", "", 0},
 		{"an in-place op's temporary receiver", "_ = a.Gop_Mul(b).Add_(c)", "", 0},
-		{"a hand-written method's temporary receiver", "_ = a.Gop_Mul(b).MM(c)", "", 0},
+		{"a hand-written method's temporary receiver", "_ = a.Gop_Mul(b).Mm(c)", "", 0},
 		{"a temporary passed to a function", "use((torch.Tensor).Gop_Mul(a, b))", "", 0},
 		{"a user type's operators", "_ = v.Gop_Add(v.Gop_Add(1))", "", 0},
 		{"a tensor operand of a user type's operator", "_ = v.Gop_Add(a.Gop_Mul(b))", "", 0},
@@ -282,7 +282,7 @@ import "github.com/gotorch/gotorch/torch"
 
 func f(x torch.Tensor) {
 //line a.gop:5:1
-	(torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(x, x), x).MM(x)
+	(torch.Tensor).Gop_Add((torch.Tensor).Gop_Mul(x, x), x).Mm(x)
 //line a.gop:6:1
 	_ = x.Gop_Add(x.Gop_Mul(x)) // trailing
 }
@@ -291,7 +291,7 @@ func f(x torch.Tensor) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	out := got // markTemps returns gofmt-ed source
-	assert.Contains(t, string(out), "//line a.gop:5:1\n\ttorch.Temp((torch.Tensor).Gop_Mul(x, x)).Gop_Add(x).MM(x)\n")
+	assert.Contains(t, string(out), "//line a.gop:5:1\n\ttorch.Temp((torch.Tensor).Gop_Mul(x, x)).Gop_Add(x).Mm(x)\n")
 	assert.Contains(t, string(out), "//line a.gop:6:1\n\t_ = x.Gop_Add(torch.Temp(x.Gop_Mul(x))) // trailing\n")
 }
 

@@ -19,7 +19,7 @@ func main() {
 	x := torch.FromNested([][]float32{{1, 2, 3}, {4, 5, 6}})
 	w := torch.Ones([]int64{3, 2}).SetRequiresGrad(true)
 	b := torch.Full([]int64{2}, torch.S(0.5))
-	y := torch.Add(torch.MM(x, w), b)
+	y := torch.Add(torch.Mm(x, w), b)
 	fmt.Println("y =", y)
 
 	// The gradient of sum(y) with respect to w is xᵀ·ones(2, 2).
@@ -28,12 +28,12 @@ func main() {
 
 	// Every op has a Try form that returns a *torch.Error instead of
 	// panicking: here a 2×3 by 2×3 product, whose shapes do not match.
-	if _, err := torch.TryMM(x, x); err != nil {
+	if _, err := torch.TryMm(x, x); err != nil {
 		var te *torch.Error
 		if !errors.As(err, &te) {
 			log.Fatal(err)
 		}
-		fmt.Printf("TryMM failed as it should: op %q: %s\n", te.Op, firstLine(te.Msg))
+		fmt.Printf("TryMm failed as it should: op %q: %s\n", te.Op, firstLine(te.Msg))
 	}
 }
 

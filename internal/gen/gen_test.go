@@ -20,7 +20,7 @@ var generated = []string{
 	"cgotorch/ops/shard1/ops_gen.cc", "cgotorch/ops/shard1/glue_gen.go", "cgotorch/ops/shard1/prebuilt_gen.go",
 	"cgotorch/ops/shard2/ops_gen.cc", "cgotorch/ops/shard2/glue_gen.go", "cgotorch/ops/shard2/prebuilt_gen.go",
 	"cgotorch/ops/shard3/ops_gen.cc", "cgotorch/ops/shard3/glue_gen.go", "cgotorch/ops/shard3/prebuilt_gen.go",
-	"torch/ops_gen.go", "torch/options_gen.go", "torch/xgo_names_gen.go", "cmd/gop-torch/genops_gen.go",
+	"torch/ops_gen.go", "torch/options_gen.go", "cmd/gop-torch/genops_gen.go",
 	"internal/gen/skipped.md",
 }
 

@@ -11,8 +11,6 @@
 //   - torch/ops_gen.go: the Go API, a panicking and an error-returning
 //     form of each function (and method, where PyTorch has one);
 //   - torch/options_gen.go: the keyword options (torch.WithDim, …);
-//   - torch/xgo_names_gen.go: XGo's names of the ops whose Go names keep
-//     Go's acronyms, x.mm for MM (xgonames.go);
 //   - internal/gen/skipped.md: every declaration not generated, and why,
 //     and the functions not in every version.
 //
@@ -238,28 +236,14 @@ var goReserved = map[string]bool{
 	"self": false,
 }
 
-// Whole-name overrides, so that the commonest names read like Go while a
-// PyTorch user still finds them. matmul, argmax and argmin keep Python's
-// spelling, the one Go+ looks up for x.matmul(y) and x.argmax(1).
-var nameOverrides = map[string]string{
-	"matmul": "Matmul", "mm": "MM", "bmm": "BMM", "mv": "MV", "addmm": "AddMM", "addmv": "AddMV",
-	"addbmm": "AddBMM", "baddbmm": "BAddBMM", "addr": "AddR", "randn": "RandN", "randint": "RandInt",
-	"randperm": "RandPerm", "randn_like": "RandNLike", "randint_like": "RandIntLike",
-	"logsumexp": "LogSumExp", "logcumsumexp": "LogCumSumExp", "logaddexp": "LogAddExp",
-	"logaddexp2": "LogAddExp2", "cumsum": "CumSum", "cumprod": "CumProd", "cummax": "CumMax",
-	"cummin": "CumMin", "argmax": "Argmax", "argmin": "Argmin", "argsort": "ArgSort",
-	"nonzero": "NonZero", "topk": "TopK", "kthvalue": "KthValue", "logsoftmax": "LogSoftmax",
-	"nansum": "NanSum", "nanmean": "NanMean", "nanmedian": "NanMedian", "allclose": "AllClose",
-	"isclose": "IsClose", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
-	"isreal": "IsReal", "isneginf": "IsNegInf", "isposinf": "IsPosInf", "rsqrt": "RSqrt",
-	"expm1": "ExpM1", "log1p": "Log1p", "einsum": "Einsum", "linspace": "Linspace",
-	"logspace": "Logspace", "chunk": "Chunk", "unbind": "Unbind",
-}
-
+// camel is the naming rule (issue 37): the Go name of a PyTorch name is
+// that name with the first letter of each _-separated word capitalized,
+// mechanically and with no exceptions: mm → Mm, cumsum → Cumsum, isnan →
+// Isnan, topk → Topk, index_select → IndexSelect. It is the name XGo looks
+// up for x.mm(y), x.cumsum(0) and x.indexSelect(…), so every op is found
+// under PyTorch's name without an alias. Go's acronym casing (MM, CumSum)
+// would hide the op from XGo, and is not used.
 func camel(s string) string {
-	if o, ok := nameOverrides[s]; ok {
-		return o
-	}
 	var b strings.Builder
 	for _, part := range strings.Split(s, "_") {
 		if part == "" {
@@ -275,7 +259,7 @@ func lowerCamel(s string) string {
 	if c == "" {
 		return c
 	}
-	// Keep all-caps prefixes readable: "MM" → "mm".
+	// Lower an all-caps prefix whole: a parameter "LU" → "lu".
 	i := 1
 	for i < len(c) && c[i] >= 'A' && c[i] <= 'Z' && (i+1 == len(c) || c[i+1] >= 'A' && c[i+1] <= 'Z') {
 		i++
@@ -385,7 +369,6 @@ func (g *generator) run() {
 	g.writeGo()
 	g.writeOptions()
 	g.writeGopTorch()
-	g.writeXGoNames()
 	g.writeReport()
 	log.Printf("%d declarations: %d generated, %d skipped (see internal/gen/skipped.md)", len(g.fns)+len(g.skips), len(g.fns), len(g.skips))
 }
@@ -1773,6 +1756,7 @@ var gopOverloaded = map[string]bool{
 	"Amax": true, "Amin": true, "View": true, "Reshape": true,
 	"Permute": true, "Flatten": true, "Squeeze": true,
 	"Std": true, "Var": true, "Argmax": true, "Argmin": true,
+	"Logsumexp": true, "Topk": true,
 }
 
 func (g *generator) writeGo() {

@@ -24,7 +24,7 @@ func torchCases(t *testing.T) []badCase {
 		{"add shape mismatch", "must match the size", "add", nil,
 			func() error { return e1(torch.TryAdd(x34(), torch.Ones(shape(2, 2)))) }},
 		{"mm shape mismatch", "cannot be multiplied", "mm", nil,
-			func() error { return e1(torch.TryMM(x34(), x34())) }},
+			func() error { return e1(torch.TryMm(x34(), x34())) }},
 		{"matmul vector lengths", "inconsistent tensor size", "matmul", nil,
 			func() error { return e1(torch.TryMatmul(f32(1, 2, 3), f32(1, 2))) }},
 		{"cat sizes", "Sizes of tensors must match", "cat", nil,
@@ -45,7 +45,7 @@ func torchCases(t *testing.T) []badCase {
 			func() error { return e1(torch.TryConv2d(x34(), torch.Ones(shape(1, 1, 2, 2)))) }},
 		// Dtypes.
 		{"mm dtype", "expected scalar type Float but found Long|expected m1 and m2 to have the same dtype", "mm", nil,
-			func() error { return e1(torch.TryMM(x34(), torch.Ones(shape(4, 2), torch.WithDtype(torch.Int64)))) }},
+			func() error { return e1(torch.TryMm(x34(), torch.Ones(shape(4, 2), torch.WithDtype(torch.Int64)))) }},
 		{"index_select float index", "Expected dtype int32 or int64 for index", "index_select", nil,
 			func() error { return e1(torch.TryIndexSelect(x34(), 0, f32(0))) }},
 		{"bitwise_and on float", "not implemented for 'Float'", "bitwise_and", nil,
@@ -101,16 +101,16 @@ func torchCases(t *testing.T) []badCase {
 		{"one_hot class", "Class values must be smaller than num_classes", "one_hot", nil,
 			func() error { return e1(torch.TryOneHot(i64(5), torch.WithNumClasses(2))) }},
 		{"kthvalue k", "out of range", "kthvalue", nil,
-			func() error { return e2(torch.TryKthValue(f32(1, 2), 5)) }},
+			func() error { return e2(torch.TryKthvalue(f32(1, 2), 5)) }},
 		{"topk k", "out of range", "topk", nil,
-			func() error { return e2(torch.TryTopK(f32(1, 2), 5)) }},
+			func() error { return e2(torch.TryTopk(f32(1, 2), 5)) }},
 		// Negative and overflowing sizes.
 		{"zeros negative", "negative dimension -1", "zeros", nil,
 			func() error { return e1(torch.TryZeros(shape(-1, 2))) }},
 		{"rand negative", "negative dimension -3", "rand", nil,
 			func() error { return e1(torch.TryRand(shape(2, -3))) }},
 		{"randint negative", "negative dimension -1", "randint", nil,
-			func() error { return e1(torch.TryRandInt(10, shape(-1))) }},
+			func() error { return e1(torch.TryRandint(10, shape(-1))) }},
 		{"FromSlice negative", "negative size -1", "from_slice", nil,
 			func() error { return e1(torch.TryFromSlice([]float32{}, -1)) }},
 		{"FromSlice short data", "needs 4 elements, the slice has 1", "from_slice", nil,
@@ -132,7 +132,7 @@ func torchCases(t *testing.T) []badCase {
 		{"eye negative", "n must be greater or equal to 0", "eye", nil,
 			func() error { return e1(torch.TryEye(-1)) }},
 		{"randint empty range", "to be less than", "randint", nil,
-			func() error { return e1(torch.TryRandInt(0, shape(2))) }},
+			func() error { return e1(torch.TryRandint(0, shape(2))) }},
 		{"unfold size", "maximum size for tensor at dimension 0 is 3", "unfold", nil,
 			func() error { return e1(x34().TryUnfold(0, 5, 1)) }},
 		// Empty tensors, NaN and Inf.
@@ -266,11 +266,11 @@ func torchCases(t *testing.T) []badCase {
 		{"failure inside NoGrad", "cannot be multiplied", "mm", nil,
 			func() error {
 				var err error
-				torch.NoGrad(func() { torch.MM(x34(), x34()) })
+				torch.NoGrad(func() { torch.Mm(x34(), x34()) })
 				return err
 			}},
 		{"failure inside Scoped", "cannot be multiplied", "mm", nil,
-			p(func() { torch.Scoped(func() torch.Tensor { return torch.MM(x34(), x34()) }) })},
+			p(func() { torch.Scoped(func() torch.Tensor { return torch.Mm(x34(), x34()) }) })},
 		// Go+ operators and vocabulary.
 		{"Go+ operator with a string", "right operand has type string", "+", nil,
 			p(func() { x34().Gop_Add("one") })},

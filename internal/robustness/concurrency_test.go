@@ -71,7 +71,7 @@ func TestConcurrentInference(t *testing.T) {
 	inputs := make([]torch.Tensor, goroutines)
 	want := make([][]float32, goroutines)
 	for g := range inputs {
-		inputs[g] = torch.RandN(shape(4, 8))
+		inputs[g] = torch.Randn(shape(4, 8))
 		torch.NoGrad(func() { want[g] = m.Forward(inputs[g]).Float32s() })
 	}
 	var done atomic.Int64

@@ -76,8 +76,8 @@ func hostileOps() []hostileOp {
 		{"narrow_copy", func(v, w int64) error { return e1(x().TryNarrowCopy(1, v, w)) }},
 		{"unfold", func(v, w int64) error { return e1(x().TryUnfold(v, w, 1)) }},
 		{"unfold step", func(v, w int64) error { return e1(x().TryUnfold(0, v, w)) }},
-		{"topk", func(v, w int64) error { return e2(x().TryTopK(v, torch.WithDim(w))) }},
-		{"kthvalue", func(v, w int64) error { return e2(x().TryKthValue(v, torch.WithDim(w))) }},
+		{"topk", func(v, w int64) error { return e2(x().TryTopk(v, torch.WithDim(w))) }},
+		{"kthvalue", func(v, w int64) error { return e2(x().TryKthvalue(v, torch.WithDim(w))) }},
 		{"transpose", func(v, w int64) error { return e1(x().TryTranspose(v, w)) }},
 		{"movedim", func(v, w int64) error { return e1(x().TryMovedim(shape(v), shape(w))) }},
 		{"roll", func(v, w int64) error { return e1(x().TryRoll(shape(v), torch.WithDims(w))) }},
@@ -97,13 +97,13 @@ func hostileOps() []hostileOp {
 			return e1(x().TryDiagonal(torch.WithOffset(v), torch.WithDim1(w), torch.WithDim2(1)))
 		}},
 		{"tril", func(v, w int64) error { return e1(x().TryTril(torch.WithDiagonal(v))) }},
-		{"cumsum", func(v, w int64) error { return e1(x().TryCumSum(v)) }},
+		{"cumsum", func(v, w int64) error { return e1(x().TryCumsum(v)) }},
 		{"unsqueeze", func(v, w int64) error { return e1(x().TryUnsqueeze(v)) }},
 		{"squeeze dim", func(v, w int64) error { return e1(x().TrySqueezeDim(v)) }},
 		{"flatten", func(v, w int64) error {
 			return e1(x().TryFlatten(torch.WithStartDim(v), torch.WithEndDim(w)))
 		}},
-		{"randint", func(v, w int64) error { return e1(torch.TryRandIntLow(v, w, shape(3))) }},
+		{"randint", func(v, w int64) error { return e1(torch.TryRandintLow(v, w, shape(3))) }},
 		{"zeros", func(v, w int64) error {
 			if legit(4, v, w) {
 				return errSkip
@@ -127,7 +127,7 @@ func hostileOps() []hostileOp {
 			if legit(8, v) {
 				return errSkip
 			}
-			return e1(torch.TryRandPerm(v))
+			return e1(torch.TryRandperm(v))
 		}},
 		{"eye", func(v, w int64) error {
 			if legit(4, v, w) {

@@ -248,7 +248,7 @@ var opTable = []fuzzOp{
 	{"round", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryRound(a) }},
 	{"sign", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TrySign(a) }},
 	{"reciprocal", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryReciprocal(a) }},
-	{"isnan", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryIsNan(a) }},
+	{"isnan", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryIsnan(a) }},
 	{"nan_to_num", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryNanToNum(a) }},
 	{"clamp", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
 		return torch.TryClamp(a, torch.WithMin(r.scalar().Float()), torch.WithMax(r.scalar().Float()))
@@ -272,19 +272,19 @@ var opTable = []fuzzOp{
 	}},
 	{"median", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMedian(a) }},
 	{"mode", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return first(torch.TryMode(a)) }},
-	{"logsumexp", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryLogSumExp(a, r.ints()) }},
-	{"cumsum", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCumSum(a, r.small()) }},
-	{"cumprod", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCumProd(a, r.small()) }},
+	{"logsumexp", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryLogsumexp(a, r.ints()) }},
+	{"cumsum", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCumsum(a, r.small()) }},
+	{"cumprod", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCumprod(a, r.small()) }},
 	{"cummax", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
-		return first(torch.TryCumMax(a, r.small()))
+		return first(torch.TryCummax(a, r.small()))
 	}},
 	{"sort", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return first(torch.TrySort(a)) }},
-	{"argsort", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryArgSort(a) }},
+	{"argsort", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryArgsort(a) }},
 	{"topk", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
-		return first(torch.TryTopK(a, r.small()))
+		return first(torch.TryTopk(a, r.small()))
 	}},
 	{"kthvalue", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
-		return first(torch.TryKthValue(a, r.small()))
+		return first(torch.TryKthvalue(a, r.small()))
 	}},
 	{"quantile", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryQuantile(a, b) }},
 	{"histc", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
@@ -362,7 +362,7 @@ var opTable = []fuzzOp{
 	{"masked_fill", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMaskedFill(a, b, f32(1)) }},
 	{"masked_select", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMaskedSelect(a, b) }},
 	{"where", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryWhereSelf(a, b, b) }},
-	{"nonzero", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryNonZero(a) }},
+	{"nonzero", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryNonzero(a) }},
 	{"unique_dim", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
 		return first3(torch.TryUniqueDim(a, r.small()))
 	}},
@@ -373,15 +373,15 @@ var opTable = []fuzzOp{
 	}},
 	{"embedding", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryEmbedding(a, b) }},
 	{"matmul", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMatmul(a, b) }},
-	{"mm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMM(a, b) }},
-	{"bmm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryBMM(a, b) }},
-	{"mv", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMV(a, b) }},
+	{"mm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMm(a, b) }},
+	{"bmm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryBmm(a, b) }},
+	{"mv", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryMv(a, b) }},
 	{"dot", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryDot(a, b) }},
 	{"outer", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryOuter(a, b) }},
 	{"kron", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryKron(a, b) }},
 	{"cross", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCross(a, b) }},
 	{"cdist", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryCdist(a, b) }},
-	{"addmm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryAddMM(a, a, b) }},
+	{"addmm", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) { return torch.TryAddmm(a, a, b) }},
 	{"einsum", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
 		eqs := []string{"ij,jk->ik", "i,i->", "ii->i", "bij,bjk->bik", "...i,...i", "ij->ji", "i,j", "->", "ab,ab->a"}
 		return torch.TryEinsum(eqs[int(r.byte())%len(eqs)], []torch.Tensor{a, b})
@@ -459,7 +459,7 @@ var opTable = []fuzzOp{
 		return torch.TryLinspace(r.scalar(), r.scalar(), r.small())
 	}},
 	{"randint", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
-		return torch.TryRandInt(r.small(), r.sizes())
+		return torch.TryRandint(r.small(), r.sizes())
 	}},
 	{"multinomial", func(a, b torch.Tensor, r *progReader) (torch.Tensor, error) {
 		return torch.TryMultinomial(a, r.small())

@@ -256,7 +256,7 @@ func TestRound3OpEdges(t *testing.T) {
 	_, err = torch.TryMultiMarginLoss(rnd(2, 3), i64(2, 0), torch.WithWeight(torch.Ones(shape(3))))
 	require.NoError(t, err)
 
-	vals, idx, err := torch.TryCumMax(f32(3, 1, 2, 5), 0)
+	vals, idx, err := torch.TryCummax(f32(3, 1, 2, 5), 0)
 	require.NoError(t, err)
 	assert.Equal(t, []float32{3, 3, 3, 5}, vals.Float32s())
 	assert.Equal(t, []int64{0, 0, 0, 3}, idx.Int64s())

@@ -51,14 +51,14 @@ func TestStress(t *testing.T) {
 	m := newMLP()
 	opt := optim.Adam(m.Parameters(), optim.WithLR(1e-3))
 	loss := nn.CrossEntropyLoss()
-	x := torch.RandN(shape(32, 8))
-	y := torch.RandInt(3, shape(32), torch.WithDtype(torch.Int64))
+	x := torch.Randn(shape(32, 8))
+	y := torch.Randint(3, shape(32), torch.WithDtype(torch.Int64))
 
 	const poolSize = 8
 	var poolMu sync.Mutex
 	pool := make([]torch.Tensor, poolSize)
 	for i := range pool {
-		pool[i] = torch.RandN(shape(64, 64))
+		pool[i] = torch.Randn(shape(64, 64))
 	}
 	pick := func(r *rand.Rand) torch.Tensor {
 		poolMu.Lock()
@@ -133,7 +133,7 @@ func TestStress(t *testing.T) {
 		}))
 		spawn(&wg, run(2, func(r *rand.Rand) error {
 			a, b := pick(r), pick(r)
-			if _, err := torch.TryMM(a, b); err != nil {
+			if _, err := torch.TryMm(a, b); err != nil {
 				return err
 			}
 			if _, err := torch.TryCat([]torch.Tensor{a, b}); err != nil {
@@ -150,7 +150,7 @@ func TestStress(t *testing.T) {
 			i := r.IntN(poolSize)
 			poolMu.Lock()
 			old := pool[i]
-			pool[i] = torch.RandN(shape(64, 64))
+			pool[i] = torch.Randn(shape(64, 64))
 			poolMu.Unlock()
 			old.Free()
 			return nil

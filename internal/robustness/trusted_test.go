@@ -147,7 +147,7 @@ func TestTrustedArgsValidCalls(t *testing.T) {
 		b := torch.FromSlice([]float64{1, 2, 3}, 3, 1)
 		x, err := torch.TryLinalgLdlSolve(ld, piv, b)
 		require.NoError(t, err)
-		assert.InDeltaSlice(t, []float64{1, 2, 3}, torch.MM(a, x).Flatten().Float64s(), 1e-9)
+		assert.InDeltaSlice(t, []float64{1, 2, 3}, torch.Mm(a, x).Flatten().Float64s(), 1e-9)
 	})
 	t.Run("sobol engine", func(t *testing.T) {
 		state := torch.Zeros(shape(2, 30), torch.WithDtype(torch.Int64))

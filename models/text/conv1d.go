@@ -63,7 +63,7 @@ func (c *Conv1D) TryForward(x torch.Tensor) (torch.Tensor, error) {
 		return torch.Tensor{}, err
 	}
 	defer x2.Free()
-	y, err := torch.TryAddMM(c.Bias, x2, c.Weight)
+	y, err := torch.TryAddmm(c.Bias, x2, c.Weight)
 	if err != nil {
 		return torch.Tensor{}, err
 	}

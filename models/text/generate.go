@@ -217,7 +217,7 @@ func nextTokens(scores torch.Tensor, s *generateSettings) torch.Tensor {
 		scores = tmp.add(scores.DivScalar(torch.S(s.temperature)))
 	}
 	if k := min(s.topK, scores.Size(-1)); k > 0 {
-		vals, idx := scores.TopKAlong(k, -1)
+		vals, idx := scores.TopkAlong(k, -1)
 		tmp.add(vals)
 		tmp.add(idx)
 		kth := tmp.add(vals.Narrow(-1, k-1, 1))

@@ -97,7 +97,7 @@ func TestGPT2CacheMatchesFullForward(t *testing.T) {
 	m := tinyGPT2(t)
 	m.Eval()
 	torch.ManualSeed(5)
-	ids := torch.RandIntGenerator(m.Config.VocabSize, []int64{3, 12}, torch.NewGenerator(5))
+	ids := torch.RandintGenerator(m.Config.VocabSize, []int64{3, 12}, torch.NewGenerator(5))
 	full := m.Forward(ids)
 	cache := &KVCache{}
 	defer cache.Free()
@@ -151,7 +151,7 @@ func TestGPT2Sampling(t *testing.T) {
 		n := out.Size(1)
 		for b := range int64(2) {
 			for pos := int64(4); pos < n; pos++ {
-				_, idx := logits.Select(0, b).Select(0, pos-1).TopKAlong(k, -1)
+				_, idx := logits.Select(0, b).Select(0, pos-1).TopkAlong(k, -1)
 				assert.Contains(t, idx.Int64s(), toks[b*n+pos], "row %d, position %d", b, pos)
 			}
 		}

@@ -97,7 +97,7 @@ func TestFineTuneResNet18(t *testing.T) {
 
 	conv1 := net.Conv1.Weight.Clone()
 	opt := optim.Adam(net.Fc.Parameters(), optim.WithLR(1e-3))
-	x := torch.RandN([]int64{4, 3, 32, 32})
+	x := torch.Randn([]int64{4, 3, 32, 32})
 	y := torch.FromSlice([]int64{0, 1, 0, 1})
 	net.Eval() // batch norms keep their statistics, as when fine-tuning the head only
 	var first, last float64

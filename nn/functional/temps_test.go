@@ -19,7 +19,7 @@ func TestFunctionsFreeTheirTemporaries(t *testing.T) {
 		args = append(args, t)
 		return t
 	}
-	rn := func(s ...int64) torch.Tensor { return arg(torch.RandN(s)) }
+	rn := func(s ...int64) torch.Tensor { return arg(torch.Randn(s)) }
 	type call = func() (torch.Tensor, error)
 	cases := []struct {
 		name string

@@ -450,7 +450,7 @@ func TrySparse_(t torch.Tensor, sparsity float64, opts ...Option) (torch.Tensor,
 		}
 		for c := int64(0); c < cols; c++ {
 			// PyTorch draws the permutation on the CPU whatever t's device.
-			perm, err := torch.TryRandPermGenerator(rows, a.gen)
+			perm, err := torch.TryRandpermGenerator(rows, a.gen)
 			if err != nil {
 				return err
 			}

@@ -251,7 +251,7 @@ func TestStatistics(t *testing.T) {
 
 	q := torch.Empty([]int64{6, 4})
 	nninit.Orthogonal_(q)
-	eye := q.T().MM(q) // 4×4 identity: orthonormal columns
+	eye := q.T().Mm(q) // 4×4 identity: orthonormal columns
 	closeTo(t, torch.EyeM(4, 4).Float64s(), eye)
 }
 

@@ -72,7 +72,7 @@ func TryClipGradNorm_(params []torch.Tensor, maxNorm float64, opts ...Option) (t
 				st := tmp.add(torch.Stack(norms))
 				total = torch.NormScalarOptDim(st, []int64{0}, torch.WithP(normType))
 			}
-			if errorIfNonfinite && tmp.add(tmp.add(total.IsNan()).LogicalOr(tmp.add(total.IsInf()))).ItemBool() {
+			if errorIfNonfinite && tmp.add(tmp.add(total.Isnan()).LogicalOr(tmp.add(total.Isinf()))).ItemBool() {
 				err = fmt.Errorf("optim.ClipGradNorm_: the total norm of order %v for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set WithErrorIfNonfinite(false)", normType)
 				total.Free()
 				total = torch.Tensor{}

@@ -34,12 +34,12 @@ func TestStepFreesItsTemporaries(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			w := torch.RandN([]int64{4, 3}).SetRequiresGrad(true)
-			b := torch.RandN([]int64{3}).SetRequiresGrad(true)
-			x := torch.RandN([]int64{2, 4})
+			w := torch.Randn([]int64{4, 3}).SetRequiresGrad(true)
+			b := torch.Randn([]int64{3}).SetRequiresGrad(true)
+			x := torch.Randn([]int64{2, 4})
 			o := mk([]torch.Tensor{w, b})
 			step := func() {
-				loss := x.MM(w).Add(b).Square().Sum()
+				loss := x.Mm(w).Add(b).Square().Sum()
 				o.ZeroGrad()
 				loss.Backward()
 				o.Step()
@@ -57,9 +57,9 @@ func TestStepFreesItsTemporaries(t *testing.T) {
 // ClipGradNorm_ leaves only its result (the total norm) alive.
 func TestClipGradNormFreesItsTemporaries(t *testing.T) {
 	for _, norm := range []float64{2, 1, 3} {
-		w := torch.RandN([]int64{4, 3}).SetRequiresGrad(true)
-		b := torch.RandN([]int64{3}).SetRequiresGrad(true)
-		w.MM(torch.Ones([]int64{3, 1})).Sum().Add(b.Sum()).Backward()
+		w := torch.Randn([]int64{4, 3}).SetRequiresGrad(true)
+		b := torch.Randn([]int64{3}).SetRequiresGrad(true)
+		w.Mm(torch.Ones([]int64{3, 1})).Sum().Add(b.Sum()).Backward()
 		var total torch.Tensor
 		assert.Equal(t, int64(1), livetest.New(func() {
 			total = optim.ClipGradNorm_([]torch.Tensor{w, b}, 0.5, optim.WithNormType(norm))

@@ -19,7 +19,7 @@ import (
 // rankBatch is rank r's input at step s (different on every rank).
 func rankBatch(r, s int) torch.Tensor {
 	torch.ManualSeed(500 + uint64(100*r+s))
-	return torch.RandN([]int64{8, 4}).MulScalar(torch.S(1 + r)).AddScalar(torch.S(r))
+	return torch.Randn([]int64{8, 4}).MulScalar(torch.S(1 + r)).AddScalar(torch.S(r))
 }
 
 func bnNet() *nn.SequentialModule {

@@ -76,7 +76,7 @@ func TestSyncBatchNormAlone(t *testing.T) {
 		t.Skip()
 	}
 	torch.ManualSeed(4)
-	x := torch.RandN([]int64{6, 3, 4})
+	x := torch.Randn([]int64{6, 3, 4})
 	bn := nn.BatchNorm1d(3)
 	bn.Train()
 	bn.Forward(x) // some running statistics
@@ -91,9 +91,9 @@ func TestSyncBatchNormAlone(t *testing.T) {
 	_, err = s.TryForward(x)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "InitProcessGroup")
-	_, err = s.TryForward(torch.RandN([]int64{6}))
+	_, err = s.TryForward(torch.Randn([]int64{6}))
 	assert.ErrorContains(t, err, "expected at least 2D input (got 1D input)")
-	_, err = s.TryForward(torch.RandN([]int64{6, 5}))
+	_, err = s.TryForward(torch.Randn([]int64{6, 5}))
 	assert.ErrorContains(t, err, "expected 3 channels")
-	assert.Panics(t, func() { s.Forward(torch.RandN([]int64{6})) })
+	assert.Panics(t, func() { s.Forward(torch.Randn([]int64{6})) })
 }

@@ -340,8 +340,8 @@ func TrySpectralNorm(weight torch.Tensor, opts ...Option) (s *SpectralNormParam,
 			m := s.matrix(weight)
 			sh := m.Shape()
 			opts := []torch.Option{torch.WithDtype(weight.DType()), torch.WithDevice(weight.Device())}
-			s.U = s.normalize(torch.RandN([]int64{sh[0]}, opts...))
-			s.V = s.normalize(torch.RandN([]int64{sh[1]}, opts...))
+			s.U = s.normalize(torch.Randn([]int64{sh[0]}, opts...))
+			s.V = s.normalize(torch.Randn([]int64{sh[1]}, opts...))
 			s.Orig = weight.Detach().Clone().SetRequiresGrad(true)
 		})
 	})
@@ -385,8 +385,8 @@ func (s *SpectralNormParam) TryWeight(training bool) (w torch.Tensor, err error)
 		if training {
 			torch.NoGrad(func() {
 				for i := int64(0); i < s.NPowerIterations; i++ {
-					v.Copy_(s.normalize(m.T().MV(u)))
-					u.Copy_(s.normalize(m.MV(v)))
+					v.Copy_(s.normalize(m.T().Mv(u)))
+					u.Copy_(s.normalize(m.Mv(v)))
 				}
 				if s.NPowerIterations > 0 {
 					u = u.Clone(torch.WithMemoryFormat(torch.ContiguousFormat))
@@ -394,7 +394,7 @@ func (s *SpectralNormParam) TryWeight(training bool) (w torch.Tensor, err error)
 				}
 			})
 		}
-		sigma := u.Dot(m.MV(v))
+		sigma := u.Dot(m.Mv(v))
 		w = s.Orig.Div(sigma)
 	})
 	if err != nil {

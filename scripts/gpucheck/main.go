@@ -54,15 +54,15 @@ func perOp(name string, f func(a, b torch.Tensor) torch.Tensor) {
 func mlpStep() {
 	dev := torch.CUDA(0)
 	opts := []torch.Option{torch.WithDevice(dev)}
-	w1 := torch.RandN([]int64{784, 512}, opts...).MulScalar(torch.S(0.03)).SetRequiresGrad(true)
-	w2 := torch.RandN([]int64{512, 512}, opts...).MulScalar(torch.S(0.04)).SetRequiresGrad(true)
-	w3 := torch.RandN([]int64{512, 10}, opts...).MulScalar(torch.S(0.04)).SetRequiresGrad(true)
-	x := torch.RandN([]int64{1024, 784}, opts...)
-	y := torch.RandInt(10, []int64{1024}, opts...)
+	w1 := torch.Randn([]int64{784, 512}, opts...).MulScalar(torch.S(0.03)).SetRequiresGrad(true)
+	w2 := torch.Randn([]int64{512, 512}, opts...).MulScalar(torch.S(0.04)).SetRequiresGrad(true)
+	w3 := torch.Randn([]int64{512, 10}, opts...).MulScalar(torch.S(0.04)).SetRequiresGrad(true)
+	x := torch.Randn([]int64{1024, 784}, opts...)
+	y := torch.Randint(10, []int64{1024}, opts...)
 	params := []torch.Tensor{w1, w2, w3}
 	step := func() {
 		torch.GC()
-		loss := torch.CrossEntropyLoss(x.MM(w1).Relu().MM(w2).Relu().MM(w3), y)
+		loss := torch.CrossEntropyLoss(x.Mm(w1).Relu().Mm(w2).Relu().Mm(w3), y)
 		loss.Backward()
 		torch.NoGrad(func() {
 			for _, p := range params {
@@ -104,6 +104,6 @@ func main() {
 	fmt.Printf("cuda devices %d, cuda:0 free %.0f / %.0f MiB, cuDNN %v, libtorch %s\n",
 		cuda.DeviceCount(), float64(free)/(1<<20), float64(total)/(1<<20), cuda.CuDNNAvailable(), torch.LibtorchVersion())
 	perOp("add", func(a, b torch.Tensor) torch.Tensor { return a.Add(b) })
-	perOp("mm", func(a, b torch.Tensor) torch.Tensor { return a.MM(b) })
+	perOp("mm", func(a, b torch.Tensor) torch.Tensor { return a.Mm(b) })
 	mlpStep()
 }

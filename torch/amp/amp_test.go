@@ -59,12 +59,12 @@ func TestAutocastCPUBFloat16(t *testing.T) {
 	var mm, lin, add, inner torch.Tensor
 	var onInside, onInner bool
 	err := amp.Autocast(torch.CPU, torch.BFloat16, func() {
-		mm = a.MM(b)
+		mm = a.Mm(b)
 		lin = torch.Linear(a, w)
 		add = a.Add(a)
 		onInside, _, _ = amp.IsAutocastEnabled(torch.CPU)
 		require.NoError(t, amp.WithoutAutocast(torch.CPU, func() {
-			inner = a.MM(b)
+			inner = a.Mm(b)
 			onInner, _, _ = amp.IsAutocastEnabled(torch.CPU)
 		}))
 	})
@@ -82,7 +82,7 @@ func TestAutocastCPUBFloat16(t *testing.T) {
 	assert.InDeltaSlice(t, g.MM, mm.To(torch.Float64).Float64s(), 2e-2)
 	assert.InDeltaSlice(t, g.Linear, lin.To(torch.Float64).Float64s(), 2e-2)
 	// Outside the region, float32 again.
-	assert.Equal(t, torch.Float32, a.MM(b).DType())
+	assert.Equal(t, torch.Float32, a.Mm(b).DType())
 }
 
 func TestAutocastBadInput(t *testing.T) {

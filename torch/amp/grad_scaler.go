@@ -159,7 +159,7 @@ func unscaleGrad(grad torch.Tensor, inv float32) (bool, error) {
 	if grad.DType() == torch.Float16 {
 		return false, fmt.Errorf("amp.GradScaler.Unscale: attempting to unscale float16 gradients (keep the parameters in float32 and let autocast cast them)")
 	}
-	finite, err := grad.TryIsFinite()
+	finite, err := grad.TryIsfinite()
 	if err != nil {
 		return false, err
 	}

@@ -17,12 +17,12 @@ import (
 // step leaves only the scaled loss, which the caller owns. (On a GPU the
 // checks are gradient-sized; they must not wait for the next GC().)
 func TestScalerFreesItsTemporaries(t *testing.T) {
-	w := torch.RandN([]int64{64, 32}).SetRequiresGrad(true)
-	x := torch.RandN([]int64{8, 64})
+	w := torch.Randn([]int64{64, 32}).SetRequiresGrad(true)
+	x := torch.Randn([]int64{8, 64})
 	o := optim.SGD([]torch.Tensor{w}, optim.WithLR(0.1))
 	s, err := amp.NewGradScaler(amp.GradScalerOptions{})
 	require.NoError(t, err)
-	loss := x.MM(w).Square().Sum()
+	loss := x.Mm(w).Square().Sum()
 	torch.FinishGC()
 	old := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(old)

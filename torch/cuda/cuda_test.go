@@ -222,7 +222,7 @@ func TestGPUStreamsAndEvents(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, start.Record(nil))
 	a := torch.Rand([]int64{1024, 1024}, torch.WithDevice(dev))
-	prod := a.MM(a) // on the current stream
+	prod := a.Mm(a) // on the current stream
 	var copied torch.Tensor
 	require.NoError(t, side.WaitStream(cur))
 	require.NoError(t, cuda.WithStream(side, func() {
@@ -308,7 +308,7 @@ func TestGPUDeviceSideAssert(t *testing.T) {
 
 func deviceAssertChild(t *testing.T) {
 	dev := torch.WithDevice(torch.CUDA(0))
-	logp := torch.RandN([]int64{4, 3}, dev).LogSoftmax(1)
+	logp := torch.Randn([]int64{4, 3}, dev).LogSoftmax(1)
 	target := torch.FromSlice([]int64{0, 1, 2, 7}).To(torch.CUDA(0)) // 7: no such class
 	var first error
 	loss, err := torch.TryNllLoss(logp, target)

@@ -33,14 +33,14 @@ func main() {
 	torch.SetNumThreads(*threads)
 	torch.ManualSeed(0)
 
-	x := torch.RandN([]int64{64, 784})
-	w1 := torch.RandN([]int64{784, 256}).SetRequiresGrad(true)
-	w2 := torch.RandN([]int64{256, 10}).SetRequiresGrad(true)
+	x := torch.Randn([]int64{64, 784})
+	w1 := torch.Randn([]int64{784, 256}).SetRequiresGrad(true)
+	w2 := torch.Randn([]int64{256, 10}).SetRequiresGrad(true)
 	g := torch.Ones([]int64{64, 10})
 	step := func() {
 		w1.ZeroGrad()
 		w2.ZeroGrad()
-		torch.MM(torch.MM(x, w1), w2).Backward(torch.WithGradient(g))
+		torch.Mm(torch.Mm(x, w1), w2).Backward(torch.WithGradient(g))
 	}
 	for range max(1, *steps/5) {
 		step()

@@ -103,15 +103,15 @@ func run(model string, steps, warmup, global, threads int, bucketMB float64, pla
 	case "cnn":
 		c := classfile.Build(new(cnn.Net))
 		net, opt = c, optim.Adam(c.Parameters(), optim.WithLR(1e-3))
-		x = torch.RandN([]int64{local, 1, 28, 28})
+		x = torch.Randn([]int64{local, 1, 28, 28})
 	case "mlp":
 		m := nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
 		net, opt = m, optim.SGD(m.Parameters(), optim.WithLR(0.01))
-		x = torch.RandN([]int64{local, 784})
+		x = torch.Randn([]int64{local, 784})
 	default:
 		return fmt.Errorf("-model %q: want cnn or mlp", model)
 	}
-	y := torch.RandInt(10, []int64{local})
+	y := torch.Randint(10, []int64{local})
 	forward := net.Forward
 	var ddp *parallel.DDPModule
 	if !plain {

@@ -89,7 +89,7 @@ func perOp(s *worker.Server, job string) bool {
 	case "add4", "add256":
 		op = func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) }
 	case "mm4", "mm256":
-		op = torch.MM
+		op = torch.Mm
 	default:
 		return false
 	}
@@ -98,8 +98,8 @@ func perOp(s *worker.Server, job string) bool {
 	} else {
 		n = 4
 	}
-	x := torch.RandN([]int64{n, n}).SetRequiresGrad(grad)
-	y := torch.RandN([]int64{n, n}).SetRequiresGrad(grad)
+	x := torch.Randn([]int64{n, n}).SetRequiresGrad(grad)
+	y := torch.Randn([]int64{n, n}).SetRequiresGrad(grad)
 	iters := s.Iters()
 	for r := 0; r < s.Reps(); r++ {
 		t0 := time.Now()
@@ -197,14 +197,14 @@ func rss(steps, every int) {
 // worker.Device(): a repetition is ITERS ops between two synchronizations,
 // with a torch.GC() every 1,000 ops, as a loop with its own collections.
 func gpuPerOp(s *worker.Server, job string) {
-	op := torch.MM
+	op := torch.Mm
 	if job == "gadd4" {
 		op = func(a, b torch.Tensor) torch.Tensor { return torch.Add(a, b) }
 	}
 	d := torch.WithDevice(worker.Device())
 	torch.GC() // the previous job's tensors
 	worker.ResetPeak()
-	x, y := torch.RandN([]int64{4, 4}, d), torch.RandN([]int64{4, 4}, d)
+	x, y := torch.Randn([]int64{4, 4}, d), torch.Randn([]int64{4, 4}, d)
 	iters := s.Iters()
 	for r := 0; r < s.Reps(); r++ {
 		worker.Sync()

@@ -66,7 +66,7 @@ func resnetInference(s *worker.Server, sh worker.ModelShapes, batch int64) error
 	if err := net.To(worker.Device()); err != nil {
 		return err
 	}
-	x := torch.RandN([]int64{batch, 3, sh.Image, sh.Image}, torch.WithDevice(worker.Device()))
+	x := torch.Randn([]int64{batch, 3, sh.Image, sh.Image}, torch.WithDevice(worker.Device()))
 	iters := s.Iters()
 	timedReps(s, func() {
 		torch.NoGrad(func() {
@@ -87,8 +87,8 @@ func resnetTraining(s *worker.Server, sh worker.ModelShapes) error {
 	}
 	d := torch.WithDevice(worker.Device())
 	opt := optim.SGD(net.Parameters(), optim.WithLR(0.01), optim.WithMomentum(0.9))
-	x := torch.RandN([]int64{worker.R18TrainBatch, 3, sh.Image, sh.Image}, d)
-	y := torch.RandInt(1000, []int64{worker.R18TrainBatch}, d)
+	x := torch.Randn([]int64{worker.R18TrainBatch, 3, sh.Image, sh.Image}, d)
+	y := torch.Randint(1000, []int64{worker.R18TrainBatch}, d)
 	iters := s.Iters()
 	timedReps(s, func() {
 		for range iters {
@@ -123,7 +123,7 @@ func gpt2Generation(s *worker.Server, sh worker.ModelShapes) error {
 	if err := m.To(worker.Device()); err != nil {
 		return err
 	}
-	prompt := torch.RandInt(c.VocabSize, []int64{1, worker.GPT2Prompt}, torch.WithDevice(worker.Device()))
+	prompt := torch.Randint(c.VocabSize, []int64{1, worker.GPT2Prompt}, torch.WithDevice(worker.Device()))
 	tokens := int64(s.Iters())
 	var genErr error
 	timedReps(s, func() {
@@ -147,7 +147,7 @@ func bertForward(s *worker.Server, sh worker.ModelShapes) error {
 		return err
 	}
 	d := torch.WithDevice(worker.Device())
-	ids := torch.RandInt(c.VocabSize, []int64{worker.BertBatch, sh.BertSeq}, d)
+	ids := torch.Randint(c.VocabSize, []int64{worker.BertBatch, sh.BertSeq}, d)
 	mask := torch.Ones([]int64{worker.BertBatch, sh.BertSeq}, torch.WithDtype(torch.Int64), d)
 	iters := s.Iters()
 	var fwdErr error

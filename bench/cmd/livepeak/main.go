@@ -82,7 +82,7 @@ func main() {
 	torch.ManualSeed(1)
 
 	enc := encoder{nn.TransformerEncoder(nn.TransformerEncoderLayer(512, 8, nn.WithDimFeedforward(2048)), 6)}
-	x, y := torch.RandN([]int64{*seq, *batch, 512}), torch.RandN([]int64{*seq, *batch, 512})
+	x, y := torch.Randn([]int64{*seq, *batch, 512}), torch.Randn([]int64{*seq, *batch, 512})
 	measure(fmt.Sprintf("6 x TransformerEncoderLayer(512, 8, 2048), AdamW, %dx%d", *batch, *seq), enc,
 		optim.AdamW(enc.Parameters(), optim.WithLR(1e-4)), x, y, func(o, t torch.Tensor) torch.Tensor { return F.MseLoss(o, t) })
 
@@ -93,7 +93,7 @@ func main() {
 		nn.Linear(64*7*7, 128), nn.ReLU(), nn.Dropout(nn.WithP(0.5)),
 		nn.Linear(128, 10),
 	)
-	cx, cy := torch.RandN([]int64{*cnnBatch, 1, 28, 28}), torch.RandInt(10, []int64{*cnnBatch})
+	cx, cy := torch.Randn([]int64{*cnnBatch, 1, 28, 28}), torch.Randint(10, []int64{*cnnBatch})
 	measure(fmt.Sprintf("Fashion-MNIST CNN, Adam, batch %d", *cnnBatch), cnn, optim.Adam(cnn.Parameters(), optim.WithLR(1e-3)),
 		cx, cy, func(o, t torch.Tensor) torch.Tensor { return F.CrossEntropy(o, t) })
 }

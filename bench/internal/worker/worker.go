@@ -276,13 +276,13 @@ func RSSDone(total time.Duration, gcNS []int64) {
 // MLPBatch is the synthetic MLP batch: 64 standard-normal 784-vectors and
 // random labels in [0, 10).
 func MLPBatch() (x, y torch.Tensor) {
-	return torch.RandN([]int64{64, 784}), torch.RandInt(10, []int64{64})
+	return torch.Randn([]int64{64, 784}), torch.Randint(10, []int64{64})
 }
 
 // CNNBatch is the synthetic CNN batch: 64 standard-normal 1×28×28 images
 // and random labels in [0, 10).
 func CNNBatch() (x, y torch.Tensor) {
-	return torch.RandN([]int64{64, 1, 28, 28}), torch.RandInt(10, []int64{64})
+	return torch.Randn([]int64{64, 1, 28, 28}), torch.Randint(10, []int64{64})
 }
 
 // The device of the workloads: BENCH_DEVICE, "cpu" (the default) or
@@ -373,16 +373,16 @@ func GPUJobBatch(job string) (x, y torch.Tensor, ok bool) {
 	d := torch.WithDevice(Device())
 	switch job {
 	case "gmlp":
-		return torch.RandN([]int64{GPUMLPBatch, 784}, d), torch.RandInt(10, []int64{GPUMLPBatch}, d), true
+		return torch.Randn([]int64{GPUMLPBatch, 784}, d), torch.Randint(10, []int64{GPUMLPBatch}, d), true
 	case "gcnn64", "gcnn1024":
 		n := int64(64)
 		if job == "gcnn1024" {
 			n = 1024
 		}
-		return torch.RandN([]int64{n, 1, 28, 28}, d), torch.RandInt(10, []int64{n}, d), true
+		return torch.Randn([]int64{n, 1, 28, 28}, d), torch.Randint(10, []int64{n}, d), true
 	case "gtrans":
 		shape := []int64{TransSeq, TransBatch, TransDModel}
-		return torch.RandN(shape, d), torch.RandN(shape, d), true
+		return torch.Randn(shape, d), torch.Randn(shape, d), true
 	}
 	return torch.Tensor{}, torch.Tensor{}, false
 }

@@ -4,5 +4,5 @@
 // import the package like any other:
 //
 //	g := classfile.Build(new(models.Generator))
-//	images := g.Forward(torch.RandN([]int64{16, g.Latent})) // [16, 1, 28, 28]
+//	images := g.Forward(torch.Randn([]int64{16, g.Latent})) // [16, 1, 28, 28]
 package models

@@ -27,7 +27,7 @@ func main() {
 	}
 	fmt.Printf("%v\n%d parameters\n", net, n)
 
-	x := torch.RandN([]int64{2, 1, 28, 28})
+	x := torch.Randn([]int64{2, 1, 28, 28})
 	fmt.Println("output shape:", net.Forward(x).Shape())
 
 	if len(os.Args) < 2 {
