@@ -46,6 +46,18 @@ out = {
     "repeat_interleave": torch.tensor([1, 2]).repeat_interleave(2).tolist(),
     "repeat_interleave_tensor": torch.tensor([1, 2]).repeat_interleave(torch.tensor([1, 3])).tolist(),
 }
+# torch.broadcast_shapes, torch.numel and x.get_device (torch/shapes.go).
+broadcast_cases = [[[2, 1, 4], [3, 1]], [[5], [1, 5], [2, 1, 1]], [[]], [[0, 1], [3]], [[1], []]]
+out["broadcast_shapes"] = [{"shapes": c, "want": list(torch.broadcast_shapes(*c))} for c in broadcast_cases]
+bad = []
+for c in [[[2, 3], [4]], [[2, 1], [3, 1, 5], [1, 4, 1]]]:
+    try:
+        torch.broadcast_shapes(*c)
+    except RuntimeError:
+        bad.append(c)
+out["broadcast_shapes_bad"] = bad
+out["numel"] = torch.numel(x)
+out["get_device_cpu"] = torch.get_device(x)
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pythonic_tensor.json")
 with open(path + ".tmp", "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
