@@ -188,7 +188,7 @@ func (m *LogSigmoidModule) Forward(x torch.Tensor) torch.Tensor { return must(m.
 
 // TryForward is Forward that returns its error.
 func (m *LogSigmoidModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
-	return F.TryLogSigmoid(x)
+	return F.TryLogsigmoid(x)
 }
 
 // SoftsignModule applies x/(1+|x|) element-wise (torch.nn.Softsign).

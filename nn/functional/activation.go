@@ -133,11 +133,11 @@ func Sigmoid(input torch.Tensor) torch.Tensor { return must(TrySigmoid(input)) }
 // TrySigmoid is Sigmoid that returns its error.
 func TrySigmoid(input torch.Tensor) (torch.Tensor, error) { return torch.TrySigmoid(input) }
 
-// LogSigmoid is F.logsigmoid: log(sigmoid(x)).
-func LogSigmoid(input torch.Tensor) torch.Tensor { return must(TryLogSigmoid(input)) }
+// Logsigmoid is F.logsigmoid: log(sigmoid(x)).
+func Logsigmoid(input torch.Tensor) torch.Tensor { return must(TryLogsigmoid(input)) }
 
-// TryLogSigmoid is LogSigmoid that returns its error.
-func TryLogSigmoid(input torch.Tensor) (torch.Tensor, error) { return torch.TryLogSigmoid(input) }
+// TryLogsigmoid is Logsigmoid that returns its error.
+func TryLogsigmoid(input torch.Tensor) (torch.Tensor, error) { return torch.TryLogSigmoid(input) }
 
 // Softplus is F.softplus: log(1+exp(beta·x))/beta, linear above
 // threshold.

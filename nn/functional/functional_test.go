@@ -269,7 +269,7 @@ var cases = map[string]func(i in) (result, error){
 	},
 	"tanh":       func(i in) (result, error) { return one(F.TryTanh(i["x"])) },
 	"sigmoid":    func(i in) (result, error) { return one(F.TrySigmoid(i["x"])) },
-	"logsigmoid": func(i in) (result, error) { return one(F.TryLogSigmoid(i["x"])) },
+	"logsigmoid": func(i in) (result, error) { return one(F.TryLogsigmoid(i["x"])) },
 	"softplus": func(i in) (result, error) {
 		return one(F.TrySoftplus(i["x"], F.WithBeta(2), F.WithThreshold(1)))
 	},

@@ -30,7 +30,7 @@ var activations = []struct{ Name, Fn, What string }{
 	{"Hardsigmoid", "Hardsigmoid", "the hard sigmoid"},
 	{"Tanh", "Tanh", "tanh(x)"},
 	{"Sigmoid", "Sigmoid", "1/(1+exp(-x))"},
-	{"LogSigmoid", "LogSigmoid", "log(sigmoid(x))"},
+	{"LogSigmoid", "Logsigmoid", "log(sigmoid(x))"},
 	{"Softsign", "Softsign", "x/(1+|x|)"},
 	{"Tanhshrink", "Tanhshrink", "x - tanh(x)"},
 }
