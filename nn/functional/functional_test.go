@@ -227,7 +227,11 @@ var cases = map[string]func(i in) (result, error){
 		return one(F.TryNormalize(i["x"], F.WithP(1), F.WithDim(0), F.WithEps(1e-3)))
 	},
 
-	"dropout":      func(i in) (result, error) { return one(F.TryDropout(i["x"], F.WithP(0.4))) },
+	"dropout":        func(i in) (result, error) { return one(F.TryDropout(i["x"], F.WithP(0.4))) },
+	"gumbel_softmax": func(i in) (result, error) { return one(F.TryGumbelSoftmax(i["x"])) },
+	"gumbel_softmax_opts": func(i in) (result, error) {
+		return one(F.TryGumbelSoftmax(i["x"], F.WithTau(0.5), F.WithHard(true), F.WithDim(0)))
+	},
 	"dropout_eval": func(i in) (result, error) { return one(F.TryDropout(i["x"], F.WithP(0.4), F.WithTraining(false))) },
 	"dropout1d":    func(i in) (result, error) { return one(F.TryDropout1d(i["x"], F.WithP(0.5))) },
 	"dropout2d":    func(i in) (result, error) { return one(F.TryDropout2d(i["x"], F.WithP(0.3))) },

@@ -285,11 +285,11 @@ type args struct {
 
 	p, eps, momentum, maxNorm, normType, negativeSlope, alpha, beta, delta,
 	threshold, lambd, minVal, maxVal, labelSmoothing, value, dropoutP, scale, margin, k float64
-	lower, upper float64
+	lower, upper, tau float64
 
 	training, useInputStats, ceilMode, countIncludePad, scaleGradByFreq, sparse,
 	logTarget, alignCorners, recomputeScaleFactor, antialias, isCausal, keepdim bool
-	swap, logInput, full, zeroInfinity, includeLastOffset bool
+	swap, logInput, full, zeroInfinity, includeLastOffset, hard bool
 
 	reduction, mode, approximate, paddingMode string
 	dtype                                     torch.DType
@@ -435,6 +435,10 @@ func (a *args) apply(o Option) {
 		a.blank = o.ints[0]
 	case "swap":
 		a.swap = o.b
+	case "tau":
+		a.tau = o.f
+	case "hard":
+		a.hard = o.b
 	case "log_input":
 		a.logInput = o.b
 	case "full":

@@ -183,6 +183,9 @@ def build():
     case("dropout3d", {"x": rnd((2, 2, 2, 2), 104)}, lambda i: F.dropout3d(i["x"]), grad="x", seed=6)
     case("alpha_dropout", {"x": rnd((4, 5), 105)}, lambda i: F.alpha_dropout(i["x"], 0.2, training=True),
          grad="x", seed=7)
+    case("gumbel_softmax", {"x": rnd((3, 5), 140)}, lambda i: F.gumbel_softmax(i["x"]), grad="x", seed=11)
+    case("gumbel_softmax_opts", {"x": rnd((4, 3), 141)},
+         lambda i: F.gumbel_softmax(i["x"], tau=0.5, hard=True, dim=0), grad="x", seed=12)
 
     # Embedding and one_hot.
     idx = ints([[0, 2, 4], [1, 2, 5]])
