@@ -14,7 +14,7 @@ import (
 // the batches):
 //
 //   - "rng.cpu.<rank>": each rank's default CPU generator's state
-//     (torch.GetRNGState, PyTorch's torch.get_rng_state()), gathered to rank
+//     (torch.GetRngState, PyTorch's torch.get_rng_state()), gathered to rank
 //     0 when the checkpoint is saved; on load each rank takes its own.
 //   - "loader_seed" in the metadata: the seed of the training loader's
 //     shuffling and of its transforms' draws. The loaders derive each
@@ -35,7 +35,7 @@ const rngPrefix = "rng.cpu."
 // rngStates returns every rank's CPU generator state, indexed by rank. It is
 // a collective in a distributed job: every rank calls it.
 func (t *Trainer) rngStates() ([]torch.Tensor, error) {
-	s, err := torch.GetRNGState()
+	s, err := torch.GetRngState()
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (t *Trainer) restoreRandomState(path string, states map[int]torch.Tensor, m
 		}
 		if n := t.WorldSize(); len(states) == n {
 			name := rngPrefix + strconv.Itoa(t.Rank())
-			if err := torch.SetRNGState(states[t.Rank()]); err != nil {
+			if err := torch.SetRngState(states[t.Rank()]); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		} else {

@@ -34,7 +34,7 @@ func TestCheckpointRandomStatePerRank(t *testing.T) {
 		torch.Rand([]int64{int64(3 + rank)})
 		mine := rngState(t)
 		want := torch.Rand([]int64{5}).Float32s()
-		require.NoError(t, torch.SetRNGState(torch.FromSlice(mine, int64(len(mine)))))
+		require.NoError(t, torch.SetRngState(torch.FromSlice(mine, int64(len(mine)))))
 		tr.SaveCheckpoint(path)
 		assert.Equal(t, mine, rngState(t), "saving draws nothing")
 

@@ -56,7 +56,7 @@ func dropTrainer(t *testing.T, seed, epochs int, ckpt string) (*classfile.Traine
 
 func rngState(t *testing.T) []uint8 {
 	t.Helper()
-	s, err := torch.GetRNGState()
+	s, err := torch.GetRngState()
 	require.NoError(t, err)
 	return torch.ToSlice[uint8](s)
 }
@@ -214,7 +214,7 @@ func TestCheckpointBadRandomState(t *testing.T) {
 
 func mustState(t *testing.T) torch.Tensor {
 	t.Helper()
-	s, err := torch.GetRNGState()
+	s, err := torch.GetRngState()
 	require.NoError(t, err)
 	return s
 }

@@ -29,7 +29,7 @@
 //
 // A Scalar (torch.S(v)) carries a Go number to an op, keeping Python's
 // int/float distinction. torch.ManualSeed seeds the random factories;
-// GetRNGState and SetRNGState save and restore their generator's state.
+// GetRngState and SetRngState save and restore their generator's state.
 // Load and Save read and write tensors; package torch/safetensors and
 // torch/pt read PyTorch's files.
 //

@@ -8,31 +8,31 @@ import "C"
 
 import "runtime"
 
-// GetRNGState returns a copy of the default CPU generator's state:
+// GetRngState returns a copy of the default CPU generator's state:
 // torch.get_rng_state(). That generator is the one ManualSeed seeds and the
 // random ops (Rand, Randn, Randperm, dropout, …) draw from when they are
 // given no Generator. The state is a 1-D Uint8 tensor (5056 bytes on
 // libtorch 1.13 to 2.x), PyTorch's byte for byte: a state that one saved,
-// the other sets. SetRNGState puts it back:
+// the other sets. SetRngState puts it back:
 //
-//	state, err := torch.GetRNGState() // state = torch.get_rng_state()
+//	state, err := torch.GetRngState() // state = torch.get_rng_state()
 //	a := torch.Rand([]int64{3})
-//	err = torch.SetRNGState(state)    // torch.set_rng_state(state)
+//	err = torch.SetRngState(state)    // torch.set_rng_state(state)
 //	b := torch.Rand([]int64{3})       // b equals a
 //
 // A checkpoint that holds it lets a resumed run draw the same random
 // numbers as the run it continues (package classfile's checkpoints do).
-func GetRNGState() (Tensor, error) {
+func GetRngState() (Tensor, error) {
 	return tensorResult("get_rng_state", C.gt_rng_get_state(nil))
 }
 
-// SetRNGState makes state, a tensor that GetRNGState (or PyTorch's
+// SetRngState makes state, a tensor that GetRngState (or PyTorch's
 // torch.get_rng_state) returned, the default CPU generator's state:
 // torch.set_rng_state(state). The state is copied. It must be a contiguous
 // Uint8 CPU tensor of the generator's state size, with a content that the
 // generator accepts: anything else is an error that says what is wrong,
 // and leaves the generator as it was.
-func SetRNGState(state Tensor) error {
+func SetRngState(state Tensor) error {
 	return setState("set_rng_state", nil, state)
 }
 
@@ -50,7 +50,7 @@ func (g *Generator) GetState() (Tensor, error) {
 	return tensorResult(op, r)
 }
 
-// SetState makes state the generator's state, as SetRNGState does for the
+// SetState makes state the generator's state, as SetRngState does for the
 // default generator: torch.Generator.set_state(state).
 func (g *Generator) SetState(state Tensor) error {
 	const op = "generator.set_state"

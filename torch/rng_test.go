@@ -58,7 +58,7 @@ func widen32(v []float32) []float64 {
 func TestRNGStateRoundTrip(t *testing.T) {
 	torch.ManualSeed(3)
 	torch.Randn(i64s(1)) // leaves a normal value cached
-	state, err := torch.GetRNGState()
+	state, err := torch.GetRngState()
 	require.NoError(t, err)
 	assert.Equal(t, torch.Uint8, state.DType())
 	assert.Equal(t, []int64{loadRNGGolden(t).Size}, state.Shape())
@@ -67,12 +67,12 @@ func TestRNGStateRoundTrip(t *testing.T) {
 		return torch.Rand(i64s(7)).Float32s(), torch.Randn(i64s(5)).Float32s(), torch.Randperm(9).Int64s()
 	}
 	u1, n1, p1 := draw()
-	require.NoError(t, torch.SetRNGState(state))
+	require.NoError(t, torch.SetRngState(state))
 	u2, n2, p2 := draw()
 	assert.Equal(t, u1, u2)
 	assert.Equal(t, n1, n2)
 	assert.Equal(t, p1, p2)
-	assert.Equal(t, saved, torch.ToSlice[uint8](state), "SetRNGState copies the state; it does not draw from it")
+	assert.Equal(t, saved, torch.ToSlice[uint8](state), "SetRngState copies the state; it does not draw from it")
 	u3, _, _ := draw()
 	assert.NotEqual(t, u1, u3, "the stream goes on after the restored draws")
 }
@@ -84,17 +84,17 @@ func TestRNGStateMatchesPyTorch(t *testing.T) {
 	g := loadRNGGolden(t)
 	require.Equal(t, "uint8", g.DType)
 	torch.ManualSeed(42)
-	s, err := torch.GetRNGState()
+	s, err := torch.GetRngState()
 	require.NoError(t, err)
 	assert.Equal(t, decodeState(t, g.Seed42State), torch.ToSlice[uint8](s), "the state after manual_seed(42)")
 	golden.AllClose(t, g.Seed42Rand5, widen32(torch.Rand(i64s(5)).Float32s()), torch.Float32, "rand(5) after manual_seed(42)")
 	assert.Equal(t, g.Seed42Randint4, torch.RandintLow(0, 1000, i64s(4)).Int64s(), "randint(0, 1000, (4,))")
-	s, err = torch.GetRNGState()
+	s, err = torch.GetRngState()
 	require.NoError(t, err)
 	assert.Equal(t, decodeState(t, g.Seed42AfterDraws), torch.ToSlice[uint8](s), "the state after those draws")
 
 	torch.ManualSeed(1) // elsewhere in the stream
-	require.NoError(t, torch.SetRNGState(torch.FromSlice(decodeState(t, g.Seed7MidState), g.Size)))
+	require.NoError(t, torch.SetRngState(torch.FromSlice(decodeState(t, g.Seed7MidState), g.Size)))
 	golden.AllClose(t, g.Seed7NextRand4, widen32(torch.Rand(i64s(4)).Float32s()), torch.Float32, "rand(4) from PyTorch's state")
 	assert.Equal(t, g.Seed7NextRandperm, torch.Randperm(6).Int64s(), "randperm(6) from PyTorch's state")
 }
@@ -114,7 +114,7 @@ func TestGeneratorState(t *testing.T) {
 	require.NoError(t, gen.SetState(s))
 	mid, err := gen.GetState()
 	require.NoError(t, err)
-	require.NoError(t, torch.SetRNGState(mid))
+	require.NoError(t, torch.SetRngState(mid))
 	assert.Equal(t, p1, torch.Randperm(20).Int64s(), "the default generator from the generator's state")
 
 	var zero torch.Generator
@@ -162,13 +162,13 @@ func TestSetRNGStateRefusesBadStates(t *testing.T) {
 		{"ones", func() torch.Tensor { return torch.Full(i64s(n), torch.S(255), torch.WithDtype(torch.Uint8)) }, "mt19937", nil},
 	}
 	torch.ManualSeed(11)
-	before, err := torch.GetRNGState()
+	before, err := torch.GetRngState()
 	require.NoError(t, err)
 	want := torch.Rand(i64s(6)).Float32s()
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, torch.SetRNGState(before))
-			err := torch.SetRNGState(c.state())
+			require.NoError(t, torch.SetRngState(before))
+			err := torch.SetRngState(c.state())
 			require.Error(t, err)
 			assert.ErrorContains(t, err, "set_rng_state")
 			assert.ErrorContains(t, err, c.want)
@@ -199,11 +199,11 @@ func TestRNGStateConcurrent(t *testing.T) {
 					torch.Rand(i64s(64))
 					continue
 				}
-				s, err := torch.GetRNGState()
+				s, err := torch.GetRngState()
 				if !assert.NoError(t, err) {
 					return
 				}
-				assert.NoError(t, torch.SetRNGState(s))
+				assert.NoError(t, torch.SetRngState(s))
 			}
 		}(i)
 	}
