@@ -61,6 +61,10 @@
 // and nn's layers. So a shape spreads into a helper, x.ViewDims(y.Shape()...),
 // and a loop over dimensions needs no conversion:
 // for d := range x.Dim() { x.Size(d) }.
+// Untyped constants fit int64 in Go and XGo alike; the one exception is
+// an XGo variable, which is int (n := 64): ViewInts, ReshapeInts and
+// PermuteInts take []int only so that XGo's x.view(-1, n) finds an
+// overload for it, and Go code does not need them.
 //
 // Go+ code calls the same helpers with Python's spelling: x.sum(1) is
 // x.SumAlong(1) through the overloads of gop_overloads.go, x - 0.75 is
