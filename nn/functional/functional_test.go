@@ -169,6 +169,18 @@ var cases = map[string]func(i in) (result, error){
 	"max_pool1d_with_indices": func(i in) (result, error) {
 		return two(F.TryMaxPool1dWithIndices(i["x"], 2))
 	},
+	"fractional_max_pool2d": func(i in) (result, error) {
+		return one(F.TryFractionalMaxPool2d(i["x"], 2, F.WithOutputSize(4, 3)))
+	},
+	"fractional_max_pool2d_with_indices": func(i in) (result, error) {
+		return two(F.TryFractionalMaxPool2dWithIndices(i["x"], []int64{3, 2}, F.WithOutputRatio(0.5), F.WithRandomSamples(i["s"])))
+	},
+	"fractional_max_pool3d": func(i in) (result, error) {
+		return one(F.TryFractionalMaxPool3d(i["x"], 2, F.WithOutputRatio(0.6, 0.5, 0.5)))
+	},
+	"fractional_max_pool3d_with_indices": func(i in) (result, error) {
+		return two(F.TryFractionalMaxPool3dWithIndices(i["x"], 2, F.WithOutputSize(3), F.WithRandomSamples(i["s"])))
+	},
 	"max_pool2d_with_indices": func(i in) (result, error) {
 		return two(F.TryMaxPool2dWithIndices(i["x"], 3, F.WithStride(2)))
 	},

@@ -275,11 +275,11 @@ type args struct {
 	op  string
 	set map[string]bool
 
-	bias, weight, posWeight, attnMask, runningMean, runningVar, perSampleWeights torch.Tensor
+	bias, weight, posWeight, attnMask, runningMean, runningVar, perSampleWeights, randomSamples torch.Tensor
 
 	stride, padding, dilation, outputPadding, size, outputSize []int64
 	paddingString                                              string
-	scaleFactor                                                []float64
+	scaleFactor, outputRatio                                   []float64
 
 	groups, divisorOverride, paddingIdx, ignoreIndex, numClasses, dim, blank int64
 
@@ -435,6 +435,10 @@ func (a *args) apply(o Option) {
 		a.blank = o.ints[0]
 	case "swap":
 		a.swap = o.b
+	case "output_ratio":
+		a.outputRatio = o.floats
+	case "_random_samples":
+		a.randomSamples = o.t
 	case "tau":
 		a.tau = o.f
 	case "hard":

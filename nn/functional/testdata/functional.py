@@ -133,6 +133,16 @@ def build():
          lambda i: F.max_pool1d(i["x"], 2, return_indices=True), grad="x")
     case("max_pool2d_with_indices", {"x": rnd((1, 2, 6, 6), 47)},
          lambda i: F.max_pool2d(i["x"], 3, stride=2, return_indices=True), grad="x")
+    case("fractional_max_pool2d", {"x": rnd((2, 3, 7, 6), 142)},
+         lambda i: F.fractional_max_pool2d(i["x"], 2, output_size=(4, 3)), grad="x", seed=13)
+    case("fractional_max_pool2d_with_indices", {"x": rnd((3, 8, 8), 143), "s": uni((1, 3, 2), 144, 0, 1)},
+         lambda i: F.fractional_max_pool2d_with_indices(i["x"], (3, 2), output_ratio=0.5, _random_samples=i["s"]),
+         grad="x")
+    case("fractional_max_pool3d", {"x": rnd((1, 2, 5, 6, 5), 145)},
+         lambda i: F.fractional_max_pool3d(i["x"], 2, output_ratio=(0.6, 0.5, 0.5)), grad="x", seed=14)
+    case("fractional_max_pool3d_with_indices", {"x": rnd((2, 5, 5, 5), 146), "s": uni((1, 2, 3), 147, 0, 1)},
+         lambda i: F.fractional_max_pool3d(i["x"], 2, output_size=3, return_indices=True, _random_samples=i["s"]),
+         grad="x")
     case("max_pool3d_with_indices", {"x": rnd((1, 1, 4, 4, 4), 48)},
          lambda i: F.max_pool3d(i["x"], 2, return_indices=True), grad="x")
     case("avg_pool1d", {"x": rnd((2, 3, 8), 49)},
