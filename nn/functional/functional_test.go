@@ -239,7 +239,19 @@ var cases = map[string]func(i in) (result, error){
 		return one(F.TryNormalize(i["x"], F.WithP(1), F.WithDim(0), F.WithEps(1e-3)))
 	},
 
-	"dropout":        func(i in) (result, error) { return one(F.TryDropout(i["x"], F.WithP(0.4))) },
+	"dropout": func(i in) (result, error) { return one(F.TryDropout(i["x"], F.WithP(0.4))) },
+	"triplet_margin_with_distance_loss": func(i in) (result, error) {
+		return one(F.TryTripletMarginWithDistanceLoss(i["a"], i["p"], i["n"]))
+	},
+	"triplet_margin_with_distance_loss_opts": func(i in) (result, error) {
+		cosine := func(x, y torch.Tensor) torch.Tensor {
+			c := F.CosineSimilarity(x, y)
+			defer c.Free()
+			return c.Neg().AddScalar(torch.S(1))
+		}
+		return one(F.TryTripletMarginWithDistanceLoss(i["a"], i["p"], i["n"], F.WithDistanceFunction(cosine),
+			F.WithMargin(0.5), F.WithSwap(true), F.WithReduction("none")))
+	},
 	"gumbel_softmax": func(i in) (result, error) { return one(F.TryGumbelSoftmax(i["x"])) },
 	"gumbel_softmax_opts": func(i in) (result, error) {
 		return one(F.TryGumbelSoftmax(i["x"], F.WithTau(0.5), F.WithHard(true), F.WithDim(0)))

@@ -19,6 +19,7 @@ type Option struct {
 	s      string
 	t      torch.Tensor
 	dtype  torch.DType
+	dist   func(x1, x2 torch.Tensor) torch.Tensor
 }
 
 // IntOrTuple is a size given as one number for every dimension or as one
@@ -293,6 +294,7 @@ type args struct {
 
 	reduction, mode, approximate, paddingMode string
 	dtype                                     torch.DType
+	distanceFunction                          func(x1, x2 torch.Tensor) torch.Tensor
 }
 
 // parse applies opts, allowing only the keywords in allowed.
@@ -439,6 +441,8 @@ func (a *args) apply(o Option) {
 		a.outputRatio = o.floats
 	case "_random_samples":
 		a.randomSamples = o.t
+	case "distance_function":
+		a.distanceFunction = o.dist
 	case "tau":
 		a.tau = o.f
 	case "hard":

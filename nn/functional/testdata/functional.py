@@ -389,6 +389,13 @@ def build():
     case("sdpa_float_mask", {"q": q3, "k": k3, "v": v3, "m": rnd((2, 3, 5), 176)},
          lambda i: sdpa_ref(i["q"], i["k"], i["v"], attn_mask=i["m"]), grad="qkvm")
     case("sdpa_scale", {"q": q3, "k": k3, "v": v3}, lambda i: sdpa_ref(i["q"], i["k"], i["v"], scale=0.3), grad="qkv")
+    case("triplet_margin_with_distance_loss", {"a": rnd((4, 6), 150), "p": rnd((4, 6), 151), "n": rnd((4, 6), 152)},
+         lambda i: F.triplet_margin_with_distance_loss(i["a"], i["p"], i["n"]), grad="a")
+    case("triplet_margin_with_distance_loss_opts",
+         {"a": rnd((5, 3), 153), "p": rnd((5, 3), 154), "n": rnd((5, 3), 155, scale=0.3)},
+         lambda i: F.triplet_margin_with_distance_loss(
+             i["a"], i["p"], i["n"], distance_function=lambda x, y: 1.0 - F.cosine_similarity(x, y),
+             margin=0.5, swap=True, reduction="none"), grad="a")
     case("sdpa_dropout", {"q": q3, "k": k3, "v": v3},
          lambda i: sdpa_ref(i["q"], i["k"], i["v"], dropout_p=0.3), grad="qkv", seed=8)
 
