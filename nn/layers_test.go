@@ -421,7 +421,19 @@ var layerCases = map[string]layerCase{
 	"ctc_loss_opts": callN(func() nn.Moduler {
 		return nn.CTCLoss(nn.WithBlank(3), nn.WithReduction("sum"), nn.WithZeroInfinity(true))
 	}, "x", "t", "il", "tl"),
-	"triplet_margin_loss": callN(func() nn.Moduler { return nn.TripletMarginLoss() }, "a", "b", "c"),
+	"triplet_margin_loss":               callN(func() nn.Moduler { return nn.TripletMarginLoss() }, "a", "b", "c"),
+	"triplet_margin_with_distance_loss": callN(func() nn.Moduler { return nn.TripletMarginWithDistanceLoss() }, "a", "b", "c"),
+	"triplet_margin_with_distance_loss_opts": callN(func() nn.Moduler {
+		l1 := func(x, y torch.Tensor) torch.Tensor {
+			d := x.Sub(y)
+			defer d.Free()
+			a := d.Abs()
+			defer a.Free()
+			return a.SumAlong(-1)
+		}
+		return nn.TripletMarginWithDistanceLoss(nn.WithDistanceFunction(l1), nn.WithMargin(0.5), nn.WithSwap(true),
+			nn.WithReduction("sum"))
+	}, "a", "b", "c"),
 	"triplet_margin_loss_opts": callN(func() nn.Moduler {
 		return nn.TripletMarginLoss(nn.WithMargin(0.5), nn.WithP(1), nn.WithEps(1e-3), nn.WithSwap(true),
 			nn.WithReduction("none"))

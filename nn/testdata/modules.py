@@ -301,6 +301,9 @@ def build_cases():
     case("triplet_margin_loss", lambda: nn.TripletMarginLoss(), tri, call=triple)
     case("triplet_margin_loss_opts", lambda: nn.TripletMarginLoss(margin=0.5, p=1, eps=1e-3, swap=True,
                                                                   reduction="none"), tri, call=triple)
+    case("triplet_margin_with_distance_loss", lambda: nn.TripletMarginWithDistanceLoss(), tri, call=triple)
+    case("triplet_margin_with_distance_loss_opts", lambda: nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda x, y: (x - y).abs().sum(-1), margin=0.5, swap=True, reduction="sum"), tri, call=triple)
     case("margin_ranking_loss", lambda: nn.MarginRankingLoss(margin=0.2),
          {"a": rnd((5,), 175), "b": rnd((5,), 176), "y": sign((5,), 177)}, call=ranked)
     case("hinge_embedding_loss", lambda: nn.HingeEmbeddingLoss(margin=0.5, reduction="sum"),
