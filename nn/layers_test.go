@@ -316,6 +316,18 @@ var layerCases = map[string]layerCase{
 	"adaptive_avgpool3d":     l(func() nn.Moduler { return nn.AdaptiveAvgPool3d(2) }),
 	"adaptive_maxpool1d":     l(func() nn.Moduler { return nn.AdaptiveMaxPool1d(3) }),
 	"adaptive_maxpool2d":     l(func() nn.Moduler { return nn.AdaptiveMaxPool2d(2) }),
+	"fractional_max_pool2d": l(func() nn.Moduler {
+		return nn.FractionalMaxPool2d(2, nn.WithOutputSize(3, 4),
+			nn.WithRandomSamples(torch.FromNested([][][]float32{{{0.5, 0.3}, {0.9, 0.1}}})))
+	}),
+	"fractional_max_pool2d_ratio_seeded": l(func() nn.Moduler {
+		return nn.FractionalMaxPool2d([]int64{2, 3}, nn.WithOutputRatio(0.5))
+	}),
+	"fractional_max_pool3d_indices": {build: func() nn.Moduler { return nn.FractionalMaxPool3d(2, nn.WithOutputRatio(0.5, 0.6, 0.5)) },
+		call: func(m nn.Moduler, i layIn) (layOut, error) {
+			out, idx, err := m.(*nn.FractionalMaxPool3dModule).TryForwardWithIndices(i["x"])
+			return layOut{out, idx}, err
+		}},
 	"adaptive_maxpool2d_indices": {build: func() nn.Moduler { return nn.AdaptiveMaxPool2d([]int64{2, 3}) },
 		call: func(m nn.Moduler, i layIn) (layOut, error) {
 			out, idx, err := m.(*nn.AdaptiveMaxPool2dModule).TryForwardWithIndices(i["x"])

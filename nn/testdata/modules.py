@@ -301,9 +301,6 @@ def build_cases():
     case("triplet_margin_loss", lambda: nn.TripletMarginLoss(), tri, call=triple)
     case("triplet_margin_loss_opts", lambda: nn.TripletMarginLoss(margin=0.5, p=1, eps=1e-3, swap=True,
                                                                   reduction="none"), tri, call=triple)
-    case("triplet_margin_with_distance_loss", lambda: nn.TripletMarginWithDistanceLoss(), tri, call=triple)
-    case("triplet_margin_with_distance_loss_opts", lambda: nn.TripletMarginWithDistanceLoss(
-        distance_function=lambda x, y: (x - y).abs().sum(-1), margin=0.5, swap=True, reduction="sum"), tri, call=triple)
     case("margin_ranking_loss", lambda: nn.MarginRankingLoss(margin=0.2),
          {"a": rnd((5,), 175), "b": rnd((5,), 176), "y": sign((5,), 177)}, call=ranked)
     case("hinge_embedding_loss", lambda: nn.HingeEmbeddingLoss(margin=0.5, reduction="sum"),
@@ -352,6 +349,17 @@ def build_cases():
     case("max_unpool3d", lambda: nn.MaxUnpool3d(2), {"x": mp3[0], "i": mp3[1]}, call=lambda m, i: m(i["x"], i["i"]))
     case("upsampling_nearest2d", lambda: nn.UpsamplingNearest2d(scale_factor=2), x_((1, 2, 2, 3), 218))
     case("upsampling_bilinear2d", lambda: nn.UpsamplingBilinear2d(size=(3, 5)), x_((1, 1, 2, 3), 219))
+    case("triplet_margin_with_distance_loss", lambda: nn.TripletMarginWithDistanceLoss(), tri, call=triple)
+    case("triplet_margin_with_distance_loss_opts", lambda: nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda x, y: (x - y).abs().sum(-1), margin=0.5, swap=True, reduction="sum"), tri, call=triple)
+    fx = torch.tensor([[0.5, 0.3], [0.9, 0.1]])
+    case("fractional_max_pool2d", lambda: nn.FractionalMaxPool2d(2, output_size=(3, 4), _random_samples=fx[None]),
+         x_((1, 2, 6, 7), 220))
+    case("fractional_max_pool2d_ratio_seeded", lambda: nn.FractionalMaxPool2d((2, 3), output_ratio=0.5), x_((2, 3, 8, 8), 221),
+         seed=222)
+    case("fractional_max_pool3d_indices", lambda: nn.FractionalMaxPool3d(2, output_ratio=(0.5, 0.6, 0.5),
+                                                                         return_indices=True),
+         x_((2, 5, 6, 5), 223), seed=224)
 
 
 def repr_cases():
