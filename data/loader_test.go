@@ -647,13 +647,13 @@ func TestLoaderWorkersRunOpsSingleThreaded(t *testing.T) {
 	if err := <-probe; err != nil {
 		t.Skipf("this libtorch has no per-thread setting: %v", err)
 	}
-	before := torch.NumThreads()
+	before := torch.GetNumThreads()
 	for _, workers := range []int{0, 3} {
 		var mu sync.Mutex
 		seen := map[int]int{} // intra-op threads -> examples
 		ds := &seqDataset{n: 24}
 		ds.before = func(int) {
-			n := torch.NumThreads()
+			n := torch.GetNumThreads()
 			mu.Lock()
 			seen[n]++
 			mu.Unlock()
@@ -667,5 +667,5 @@ func TestLoaderWorkersRunOpsSingleThreaded(t *testing.T) {
 			assert.Equal(t, map[int]int{1: 24}, seen, "in workers")
 		}
 	}
-	assert.Equal(t, before, torch.NumThreads())
+	assert.Equal(t, before, torch.GetNumThreads())
 }

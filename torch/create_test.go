@@ -263,7 +263,7 @@ func TestManualSeed(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
-	// NumThreads reads the calling OS thread's setting, which SetNumThreads
+	// GetNumThreads reads the calling OS thread's setting, which SetNumThreads
 	// changes along with the process-wide one.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -273,15 +273,15 @@ func TestSettings(t *testing.T) {
 	assert.Regexp(t, `^(1\.1[3-9]|[2-9]\.\d+)\.\d+`, torch.LibtorchVersion())
 	assert.Regexp(t, `^1\.13\.`, g.TorchVersion, "golden.json must come from the reference PyTorch, 1.13")
 
-	n := torch.NumThreads()
+	n := torch.GetNumThreads()
 	require.GreaterOrEqual(t, n, 1)
 	torch.SetNumThreads(1)
-	assert.Equal(t, 1, torch.NumThreads())
+	assert.Equal(t, 1, torch.GetNumThreads())
 	torch.SetNumThreads(n)
-	assert.Equal(t, n, torch.NumThreads())
+	assert.Equal(t, n, torch.GetNumThreads())
 	err := mustPanicErr(t, "set_num_threads", func() { torch.SetNumThreads(0) })
 	assert.Contains(t, err.Msg, "must be positive")
-	assert.Equal(t, n, torch.NumThreads())
+	assert.Equal(t, n, torch.GetNumThreads())
 
 	if torch.CUDAIsAvailable() {
 		assert.Positive(t, torch.CUDADeviceCount())
@@ -291,7 +291,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestSetThreadNumThreads(t *testing.T) {
-	def := torch.NumThreads()
+	def := torch.GetNumThreads()
 	got := make(chan []int)
 	errc := make(chan error, 1)
 	go func() {
@@ -302,7 +302,7 @@ func TestSetThreadNumThreads(t *testing.T) {
 		}
 		x := torch.Ones(i64s(256, 256)) // large enough for a parallel op
 		sum := torch.Add(x, x).Sum().Item()
-		got <- []int{torch.NumThreads(), int(sum)}
+		got <- []int{torch.GetNumThreads(), int(sum)}
 	}()
 	select {
 	case err := <-errc:
@@ -311,12 +311,12 @@ func TestSetThreadNumThreads(t *testing.T) {
 	case v := <-got:
 		assert.Equal(t, []int{1, 2 * 256 * 256}, v)
 	}
-	assert.Equal(t, def, torch.NumThreads(), "other threads keep their setting")
+	assert.Equal(t, def, torch.GetNumThreads(), "other threads keep their setting")
 
 	err := mustPanicErr(t, "set_thread_num_threads", func() { torch.SetThreadNumThreads(0) })
 	assert.Contains(t, err.Msg, "must be positive")
 	assert.ErrorContains(t, torch.TrySetThreadNumThreads(-3), "must be positive, got -3")
-	assert.Equal(t, def, torch.NumThreads())
+	assert.Equal(t, def, torch.GetNumThreads())
 }
 
 func TestInvalidEnumValuesAreErrorsNotAborts(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 // LibtorchVersion is the version of the libtorch GoTorch was built with.
 func LibtorchVersion() string { return C.GoString(C.gt_version()) }
 
-// NumThreads is the number of threads libtorch uses inside one op.
-func NumThreads() int { return int(C.gt_get_num_threads()) }
+// GetNumThreads is the number of threads libtorch uses inside one op.
+func GetNumThreads() int { return int(C.gt_get_num_threads()) }
 
 // SetNumThreads sets the number of threads libtorch uses inside one op.
 func SetNumThreads(n int) {
@@ -40,8 +40,8 @@ func checkThreads(op string, n int) error {
 }
 
 // SetThreadNumThreads sets the number of threads libtorch uses inside the
-// ops that run on the calling OS thread, leaving NumThreads' setting and
-// other threads as they are; NumThreads, called on this thread, then
+// ops that run on the calling OS thread, leaving GetNumThreads' setting and
+// other threads as they are; GetNumThreads, called on this thread, then
 // reports n. It panics where TrySetThreadNumThreads returns an error.
 //
 // It is meant for a goroutine locked to its thread (runtime.LockOSThread)
@@ -55,7 +55,7 @@ func checkThreads(op string, n int) error {
 // docs/memory.md).
 //
 // The setting stays with the OS thread. Let the goroutine exit locked, so
-// that the thread ends with it, or set the thread back (NumThreads, read
+// that the thread ends with it, or set the thread back (GetNumThreads, read
 // before) before unlocking: an unlocked thread returns to Go's pool, and
 // other goroutines' ops that land on it would run on its setting.
 func SetThreadNumThreads(n int) { must(TrySetThreadNumThreads(n)) }
@@ -84,7 +84,7 @@ func defaultThreads() int {
 }
 
 func init() {
-	if n := defaultThreads(); n != NumThreads() {
+	if n := defaultThreads(); n != GetNumThreads() {
 		SetNumThreads(n)
 	}
 }

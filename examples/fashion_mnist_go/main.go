@@ -114,7 +114,7 @@ func train(ctx context.Context) error {
 	// The learning rate follows half a cosine from lr to 0 over the run,
 	// stepped once per epoch (PyTorch's CosineAnnealingLR).
 	sched := optim.CosineAnnealingLR(opt, *epochs)
-	log.Printf("%d training and %d test images, %d threads\n%v", trainSet.Len(), testSet.Len(), torch.NumThreads(), net)
+	log.Printf("%d training and %d test images, %d threads\n%v", trainSet.Len(), testSet.Len(), torch.GetNumThreads(), net)
 	for epoch := 1; epoch <= *epochs; epoch++ {
 		net.Train()
 		start := time.Now()

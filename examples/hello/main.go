@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	fmt.Println("libtorch", torch.LibtorchVersion(), "threads", torch.NumThreads())
+	fmt.Println("libtorch", torch.LibtorchVersion(), "threads", torch.GetNumThreads())
 
 	// y = x·w + b for a 2×3 input and a 3×2 weight that autograd tracks.
 	x := torch.FromNested([][]float32{{1, 2, 3}, {4, 5, 6}})

@@ -104,7 +104,7 @@ func run(addr, weights, format string, threads int, cfg Config, debugAddr string
 	s := NewServer(model, cfg)
 	c := s.cfg
 	log.Printf("serving %s on http://%s (%d libtorch threads, batches of up to %d, max wait %v, queue %d, in flight %d, waiting %d for %v, connections %d, timeout %v)",
-		weights, l.Addr(), torch.NumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.MaxInFlight, c.MaxWaiting, c.AdmitWait, c.MaxConns, c.RequestTimeout)
+		weights, l.Addr(), torch.GetNumThreads(), c.MaxBatch, c.MaxWait, c.QueueSize, c.MaxInFlight, c.MaxWaiting, c.AdmitWait, c.MaxConns, c.RequestTimeout)
 	if err := s.Serve(ctx, l); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

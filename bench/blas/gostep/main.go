@@ -55,7 +55,7 @@ func main() {
 	}
 	sort.Float64s(per)
 	out := map[string]any{
-		"threads":  torch.NumThreads(),
+		"threads":  torch.GetNumThreads(),
 		"go_mm_ms": per[len(per)/2],
 		"loaded":   loadedBLAS(),
 	}

@@ -61,7 +61,7 @@ func main() {
 	torch.FinishGC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("GOMAXPROCS %d, %d intra-op threads, Go heap in use %d KiB\n", runtime.GOMAXPROCS(0), torch.NumThreads(), ms.HeapInuse>>10)
+	fmt.Printf("GOMAXPROCS %d, %d intra-op threads, Go heap in use %d KiB\n", runtime.GOMAXPROCS(0), torch.GetNumThreads(), ms.HeapInuse>>10)
 	fmt.Printf("median of %d steps: compute %v, runtime.GC() %v, torch.GC() after it %v, torch.GC() with nothing to free %v\n",
 		*steps, median(compute), median(goGC), median(torchGC), median(emptyGC))
 }

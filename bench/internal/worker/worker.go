@@ -120,7 +120,7 @@ type Server struct {
 // NewServer writes the hello line and returns a server reading stdin.
 func NewServer(impl string) *Server {
 	s := &Server{sc: bufio.NewScanner(os.Stdin), impl: impl}
-	writeJSON(map[string]any{"impl": impl, "version": torch.LibtorchVersion(), "threads": torch.NumThreads()})
+	writeJSON(map[string]any{"impl": impl, "version": torch.LibtorchVersion(), "threads": torch.GetNumThreads()})
 	return s
 }
 
