@@ -4,6 +4,7 @@
 #ifndef GOTORCH_CGOTORCH_ALLOC_H_
 #define GOTORCH_CGOTORCH_ALLOC_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -23,6 +24,14 @@ void gt_malloc_trim_if(int64_t min_free);
  * emptied, the cap on cached bytes, blocks taken from the system, blocks
  * served from the cache, and blocks mapped by hand (live or cached). */
 void gt_large_cache_stats(int64_t out[7]);
+
+/* gt_block_usable_size is the usable size of a block that GoTorch's CPU
+ * allocator handed out: malloc_usable_size for the blocks that come from
+ * malloc, the mapped length for the large blocks it maps by hand (4 MiB
+ * and more), on which malloc_usable_size would read outside the mapping.
+ * The benchmark's counting allocator (bench/cxx/countalloc.h) finds it as
+ * a weak symbol. */
+size_t gt_block_usable_size(void *p);
 
 #ifdef __cplusplus
 }

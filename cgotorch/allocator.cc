@@ -494,6 +494,17 @@ void gt_small_alloc_trim(void) {
   trim_large();
 }
 
+size_t gt_block_usable_size(void *p) {
+  if (p == nullptr) return 0;
+  if (reinterpret_cast<uintptr_t>(p) % kHuge == 0) {
+    LargeCache &lc = large_cache();
+    std::lock_guard<std::mutex> g(lc.mu);
+    auto m = lc.mapped.find(p);
+    if (m != lc.mapped.end()) return m->second * kPage;
+  }
+  return malloc_usable_size(p);
+}
+
 void gt_large_cache_stats(int64_t out[7]) {
   LargeCache &lc = large_cache();
   std::lock_guard<std::mutex> g(lc.mu);

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -99,6 +100,12 @@ func TestFloat32GradsMatchFloat64(t *testing.T) {
 		_, hasX := gc.Inputs["x"]
 		lc := layerCases[gc.Name]
 		if !precisionFamilies.MatchString(gc.Name) || gc.C == nil || !hasX || len(gc.Inputs) != 1 || lc.call != nil {
+			continue
+		}
+		if strings.HasSuffix(gc.Name, "_seeded") {
+			// draws its pooling windows at each forward, in the input's
+			// dtype: float32, float64 and the finite differences would
+			// each pool other windows
 			continue
 		}
 		n++

@@ -6,7 +6,8 @@
 //
 // bench_count_install wraps whatever CPU allocator the process has
 // (libtorch's default in C++ and Python, GoTorch's caching one in Go) in
-// one that adds the size of every block it hands out (malloc_usable_size)
+// one that adds the size of every block it hands out (malloc_usable_size,
+// or GoTorch's gt_block_usable_size where it is linked)
 // to a live count and subtracts it when the block is freed, and keeps the
 // peak. Blocks allocated before the install keep their own deleter and are
 // never counted, so the count stays exact. It counts tensor storage only:
@@ -26,7 +27,17 @@
 
 #include "countalloc_api.h"
 
+// GoTorch's allocator maps its blocks of 4 MiB and more by hand, where
+// malloc_usable_size would read a malloc header outside the mapping; in the
+// Go workers it defines gt_block_usable_size, which knows both kinds. The
+// C++ and Python workers do not have it: a weak reference is then null.
+extern "C" size_t gt_block_usable_size(void *p) __attribute__((weak));
+
 namespace bench_count {
+
+inline size_t usable(void *p) {
+  return gt_block_usable_size != nullptr ? gt_block_usable_size(p) : malloc_usable_size(p);
+}
 
 inline std::atomic<int64_t> live{0};
 inline std::atomic<int64_t> peak{0};
@@ -45,7 +56,7 @@ inline std::atomic<c10::DeleterFnPtr> inner[kSlots];
 
 template <int I>
 void del(void *p) {
-  if (p != nullptr) live.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)));
+  if (p != nullptr) live.fetch_sub(static_cast<int64_t>(usable(p)));
   inner[I].load()(p);
 }
 
@@ -88,7 +99,7 @@ class Counting final : public c10::Allocator {
     if (d == nullptr) return dp;
     c10::Device dev = dp.device();
     dp.release_context();
-    add(static_cast<int64_t>(malloc_usable_size(data)));
+    add(static_cast<int64_t>(usable(data)));
     return {data, data, d, dev};
   }
 
