@@ -332,34 +332,45 @@ func TestNoGradIsPerThread(t *testing.T) {
 	assert.Equal(t, "AddBackward0", fn)
 }
 
-// ZeroGrad and Grad on one goroutine while another runs Backward into the
-// same gradients: they wait for the pass instead of freeing the gradient
-// it writes (which corrupted the heap).
+// ZeroGrad and Grad on one goroutine while another runs a backward pass
+// into the same gradients: they wait for the pass instead of freeing the
+// gradient it writes (which corrupted the heap). The generated _backward
+// runs the same engine and waits the same way.
 func TestZeroGradDuringBackward(t *testing.T) {
-	w := torch.Rand(i64s(64, 64)).SetRequiresGrad(true)
-	x := torch.Rand(i64s(32, 64))
-	const n = 200
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for range n {
-			y := x.Mm(w).Tanh().Mm(w).SumAll()
-			y.Backward()
-			y.Free()
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for range n {
-			if g := w.Grad(); g.Defined() {
-				_ = g.Float32s()[0]
-			}
+	for _, tc := range []struct {
+		name     string
+		backward func(y, w torch.Tensor)
+	}{
+		{"Backward", func(y, _ torch.Tensor) { y.Backward() }},
+		{"InternalBackward", func(y, w torch.Tensor) { y.InternalBackward([]torch.Tensor{w}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := torch.Rand(i64s(64, 64)).SetRequiresGrad(true)
+			x := torch.Rand(i64s(32, 64))
+			const n = 200
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				for range n {
+					y := x.Mm(w).Tanh().Mm(w).SumAll()
+					tc.backward(y, w)
+					y.Free()
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				for range n {
+					if g := w.Grad(); g.Defined() {
+						_ = g.Float32s()[0]
+					}
+					w.ZeroGrad()
+				}
+			}()
+			wg.Wait()
 			w.ZeroGrad()
-		}
-	}()
-	wg.Wait()
-	w.ZeroGrad()
-	x.Mm(w).SumAll().Backward()
-	assert.Equal(t, []int64{64, 64}, w.Grad().Shape(), "autograd works afterwards")
+			tc.backward(x.Mm(w).SumAll(), w)
+			assert.Equal(t, []int64{64, 64}, w.Grad().Shape(), "autograd works afterwards")
+		})
+	}
 }

@@ -294,6 +294,10 @@ type function struct {
 	retAlias  []int // for each return: the index of the argument it aliases, or -1
 }
 
+// autogradEngineOps are the declarations whose kernel runs the autograd
+// engine, which writes into leaves' gradients.
+var autogradEngineOps = map[string]bool{"_backward": true}
+
 type skip struct {
 	d   decl
 	why string
@@ -1629,10 +1633,20 @@ func (g *generator) goImpl(f *function) string {
 	if !f.singleTensor() {
 		outs = append(outs, "e_")
 	}
+	// An op that runs the autograd engine accumulates into gradients: it
+	// holds gradMu for reading, as Tensor.Backward does (torch/autograd.go),
+	// so that ZeroGrad and hook changes wait for it.
+	engine := autogradEngineOps[f.d.Name]
+	if engine {
+		b.WriteString("gradMu.RLock()\n")
+	}
 	b.WriteString(strings.Join(outs, ", ") + " := " + call + "\n")
 	// Out of memory: GoTorch has collected; run the op once more, with its
 	// arguments still pinned (gen_support.go, oomRetry).
 	b.WriteString("if e_ != nil && oomRetry(e_) {\n" + strings.Join(outs, ", ") + " = " + call + "\n}\n")
+	if engine {
+		b.WriteString("gradMu.RUnlock()\n")
+	}
 	for _, k := range keeps {
 		b.WriteString(k + "\n")
 	}
