@@ -96,8 +96,10 @@ func benchBinary(b *testing.B, x, y torch.Tensor, mm bool, op func(a, b torch.Te
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := processCPU(b)
 			c.loop(b.N)
 			benchSync(b)
+			reportCPU(b, cpu0)
 		})
 	}
 }

@@ -46,3 +46,21 @@ func Unpin(t Tensor) { t.unpin() }
 
 // OOMRetries counts the ops run again after an out-of-memory error.
 func OOMRetries() int64 { return oomRetries.Load() }
+
+// SetDrain sets how many pending small tensors an allocating goroutine
+// frees at a time and how often (once every every tensors made), and
+// returns a function that restores the previous setting.
+func SetDrain(batch, every int) (restore func()) {
+	if batch < 1 || batch > maxDrainBatch || every < 1 {
+		panic("SetDrain: batch must be in [1, maxDrainBatch] and every positive")
+	}
+	mem.Lock()
+	b, e := drainBatch, drainEvery
+	drainBatch, drainEvery = batch, int64(every)
+	mem.Unlock()
+	return func() {
+		mem.Lock()
+		drainBatch, drainEvery = b, e
+		mem.Unlock()
+	}
+}

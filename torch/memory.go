@@ -68,12 +68,34 @@ const tensorOverhead = 512
 const smallBytes = 16 << 10
 
 // drainBatch is how many pending tensors an allocating goroutine frees at a
-// time, once every drainEvery tensors it makes: twice the rate at which
-// tensors are made, so that the queue empties between collections.
-const (
-	drainBatch = 16
-	drainEvery = 8
+// time, once every drainEvery tensors it makes. Each free gives back two
+// glibc blocks of different sizes (the TensorImpl and its StorageImpl; the
+// data of a small tensor goes to GoTorch's own cache), and glibc's
+// per-thread cache (tcache) keeps 7 blocks per size: blocks freed beyond
+// that go to the arena, whose free path coalesces them with their
+// neighbours (fastbins are off, see init), and once the cache is empty the
+// next allocations take the arena's slow path too.
+//
+// A batch of 16 every 8 tensors sent 9 of every 16 frees to the arena, and
+// emptied the queue halfway to the next collection, after which every
+// allocation missed the cache (_int_malloc, _int_free and unlink_chunk
+// were 12% of a locked 4×4 add loop's samples). A batch of 6 stays under
+// the cache's 7, and freeing as many tensors as are made keeps the cache
+// between empty and 6: each batch's blocks are the next ones allocated.
+// The rate matches the queue's: a collection finds the tensors made
+// between its mark and the one before, and the next background sweep
+// comes as many tensors later, so on average the queue empties just
+// before it; what is left then is freed by that sweep (docs/memory.md).
+//
+// They are variables only so that the package's benchmarks can compare
+// settings in one process (SetDrain in export_test.go).
+var (
+	drainBatch = 6
+	drainEvery = int64(6)
 )
+
+// maxDrainBatch bounds drainBatch (drainSome's buffer).
+const maxDrainBatch = 32
 
 // countTrigger is how many step tensors may be made between collections,
 // not counting those freed by hand, before a Go collection is started in
@@ -188,6 +210,7 @@ var mem struct {
 	// pendingSizes their bytes.
 	pending      []C.gt_tensor
 	pendingSizes []int64
+	drainBuf     [maxDrainBatch]C.gt_tensor // drainSome's, under sweepMu
 	// handFreed holds small tensors freed by hand and not yet released
 	// (see handle.free).
 	handFreed [handBatch]C.gt_tensor
@@ -356,7 +379,7 @@ func drainSome() {
 		return
 	}
 	defer mem.sweepMu.Unlock()
-	var buf [drainBatch]C.gt_tensor
+	buf := &mem.drainBuf // a local array escaped: one Go allocation a batch
 	var nb int64
 	mem.Lock()
 	k := min(len(mem.pending), drainBatch)
