@@ -361,6 +361,24 @@ def build_cases():
                                                                          return_indices=True),
          x_((2, 5, 6, 5), 223), seed=224)
 
+    # Issue 37: the last nn names, ParameterList and ParameterDict,
+    # CrossMapLRN2d and AdaptiveLogSoftmaxWithLoss.
+    case("parameter_list_dict", ParamHolder, x_((2, 3), 230))
+
+
+class ParamHolder(nn.Module):
+    """A ParameterList and a ParameterDict in a module (ParamHolderModule in
+    parameter_container_test.go): their state-dict keys are plist.0,
+    plist.1, pdict.scale and pdict.shift."""
+
+    def __init__(self):
+        super().__init__()
+        self.plist = nn.ParameterList([nn.Parameter(torch.randn(3, 4)), torch.randn(4)])
+        self.pdict = nn.ParameterDict({"shift": torch.randn(4), "scale": torch.randn(4)})
+
+    def forward(self, x):
+        return (x @ self.plist[0] + self.plist[1]) * self.pdict["scale"] + self.pdict["shift"]
+
 
 def repr_cases():
     """Layers whose print is checked but not run."""
