@@ -364,6 +364,14 @@ def build_cases():
     # Issue 37: the last nn names, ParameterList and ParameterDict,
     # CrossMapLRN2d and AdaptiveLogSoftmaxWithLoss.
     case("parameter_list_dict", ParamHolder, x_((2, 3), 230))
+    case("cross_map_lrn2d", lambda: nn.CrossMapLRN2d(3), x_((2, 5, 3, 3), 231, 3.0))
+    case("cross_map_lrn2d_even", lambda: nn.CrossMapLRN2d(4, alpha=0.01, beta=0.5, k=2), x_((2, 6, 2, 3), 232, 3.0))
+    case("cross_map_lrn2d_wide", lambda: nn.CrossMapLRN2d(7, alpha=0.1, beta=1.5), x_((1, 3, 2, 2), 233, 2.0))
+    case("cross_map_lrn2d_two", lambda: nn.CrossMapLRN2d(2, alpha=0.2), x_((2, 4, 2, 2), 234, 2.0))
+    # Size 1 has no gradient in PyTorch (its backward fails): an input
+    # named y gets none.
+    case("cross_map_lrn2d_size1", lambda: nn.CrossMapLRN2d(1, alpha=0.5), {"y": rnd((2, 3, 2, 2), 244, 2.0)},
+         call=lambda m, i: m(i["y"]))
 
 
 class ParamHolder(nn.Module):
