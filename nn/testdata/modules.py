@@ -372,6 +372,42 @@ def build_cases():
     # named y gets none.
     case("cross_map_lrn2d_size1", lambda: nn.CrossMapLRN2d(1, alpha=0.5), {"y": rnd((2, 3, 2, 2), 244, 2.0)},
          call=lambda m, i: m(i["y"]))
+    asm_in = {"x": rnd((7, 8), 235), "t": torch.tensor([0, 4, 9, 2, 7, 5, 3])}
+    asm = lambda m, i: m(i["x"], i["t"])  # noqa: E731
+    case("adaptive_log_softmax", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0), asm_in,
+         call=lambda m, i: tuple(m(i["x"], i["t"])))
+    case("adaptive_log_softmax_loss", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0), asm_in,
+         call=lambda m, i: tuple(reversed(asm(m, i))))
+    case("adaptive_log_softmax_head_bias", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 12, [2, 5, 9], head_bias=True),
+         {"x": rnd((5, 8), 236), "t": torch.tensor([11, 1, 6, 3, 0])}, call=lambda m, i: tuple(asm(m, i)))
+    case("adaptive_log_softmax_unbatched", lambda: nn.AdaptiveLogSoftmaxWithLoss(6, 5, [2]),
+         {"x": rnd((6,), 237), "t": torch.tensor(3)}, call=lambda m, i: tuple(asm(m, i)))
+    case("adaptive_log_softmax_one_part", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0),
+         {"x": rnd((3, 8), 238), "t": torch.tensor([1, 0, 2])}, call=lambda m, i: tuple(asm(m, i)))
+    case("adaptive_log_softmax_log_prob", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0),
+         x_((4, 8), 239), call=lambda m, i: m.log_prob(i["x"]))
+    # predict's three paths: the head's best is a cluster for some rows, for
+    # all rows (a head bias set so), for none.
+    case("adaptive_log_softmax_predict", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0,
+                                                                               head_bias=True),
+         x_((12, 8), 240), call=lambda m, i: m.predict(i["x"]), prep=set_head_bias([0.0, 0.0, 0.0, 0.6, 0.6]))
+    case("adaptive_log_softmax_predict_clusters", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], head_bias=True),
+         x_((6, 8), 241), call=lambda m, i: m.predict(i["x"]), prep=set_head_bias([0.0, 0.0, 0.0, 9.0, 9.0]))
+    case("adaptive_log_softmax_predict_shortlist", lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], head_bias=True),
+         x_((6, 8), 242), call=lambda m, i: m.predict(i["x"]), prep=set_head_bias([9.0, 9.0, 9.0, 0.0, 0.0]))
+    # Python's float floor division: in_features // div_value is 1 // 0.1,
+    # 9, not floor(1 / 0.1).
+    case("adaptive_log_softmax_div", lambda: nn.AdaptiveLogSoftmaxWithLoss(1, 4, [2], div_value=0.1),
+         {"x": rnd((3, 1), 243), "t": torch.tensor([0, 3, 2])}, call=lambda m, i: tuple(asm(m, i)))
+
+
+def set_head_bias(values):
+    """A prep that sets AdaptiveLogSoftmaxWithLoss's head bias."""
+
+    def prep(m):
+        with torch.no_grad():
+            m.head.bias.copy_(torch.tensor(values))
+    return prep
 
 
 class ParamHolder(nn.Module):
