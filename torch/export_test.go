@@ -64,3 +64,21 @@ func SetDrain(batch, every int) (restore func()) {
 		mem.Unlock()
 	}
 }
+
+// SetCountTrigger sets how many step tensors, not freed by hand, start a
+// background Go collection, and returns a function that restores the
+// previous setting.
+func SetCountTrigger(n int) (restore func()) {
+	if n < 1 {
+		panic("SetCountTrigger: n must be positive")
+	}
+	mem.Lock()
+	old := countTrigger
+	countTrigger = int64(n)
+	mem.Unlock()
+	return func() {
+		mem.Lock()
+		countTrigger = old
+		mem.Unlock()
+	}
+}

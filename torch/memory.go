@@ -47,7 +47,7 @@ import (
 //     more than the budget (SetMemoryBudget) since the last collection, the
 //     allocating goroutine collects.
 //   - Inside steps, every countTrigger new tensors that were not freed by
-//     hand: a Go collection starts on another goroutine.
+//     hand: the allocating goroutine runs a Go collection (countGC).
 //   - After each of Go's own collections, a background sweep frees what
 //     that collection found unreachable: large tensors at once, small ones
 //     by the goroutines that allocate next (see smallBytes).
@@ -99,8 +99,11 @@ const maxDrainBatch = 32
 
 // countTrigger is how many step tensors may be made between collections,
 // not counting those freed by hand, before a Go collection is started in
-// the background.
-const countTrigger = 8192
+// the background. A variable only so that the package's benchmarks can
+// compare settings in one process (SetCountTrigger in export_test.go).
+var countTrigger = int64(defaultCountTrigger)
+
+const defaultCountTrigger = 8192
 
 // handle owns one native tensor.
 //
@@ -226,9 +229,9 @@ var mem struct {
 	lastBytes int64
 	// gcMark is the value of created at the last collection, plus the
 	// tensors freed by Free since; when countTrigger more tensors have
-	// been made inside steps, a Go collection starts in the background
-	// (asyncGC) so that dead step tensors are freed while their memory is
-	// still warm. Tensors that were freed by hand (by gop-torch's Rebind
+	// been made inside steps, the allocating goroutine runs a Go
+	// collection (countGC) so that dead step tensors are freed while their
+	// memory is still warm. Tensors that were freed by hand (by gop-torch's Rebind
 	// or a Temp's operator, say) leave nothing to collect.
 	gcMark int64
 
@@ -238,7 +241,7 @@ var mem struct {
 	// pressure at once.
 	collecting atomic.Bool
 	scopes     atomic.Int32 // active scopes
-	asyncGC    atomic.Bool
+	countGC    atomic.Bool  // a count-triggered collection runs (countGC)
 	gcPercent  atomic.Int32 // SetGCPercent
 	skipped    int64        // GC() calls that did not collect, under the lock
 }
@@ -345,8 +348,8 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	} else if drain {
 		drainSome()
 	}
-	if trigger && !mem.asyncGC.Load() {
-		startAsyncGC()
+	if trigger && !mem.countGC.Load() {
+		countGC()
 	}
 	if devMem.on.Load() {
 		checkDeviceMemory() // GPU bytes per device (oom.go)
@@ -354,22 +357,27 @@ func newTensor(p C.gt_tensor, nbytes int64) Tensor {
 	return Tensor{h}
 }
 
-// startAsyncGC starts a Go collection on another goroutine; the background
-// sweep that follows it finds the step's dead tensors.
-func startAsyncGC() {
-	if !mem.asyncGC.CompareAndSwap(false, true) {
+// countGC runs the count trigger's Go collection (goGC, with one P) on
+// the allocating goroutine; the background sweep that follows it finds the
+// step's dead tensors and leaves the small ones for allocating goroutines
+// to free. It used to run runtime.GC on a goroutine of its own, with every
+// P, concurrently with the loop: the loop then paid for preemption
+// signals, write barriers and mark assists, the other P for idle mark
+// workers and a sweep that yields after every span (runtime.gosched_m was
+// 11% of a locked 4×4 add loop's samples), and each such collection cost
+// the process about 2.6 ms of CPU, against about 0.5 ms for goGC (gctrace
+// CPU, 2 Ps against 1). Inline, the loop pauses for the collection instead
+// (0.4–0.7 ms every 8,192 tensors), and the 4×4 add loop used a quarter
+// less CPU and less wall time (docs/memory.md).
+func countGC() {
+	if !mem.countGC.CompareAndSwap(false, true) {
 		return
 	}
+	defer mem.countGC.Store(false)
 	mem.Lock()
 	mem.gcMark = mem.created
 	mem.Unlock()
-	go func() {
-		// goGC waits for this collection before it changes GOMAXPROCS.
-		gcProcs.Lock()
-		runtime.GC()
-		gcProcs.Unlock()
-		mem.asyncGC.Store(false)
-	}()
+	goGC()
 }
 
 // drainSome frees up to drainBatch pending tensors on the calling thread.
@@ -439,7 +447,7 @@ func spareSoloLocked() *entry {
 
 // maxSpare bounds each list of spare entries: enough for the chunks of
 // countTrigger tensors, or for as many single handles.
-const maxSpare = countTrigger / chunkSize * 4
+const maxSpare = defaultCountTrigger / chunkSize * 4
 
 // recycleLocked keeps e, the entry of a chunk or handle that Go found
 // unreachable and whose tensors a sweep has claimed, for a later
