@@ -1,8 +1,7 @@
 package parallel_test
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,68 +32,64 @@ func bnNet() *nn.SequentialModule {
 // it, each rank's statistics follow its own batches only.
 func TestDDPBroadcastBuffers(t *testing.T) {
 	if disttest.Worker() {
-		pg := initGroup(t)
-		defer distributed.DestroyProcessGroup()
-		on := os.Getenv("BROADCAST") == "1"
-		const steps = 3
-		net := bnNet()
-		ddp, err := parallel.DDP(net, parallel.WithBroadcastBuffers(on))
-		require.NoError(t, err)
-		defer ddp.Close()
-		for s := 0; s < steps; s++ {
-			ddp.Forward(rankBatch(pg.Rank(), s)).Sum().Backward()
-		}
-		ref := bnNet()
-		for s := 0; s < steps; s++ {
-			r := pg.Rank()
-			if on && s < steps-1 {
-				r = 0
-			}
-			ref.Forward(rankBatch(r, s)).Sum().Backward()
-		}
-		want, got := ref.NamedBuffers(), net.NamedBuffers()
-		require.Len(t, got, len(want))
-		for i, b := range want {
-			if b.Tensor.Dtype() == torch.Int64 {
-				assert.Equal(t, b.Tensor.Int64s(), got[i].Tensor.Int64s(), b.Name)
-				continue
-			}
-			assert.InDeltaSlice(t, b.Tensor.Float32s(), got[i].Tensor.Float32s(), 1e-6, "rank %d %s", pg.Rank(), b.Name)
-		}
-		// The ranks' statistics differ either way after a local update
-		// (the check above could not tell the two apart otherwise); with
-		// broadcast_buffers, SyncBuffers makes them rank 0's.
-		rm := net.NamedBuffers()[0].Tensor
-		require.Equal(t, "1.running_mean", net.NamedBuffers()[0].Name)
-		mx, mn := rm.Clone(), rm.Clone()
-		require.NoError(t, pg.AllReduce(mx, distributed.Max))
-		require.NoError(t, pg.AllReduce(mn, distributed.Min))
-		assert.NotEqual(t, mx.Float32s(), mn.Float32s())
-		require.NoError(t, ddp.SyncBuffers())
-		mx, mn = rm.Clone(), rm.Clone()
-		require.NoError(t, pg.AllReduce(mx, distributed.Max))
-		require.NoError(t, pg.AllReduce(mn, distributed.Min))
-		if on {
-			assert.Equal(t, mx.Float32s(), mn.Float32s())
-		} else {
-			assert.NotEqual(t, mx.Float32s(), mn.Float32s(), "SyncBuffers without broadcast_buffers must do nothing")
+		for _, on := range []bool{true, false} {
+			t.Run(fmt.Sprintf("broadcast=%v", on), func(t *testing.T) { checkBroadcastBuffers(t, on) })
 		}
 		return
 	}
-	for _, on := range []string{"1", "0"} {
-		t.Run("broadcast="+on, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "store")
-			disttest.Run(t, 2, disttest.Options{Env: func(int) []string {
-				return []string{"STORE_FILE=" + file, "BROADCAST=" + on}
-			}})
-		})
+	runInPairJob(t)
+}
+
+// checkBroadcastBuffers is one rank's part of TestDDPBroadcastBuffers,
+// with broadcast_buffers on or off.
+func checkBroadcastBuffers(t *testing.T, on bool) {
+	pg := initGroup(t)
+	defer distributed.DestroyProcessGroup()
+	const steps = 3
+	net := bnNet()
+	ddp, err := parallel.DDP(net, parallel.WithBroadcastBuffers(on))
+	require.NoError(t, err)
+	defer ddp.Close()
+	for s := 0; s < steps; s++ {
+		ddp.Forward(rankBatch(pg.Rank(), s)).Sum().Backward()
+	}
+	ref := bnNet()
+	for s := 0; s < steps; s++ {
+		r := pg.Rank()
+		if on && s < steps-1 {
+			r = 0
+		}
+		ref.Forward(rankBatch(r, s)).Sum().Backward()
+	}
+	want, got := ref.NamedBuffers(), net.NamedBuffers()
+	require.Len(t, got, len(want))
+	for i, b := range want {
+		if b.Tensor.Dtype() == torch.Int64 {
+			assert.Equal(t, b.Tensor.Int64s(), got[i].Tensor.Int64s(), b.Name)
+			continue
+		}
+		assert.InDeltaSlice(t, b.Tensor.Float32s(), got[i].Tensor.Float32s(), 1e-6, "rank %d %s", pg.Rank(), b.Name)
+	}
+	// The ranks' statistics differ either way after a local update
+	// (the check above could not tell the two apart otherwise); with
+	// broadcast_buffers, SyncBuffers makes them rank 0's.
+	rm := net.NamedBuffers()[0].Tensor
+	require.Equal(t, "1.running_mean", net.NamedBuffers()[0].Name)
+	mx, mn := rm.Clone(), rm.Clone()
+	require.NoError(t, pg.AllReduce(mx, distributed.Max))
+	require.NoError(t, pg.AllReduce(mn, distributed.Min))
+	assert.NotEqual(t, mx.Float32s(), mn.Float32s())
+	require.NoError(t, ddp.SyncBuffers())
+	mx, mn = rm.Clone(), rm.Clone()
+	require.NoError(t, pg.AllReduce(mx, distributed.Max))
+	require.NoError(t, pg.AllReduce(mn, distributed.Min))
+	if on {
+		assert.Equal(t, mx.Float32s(), mn.Float32s())
+	} else {
+		assert.NotEqual(t, mx.Float32s(), mn.Float32s(), "SyncBuffers without broadcast_buffers must do nothing")
 	}
 }
 
-// Under NoSync each backward leaves this rank's own gradients (those of a
-// plain copy of the model on the same micro-batch: no communication), and
-// the synced backward after it writes the average over the ranks of what
-// each accumulated.
 func TestDDPNoSyncAccumulatesLocally(t *testing.T) {
 	if disttest.Worker() {
 		pg := initGroup(t)
@@ -148,6 +143,5 @@ func TestDDPNoSyncAccumulatesLocally(t *testing.T) {
 		}
 		return
 	}
-	file := filepath.Join(t.TempDir(), "store")
-	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	runInPairJob(t)
 }

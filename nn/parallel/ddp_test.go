@@ -39,15 +39,16 @@ func batch(step int) (torch.Tensor, torch.Tensor) {
 	return x, y
 }
 
-// initGroup joins the test's job through the FileStore at $STORE_FILE, or,
-// without it, through torchrun's environment (a TCPStore at MASTER_ADDR).
+// initGroup joins the test's job through its FileStore (storeFile), or,
+// without one, through torchrun's environment (a TCPStore at MASTER_ADDR).
 func initGroup(t *testing.T) *distributed.ProcessGroup {
-	if os.Getenv("STORE_FILE") == "" {
+	file := storeFile(t)
+	if file == "" {
 		pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithTimeout(time.Minute))
 		require.NoError(t, err)
 		return pg
 	}
-	store, err := distributed.NewFileStore(os.Getenv("STORE_FILE"), mustAtoi(os.Getenv("WORLD_SIZE")))
+	store, err := distributed.NewFileStore(file, mustAtoi(os.Getenv("WORLD_SIZE")))
 	require.NoError(t, err)
 	pg, err := distributed.InitProcessGroup(distributed.Gloo, distributed.WithStore(store), distributed.WithTimeout(time.Minute))
 	require.NoError(t, err)
@@ -78,28 +79,30 @@ func reference() []float64 {
 
 // Ranks that each take their share of the global batch follow the loss
 // trajectory of one process on the whole batch; with NoSync, two
-// half-shards accumulated locally make the same steps.
+// half-shards accumulated locally make the same steps. Two ranks run in
+// the shared job (job_test.go), 4 (without NoSync) in a job of their own.
 func TestDDPMatchesOneProcess(t *testing.T) {
 	if disttest.Worker() {
-		pg := initGroup(t)
-		defer distributed.DestroyProcessGroup()
-		trainLikeOneProcess(t, pg, os.Getenv("ACCUMULATE") == "1")
+		for _, accumulate := range []bool{false, true} {
+			if accumulate && !inPairJob() {
+				continue // the 4-rank job
+			}
+			t.Run(fmt.Sprintf("accumulate=%v", accumulate), func(t *testing.T) {
+				pg := initGroup(t)
+				defer distributed.DestroyProcessGroup()
+				trainLikeOneProcess(t, pg, accumulate)
+			})
+		}
 		return
 	}
-	for _, c := range []struct {
-		ranks      int
-		accumulate string
-	}{{2, "0"}, {4, "0"}, {2, "1"}} {
-		t.Run(fmt.Sprintf("ranks=%d,accumulate=%s", c.ranks, c.accumulate), func(t *testing.T) {
-			if c.ranks > 2 && testing.Short() {
-				t.Skip("4 ranks: not in -short mode (TestDDPTwoHosts runs 4 too)")
-			}
-			file := filepath.Join(t.TempDir(), "store")
-			disttest.Run(t, c.ranks, disttest.Options{Env: func(int) []string {
-				return []string{"STORE_FILE=" + file, "ACCUMULATE=" + c.accumulate}
-			}})
-		})
-	}
+	t.Run("ranks=2", runInPairJob)
+	t.Run("ranks=4", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("4 ranks: not in -short mode (TestDDPTwoHosts runs 4 too)")
+		}
+		file := filepath.Join(t.TempDir(), "store")
+		disttest.Run(t, 4, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	})
 }
 
 // trainLikeOneProcess trains newNet for steps on this rank's share of each
@@ -184,8 +187,7 @@ func TestDDPBuffers(t *testing.T) {
 		assert.Contains(t, err.Error(), "no parameter")
 		return
 	}
-	file := filepath.Join(t.TempDir(), "store")
-	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	runInPairJob(t)
 }
 
 func TestDDPNeedsGroup(t *testing.T) {
@@ -335,6 +337,5 @@ func TestDDPFindUnusedParameters(t *testing.T) {
 		assert.Contains(t, err.Error(), "WithFindUnusedParameters(true)")
 		return
 	}
-	file := filepath.Join(t.TempDir(), "store")
-	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	runInPairJob(t)
 }

@@ -23,42 +23,40 @@ import (
 // refused at start, on every rank, with an error that says what differs.
 func TestDDPRefusesMismatchedRanks(t *testing.T) {
 	if disttest.Worker() {
-		pg := initGroup(t)
-		defer distributed.DestroyProcessGroup()
-		torch.ManualSeed(1)
-		hidden, opts := int64(16), []parallel.Option(nil)
-		mismatch := os.Getenv("MISMATCH")
-		if pg.Rank() == 1 {
-			switch mismatch {
-			case "model":
-				hidden = 17
-			case "buckets":
-				opts = append(opts, parallel.WithBucketCapMB(1))
-			}
-		}
-		net := nn.Sequential(nn.Linear(6, hidden), nn.ReLU(), nn.Linear(hidden, 3))
-		_, err := parallel.DDP(net, opts...)
-		require.Error(t, err, "rank %d", pg.Rank())
-		t.Logf("error: %v", err)
-		if mismatch == "model" {
-			assert.Contains(t, err.Error(), "parallel.DDP: rank 1's model differs from rank 0's: parameter values 173, rank 0's 163")
-		} else {
-			assert.Contains(t, err.Error(), "parallel.DDP: rank 1's DDP options differ from rank 0's: bucket cap (bytes, WithBucketCapMB) 1048576, rank 0's 26214400")
+		for _, mismatch := range []string{"model", "buckets"} {
+			t.Run(mismatch, func(t *testing.T) { checkMismatch(t, mismatch) })
 		}
 		return
 	}
-	for _, m := range []string{"model", "buckets"} {
-		t.Run(m, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "store")
-			disttest.Run(t, 2, disttest.Options{Timeout: time.Minute, Env: func(int) []string {
-				return []string{"STORE_FILE=" + file, "MISMATCH=" + m}
-			}})
-		})
+	runInPairJob(t)
+}
+
+// checkMismatch is one rank's part of TestDDPRefusesMismatchedRanks: rank
+// 1's model or DDP options differ from rank 0's.
+func checkMismatch(t *testing.T, mismatch string) {
+	pg := initGroup(t)
+	defer distributed.DestroyProcessGroup()
+	torch.ManualSeed(1)
+	hidden, opts := int64(16), []parallel.Option(nil)
+	if pg.Rank() == 1 {
+		switch mismatch {
+		case "model":
+			hidden = 17
+		case "buckets":
+			opts = append(opts, parallel.WithBucketCapMB(1))
+		}
+	}
+	net := nn.Sequential(nn.Linear(6, hidden), nn.ReLU(), nn.Linear(hidden, 3))
+	_, err := parallel.DDP(net, opts...)
+	require.Error(t, err, "rank %d", pg.Rank())
+	t.Logf("error: %v", err)
+	if mismatch == "model" {
+		assert.Contains(t, err.Error(), "parallel.DDP: rank 1's model differs from rank 0's: parameter values 173, rank 0's 163")
+	} else {
+		assert.Contains(t, err.Error(), "parallel.DDP: rank 1's DDP options differ from rank 0's: bucket cap (bytes, WithBucketCapMB) 1048576, rank 0's 26214400")
 	}
 }
 
-// A rank that hangs (alive, but no longer taking part) is reported by the
-// others within the group's timeout, named, instead of blocking them.
 func TestDDPHungRankReported(t *testing.T) {
 	if disttest.Worker() {
 		store, err := distributed.NewFileStore(os.Getenv("STORE_FILE"), 2)

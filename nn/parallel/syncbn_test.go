@@ -116,8 +116,7 @@ func TestSyncBatchNormMatchesPyTorch(t *testing.T) {
 		}
 		return
 	}
-	file := filepath.Join(t.TempDir(), "store")
-	disttest.Run(t, 2, disttest.Options{Env: func(int) []string { return []string{"STORE_FILE=" + file} }})
+	runInPairJob(t)
 }
 
 func float64s(t torch.Tensor) []float64 {
