@@ -23,6 +23,36 @@ func convBn(conv *nn.Conv2dModule, bn *nn.BatchNorm2dModule, x torch.Tensor) tor
 	return consumed(bn.Forward(c), c)
 }
 
+// shortcut is a residual block's identity branch on x: x itself when
+// downsample is nil, else downsample(x). own reports that the result is a
+// fresh tensor of this package's layers, to be freed once added: true for
+// a downsample of the shape this package builds (a Conv2d then a
+// BatchNorm2d), which it runs itself as convBn; a downsample of any other
+// shape (the user's) runs through its Forward and is never freed.
+func shortcut(downsample *nn.SequentialModule, x torch.Tensor) (id torch.Tensor, own bool) {
+	if downsample == nil {
+		return x, false
+	}
+	if l := downsample.Layers; len(l) == 2 {
+		conv, okConv := l[0].(*nn.Conv2dModule)
+		bn, okBn := l[1].(*nn.BatchNorm2dModule)
+		if okConv && okBn && conv != nil && bn != nil {
+			return convBn(conv, bn, x), true
+		}
+	}
+	return downsample.Forward(x), false
+}
+
+// addShortcut is relu(out + identity) in place in out, identity freed when
+// own (see shortcut).
+func addShortcut(out, identity torch.Tensor, own bool) torch.Tensor {
+	out = out.Add_(identity).Relu_()
+	if own {
+		identity.Free()
+	}
+	return out
+}
+
 // consumed frees in, an intermediate that made out, and returns out. It
 // keeps in when out is in itself (a layer that passed it on).
 func consumed(out, in torch.Tensor) torch.Tensor {

@@ -217,7 +217,9 @@ func (r *ResNet) TryForward(x torch.Tensor) (y torch.Tensor, err error) {
 		if fresh {
 			h.Free()
 		}
-		y = r.Fc.Forward(p.FlattenFrom(1))
+		f := p.FlattenFrom(1)
+		y = r.Fc.Forward(f)
+		f.Free()
 		p.Free()
 	})
 	return y, err

@@ -33,11 +33,8 @@ func newBasicBlock(inplanes, planes, stride int64, downsample *nn.SequentialModu
 func (b *BasicBlock) Forward(x torch.Tensor) torch.Tensor {
 	out := convBn(b.Conv1, b.Bn1, x).Relu_()
 	out = consumed(convBn(b.Conv2, b.Bn2, out), out)
-	identity := x
-	if b.Downsample != nil {
-		identity = b.Downsample.Forward(x)
-	}
-	return out.Add_(identity).Relu_()
+	identity, own := shortcut(b.Downsample, x)
+	return addShortcut(out, identity, own)
 }
 
 // BottleneckBlock is torchvision's Bottleneck: conv1 (1×1), bn1, conv2
@@ -74,9 +71,6 @@ func (b *BottleneckBlock) Forward(x torch.Tensor) torch.Tensor {
 	out := convBn(b.Conv1, b.Bn1, x).Relu_()
 	out = consumed(convBn(b.Conv2, b.Bn2, out).Relu_(), out)
 	out = consumed(convBn(b.Conv3, b.Bn3, out), out)
-	identity := x
-	if b.Downsample != nil {
-		identity = b.Downsample.Forward(x)
-	}
-	return out.Add_(identity).Relu_()
+	identity, own := shortcut(b.Downsample, x)
+	return addShortcut(out, identity, own)
 }
