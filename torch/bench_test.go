@@ -193,10 +193,9 @@ func benchGoplus(b *testing.B, loop func(n int)) {
 // of BenchmarkAdd4x4 run seconds apart. The blocks are timed with the
 // benchmark timer stopped around the C++ loop.
 //
-// A background Go collection started by an Auto block may still run on
-// the other CPU when the next C++ block starts; with 8,192 tensors between
-// collections, at most one such collection (about 0.2 ms) overlaps each
-// 10 ms C++ block.
+// The Go collection that every 8,192 step tensors start runs inside the
+// Auto block that makes them, but the background sweep that follows it may
+// still free tensors on the other CPU when the next C++ block starts.
 func BenchmarkAdd4x4Interleaved(b *testing.B) {
 	x, y := benchInputs(b, false)
 	add := func(n int) {

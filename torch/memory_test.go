@@ -297,9 +297,9 @@ func TestLargeLoopRSSWithinBudget(t *testing.T) {
 }
 
 func TestStepTensorsCollectedWithoutGC(t *testing.T) {
-	// Inside a step, every 8,192 new tensors start a Go collection in the
-	// background, and allocating goroutines free the small dead tensors it
-	// finds. A step that makes 200,000 tensors without calling GC() keeps
+	// Inside a step, every 8,192 new tensors make the allocating
+	// goroutine run a Go collection, and allocating goroutines free the
+	// small dead tensors that the background sweep after it finds. A step that makes 200,000 tensors without calling GC() keeps
 	// far fewer alive (Go's own pacing alone let ~80,000 pile up here).
 	base := settle()
 	x := torch.Ones(i64s(4, 4))
@@ -322,8 +322,8 @@ func TestStepTensorsCollectedWithoutGC(t *testing.T) {
 
 func TestFreedStepTensorsStartNoCollection(t *testing.T) {
 	// Tensors freed by hand (by gop-torch's Rebind, say) leave nothing to
-	// collect, so they do not count toward the background collection that
-	// every 8,192 step tensors start: 30,000 of them force none.
+	// collect, so they do not count toward the collection that every
+	// 8,192 step tensors start: 30,000 of them force none.
 	x := torch.Ones(i64s(4, 4))
 	torch.GC()
 	defer torch.FinishGC()
