@@ -33,6 +33,9 @@ func (o Option) name() string {
 	if int(o.key) < len(optNames) && optNames[o.key] != "" {
 		return optNames[o.key]
 	}
+	if n, ok := handOptNames[o.key]; ok {
+		return n
+	}
 	return "(zero Option)"
 }
 
