@@ -161,7 +161,9 @@ func (m *GPT2LMHeadModel) generate(ids torch.Tensor, s *generateSettings) torch.
 	seq := ids.To(torch.Int64) // a handle of its own, even when ids is int64
 	var cache *KVCache
 	if s.useCache {
-		cache = &KVCache{}
+		// Room for every token it will see: each step copies one
+		// position in instead of concatenating the whole past.
+		cache = &KVCache{reserve: ids.Size(1) + s.maxNewTokens}
 		defer cache.Free()
 	}
 	var finished torch.Tensor // (batch) bool, with an EOS token
@@ -176,9 +178,10 @@ func (m *GPT2LMHeadModel) generate(ids torch.Tensor, s *generateSettings) torch.
 		if cache != nil {
 			in = next
 		}
-		logits, err := m.TryForward(in, cache)
-		must(err)
-		tmp.add(logits)
+		// TryGenerate checked the prompt; the tokens after it are the
+		// model's own, so the steps skip TryForward's checks (reading the
+		// tokens' range back to the host every step).
+		logits := tmp.add(m.forward(in, cache))
 		if next != seq {
 			tmp.add(next)
 		}

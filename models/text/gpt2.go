@@ -37,11 +37,27 @@ func (a *GPT2Attention) splitHeads(tmp *temps, t torch.Tensor) torch.Tensor {
 	return tmp.add(v.PermuteDims(0, 2, 1, 3))
 }
 
+// kvPast is block i's keys and values in cache (nil for none), and where
+// the block's new ones go (KVCache.extend).
+type kvPast struct {
+	cache *KVCache
+	i     int
+}
+
+// extend returns the past keys and values followed by k and v.
+func (p kvPast) extend(k, v torch.Tensor) (torch.Tensor, torch.Tensor) {
+	var pk, pv torch.Tensor
+	if c := p.cache; c != nil && len(c.Keys) > 0 {
+		pk, pv = c.Keys[p.i], c.Values[p.i]
+	}
+	return p.cache.extend(p.i, pk, pv, k, v)
+}
+
 // forward attends from x (batch, seq, n_embd) to the keys and values of
-// past (nil for none) and of x itself, each position to itself and those
+// past (none for a nil cache) and of x itself, each position to itself and those
 // before it. It returns the output and the keys and values of past and x
 // together (transformers' "present").
-func (a *GPT2Attention) forward(x torch.Tensor, pastK, pastV torch.Tensor) (out, k, v torch.Tensor) {
+func (a *GPT2Attention) forward(x torch.Tensor, past kvPast) (out, k, v torch.Tensor) {
 	var tmp temps
 	qkv := tmp.add(a.CAttn.Forward(x))
 	parts := qkv.Split(a.EmbedDim, torch.WithDim(2))
@@ -51,10 +67,7 @@ func (a *GPT2Attention) forward(x torch.Tensor, pastK, pastV torch.Tensor) (out,
 	q := a.splitHeads(&tmp, parts[0])
 	k = a.splitHeads(&tmp, parts[1])
 	v = a.splitHeads(&tmp, parts[2])
-	if pastK.Defined() {
-		k = torch.Cat([]torch.Tensor{pastK, k}, torch.WithDim(-2))
-		v = torch.Cat([]torch.Tensor{pastV, v}, torch.WithDim(-2))
-	}
+	k, v = past.extend(k, v)
 	w := tmp.add(q.Matmul(tmp.add(k.Transpose(-1, -2))))
 	w = tmp.add(w.DivScalar(torch.S(math.Sqrt(float64(a.HeadDim)))))
 	if tq, tk := q.Size(2), k.Size(2); tq > 1 {
@@ -124,9 +137,9 @@ func newGPT2Block(c GPT2Config) *GPT2Block {
 }
 
 // forward is the block on x, attending to past as GPT2Attention.forward.
-func (b *GPT2Block) forward(x, pastK, pastV torch.Tensor) (out, k, v torch.Tensor) {
+func (b *GPT2Block) forward(x torch.Tensor, past kvPast) (out, k, v torch.Tensor) {
 	var tmp temps
-	a, k, v := b.Attn.forward(tmp.add(b.Ln1.Forward(x)), pastK, pastV)
+	a, k, v := b.Attn.forward(tmp.add(b.Ln1.Forward(x)), past)
 	h := tmp.add(tmp.add(a).Add(x))
 	out = h.Add(tmp.add(b.MLP.Forward(tmp.add(b.Ln2.Forward(h)))))
 	tmp.free(out)
@@ -244,12 +257,8 @@ func (m *GPT2Model) forward(ids torch.Tensor, cache *KVCache) torch.Tensor {
 	h = tmp.add(m.Drop.Forward(h))
 	var keys, values []torch.Tensor
 	for i, b := range m.H {
-		var pk, pv torch.Tensor
-		if cache != nil && len(cache.Keys) > 0 {
-			pk, pv = cache.Keys[i], cache.Values[i]
-		}
 		var k, v torch.Tensor
-		h, k, v = b.forward(h, pk, pv)
+		h, k, v = b.forward(h, kvPast{cache, i})
 		tmp.add(h)
 		keys, values = append(keys, k), append(values, v)
 	}

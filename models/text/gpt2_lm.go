@@ -68,6 +68,13 @@ func (m *GPT2LMHeadModel) TryForward(inputIDs torch.Tensor, cache *KVCache) (tor
 	return m.LmHead.TryForward(h)
 }
 
+// forward is TryForward without its checks, panicking on error.
+func (m *GPT2LMHeadModel) forward(ids torch.Tensor, cache *KVCache) torch.Tensor {
+	h := m.Transformer.forward(ids, cache)
+	defer h.Free()
+	return m.LmHead.Forward(h)
+}
+
 // Loss returns transformers' language-model loss of inputIDs with labels
 // (batch, seq), and the logits: the cross entropy of the logits at each
 // position with the label of the next one (labels shifted left inside, so
