@@ -15,6 +15,7 @@ type LinearModule struct {
 	Weight                  torch.Tensor // (out_features, in_features)
 	Bias                    torch.Tensor // (out_features); undefined with WithBias(false)
 	InFeatures, OutFeatures int64
+	*lazyInit               // LazyLinear's state; nil from Linear
 }
 
 // Linear returns a linear layer from inFeatures to outFeatures, initialized
@@ -57,6 +58,9 @@ func (l *LinearModule) Forward(x torch.Tensor) torch.Tensor { return must(l.TryF
 func (l *LinearModule) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if l == nil {
 		return torch.Tensor{}, nilLayer(l)
+	}
+	if err := l.lazyInit.run(func() error { return l.infer(x) }); err != nil {
+		return torch.Tensor{}, err
 	}
 	return F.TryLinear(x, l.Weight, F.WithBias(l.Bias))
 }

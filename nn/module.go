@@ -61,6 +61,13 @@
 //
 // Every layer has Forward, which panics on error, and TryForward, which
 // returns the error, a *torch.Error.
+//
+// The lazy layers, LazyLinear, LazyConv1d to 3d, LazyConvTranspose1d to
+// 3d, LazyBatchNorm1d to 3d and LazyInstanceNorm1d to 3d, are the regular
+// layers (a *LinearModule, a *Conv2dModule) with the input size left out:
+// their first forward infers it from its input and initializes the
+// parameters as the regular layer does, in place, so that an optimizer
+// made before it updates them (lazy.go).
 package nn
 
 import (
@@ -466,13 +473,16 @@ func (e *StateDictError) Error() string {
 // LoadStateDict copies sd's tensors into the module's parameters and
 // buffers, converting dtype and device as needed. Shape mismatches are
 // always errors; with strict, missing and unexpected keys are too. Nothing
-// is copied unless every check passes.
+// is copied unless every check passes. A lazy layer (LazyLinear, …) takes
+// the shapes of the tensors sd has for it.
 func (m *Module) LoadStateDict(sd map[string]torch.Tensor, strict bool) error {
 	if _, err := module(m.outer()); err != nil {
 		return err
 	}
 	own := m.StateDict()
-	e := &StateDictError{}
+	// Lazy layers take the shapes of what sd has for them (lazy.go).
+	lazy := planLazyLoad(m.NamedModules(), sd)
+	e := &StateDictError{Mismatched: lazy.problems}
 	for k, t := range own {
 		src, ok := sd[k]
 		if !ok {
@@ -483,8 +493,12 @@ func (m *Module) LoadStateDict(sd map[string]torch.Tensor, strict bool) error {
 			e.Mismatched = append(e.Mismatched, k+": undefined tensor in state dict")
 			continue
 		}
-		if !equalShape(src.Shape(), t.Shape()) {
-			e.Mismatched = append(e.Mismatched, fmt.Sprintf("%s: shape %v in state dict, %v in module", k, src.Shape(), t.Shape()))
+		want, planned := lazy.shapes[k]
+		if !planned {
+			want = t.Shape()
+		}
+		if !lazy.skip[k] && !equalShape(src.Shape(), want) {
+			e.Mismatched = append(e.Mismatched, fmt.Sprintf("%s: shape %v in state dict, %v in module", k, src.Shape(), want))
 		}
 	}
 	for k := range sd {
@@ -525,6 +539,10 @@ func (m *Module) LoadStateDict(sd map[string]torch.Tensor, strict bool) error {
 				err = fmt.Errorf("nn: load state dict: %s: %w (nothing was loaded)", k, err)
 				return
 			}
+		}
+		if err = lazy.materialize(); err != nil {
+			err = fmt.Errorf("nn: load state dict: materializing a lazy layer: %w", err)
+			return
 		}
 		for i, k := range keys {
 			if _, err = own[k].TryCopy_(srcs[i]); err != nil {
