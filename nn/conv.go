@@ -197,6 +197,7 @@ type ConvModule[D Dim] struct {
 	Weight torch.Tensor // (out_channels, in_channels/groups, kernel...)
 	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
 	ConvSettings
+	*lazyInit // LazyConv's state; nil from Conv
 }
 
 type (
@@ -236,7 +237,12 @@ func Conv3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, opts ...O
 	return newConvModule[D3](inChannels, outChannels, F.Ints(kernelSize), opts)
 }
 
-func (m *ConvModule[D]) reprName() string { return familyName[D]("Conv") }
+func (m *ConvModule[D]) reprName() string {
+	if m == nil {
+		return familyName[D]("Conv")
+	}
+	return lazyName(m.lazyInit, familyName[D]("Conv"))
+}
 
 // ResetParameters draws the weight and bias again.
 func (m *ConvModule[D]) ResetParameters() { resetConv(m.Weight, m.Bias) }
@@ -248,6 +254,9 @@ func (m *ConvModule[D]) Forward(x torch.Tensor) torch.Tensor { return must(m.Try
 func (m *ConvModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
+	}
+	if err := m.lazyInit.run(func() error { return m.infer(x) }); err != nil {
+		return torch.Tensor{}, err
 	}
 	return m.forward(x, m.Weight, m.Bias)
 }

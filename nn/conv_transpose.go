@@ -19,6 +19,14 @@ type ConvTransposeSettings struct {
 }
 
 func newConvTranspose(layer string, n int, in, out int64, kernel []int64, opts []Option) (ConvTransposeSettings, torch.Tensor, torch.Tensor) {
+	s, a := newConvTransposeSettings(layer, n, in, out, kernel, opts)
+	w, b := convParams(a, append([]int64{in, out / s.Groups}, s.KernelSize...), out)
+	return s, w, b
+}
+
+// newConvTransposeSettings checks and normalizes a transposed
+// convolution's arguments, and returns them with its options.
+func newConvTransposeSettings(layer string, n int, in, out int64, kernel []int64, opts []Option) (ConvTransposeSettings, *layerArgs) {
 	a := &layerArgs{}
 	a.parse(layer, opts, "stride", "padding", "output_padding", "groups", "bias", "dilation", "padding_mode", "dtype", "device")
 	if a.str("padding_mode", "zeros") != "zeros" {
@@ -43,8 +51,7 @@ func newConvTranspose(layer string, n int, in, out int64, kernel []int64, opts [
 			layerPanic(layer, "expected %d sizes per argument", n)
 		}
 	}
-	w, b := convParams(a, append([]int64{in, out / s.Groups}, s.KernelSize...), out)
-	return s, w, b
+	return s, a
 }
 
 // outputPadding is PyTorch's _output_padding: the output padding that
@@ -117,6 +124,7 @@ type ConvTransposeModule[D Dim] struct {
 	Weight torch.Tensor // (in_channels, out_channels/groups, kernel...)
 	Bias   torch.Tensor // (out_channels); undefined with WithBias(false)
 	ConvTransposeSettings
+	*lazyInit // LazyConvTranspose's state; nil from ConvTranspose
 }
 
 type (
@@ -154,7 +162,12 @@ func ConvTranspose3d[K IntOrTuple](inChannels, outChannels int64, kernelSize K, 
 	return newConvTransposeModule[D3](inChannels, outChannels, F.Ints(kernelSize), opts)
 }
 
-func (m *ConvTransposeModule[D]) reprName() string { return familyName[D]("ConvTranspose") }
+func (m *ConvTransposeModule[D]) reprName() string {
+	if m == nil {
+		return familyName[D]("ConvTranspose")
+	}
+	return lazyName(m.lazyInit, familyName[D]("ConvTranspose"))
+}
 
 // ResetParameters draws the weight and bias again.
 func (m *ConvTransposeModule[D]) ResetParameters() { resetConv(m.Weight, m.Bias) }
@@ -177,6 +190,9 @@ func (m *ConvTransposeModule[D]) ForwardWithOutputSize(x torch.Tensor, outputSiz
 func (m *ConvTransposeModule[D]) TryForwardWithOutputSize(x torch.Tensor, outputSize []int64) (torch.Tensor, error) {
 	if m == nil {
 		return torch.Tensor{}, nilLayer(m)
+	}
+	if err := m.lazyInit.run(func() error { return m.infer(x) }); err != nil {
+		return torch.Tensor{}, err
 	}
 	return m.forward(m.reprName(), x, m.Weight, m.Bias, outputSize)
 }
