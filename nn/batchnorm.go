@@ -142,6 +142,7 @@ type BatchNormModule[D Dim] struct {
 	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
 	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar
 	BatchNormSettings
+	*lazyInit // LazyBatchNorm's state; nil from BatchNorm
 }
 
 type (
@@ -177,7 +178,12 @@ func BatchNorm3d(numFeatures int64, opts ...Option) *BatchNorm3dModule {
 	return newBatchNormModule[D3](numFeatures, opts)
 }
 
-func (m *BatchNormModule[D]) reprName() string { return familyName[D]("BatchNorm") }
+func (m *BatchNormModule[D]) reprName() string {
+	if m == nil {
+		return familyName[D]("BatchNorm")
+	}
+	return lazyName(m.lazyInit, familyName[D]("BatchNorm"))
+}
 
 func (m *BatchNormModule[D]) tensors() batchNormTensors {
 	return batchNormTensors{m.Weight, m.Bias, m.RunningMean, m.RunningVar, m.NumBatchesTracked}
@@ -200,5 +206,9 @@ func (m *BatchNormModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error) {
 	if n == 3 {
 		want = "2D or 3D"
 	}
-	return m.forward(m.reprName(), m.IsTraining(), x, m.tensors(), func(d int) bool { return d == n || n == 3 && d == 2 }, want)
+	dimsOK := func(d int) bool { return d == n || n == 3 && d == 2 }
+	if err := m.lazyInit.run(func() error { return m.infer(x, dimsOK, want) }); err != nil {
+		return torch.Tensor{}, err
+	}
+	return m.forward(m.reprName(), m.IsTraining(), x, m.tensors(), dimsOK, want)
 }

@@ -18,6 +18,7 @@ type InstanceNormModule[D Dim] struct {
 	RunningVar        torch.Tensor `gotorch:"buffer"` // (num_features), ones
 	NumBatchesTracked torch.Tensor `gotorch:"buffer"` // int64 scalar, which PyTorch keeps but does not count
 	BatchNormSettings
+	*lazyInit // LazyInstanceNorm's state; nil from InstanceNorm
 }
 
 type (
@@ -27,8 +28,13 @@ type (
 )
 
 func newInstanceNorm[D Dim](numFeatures int64, opts []Option) *InstanceNormModule[D] {
-	layer := familyName[D]("InstanceNorm")
-	s, t := newNorm(layer, numFeatures, opts, false, false)
+	return newInstanceNormAs[D](familyName[D]("InstanceNorm"), numFeatures, opts, false, false)
+}
+
+// newInstanceNormAs is newInstanceNorm for layer (InstanceNorm2d,
+// LazyInstanceNorm2d) with the defaults of affine and track_running_stats.
+func newInstanceNormAs[D Dim](layer string, numFeatures int64, opts []Option, affine, trackRunningStats bool) *InstanceNormModule[D] {
+	s, t := newNorm(layer, numFeatures, opts, affine, trackRunningStats)
 	if s.MomentumNone {
 		layerPanic(layer, "momentum must be a number")
 	}
@@ -57,7 +63,12 @@ func InstanceNorm3d(numFeatures int64, opts ...Option) *InstanceNorm3dModule {
 	return newInstanceNorm[D3](numFeatures, opts)
 }
 
-func (m *InstanceNormModule[D]) reprName() string { return familyName[D]("InstanceNorm") }
+func (m *InstanceNormModule[D]) reprName() string {
+	if m == nil {
+		return familyName[D]("InstanceNorm")
+	}
+	return lazyName(m.lazyInit, familyName[D]("InstanceNorm"))
+}
 
 // ResetParameters resets the running statistics, the weight to ones and the
 // bias to zeros.
@@ -83,6 +94,9 @@ func (m *InstanceNormModule[D]) TryForward(x torch.Tensor) (torch.Tensor, error)
 		return torch.Tensor{}, layerError(layer, "expected %dD or %dD input (got %dD input)", noBatch, noBatch+1, len(shape))
 	}
 	featureDim := len(shape) - noBatch
+	if err := m.lazyInit.run(func() error { return m.infer(shape[featureDim]) }); err != nil {
+		return torch.Tensor{}, err
+	}
 	if m.Affine && shape[featureDim] != m.NumFeatures {
 		return torch.Tensor{}, layerError(layer, "expected input's size at dim=%d to match num_features (%d), but got: %d.",
 			featureDim, m.NumFeatures, shape[featureDim])
