@@ -461,6 +461,50 @@ def repr_cases():
     }
 
 
+# Lazy layers (lazy_test.go): each is built with its seed, an SGD optimizer
+# is made of its uninitialized parameters, and then come the first forward
+# (which materializes the parameters with the same draws as the regular
+# layer), backward of (out * c).sum() and one SGD step, which must update
+# the tensors the optimizer was given.
+LAZY_CASES = [
+    ("lazy_linear", 501, lambda: nn.LazyLinear(3), (2, 4)),
+    ("lazy_conv2d", 502, lambda: nn.LazyConv2d(4, 3, stride=2, padding=1, groups=2), (2, 2, 5, 5)),
+    ("lazy_batchnorm2d", 503, lambda: nn.LazyBatchNorm2d(momentum=0.2), (2, 3, 2, 2)),
+    ("lazy_conv_transpose1d", 504, lambda: nn.LazyConvTranspose1d(2, 3, stride=2), (3, 4)),
+    ("lazy_instancenorm1d", 505, lambda: nn.LazyInstanceNorm1d(), (2, 3, 5)),
+]
+
+
+def lazy_cases():
+    out = []
+    for name, seed, build, shape in LAZY_CASES:
+        torch.manual_seed(seed)
+        m = build()
+        rec = {"name": name, "seed": seed, "repr_lazy": repr(m),
+               "lazy_keys": sorted(k for k, v in m.state_dict().items()
+                                   if isinstance(v, nn.parameter.UninitializedTensorMixin))}
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        x = rnd(shape, seed).requires_grad_(True)
+        rec["x"] = enc(x)
+        y = m(x)
+        rec["repr"] = repr(m)
+        # Forward changes buffers only: the parameters are still as
+        # initialized.
+        rec["init"] = enc_sd(dict(m.named_parameters()))
+        rec["out"] = enc(y)
+        n = y.numel()
+        cc = torch.linspace(-1.0, 1.0, n, dtype=torch.float64).reshape(y.shape).float()
+        (y * cc).sum().backward()
+        rec["c"] = enc(cc)
+        rec["grads"] = {"input.x": enc(x.grad)}
+        for k, p in m.named_parameters():
+            rec["grads"]["param." + k] = enc(p.grad)
+        opt.step()
+        rec["after"] = enc_sd(m.state_dict())
+        out.append(rec)
+    return out
+
+
 def main():
     build_cases()
     out = []
@@ -497,11 +541,11 @@ def main():
         rec["after"] = enc_sd(m.state_dict())
         out.append(rec)
     reprs = {k: repr(v) for k, v in repr_cases().items()}
-    data = {"torch_version": torch.__version__, "cases": out, "reprs": reprs}
+    data = {"torch_version": torch.__version__, "cases": out, "reprs": reprs, "lazy": lazy_cases()}
     with open(os.path.join(OUT, "modules.json"), "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
-    print("wrote", len(out), "cases and", len(reprs), "reprs")
+    print("wrote", len(out), "cases,", len(reprs), "reprs and", len(data["lazy"]), "lazy cases")
 
 
 if __name__ == "__main__":
