@@ -39,7 +39,7 @@ func (e *BertEmbeddings) Forward(inputIDs, tokenTypeIDs torch.Tensor) torch.Tens
 	pos = tmp.add(pos.Unsqueeze(0))
 	h := tmp.add(tmp.add(e.WordEmbeddings.Forward(inputIDs)).Add(tmp.add(e.TokenTypeEmbeddings.Forward(tokenTypeIDs))))
 	h = tmp.add(h.Add(tmp.add(e.PositionEmbeddings.Forward(pos))))
-	out := e.Dropout.Forward(tmp.add(e.LayerNorm.Forward(h)))
+	out := tmp.dropout(e.Dropout, tmp.add(e.LayerNorm.Forward(h)))
 	tmp.free(out)
 	return out
 }
@@ -71,7 +71,7 @@ func (a *BertSelfAttention) Forward(h, mask torch.Tensor) torch.Tensor {
 	if mask.Defined() {
 		s = tmp.add(s.Add(mask))
 	}
-	p := tmp.add(a.Dropout.Forward(tmp.add(s.Softmax(-1))))
+	p := tmp.dropout(a.Dropout, tmp.add(s.Softmax(-1)))
 	ctx := tmp.add(tmp.add(p.Matmul(v)).PermuteDims(0, 2, 1, 3))
 	ctx = tmp.add(ctx.Contiguous())
 	out := ctx.ViewDims(ctx.Size(0), ctx.Size(1), a.NumAttentionHeads*a.AttentionHeadSize)
@@ -103,7 +103,7 @@ func newBertSelfOutput(c BertConfig, in int64) *BertSelfOutput {
 // Forward is LayerNorm(dropout(dense(h)) + input).
 func (o *BertSelfOutput) Forward(h, input torch.Tensor) torch.Tensor {
 	var tmp temps
-	d := tmp.add(o.Dropout.Forward(tmp.add(o.Dense.Forward(h))))
+	d := tmp.dropout(o.Dropout, tmp.add(o.Dense.Forward(h)))
 	out := o.LayerNorm.Forward(tmp.add(d.Add(input)))
 	tmp.free(out)
 	return out

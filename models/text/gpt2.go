@@ -78,12 +78,12 @@ func (a *GPT2Attention) forward(x torch.Tensor, past kvPast) (out, k, v torch.Te
 		w = tmp.add(w.MaskedFillScalar(masked, torch.S(finfoMin(w.DType()))))
 	}
 	w = tmp.add(w.Softmax(-1))
-	w = tmp.add(a.AttnDropout.Forward(w))
+	w = tmp.dropout(a.AttnDropout, w)
 	h := tmp.add(w.Matmul(v))
 	h = tmp.add(h.PermuteDims(0, 2, 1, 3))
 	h = tmp.add(h.Contiguous())
 	h = tmp.add(h.ViewDims(h.Size(0), h.Size(1), a.EmbedDim))
-	out = a.ResidDropout.Forward(tmp.add(a.CProj.Forward(h)))
+	out = tmp.dropout(a.ResidDropout, tmp.add(a.CProj.Forward(h)))
 	tmp.free(out, k, v)
 	return out, k, v
 }
@@ -114,7 +114,7 @@ func (m *GPT2MLP) Forward(x torch.Tensor) torch.Tensor {
 	h := tmp.add(m.CFc.Forward(x))
 	h = tmp.add(m.act(h))
 	h = tmp.add(m.CProj.Forward(h))
-	out := m.Dropout.Forward(h)
+	out := tmp.dropout(m.Dropout, h)
 	tmp.free(out)
 	return out
 }
@@ -254,7 +254,7 @@ func (m *GPT2Model) forward(ids torch.Tensor, cache *KVCache) torch.Tensor {
 		torch.WithDtype(torch.Int64), torch.WithDevice(ids.Device())))
 	pos = tmp.add(pos.Unsqueeze(0))
 	h := tmp.add(tmp.add(m.Wte.Forward(ids)).Add(tmp.add(m.Wpe.Forward(pos))))
-	h = tmp.add(m.Drop.Forward(h))
+	h = tmp.dropout(m.Drop, h)
 	var keys, values []torch.Tensor
 	for i, b := range m.H {
 		var k, v torch.Tensor

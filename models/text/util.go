@@ -78,6 +78,16 @@ outer:
 	*t = (*t)[:0]
 }
 
+// dropout is d on x, its result recorded; in eval mode it is x itself,
+// without a call (F.dropout returns its input there): a model's eval
+// forward then makes no handle, Go allocation or cgo call per dropout.
+func (t *temps) dropout(d *nn.DropoutModule, x torch.Tensor) torch.Tensor {
+	if d != nil && !d.IsTraining() {
+		return x
+	}
+	return t.add(d.Forward(x))
+}
+
 // finfoMin is torch.finfo(dt).min, the value the models add or fill to
 // mask a position out of attention, as transformers does.
 func finfoMin(dt torch.DType) float64 {
