@@ -132,13 +132,9 @@ func splitDim(op string, opts []Option) (dim int64, has bool, rest []Option) {
 
 // Unique is Python's x.unique(): t's distinct elements, sorted unless
 // WithSorted(false); with WithDim(d), t's distinct slices along d. For the
-// inverse indices and the counts, UniqueInverseCounts.
-func (t Tensor) Unique(opts ...Option) Tensor {
-	v, inv, counts := t.UniqueInverseCounts(opts...)
-	inv.Free()
-	counts.Free()
-	return v
-}
+// inverse indices and the counts, UniqueInverseCounts. It is the function
+// Unique (unique.go), with its options.
+func (t Tensor) Unique(opts ...Option) Tensor { return Unique(t, opts...) }
 
 // UniqueInverseCounts is Python's x.unique(return_inverse=True,
 // return_counts=True): the distinct elements, where each element of t is
