@@ -77,10 +77,25 @@ func assertHealthy(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	cases := allBadCases(t)
 	seen := map[string]bool{}
+	// The Go+ cases run the gop-torch binary, which builds first and
+	// loads GoTorch's packages for each script, about 3 s of CPU a case:
+	// in -short mode (make test) they are left to make test-long (issue
+	// 38). make test still checks the same in cmd/gop-torch, in-process
+	// under -race: TestCompileErrorsGolden and TestTypeErrors run scripts
+	// with type errors through gop-torch's go command, which must exit 1
+	// with the compiler's errors at the script's lines, without a panic or
+	// an xgo_autogen.go.
+	gop := map[string]bool{}
+	for _, c := range gopCases(t) {
+		gop[c.name] = true
+	}
 	for _, c := range cases {
 		require.False(t, seen[c.name], "duplicate case name %q", c.name)
 		seen[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
+			if gop[c.name] && testing.Short() {
+				t.Skip("runs gop-torch: make test-long (cmd/gop-torch's tests check its errors in make test)")
+			}
 			err, panicked, nonError := catch(c.f)
 			require.Nil(t, nonError, "panicked with a %T, not an error: %v", nonError, nonError)
 			require.Error(t, err, "no error")

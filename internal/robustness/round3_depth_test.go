@@ -6,11 +6,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gotorch/gotorch/internal/childtest"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/jit"
 )
@@ -184,7 +182,7 @@ func round3DepthCases(t *testing.T) []badCase {
 	}
 }
 
-// depthCrashEnv names the case a child of TestRound3DepthCrashes runs.
+// depthCrashEnv marks the child of TestRound3DepthCrashes.
 const depthCrashEnv = "GOTORCH_ROUND3_DEPTH_CHILD"
 
 // chain is a singly linked list, for torch.Scoped's walk of its result.
@@ -237,15 +235,5 @@ func TestRound3DepthCrashes(t *testing.T) {
 			require.Equal(t, []float32{2, 2}, head.t.Float32s(), "Scoped's result kept")
 		},
 	}
-	if name := os.Getenv(depthCrashEnv); name != "" {
-		cases[name](t)
-		assertHealthy(t)
-		return
-	}
-	for name := range cases {
-		t.Run(name, func(t *testing.T) {
-			out := childtest.Rerun(t, depthCrashEnv, name, 3*time.Minute)
-			require.Contains(t, out, "PASS", "child:\n%s", out)
-		})
-	}
+	runInChild(t, depthCrashEnv, cases, assertHealthy)
 }

@@ -9,11 +9,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gotorch/gotorch/internal/childtest"
 	"github.com/gotorch/gotorch/torch"
 	"github.com/gotorch/gotorch/torch/jit"
 )
@@ -309,7 +307,7 @@ func netWithCode(t testing.TB, expr string) []byte {
 	})
 }
 
-// tsCrashEnv names the case a child of TestRound3TorchScriptCrashes runs.
+// tsCrashEnv marks the child of TestRound3TorchScriptCrashes.
 const tsCrashEnv = "GOTORCH_ROUND3_TORCHSCRIPT_CHILD"
 
 // TestRound3TorchScriptCrashes runs the TorchScript examples in a
@@ -339,20 +337,12 @@ func TestRound3TorchScriptCrashes(t *testing.T) {
 			require.ErrorContains(t, err, "marked as a folder")
 		},
 	}
-	if name := os.Getenv(tsCrashEnv); name != "" {
-		cases[name](t)
+	runInChild(t, tsCrashEnv, cases, func(t *testing.T) {
 		m := netModule(t)
 		defer m.Close()
 		y, err := m.ForwardTensor(torch.Ones(shape(2, 4)))
 		require.NoError(t, err, "the next load and call")
 		require.Equal(t, []int64{2, 2}, y.Shape())
 		assertHealthy(t)
-		return
-	}
-	for name := range cases {
-		t.Run(name, func(t *testing.T) {
-			out := childtest.Rerun(t, tsCrashEnv, name, 3*time.Minute)
-			require.True(t, strings.Contains(out, "PASS"), "child:\n%s", out)
-		})
-	}
+	})
 }

@@ -18,22 +18,29 @@ import (
 	"github.com/gotorch/gotorch/torch"
 )
 
-// stressTime is how long TestStress runs: a minute, 10 s in -short mode
-// (make test; make test-long runs the minute), or GOTORCH_STRESS (a Go
-// duration such as 10m) to run it longer. The 10 s run makes every kind of
-// work progress thousands of times (TestStress logs the counts).
-func stressTime(t *testing.T) time.Duration {
-	d := time.Minute
-	if testing.Short() {
-		d = 10 * time.Second
-	}
+// stressTime returns how long TestStress runs, and the rounds of each
+// kind of work after which it may stop sooner (0: it runs the whole time).
+// It runs a minute, or GOTORCH_STRESS (a Go duration such as 10m). In
+// -short mode (make test; make test-long runs the minute) it stops once
+// every kind has finished shortRounds rounds, within 10 s (issue 38): by
+// then the kinds have run against each other for seconds, hundreds of
+// rounds of the slowest (train, gc) beside thousands of the others, which
+// a full 10 s run only multiplied.
+func stressTime(t *testing.T) (time.Duration, int64) {
 	if s := os.Getenv("GOTORCH_STRESS"); s != "" {
 		v, err := time.ParseDuration(s)
 		require.NoError(t, err, "GOTORCH_STRESS")
-		d = v
+		return v, 0
 	}
-	return d
+	if testing.Short() {
+		return 10 * time.Second, shortRounds
+	}
+	return time.Minute, 0
 }
+
+// shortRounds is the rounds of each kind of work after which TestStress
+// stops in -short mode.
+const shortRounds = 400
 
 // TestStress is the careless program: for a minute, several goroutines
 // share one model, one optimizer and a pool of tensors without any
@@ -46,7 +53,7 @@ func stressTime(t *testing.T) time.Duration {
 // may, for example, invalidate a graph that a Backward is about to use).
 // Each kind of work must make progress.
 func TestStress(t *testing.T) {
-	d := stressTime(t)
+	d, enough := stressTime(t)
 	torch.ManualSeed(7)
 	m := newMLP()
 	opt := optim.Adam(m.Parameters(), optim.WithLR(1e-3))
@@ -169,7 +176,17 @@ func TestStress(t *testing.T) {
 			}
 			return nil
 		}))
-		time.Sleep(d)
+		// Until the time is up, or, with enough, until every kind of work
+		// has finished that many rounds.
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			done := enough > 0
+			for k := range counts {
+				done = done && counts[k].Load() >= enough
+			}
+			if done {
+				break
+			}
+		}
 		stop.Store(true)
 		wg.Wait()
 	})
