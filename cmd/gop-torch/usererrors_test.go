@@ -59,6 +59,7 @@ func TestCompileErrorsGolden(t *testing.T) {
 		"stringoperand", // h * "half": an operand that is no number
 		"typeerr",       // gop's own type errors
 		"optionargs",    // clip_grad_norm_(params, 1.0, 2.0): the error names the option
+		"nomethod",      // x.NoSuchMethod(), a tensor as a string
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := workCopy(t, name)
