@@ -288,3 +288,24 @@ func TestLazyNil(t *testing.T) {
 	require.ErrorIs(t, err, nn.ErrUninitialized)
 	assert.Contains(t, err.Error(), "nn.Linear")
 }
+
+// TestLazyFirstForwardInScoped runs the first forward of a lazy network
+// inside torch.Scoped, as a training step does: the materialized
+// parameters are the network's, not temporaries of the scope, and survive
+// it.
+func TestLazyFirstForwardInScoped(t *testing.T) {
+	net := nn.Sequential(nn.LazyConv2d(2, 3), nn.LazyBatchNorm2d(), nn.Flatten(), nn.LazyLinear(3))
+	x := torch.Ones([]int64{2, 1, 4, 4})
+	torch.Scoped(func() torch.Tensor {
+		y := net.Forward(x)
+		y.Sum().Backward()
+		return torch.Tensor{}
+	})
+	torch.GC()
+	for _, p := range net.NamedParameters() {
+		require.True(t, p.Tensor.Defined(), p.Name)
+		assert.NotZero(t, p.Tensor.Numel(), p.Name)
+		assert.True(t, p.Tensor.Grad().Defined(), p.Name)
+	}
+	assert.Equal(t, "Linear(in_features=8, out_features=3, bias=True)", net.Layers[3].(*nn.LinearModule).String())
+}
