@@ -33,7 +33,9 @@ gt_error gt_set_float32_matmul_precision(int p) {
   return gotorch::guard([&] {
     TORCH_CHECK(p >= 0 && p <= static_cast<int>(at::Float32MatmulPrecision::MEDIUM),
                 "float32 matmul precision ", p, " is not one of 0 (highest), 1 (high), 2 (medium)");
-    at::globalContext().setFloat32MatmulPrecision(static_cast<at::Float32MatmulPrecision>(p));
+    // The string form: libtorch 2.14 has no overload that takes the enum.
+    static const char *const names[] = {"highest", "high", "medium"};
+    at::globalContext().setFloat32MatmulPrecision(names[p]);
   });
 }
 
