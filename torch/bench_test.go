@@ -177,9 +177,11 @@ func benchGoplus(b *testing.B, loop func(n int)) {
 			defer torch.FinishGC()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := processCPU(b)
 			loop(b.N)
 			benchSync(b)
 			b.StopTimer()
+			reportCPU(b, cpu0)
 		})
 	}
 }
