@@ -328,6 +328,16 @@ func compileErrors(dir string, err error) *CompileError {
 			return
 		}
 		msg := e.Error()
+		// gop names a file relative to the working directory (syntax
+		// errors) or to the module's root (type errors); a file of dir
+		// is named here relative to the working directory either way.
+		if m := goPlusPos.FindStringSubmatchIndex(msg); m != nil && !filepath.IsAbs(msg[m[2]:m[3]]) {
+			if abs, err := filepath.Abs(filepath.Join(dir, filepath.Base(msg[m[2]:m[3]]))); err == nil {
+				if _, err := os.Stat(abs); err == nil {
+					msg = relToWD(abs) + msg[m[3]:]
+				}
+			}
+		}
 		if wd, err := os.Getwd(); err == nil {
 			msg = strings.ReplaceAll(msg, wd+string(filepath.Separator), "")
 		}

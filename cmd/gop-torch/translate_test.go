@@ -339,3 +339,29 @@ func TestCLI(t *testing.T) {
 	assert.Equal(t, "./x", dir)
 	assert.Equal(t, []string{"-epochs", "1"}, rest)
 }
+
+// An error names its file relative to the working directory, wherever
+// gop-torch runs: gop names a syntax error's file relative to the working
+// directory and a type error's relative to the module's root, and both
+// used to come out joined to the wrong one (/module/main_train.gox for a
+// script in /module/dir, run from there).
+func TestErrorFileNames(t *testing.T) {
+	for _, tc := range []struct{ fixture, pos string }{
+		{"syntaxerr", "main_train.gox:4:12: "},
+		{"typeerr", "main_train.gox:4:13: "},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			dir := mustAbs(t, workCopy(t, tc.fixture))
+			for _, from := range []struct{ wd, arg, want string }{
+				{dir, ".", tc.pos},
+				{filepath.Dir(dir), filepath.Base(dir), filepath.Join(filepath.Base(dir), tc.pos)},
+				{t.TempDir(), dir, filepath.Join(dir, tc.pos)},
+			} {
+				t.Chdir(from.wd)
+				var stdout, stderr bytes.Buffer
+				assert.Equal(t, 1, run([]string{"go", from.arg}, &stdout, &stderr))
+				assert.Contains(t, stderr.String(), "does not compile:\n\t"+from.want, "from %s", from.wd)
+			}
+		})
+	}
+}

@@ -112,7 +112,11 @@ func (w userWords) errorLine(base, s string) string {
 	}
 	file := s[m[2]:m[3]]
 	if !filepath.IsAbs(file) && base != "" {
-		file = filepath.Join(base, filepath.FromSlash(file))
+		// Relative to base, unless it already names a file from the
+		// working directory (compileErrors).
+		if _, err := os.Stat(file); err != nil {
+			file = filepath.Join(base, filepath.FromSlash(file))
+		}
 	}
 	file = relToWD(file)
 	return file + s[m[3]:m[1]] + w.replace(s[m[1]:])
