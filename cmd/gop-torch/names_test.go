@@ -285,6 +285,12 @@ func tableRowFunc(b *strings.Builder, header, line string) (lines, at int) {
 // TestFromPyTorch compiles each XGo line of docs/xgo.md's "From PyTorch"
 // table in a training script.
 func TestFromPyTorch(t *testing.T) {
+	if testing.Short() {
+		// About a minute of CPU under -race at load (the script imports
+		// nn and nn/functional, type-checked in process); make test-long
+		// and CI run it, and TestFromPyTorchGo checks the Go column here.
+		t.Skip("-short: the XGo column of the From PyTorch table is compiled in make test-long")
+	}
 	rows := fromPyTorchRows(t)
 	require.GreaterOrEqual(t, len(rows), 40, "the table has the 40 most common operations")
 	dir, err := os.MkdirTemp("testdata", "_work-frompytorch-")
