@@ -374,3 +374,16 @@ func TestMachineFaultsAndISA(t *testing.T) {
 	assert.Greater(t, d, time.Duration(0))
 	assert.Less(t, d, time.Millisecond)
 }
+
+// The notes' headings move two levels down under the report's "Notes";
+// a shell comment inside a code block stays as it is.
+func TestDemoteHeadings(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"# Top\ntext", "### Top\ntext"},
+		{"## Part\n### Sub", "### Part\n### Sub"},
+		{"```sh\n# a comment\n## another\n```\n# After", "```sh\n# a comment\n## another\n```\n### After"},
+		{"  ```\n# in an indented fence\n  ```", "  ```\n# in an indented fence\n  ```"},
+	} {
+		assert.Equal(t, tc.want, string(demoteHeadings([]byte(tc.in))), "%q", tc.in)
+	}
+}

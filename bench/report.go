@@ -448,8 +448,12 @@ func markdown(r *results, chart string) string {
 // level-3 ones, under the report's Notes heading.
 func demoteHeadings(md []byte) []byte {
 	lines := strings.Split(string(md), "\n")
+	fenced := false // inside a code block, "# " is a shell comment
 	for i, l := range lines {
 		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			fenced = !fenced
+		case fenced:
 		case strings.HasPrefix(l, "# "):
 			lines[i] = "###" + l[1:]
 		case strings.HasPrefix(l, "## "):
