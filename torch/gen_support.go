@@ -15,6 +15,7 @@ func tensorResultP(op string, t, e unsafe.Pointer, nbytes int64) (Tensor, error)
 	if e != nil {
 		return Tensor{}, cError(op, C.gt_error(e))
 	}
+	yieldEvery()
 	return newTensor(C.gt_tensor(t), nbytes), nil
 }
 
