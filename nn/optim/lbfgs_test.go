@@ -26,6 +26,10 @@ type lbfgsConfig struct {
 	// last-bits change of its state (optim.py checks it); a chaotic one
 	// cannot be matched to any tolerance.
 	ResumeStable bool `json:"resume_stable"`
+	// Step1Spread is how far PyTorch's own first step moves when the
+	// starting parameters change in their last bits (optim.py's
+	// lbfgs_step1_spread).
+	Step1Spread float64 `json:"step1_spread"`
 }
 
 func lbfgsOptions(kw map[string]any) []optim.Option {
@@ -92,8 +96,16 @@ func TestLBFGSMatchesPyTorch(t *testing.T) {
 			// float64 moved by 1e-11 under CI's rerun, 20 times float64's
 			// tolerance; and on that path the strong Wolfe config's step 1
 			// moved W by 2e-4 relative in float32. So LBFGS is compared at
-			// lbfgsTol.
+			// lbfgsTol, or at twice PyTorch's own spread under last-bit
+			// changes of the start where that is wider: libtorch 2.6's
+			// rerun moved the strong Wolfe config's step 1 by 4.9e-4, and
+			// PyTorch 1.13 itself moves it by 2.7e-3 when the start
+			// changes by a few epsilons.
+			require.Positive(t, c.Step1Spread, "optim.json lacks step1_spread: rerun optim.py")
 			tol := lbfgsTol
+			if s := 2 * c.Step1Spread; s > tol.Atol {
+				tol.Atol = s
+			}
 			for i, want := range c.Steps[:1] {
 				loss := o.Step(closure)
 				tol.AllClose(t, []float64{want.Loss}, []float64{loss.Item()}, "loss of step %d", i+1)

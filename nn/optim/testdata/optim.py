@@ -378,8 +378,32 @@ def run_lbfgs():
             steps.append({"loss": float(loss), "params": {n: flat(p[n]) for n in NAMES},
                           "func_evals": st["func_evals"], "n_iter": st["n_iter"],
                           "state_dict": lbfgs_state(opt)})
-        res[name] = {"options": kw, "dtype": dtype, "steps": steps, "resume_stable": stable}
+        res[name] = {"options": kw, "dtype": dtype, "steps": steps, "resume_stable": stable,
+                     "step1_spread": lbfgs_step1_spread(kw, dt, x, y)}
     return res
+
+
+def lbfgs_step1_spread(kw, dt, x, y):
+    """How far PyTorch's own first step moves when the starting parameters
+    change in their last bits (1, 2 and 4 units of the dtype's epsilon,
+    relative): the largest change of any parameter element. Up to 20 inner
+    iterations and line searches amplify rounding, and rounding differs
+    between CPUs and libtorch versions, so the Go test compares step 1 at
+    a tolerance no tighter than twice this."""
+    eps = torch.finfo(dt).eps
+    outs = []
+    for pert in (0.0, eps, -eps, 2 * eps, 4 * eps, -4 * eps):
+        q = {n: (torch.tensor(INIT[n], dtype=dt) * (1 + pert)).requires_grad_() for n in NAMES}
+        opt = torch.optim.LBFGS([q[n] for n in NAMES], **kw)
+
+        def closure():
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(q, x, y)
+            loss.backward()
+            return loss
+        opt.step(closure)
+        outs.append(torch.cat([q[n].detach().flatten() for n in NAMES]))
+    return max(float((o - outs[0]).abs().max()) for o in outs[1:])
 
 
 def lbfgs_resume_stable(kw, dt, x, y, p, sd):
