@@ -301,6 +301,7 @@ func init() {
 		C.gt_small_alloc_install(1)
 	}
 	startBackgroundSweeps()
+	idleSysmon()
 }
 
 // newTensor takes ownership of p, whose storage holds nbytes. A nil p gives

@@ -1,0 +1,142 @@
+package torch
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// The Go runtime's sysmon thread wakes every 20 µs whenever it has just
+// retaken a P, and it retakes the P of a cgo call that lasts over 10 ms:
+// a BERT-base forward's matrix products do, about 35 times a forward. On a
+// machine whose cores libtorch's intra-op threads fill, each wake-up
+// preempts one of them while its partners wait at a barrier. A BERT-base
+// forward at batch 8 × 128 on 2 cores made 4,500 context switches (C++:
+// 70), 47% of them sysmon's sleeps and 38% libtorch's threads preempted by
+// its wake-ups, and took 1.06× C++'s time (bench/NOTES.md, session 17).
+//
+// GoTorch therefore moves sysmon to the SCHED_IDLE policy: a waking
+// SCHED_IDLE thread does not preempt a running one, so sysmon waits for a
+// free moment on a busy core instead of taking it. Its duties (retaking Ps
+// from long cgo calls, preempting long-running goroutines, forced
+// collections and network polls while every P is busy) are then late by
+// at most a few milliseconds while the cores compute, and on time when one
+// is idle. GOTORCH_SYSMON_IDLE=0 leaves it alone.
+//
+// The runtime does not name its threads. sysmon is the one that sleeps in
+// nanosleep (runtime.usleep) where the others wait on futexes, and the
+// first thread the runtime creates after the main one; idleSysmon takes
+// the thread that both say, or none.
+
+// SysmonIdled reports the thread ID that GoTorch moved to SCHED_IDLE as
+// the Go runtime's sysmon, or 0 while it has not (yet) found it.
+func SysmonIdled() int { return int(sysmonTID.Load()) }
+
+var sysmonTID atomic.Int64
+
+const schedIdle = 5 // SCHED_IDLE
+
+func idleSysmon() {
+	if os.Getenv("GOTORCH_SYSMON_IDLE") == "0" {
+		return
+	}
+	go func() {
+		// sysmon sleeps on a futex while every P is idle: keep looking,
+		// less often, for a minute.
+		for wait := time.Millisecond; wait < time.Minute; wait *= 2 {
+			if tid := findSysmon(); tid != 0 {
+				var param struct{ priority int32 }
+				_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle, uintptr(unsafe.Pointer(&param)))
+				if e == 0 {
+					sysmonTID.Store(int64(tid))
+				}
+				return
+			}
+			time.Sleep(wait)
+		}
+	}()
+}
+
+// findSysmon samples the process's threads' system calls and returns the
+// thread found in nanosleep in most of 20 samples, if it is also the
+// earliest thread after the main one; else 0.
+func findSysmon() int {
+	nanosleepNr := strconv.Itoa(syscall.SYS_NANOSLEEP)
+	pid := os.Getpid()
+	counts := map[int]int{}
+	for s := 0; s < 20; s++ {
+		for _, tid := range tasks() {
+			b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/syscall")
+			if err != nil {
+				return 0
+			}
+			if n, _, ok := bytes.Cut(b, []byte{' '}); ok && string(n) == nanosleepNr {
+				counts[tid]++
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	best, most := 0, 0
+	for tid, n := range counts {
+		if n > most {
+			best, most = tid, n
+		}
+	}
+	if most < 10 || best == pid {
+		return 0
+	}
+	start := startTime(best)
+	if start < 0 {
+		return 0
+	}
+	for _, tid := range tasks() {
+		if tid == pid || tid == best {
+			continue
+		}
+		if s := startTime(tid); s >= 0 && (s < start || s == start && tid < best) {
+			return 0
+		}
+	}
+	return best
+}
+
+func tasks() []int {
+	d, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var ids []int
+	for _, e := range d {
+		if id, err := strconv.Atoi(e.Name()); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// startTime is field 22 of the thread's stat, in clock ticks since boot,
+// or -1.
+func startTime(tid int) int64 {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := bytes.Fields(b[i+1:]) // field 3 onwards
+	if len(f) < 20 {
+		return -1
+	}
+	v, err := strconv.ParseInt(string(f[19]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
