@@ -97,3 +97,30 @@ func TestSyncBatchNormAlone(t *testing.T) {
 	assert.ErrorContains(t, err, "expected 3 channels")
 	assert.Panics(t, func() { s.Forward(torch.Randn([]int64{6})) })
 }
+
+// A LazyBatchNorm is refused until a forward pass has sized it (a
+// SyncBatchNorm sharing its empty tensors would have 0 features), and
+// converted as any BatchNorm after.
+func TestConvertSyncBatchNormLazy(t *testing.T) {
+	if disttest.Worker() {
+		t.Skip()
+	}
+	_, err := parallel.ConvertSyncBatchNorm(nn.LazyBatchNorm2d(), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "lazy BatchNorm whose parameters are not sized yet")
+
+	lazy := nn.LazyBatchNorm1d()
+	m := &flexibleBN{Head: nn.BatchNorm2d(3), Inner: nn.Sequential(nn.Linear(2, 4), lazy), Heads: map[string]nn.Moduler{}}
+	m.Init(m)
+	_, err = parallel.ConvertSyncBatchNorm(m, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "run a forward pass first")
+	assert.IsType(t, &nn.BatchNorm2dModule{}, m.Head, "nothing is replaced when the conversion fails")
+
+	m.Inner.Forward(torch.Randn([]int64{5, 2}))
+	_, err = parallel.ConvertSyncBatchNorm(m, nil)
+	require.NoError(t, err)
+	s, ok := m.Inner.Layers[1].(*parallel.SyncBatchNormModule)
+	require.True(t, ok)
+	assert.Equal(t, []int64{4}, s.Weight.Shape())
+}

@@ -137,6 +137,20 @@ func bnParts(m any) (*SyncBatchNormModule, bool) {
 	return s, true
 }
 
+// refuseLazy is ConvertSyncBatchNorm's error for a LazyBatchNorm whose
+// parameters are not sized yet: a SyncBatchNorm sharing its empty tensors
+// would have 0 features (PyTorch's convert_sync_batchnorm copies the
+// uninitialized parameters as they are).
+func refuseLazy(m any, path string) error {
+	if l, ok := m.(interface{ HasUninitializedParams() bool }); ok && l.HasUninitializedParams() {
+		switch m.(type) {
+		case *nn.BatchNorm1dModule, *nn.BatchNorm2dModule, *nn.BatchNorm3dModule:
+			return fmt.Errorf("parallel.ConvertSyncBatchNorm: %s is a lazy BatchNorm whose parameters are not sized yet: run a forward pass first, or build it with parallel.SyncBatchNorm", path)
+		}
+	}
+	return nil
+}
+
 var (
 	modulerType = reflect.TypeOf((*nn.Moduler)(nil)).Elem()
 	moduleType  = reflect.TypeOf(nn.Module{})
@@ -154,6 +168,9 @@ var (
 // is an error that names it (declare it nn.Moduler, or build the model with
 // SyncBatchNorm).
 func ConvertSyncBatchNorm(m nn.Moduler, pg *distributed.ProcessGroup) (nn.Moduler, error) {
+	if err := refuseLazy(m, fmt.Sprintf("%T", m)); err != nil {
+		return nil, err
+	}
 	if s, ok := bnParts(m); ok {
 		s.ProcessGroup = pg
 		return s, nil
@@ -162,21 +179,34 @@ func ConvertSyncBatchNorm(m nn.Moduler, pg *distributed.ProcessGroup) (nn.Module
 	if m == nil || v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("parallel.ConvertSyncBatchNorm: %T is not a module (a pointer to a struct that embeds nn.Module)", m)
 	}
-	if err := convertIn(v, typeLabel(m), pg, map[uintptr]bool{}); err != nil {
-		return nil, err
+	c := &conversion{pg: pg, seen: map[uintptr]bool{}}
+	if err := convertIn(v, typeLabel(m), c); err != nil {
+		return nil, err // nothing replaced yet
+	}
+	for _, set := range c.sets {
+		set()
 	}
 	return m, nil
+}
+
+// conversion is one ConvertSyncBatchNorm's walk: the replacements are
+// made only once the whole tree has been checked, so that an error leaves
+// the model as it was.
+type conversion struct {
+	pg   *distributed.ProcessGroup
+	seen map[uintptr]bool
+	sets []func()
 }
 
 func typeLabel(m any) string { return reflect.TypeOf(m).String() }
 
 // convertIn replaces the BatchNorms among the members of the module that
 // the pointer v points to, and recurses into the other sub-modules.
-func convertIn(v reflect.Value, path string, pg *distributed.ProcessGroup, seen map[uintptr]bool) error {
-	if seen[v.Pointer()] {
+func convertIn(v reflect.Value, path string, c *conversion) error {
+	if c.seen[v.Pointer()] {
 		return nil
 	}
-	seen[v.Pointer()] = true
+	c.seen[v.Pointer()] = true
 	s := v.Elem()
 	t := s.Type()
 	for i := 0; i < t.NumField(); i++ {
@@ -184,7 +214,7 @@ func convertIn(v reflect.Value, path string, pg *distributed.ProcessGroup, seen 
 		if !f.IsExported() || f.Type == moduleType || f.Tag.Get("gotorch") == "-" {
 			continue
 		}
-		if err := convertValue(s.Field(i), path+"."+f.Name, pg, seen); err != nil {
+		if err := convertValue(s.Field(i), path+"."+f.Name, c); err != nil {
 			return err
 		}
 	}
@@ -193,7 +223,7 @@ func convertIn(v reflect.Value, path string, pg *distributed.ProcessGroup, seen 
 
 // convertValue handles one member: a module, or a slice, array or map of
 // them.
-func convertValue(fv reflect.Value, path string, pg *distributed.ProcessGroup, seen map[uintptr]bool) error {
+func convertValue(fv reflect.Value, path string, c *conversion) error {
 	switch fv.Kind() {
 	case reflect.Interface, reflect.Pointer:
 		if fv.IsNil() || !fv.Type().Implements(modulerType) && fv.Kind() == reflect.Pointer {
@@ -203,21 +233,24 @@ func convertValue(fv reflect.Value, path string, pg *distributed.ProcessGroup, s
 		if !ok {
 			return nil
 		}
+		if err := refuseLazy(mod, path); err != nil {
+			return err
+		}
 		if s, ok := bnParts(mod); ok {
-			s.ProcessGroup = pg
+			s.ProcessGroup = c.pg
 			if !fv.CanSet() || !reflect.TypeOf(s).AssignableTo(fv.Type()) {
 				return fmt.Errorf("parallel.ConvertSyncBatchNorm: %s is a %s, which cannot hold a *parallel.SyncBatchNormModule: declare it nn.Moduler or build it with parallel.SyncBatchNorm", path, fv.Type())
 			}
-			fv.Set(reflect.ValueOf(s))
+			c.sets = append(c.sets, func() { fv.Set(reflect.ValueOf(s)) })
 			return nil
 		}
 		pv := reflect.ValueOf(mod)
 		if pv.Kind() == reflect.Pointer && !pv.IsNil() && pv.Elem().Kind() == reflect.Struct {
-			return convertIn(pv, path, pg, seen)
+			return convertIn(pv, path, c)
 		}
 	case reflect.Slice, reflect.Array:
 		for j := 0; j < fv.Len(); j++ {
-			if err := convertValue(fv.Index(j), fmt.Sprintf("%s[%d]", path, j), pg, seen); err != nil {
+			if err := convertValue(fv.Index(j), fmt.Sprintf("%s[%d]", path, j), c); err != nil {
 				return err
 			}
 		}
@@ -231,16 +264,19 @@ func convertValue(fv reflect.Value, path string, pg *distributed.ProcessGroup, s
 			if !ok {
 				continue
 			}
+			if err := refuseLazy(mod, fmt.Sprintf("%s[%q]", path, k.String())); err != nil {
+				return err
+			}
 			if s, ok := bnParts(mod); ok {
-				s.ProcessGroup = pg
+				s.ProcessGroup = c.pg
 				if !reflect.TypeOf(s).AssignableTo(fv.Type().Elem()) {
 					return fmt.Errorf("parallel.ConvertSyncBatchNorm: %s[%q] is a %s, which cannot hold a *parallel.SyncBatchNormModule", path, k.String(), fv.Type().Elem())
 				}
-				fv.SetMapIndex(k, reflect.ValueOf(s))
+				c.sets = append(c.sets, func() { fv.SetMapIndex(k, reflect.ValueOf(s)) })
 				continue
 			}
 			// a map element is not addressable; its sub-modules are
-			if err := convertValue(e, fmt.Sprintf("%s[%q]", path, k.String()), pg, seen); err != nil {
+			if err := convertValue(e, fmt.Sprintf("%s[%q]", path, k.String()), c); err != nil {
 				return err
 			}
 		}
