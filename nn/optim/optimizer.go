@@ -451,7 +451,7 @@ func (o *optimizer) TryStep() error {
 						st = map[string]any{}
 						o.state[p] = st
 					}
-					if len(st) == 0 {
+					if len(st) == 0 || staleLazyState(o.algo, p, st) {
 						o.algo.initState(&h, p, st)
 					}
 					o.algo.update(&h, p, grad, st, &tmp)
@@ -464,6 +464,34 @@ func (o *optimizer) TryStep() error {
 		}
 	})
 	return err
+}
+
+// staleLazyState reports whether st is the state that an optimizer which
+// makes it at once (Adagrad) made for a lazy layer's parameter before the
+// layer's first forward sized it: empty tensors for a parameter that now
+// has elements. It frees them; the caller makes the state again, as it
+// would have been made for the sized parameter. (PyTorch refuses to build
+// Adagrad over uninitialized parameters.)
+func staleLazyState(a *algorithm, p torch.Tensor, st map[string]any) bool {
+	if !a.eagerInit || p.Numel() == 0 {
+		return false
+	}
+	stale := false
+	for _, name := range a.stateTensors {
+		if t, ok := st[name].(torch.Tensor); ok && t.Defined() && t.Numel() == 0 {
+			stale = true
+		}
+	}
+	if !stale {
+		return false
+	}
+	for k, v := range st {
+		if t, ok := v.(torch.Tensor); ok {
+			t.Free()
+		}
+		delete(st, k)
+	}
+	return true
 }
 
 // String prints the optimizer the way PyTorch does.
