@@ -198,6 +198,9 @@ func (t Tensor) TrySetData(src Tensor) error {
 	if locked {
 		gradMu.Unlock()
 	}
+	if e == nil {
+		t.handle.recount(int64(C.gt_tensor_nbytes(p))) // while pinned
+	}
 	t.unpin()
 	src.unpin()
 	return cError(op, e)

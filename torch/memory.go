@@ -156,6 +156,20 @@ func (h *handle) releaseFreed() {
 	releaseLocked(h.p, nb) // unlocks mem
 }
 
+// recount records that h's tensor now holds nbytes of storage (SetData
+// gave it another tensor's data: a lazy layer's first forward sizing its
+// parameters, a module moved to another dtype or device), so that live
+// bytes, the memory budget and ReadMemStats follow. The caller has h
+// pinned, so that it is not released meanwhile.
+func (h *handle) recount(nbytes int64) {
+	nbytes += tensorOverhead
+	mem.Lock()
+	old := h.e.bytes[h.i]
+	h.e.bytes[h.i] = nbytes
+	mem.bytes += nbytes - old
+	mem.Unlock()
+}
+
 // live reports whether h has not been freed.
 func (h *handle) live() bool { return h.state.Load()&handleFreed == 0 }
 

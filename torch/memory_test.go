@@ -417,3 +417,25 @@ func TestGCPercentZeroCollectsEveryStep(t *testing.T) {
 	assert.Equal(t, s0.LiveTensors, s1.LiveTensors)
 	assert.Panics(t, func() { torch.SetGCPercent(-1) })
 }
+
+// SetData changes the bytes a tensor holds, and the live bytes follow: a
+// lazy layer sized by its first forward, a module moved to float64.
+func TestSetDataRecountsBytes(t *testing.T) {
+	settle()
+	p := torch.Empty(i64s(0))
+	src := torch.Zeros(i64s(250, 4), torch.WithDtype(torch.Float64)) // 8,000 bytes
+	before := torch.ReadMemStats().LiveBytes
+	p.SetData(src)
+	assert.Equal(t, int64(8000), torch.ReadMemStats().LiveBytes-before)
+
+	small := torch.Zeros(i64s(10)) // 40 bytes
+	before = torch.ReadMemStats().LiveBytes
+	p.SetData(small)
+	assert.Equal(t, int64(40-8000), torch.ReadMemStats().LiveBytes-before)
+
+	// Freeing p gives back what it holds now.
+	before = torch.ReadMemStats().LiveBytes
+	p.Free()
+	assert.Less(t, torch.ReadMemStats().LiveBytes-before, int64(-40))
+	runtime.KeepAlive(src)
+}
