@@ -26,10 +26,12 @@ import (
 // requiring grad, listed by Parameters and StateDict under their names.
 // The first forward gives them their shapes in place (SetData), so that
 // the tensors stay the same tensors and an optimizer made before it
-// updates them, and initializes them as the regular layer does, with the
-// same draws from the generator: a seeded run matches PyTorch's. The layer
-// then prints and behaves as the regular one; HasUninitializedParams
-// reports which state it is in.
+// updates them (Adagrad, which makes its state when it is built, makes it
+// again at its first step; PyTorch refuses to build it), and initializes
+// them as the regular layer does, with the same draws from the generator:
+// a seeded run matches PyTorch's. The layer then prints and behaves as the
+// regular one; HasUninitializedParams reports which state it is in.
+// parallel.ConvertSyncBatchNorm refuses a LazyBatchNorm until then.
 //
 // LoadStateDict materializes a lazy layer with the shapes of the loaded
 // tensors (in_features from the weight's), as PyTorch's load hook does.
