@@ -2,6 +2,8 @@ package torch
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -45,10 +47,13 @@ func idleSysmon() {
 		return
 	}
 	go func() {
-		// sysmon sleeps on a futex while every P is idle: keep looking,
-		// less often, for a minute.
-		for wait := time.Millisecond; wait < time.Minute; wait *= 2 {
-			if tid := findSysmon(); tid != 0 {
+		// sysmon sleeps on a futex while every P is idle (a server waiting
+		// for its first request): keep looking, less often, every 10 s at
+		// most, until it is found or cannot be.
+		wait := time.Millisecond
+		for rejected := 0; rejected < 10; {
+			tid, found, more := findSysmon()
+			if tid != 0 {
 				var param struct{ priority int32 }
 				_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle, uintptr(unsafe.Pointer(&param)))
 				if e == 0 {
@@ -56,23 +61,39 @@ func idleSysmon() {
 				}
 				return
 			}
+			if !more {
+				return // /proc cannot be read
+			}
+			if found {
+				rejected++ // a sleeper that is not the runtime's first thread
+			}
 			time.Sleep(wait)
+			wait = min(2*wait, 10*time.Second)
 		}
 	}()
 }
 
 // findSysmon samples the process's threads' system calls and returns the
 // thread found in nanosleep in most of 20 samples, if it is also the
-// earliest thread after the main one; else 0.
-func findSysmon() int {
+// earliest thread after the main one; else 0. found reports that a thread
+// slept in most samples (whether or not it was the earliest); more, that
+// looking again later makes sense.
+func findSysmon() (tid int, found, more bool) {
 	nanosleepNr := strconv.Itoa(syscall.SYS_NANOSLEEP)
 	pid := os.Getpid()
 	counts := map[int]int{}
 	for s := 0; s < 20; s++ {
-		for _, tid := range tasks() {
+		ids := tasks()
+		if len(ids) == 0 {
+			return 0, false, false // no /proc/self/task
+		}
+		for _, tid := range ids {
 			b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/syscall")
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+				continue // the thread ended meanwhile
+			}
 			if err != nil {
-				return 0
+				return 0, false, false // not readable here
 			}
 			if n, _, ok := bytes.Cut(b, []byte{' '}); ok && string(n) == nanosleepNr {
 				counts[tid]++
@@ -87,21 +108,21 @@ func findSysmon() int {
 		}
 	}
 	if most < 10 || best == pid {
-		return 0
+		return 0, false, true
 	}
 	start := startTime(best)
 	if start < 0 {
-		return 0
+		return 0, true, true
 	}
 	for _, tid := range tasks() {
 		if tid == pid || tid == best {
 			continue
 		}
 		if s := startTime(tid); s >= 0 && (s < start || s == start && tid < best) {
-			return 0
+			return 0, true, true
 		}
 	}
-	return best
+	return best, true, true
 }
 
 func tasks() []int {
