@@ -391,18 +391,8 @@ def lbfgs_step1_spread(kw, dt, x, y):
     between CPUs and libtorch versions, so the Go test compares step 1 at
     a tolerance no tighter than twice this."""
     eps = torch.finfo(dt).eps
-    outs = []
-    for pert in (0.0, eps, -eps, 2 * eps, 4 * eps, -4 * eps):
-        q = {n: (torch.tensor(INIT[n], dtype=dt) * (1 + pert)).requires_grad_() for n in NAMES}
-        opt = torch.optim.LBFGS([q[n] for n in NAMES], **kw)
-
-        def closure():
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(q, x, y)
-            loss.backward()
-            return loss
-        opt.step(closure)
-        outs.append(torch.cat([q[n].detach().flatten() for n in NAMES]))
+    outs = [lbfgs_one_step(kw, x, y, {n: torch.tensor(INIT[n], dtype=dt) * (1 + pert) for n in NAMES})
+            for pert in (0.0, eps, -eps, 2 * eps, 4 * eps, -4 * eps)]
     return max(float((o - outs[0]).abs().max()) for o in outs[1:])
 
 
@@ -414,20 +404,27 @@ def lbfgs_resume_stable(kw, dt, x, y, p, sd):
     it to a tolerance."""
     outs = []
     for pert in (0.0, 1e-6, -1e-6):
-        q = {n: p[n].detach().clone().requires_grad_() for n in NAMES}
-        opt = torch.optim.LBFGS([q[n] for n in NAMES], **kw)
         st = copy.deepcopy(sd)
         st["state"][0]["d"] = st["state"][0]["d"] * (1 + pert)
-        opt.load_state_dict(st)
-
-        def closure():
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(q, x, y)
-            loss.backward()
-            return loss
-        opt.step(closure)
-        outs.append(torch.cat([q[n].detach().flatten() for n in NAMES]))
+        outs.append(lbfgs_one_step(kw, x, y, p, st))
     return all(torch.allclose(o, outs[0], rtol=1e-3, atol=1e-4) for o in outs[1:])
+
+
+def lbfgs_one_step(kw, x, y, start, state=None):
+    """One LBFGS step from parameters start (copied), with optimizer state
+    state if given; returns the parameters after it, flattened."""
+    q = {n: start[n].detach().clone().requires_grad_() for n in NAMES}
+    opt = torch.optim.LBFGS([q[n] for n in NAMES], **kw)
+    if state is not None:
+        opt.load_state_dict(state)
+
+    def closure():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(q, x, y)
+        loss.backward()
+        return loss
+    opt.step(closure)
+    return torch.cat([q[n].detach().flatten() for n in NAMES])
 
 
 # SparseAdam: an embedding table with sparse gradients, rows picked by a
