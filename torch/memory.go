@@ -706,15 +706,21 @@ var gcProcs sync.Mutex
 // automatic updates of it (Go 1.25 and later), and a change the program
 // makes while goGC runs is undone.
 //
-// A goroutine locked to its OS thread (as *_train.gox scripts are) is
-// handed its thread back at each of the sweep's yields. Running the
-// collection on a helper goroutine while the caller waits was tried: it
-// halved BenchmarkGCLocked (about 250 against 500–600 µs) but lengthened
-// the pauses of real locked steps in the benchmark harness's workers (MLP
-// 0.21 against 0.12–0.15 ms, CNN 0.47 against 0.38–0.41 ms), whose other
-// CPU is busy with a spinning OpenMP worker (docs/memory.md). Waiting in a
-// C call (sem_wait) for a long-lived helper instead did the same: 262
-// against 603 µs, MLP pauses 0.19–0.20 against 0.12–0.14 ms.
+// runtime.GC runs on a goroutine of its own while the caller waits. The
+// caller is often locked to its OS thread (as *_train.gox scripts and the
+// benchmark's workers are), and runtime.GC ends by sweeping the heap with a
+// yield after each span: a locked goroutine's yield hands its thread's P to
+// another thread and back, two thread wake-ups a span, and on two cores
+// that libtorch's OpenMP worker keeps busy each wake-up can wait a
+// scheduler slice (perf: 7% of a 4×4 add loop's samples in those
+// hand-offs). On a helper the sweep's yields stay on one thread, and the
+// caller pays two wake-ups in all. Measured in session 19, fresh benchmark
+// workers alternated three times: 4×4 add 1.03–1.16 against 1.13–1.15 µs
+// (minimums 0.96–1.00 against 1.04–1.06), CNN step 21.8–22.3 against
+// 22.1–23.5 ms, the MLP's collections 0.6–0.8 ms against 0.6–1.2 ms. In
+// session 14, when every GC() collected, the helper lengthened the real
+// steps' pauses instead (MLP 0.21 against 0.12–0.15 ms); paced GC() calls
+// collect rarely, and the cost of each collection is what counts now.
 func goGC() {
 	gcProcs.Lock()
 	defer gcProcs.Unlock()
@@ -723,7 +729,12 @@ func goGC() {
 		runtime.GOMAXPROCS(1)
 		defer runtime.GOMAXPROCS(prev)
 	}
-	runtime.GC()
+	done := make(chan struct{})
+	go func() {
+		runtime.GC()
+		close(done)
+	}()
+	<-done
 }
 
 func collectUnderPressure() {
@@ -746,7 +757,8 @@ func collectUnderPressure() {
 // the last collection hold more than a few percent of the live tensor
 // memory (SetGCPercent); otherwise it only ends the step, at the cost of a
 // lock, and the few tensors that died wait for a later GC(). The first
-// GC() after FinishGC(), and every GC() after SetGCPercent(0), collect.
+// GC() after FinishGC() collects unless no tensor was made in between;
+// every GC() after SetGCPercent(0) collects.
 //
 // It never waits for a tensor to become unreachable: tensors that are still
 // reachable, such as a loss kept for logging, are kept. It may be called
@@ -757,6 +769,21 @@ func collectUnderPressure() {
 func GC() {
 	if p := mem.gcPercent.Load(); p > 0 {
 		mem.Lock()
+		if !mem.stepping && mem.created == mem.gcMark {
+			// Outside steps, where every tensor made since the last
+			// collection has its own registration: nothing was made
+			// since (net of Free), as when a loop starts right after
+			// another's FinishGC(). A collection now could only find
+			// tensors that were live at the last one, which steps
+			// leave to a later collection anyway; it cost 1.2–2.3 ms
+			// in the benchmark's MLP worker (a Go collection whose
+			// locked caller waits for other threads), 2–3% of its
+			// 30-step loops. Start the step without it.
+			mem.stepping = true
+			mem.skipped++
+			mem.Unlock()
+			return
+		}
 		if mem.stepping && mem.bytes-mem.lastBytes <= max(mem.lastBytes/100*int64(p), minGCSlack) &&
 			mem.created-mem.gcMark <= MaybeGCTensors {
 			// Too little grew since the last collection to be worth one:

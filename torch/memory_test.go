@@ -397,6 +397,34 @@ func TestGCPercentDefersSmallGrowth(t *testing.T) {
 	assert.Equal(t, s0.LiveTensors, torch.ReadMemStats().LiveTensors, "FinishGC collects")
 }
 
+
+// A GC() right after FinishGC(), with no tensor made in between, starts
+// the next loop without a collection; one made in between, even one freed
+// by the collector's rules alone (dropped), makes it collect.
+func TestGCAfterFinishGCCollectsOnlyWhatIsNew(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	x := torch.Ones([]int64{4})
+	defer x.Free()
+
+	torch.FinishGC()
+	s0 := torch.ReadMemStats()
+	torch.GC() // nothing made since FinishGC
+	s1 := torch.ReadMemStats()
+	assert.Equal(t, s0.SkippedGCs+1, s1.SkippedGCs, "no collection")
+	assert.Equal(t, s0.Collections, s1.Collections)
+	torch.Add(x, x) // a step tensor, dropped
+	torch.FinishGC()
+	assert.Equal(t, s0.LiveTensors, torch.ReadMemStats().LiveTensors, "the skipped GC() still started a step that FinishGC ends")
+
+	torch.Add(x, x) // made outside steps, dropped
+	torch.Add(x, x).Free()
+	s2 := torch.ReadMemStats()
+	torch.GC()
+	defer torch.FinishGC()
+	s3 := torch.ReadMemStats()
+	assert.Equal(t, s2.SkippedGCs, s3.SkippedGCs, "a tensor made since FinishGC: this GC() collects")
+	assert.Equal(t, s0.LiveTensors, s3.LiveTensors, "and frees it")
+}
 func TestGCPercentZeroCollectsEveryStep(t *testing.T) {
 	torch.FinishGC()
 	prev := torch.SetGCPercent(0)
