@@ -58,6 +58,7 @@ func idleSysmon() {
 				_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle, uintptr(unsafe.Pointer(&param)))
 				if e == 0 {
 					sysmonTID.Store(int64(tid))
+					sysmonIdle.Store(true) // ops stop yielding (yield.go)
 				}
 				return
 			}
