@@ -41,7 +41,7 @@ func TestModelJobs(t *testing.T) {
 	for _, j := range modelJobs {
 		assert.True(t, isModelJob(j.Name))
 		assert.Equal(t, "models", j.Part)
-		assert.Equal(t, 3, j.MaxRounds, j.Name)
+		assert.Equal(t, modelRounds, j.MaxRounds, j.Name)
 		assert.Positive(t, j.Batch, j.Name)
 		_, ok := modelCost[j.Name]
 		assert.True(t, ok, "modelCost has %s", j.Name)
@@ -65,10 +65,10 @@ func TestModelShapesEnv(t *testing.T) {
 func TestModelsEstimate(t *testing.T) {
 	c, err := parseFlags(nil)
 	require.NoError(t, err)
-	// Per worker, 3 rounds of: a model built (1 s), then warm-up and
+	// Per worker, 6 rounds of: a model built (1 s), then warm-up and
 	// timed repetitions: r18b1 3 × 10 × 0.08 s, r18b32 2 × 2.2, r18train
 	// 2 × 3.5, gpt2gen 2 × 64 × 0.05, bert 2 × 3.5.
-	perWorker := 3 * (5*1.0 + 3*10*0.08 + 2*2.2 + 2*3.5 + 2*64*0.05 + 2*3.5)
+	perWorker := 6 * (5*1.0 + 3*10*0.08 + 2*2.2 + 2*3.5 + 2*64*0.05 + 2*3.5)
 	assert.InDelta(t, 3*perWorker, c.modelsEstimate(3).Seconds(), 1e-6)
 	assert.InDelta(t, perWorker, c.modelsEstimate(1).Seconds(), 1e-6)
 
