@@ -11,8 +11,9 @@ import (
 //
 // torch.Temp frees a temporary that a tensor operator consumes. In
 // relu(a*b), sum(p*p) or x.Mm(w).relu(), the temporary is consumed by a
-// generated op (or a one-liner over one, genops.go), which takes a
-// torch.Tensor and cannot free it. gop-torch writes
+// generated op (or a one-liner over one, or the Forward of a module that
+// keeps nothing, genops.go), which takes a torch.Tensor and cannot free
+// it. gop-torch writes
 //
 //	torch.Consume(a*b, func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) })
 //
@@ -23,8 +24,9 @@ import (
 // The other operands of the op are evaluated inside the closure, after the
 // temporary instead of before it. To keep that invisible, the pass rewrites
 // a call only if exactly one operand is a temporary and every other
-// operand is a name, a literal (also negated) or a name from a package:
-// nothing whose evaluation could have an effect or fail.
+// operand is a name, a literal (also negated), a name from a package or a
+// field of one of these (simple): nothing whose evaluation could have an
+// effect.
 
 // consumeEdit is a call whose operand (the receiver if arg < 0) is a
 // temporary that torch.Consume is to free.
@@ -84,8 +86,12 @@ func (tc tensorCalls) consumable(call *ast.CallExpr) (consumeEdit, bool) {
 	return ed, true
 }
 
-// simple reports whether evaluating e has no effect and cannot fail: a
-// name, a literal, a negated literal or a name from a package.
+// simple reports whether evaluating e has no effect: a name, a literal, a
+// negated literal, a name from a package, or a field of a simple value
+// (this.FC2, the receiver of a model's layer). Only a field read through
+// a nil pointer can fail, and it would fail as well where it stood; Go
+// leaves the order of field reads among the calls of an expression
+// unspecified anyway.
 func (tc tensorCalls) simple(e ast.Expr) bool {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident, *ast.BasicLit:
@@ -94,6 +100,9 @@ func (tc tensorCalls) simple(e ast.Expr) bool {
 		_, lit := ast.Unparen(e.X).(*ast.BasicLit)
 		return lit && (e.Op == token.SUB || e.Op == token.ADD)
 	case *ast.SelectorExpr:
+		if sel := tc.info.Selections[e]; sel != nil {
+			return sel.Kind() == types.FieldVal && tc.simple(e.X)
+		}
 		if id, ok := e.X.(*ast.Ident); ok {
 			_, pkg := tc.info.Uses[id].(*types.PkgName)
 			return pkg

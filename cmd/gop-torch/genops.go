@@ -87,6 +87,9 @@ func (tc tensorCalls) genOpOf(call *ast.CallExpr) (genOp, bool) {
 // function (or another GoTorch's) is left alone.
 func (tc tensorCalls) handFreshOp(f *types.Func, sig *types.Signature) (genOp, bool) {
 	path := f.Pkg().Path()
+	if path == nnPath {
+		return tc.nnFreshForward(f, sig)
+	}
 	if path != torchPath && path != gopkgPath {
 		return 0, false
 	}
@@ -110,6 +113,55 @@ func (tc tensorCalls) handFreshOp(f *types.Func, sig *types.Signature) (genOp, b
 
 // gopkgPath is the Go+ classfile vocabulary's package.
 const gopkgPath = "github.com/gotorch/gotorch/gopkg"
+
+// nnPath is the package of the modules.
+const nnPath = "github.com/gotorch/gotorch/nn"
+
+// nnFreshForward reports whether f is the Forward method of one of the nn
+// modules that handFresh lists (internal/gen/fresh.go: Linear, LayerNorm,
+// Embedding): its result is a new tensor and it keeps nothing it is
+// given, as a generated op. So in relu(FC1.forward(x)) the linear layer's
+// output is a temporary that the ReLU consumes, and in FC2.forward(relu(h))
+// the layer consumes the ReLU's, as nn.Sequential frees each intermediate
+// once the next layer has it. The entry counts only if both Forward and
+// TryForward hash as they did when the table was made.
+func (tc tensorCalls) nnFreshForward(f *types.Func, sig *types.Signature) (genOp, bool) {
+	if f.Name() != "Forward" || tc.fset == nil || tc.decls == nil {
+		return 0, false
+	}
+	r := sig.Recv()
+	if r == nil {
+		return 0, false
+	}
+	ptr, ok := types.Unalias(r.Type()).(*types.Pointer)
+	if !ok {
+		return 0, false
+	}
+	named, ok := types.Unalias(ptr.Elem()).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != nnPath || named.TypeArgs().Len() > 0 {
+		return 0, false
+	}
+	var try *types.Func
+	for i := range named.NumMethods() {
+		if m := named.Method(i); m.Name() == "TryForward" {
+			try = m
+		}
+	}
+	if try == nil {
+		return 0, false
+	}
+	for _, m := range []*types.Func{f, try} {
+		want, ok := handFresh[nnPath+"."+named.Obj().Name()+"."+m.Name()]
+		if !ok {
+			return 0, false
+		}
+		pos := tc.fset.PositionFor(m.Pos(), false)
+		if !pos.IsValid() || pos.Filename == "" || tc.decls.hash(pos) != want {
+			return 0, false
+		}
+	}
+	return genMethod, true
+}
 
 // declHashes caches the hashes of the function declarations of source
 // files, by file and the line of each function's name (export data gives

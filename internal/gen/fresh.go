@@ -307,3 +307,74 @@ func typeString(e ast.Expr) string {
 	}
 	return "?"
 }
+
+// Modules of package nn whose Forward gop-torch may treat as fresh.
+//
+// In a Go+ model, relu(FC1.forward(x)) passes a module's result straight
+// to another call. A module is hand-written Go that may return its input
+// (Identity, a Dropout in eval mode, an in-place ReLU) or a tensor it
+// holds, so gop-torch treats a module's result as fresh only for the
+// modules listed here, checked by hand: Forward is must(TryForward(x)),
+// and TryForward checks its receiver, may size a lazy layer from x's
+// shape, and returns one generated op's new tensor, keeping nothing it is
+// given. nn has no forward hooks that could replace a result. Each entry
+// pins the declarations of Forward and TryForward by their hashes, so that
+// a change to either drops the module from gop-torch's table until it is
+// checked again and this list regenerated.
+var nnFreshModules = []string{"EmbeddingModule", "LayerNormModule", "LinearModule"}
+
+// nnFresh returns the entries for nnFreshModules: the keys
+// "github.com/gotorch/gotorch/nn.LinearModule.Forward" and
+// ".TryForward", with their declarations' hashes. A module of the list
+// without both methods stops the generator.
+func nnFresh() []handEntry {
+	const nnPath = "github.com/gotorch/gotorch/nn"
+	want := map[string]bool{}
+	for _, m := range nnFreshModules {
+		want[m+".Forward"], want[m+".TryForward"] = true, true
+	}
+	found := map[string]string{}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob(filepath.Join(*root, "nn", "*.go"))
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			log.Fatal(err)
+		}
+		af, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || fd.Body == nil {
+				continue
+			}
+			star, ok := fd.Recv.List[0].Type.(*ast.StarExpr)
+			if !ok {
+				continue
+			}
+			key := typeString(star.X) + "." + fd.Name.Name
+			if !want[key] {
+				continue
+			}
+			if _, dup := found[key]; dup {
+				log.Fatalf("nn declares %s twice", key)
+			}
+			found[key] = declHash(src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset])
+		}
+	}
+	var out []handEntry
+	for key := range want {
+		h, ok := found[key]
+		if !ok {
+			log.Fatalf("nnFreshModules: nn has no method %s", key)
+		}
+		out = append(out, handEntry{nnPath + "." + key, h})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}

@@ -202,3 +202,19 @@ func indexOf(fns []*function, name string) int {
 	}
 	return -1
 }
+
+// TestNNFresh finds Forward and TryForward of every module listed in
+// nnFreshModules, in the repository's nn, and nothing else.
+func TestNNFresh(t *testing.T) {
+	var keys []string
+	for _, e := range nnFresh() {
+		keys = append(keys, e.key)
+		assert.Len(t, e.hash, 16, e.key)
+	}
+	const nn = "github.com/gotorch/gotorch/nn."
+	assert.Equal(t, []string{
+		nn + "EmbeddingModule.Forward", nn + "EmbeddingModule.TryForward",
+		nn + "LayerNormModule.Forward", nn + "LayerNormModule.TryForward",
+		nn + "LinearModule.Forward", nn + "LinearModule.TryForward",
+	}, keys)
+}

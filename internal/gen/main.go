@@ -1974,12 +1974,15 @@ var genOps = map[string]genOp{
 
 // handFresh are the hand-written functions and Tensor methods of packages
 // torch and gopkg that return a new tensor and keep nothing they are
-// given, as the generated op that each of them calls
+// given, as the generated op that each of them calls, and the Forward and
+// TryForward methods of the nn modules that do the same
 // (internal/gen/fresh.go), by import path and name, with a hash of their
 // declaration's source.
 var handFresh = map[string]string{
 `)
-	for _, e := range g.handFresh() {
+	entries := append(g.handFresh(), nnFresh()...)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].key < entries[j].key })
+	for _, e := range entries {
 		fmt.Fprintf(&b, "\t%q: %q,\n", e.key, e.hash)
 	}
 	b.WriteString("}\n")

@@ -52,7 +52,7 @@ func (this *CNN) Main() {
 //line bench/gopwork/models/MLP_model.gox:11
 func (this *MLP) Forward(x torch.Tensor) torch.Tensor {
 //line bench/gopwork/models/MLP_model.gox:13
-	return this.FC3.Forward(gopkg.Relu(this.FC2.Forward(gopkg.Relu(this.FC1.Forward(x)))))
+	return torch.Consume(torch.Consume(torch.Consume(torch.Consume(this.FC1.Forward(x), func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) }), func(t torch.Tensor) torch.Tensor { return this.FC2.Forward(t) }), func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) }), func(t torch.Tensor) torch.Tensor { return this.FC3.Forward(t) })
 //line bench/gopwork/models/MLP_model.gox:11
 }
 

@@ -28,9 +28,9 @@ func (this *MLP) Forward(x torch.Tensor) torch.Tensor {
 //line examples/mlp/models/MLP_model.gox:15
 	x = gopkg.Flatten__1(x, 1)
 //line examples/mlp/models/MLP_model.gox:16
-	x = this.Drop.Forward(gopkg.Relu(this.FC1.Forward(x)))
+	x = this.Drop.Forward(torch.Consume(this.FC1.Forward(x), func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) }))
 //line examples/mlp/models/MLP_model.gox:17
-	x = this.Drop.Forward(gopkg.Relu(this.FC2.Forward(x)))
+	x = this.Drop.Forward(torch.Consume(this.FC2.Forward(x), func(t torch.Tensor) torch.Tensor { return gopkg.Relu(t) }))
 //line examples/mlp/models/MLP_model.gox:18
 	return this.Out.Forward(x)
 //line examples/mlp/models/MLP_model.gox:13
