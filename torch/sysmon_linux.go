@@ -42,6 +42,13 @@ var sysmonTID atomic.Int64
 
 const schedIdle = 5 // SCHED_IDLE
 
+// schedResetOnFork makes the threads that sysmon creates start under
+// SCHED_OTHER: a Linux thread inherits its creator's policy, and sysmon
+// starts Ms itself (startm, when it retakes a P and no idle M is left),
+// which would otherwise run the program's goroutines at idle priority for
+// good. TestSysmonIdled checks that the flag is set.
+const schedResetOnFork = 0x40000000 // SCHED_RESET_ON_FORK
+
 func idleSysmon() {
 	if os.Getenv("GOTORCH_SYSMON_IDLE") == "0" {
 		return
@@ -55,7 +62,7 @@ func idleSysmon() {
 			tid, found, more := findSysmon()
 			if tid != 0 {
 				var param struct{ priority int32 }
-				_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle, uintptr(unsafe.Pointer(&param)))
+				_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle|schedResetOnFork, uintptr(unsafe.Pointer(&param)))
 				if e == 0 {
 					sysmonTID.Store(int64(tid))
 					sysmonIdle.Store(true) // ops stop yielding (yield.go)

@@ -34,7 +34,8 @@ func TestSysmonIdled(t *testing.T) {
 
 	policy, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, uintptr(tid), 0, 0)
 	require.Zero(t, e)
-	assert.Equal(t, uintptr(5), policy, "thread %d's policy is not SCHED_IDLE", tid)
+	assert.Equal(t, uintptr(5), policy&^0x40000000, "thread %d's policy is not SCHED_IDLE", tid)
+	assert.NotZero(t, policy&0x40000000, "the threads sysmon creates would inherit SCHED_IDLE (no SCHED_RESET_ON_FORK)")
 
 	// It is one of the process's threads (a SCHED_IDLE thread waiting for
 	// a busy core reads as running, so its system call is not checked).
