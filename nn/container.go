@@ -9,7 +9,8 @@ import (
 
 // SequentialModule runs its layers in order, each one's outputs being the
 // next one's inputs (torch.nn.Sequential). Layers may have Forward methods
-// of any signature; they are called through reflection.
+// of any signature; they are called through reflection, except in Forward
+// when every layer's Forward takes and returns one tensor.
 //
 // Forward and ForwardAny free the intermediate tensors they pass between
 // layers as soon as the layer that consumes one returns, instead of leaving
@@ -48,6 +49,9 @@ func Sequential(layers ...Moduler) *SequentialModule {
 // Forward runs x through the layers; every layer must take and return one
 // tensor. ForwardAny handles other signatures.
 func (s *SequentialModule) Forward(x torch.Tensor) torch.Tensor {
+	if y, ok := s.forwardTensors(x); ok {
+		return y
+	}
 	out := s.ForwardAny(x)
 	if len(out) != 1 {
 		panic(fmt.Errorf("nn.Sequential: last layer returned %d values, Forward wants 1 tensor", len(out)))
@@ -57,6 +61,39 @@ func (s *SequentialModule) Forward(x torch.Tensor) torch.Tensor {
 		panic(fmt.Errorf("nn.Sequential: last layer returned %T, Forward wants a tensor", out[0]))
 	}
 	return t
+}
+
+// tensorLayer is a layer whose Forward takes and returns one tensor.
+type tensorLayer interface {
+	Forward(torch.Tensor) torch.Tensor
+}
+
+// forwardTensors is Forward without reflection, when every layer is a
+// tensorLayer: ForwardAny's calls through reflect cost about 600 ns and 4
+// allocations a layer. It frees what ForwardAny would free, and reports
+// false, having called nothing, when a layer is not a tensorLayer.
+func (s *SequentialModule) forwardTensors(x torch.Tensor) (torch.Tensor, bool) {
+	mustModule(s)
+	for _, l := range s.Layers {
+		if _, ok := l.(tensorLayer); !ok {
+			return torch.Tensor{}, false
+		}
+	}
+	y, fresh := x, false
+	for _, l := range s.Layers {
+		out := l.(tensorLayer).Forward(y)
+		// As ForwardAny, for one tensor in and out: out is fresh if a
+		// layer of this package made it, or passed on a fresh input;
+		// a fresh input is freed once consumed unless it is passed on
+		// or is x itself.
+		own := ownsTemps(l, nil)
+		if fresh && own && out != y && y != x {
+			y.Free()
+		}
+		fresh = own && (fresh || out != y)
+		y = out
+	}
+	return y, true
 }
 
 // ForwardAny runs the layers on args: each layer's Forward gets the

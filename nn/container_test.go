@@ -82,34 +82,42 @@ func TestSequentialFreesIntermediates(t *testing.T) {
 			return nn.Sequential(nn.Linear(4, 8), nn.Sequential(nn.ReLU(), nn.Linear(8, 8), nn.Sequential()), nn.Tanh(), nn.Linear(8, 3))
 		}, []int64{2, 4}, false},
 	}
+	// Forward runs tensor layers without reflection; ForwardAny through it.
+	// Both must free the same tensors.
+	forwards := map[string]func(s *nn.SequentialModule, x torch.Tensor) torch.Tensor{
+		"Forward":    (*nn.SequentialModule).Forward,
+		"ForwardAny": func(s *nn.SequentialModule, x torch.Tensor) torch.Tensor { return s.ForwardAny(x)[0].(torch.Tensor) },
+	}
 	for _, c := range cases {
 		for _, grad := range []bool{false, true} {
-			name := c.name + "/nograd"
-			if grad {
-				name = c.name + "/grad"
-			}
-			t.Run(name, func(t *testing.T) {
-				s := c.build()
-				if c.eval {
-					s.Eval()
-				}
-				x := torch.Randn(c.in)
-				var want, y torch.Tensor
-				var n int64
-				run := func() {
-					want = chain(s.Layers, x)
-					n = livetest.New(func() { y = s.Forward(x) })
-				}
+			for fname, forward := range forwards {
+				name := c.name + "/nograd/" + fname
 				if grad {
-					run()
-				} else {
-					torch.NoGrad(run)
+					name = c.name + "/grad/" + fname
 				}
-				assert.Equal(t, int64(1), n, "tensors left alive besides the result")
-				assert.Equal(t, grad, y.RequiresGrad())
-				assert.True(t, x.Defined(), "the input was freed")
-				assert.True(t, y.Allclose(want), "got %v, want %v", y, want)
-			})
+				t.Run(name, func(t *testing.T) {
+					s := c.build()
+					if c.eval {
+						s.Eval()
+					}
+					x := torch.Randn(c.in)
+					var want, y torch.Tensor
+					var n int64
+					run := func() {
+						want = chain(s.Layers, x)
+						n = livetest.New(func() { y = forward(s, x) })
+					}
+					if grad {
+						run()
+					} else {
+						torch.NoGrad(run)
+					}
+					assert.Equal(t, int64(1), n, "tensors left alive besides the result")
+					assert.Equal(t, grad, y.RequiresGrad())
+					assert.True(t, x.Defined(), "the input was freed")
+					assert.True(t, y.Allclose(want), "got %v, want %v", y, want)
+				})
+			}
 		}
 	}
 }
