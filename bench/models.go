@@ -149,8 +149,8 @@ func (r *results) modelTargets() []target {
 			continue
 		}
 		ts = append(ts,
-			target{Name: j.Title + ": Go time / C++ time", Measured: r.medianRatio(j.Name, "go", "cxx"), Limit: modelsVsCxxMax, AtMost: true, Unit: "×"},
-			target{Name: j.Title + ": Go time / Python time", Measured: r.medianRatio(j.Name, "go", "python"), Limit: modelsVsPythonMax, AtMost: true, Unit: "×"})
+			target{Name: j.Title + ": Go time / C++ time", Measured: r.medianRatio(j.Name, "go", "cxx"), Limit: modelsVsCxxMax, AtMost: true, Unit: "×"}.paired(r.pairedRatio(j.Name, "go", "cxx")),
+			target{Name: j.Title + ": Go time / Python time", Measured: r.medianRatio(j.Name, "go", "python"), Limit: modelsVsPythonMax, AtMost: true, Unit: "×"}.paired(r.pairedRatio(j.Name, "go", "python")))
 	}
 	return ts
 }

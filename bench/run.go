@@ -98,8 +98,10 @@ type results struct {
 	Impls    []impl // the workers that ran
 	CxxBuild string // the C++ worker's compile command
 	// Samples[job][impl] are the times per iteration (ns) of every timed
-	// repetition of every round.
-	Samples map[string]map[string][]float64
+	// repetition of every round; SampleRounds[job][impl] the round of
+	// each (absent in results saved before it existed).
+	Samples      map[string]map[string][]float64
+	SampleRounds map[string]map[string][]int `json:",omitempty"`
 	// GC[job] are the Go worker's torch.GC() pauses (ns), one per step.
 	GC map[string][]float64
 	// Startup[impl] are the times (ns) from exec to the end of the first op.
@@ -145,7 +147,7 @@ func run(cfg config, logw io.Writer) (*results, error) {
 	}
 	res := &results{
 		Config: cfg, Command: command(os.Args[1:]), Start: t0, Machine: describeMachine(),
-		Samples: map[string]map[string][]float64{}, GC: map[string][]float64{},
+		Samples: map[string]map[string][]float64{}, SampleRounds: map[string]map[string][]int{}, GC: map[string][]float64{},
 		Startup: map[string][]float64{}, RSS: map[string][]rssPoint{}, RSSStep: map[string]float64{},
 	}
 	outDir := filepath.Join(cfg.Root, "bench", "out")
@@ -365,7 +367,7 @@ rounds:
 				reps = j.Reps
 			}
 			line := fmt.Sprintf("  %-8s", j.Name)
-			for _, im := range res.Impls {
+			for _, im := range roundOrder(res.Impls, round) {
 				p := procs[im.Name]
 				if p == nil || !slices.Contains(j.Impls, im.Name) {
 					continue
@@ -382,11 +384,13 @@ rounds:
 				}
 				if res.Samples[j.Name] == nil {
 					res.Samples[j.Name] = map[string][]float64{}
+					res.SampleRounds[j.Name] = map[string][]int{}
 				}
 				var sum float64
 				for _, ns := range m.NS {
 					v := float64(ns) / float64(iters)
 					res.Samples[j.Name][im.Name] = append(res.Samples[j.Name][im.Name], v)
+					res.SampleRounds[j.Name][im.Name] = append(res.SampleRounds[j.Name][im.Name], round)
 					sum += v
 				}
 				res.recordPeak(j.Name, im.Name, m.PeakBytes)
@@ -411,6 +415,18 @@ rounds:
 		delete(procs, name)
 	}
 	return nil
+}
+
+// roundOrder is the order of the workers in a round: round 1 takes them
+// as listed, and each later round starts one further along, so that no
+// worker always runs right after the same other one (whose job may leave
+// the machine's caches or clock in a state of its own) or always first.
+func roundOrder(ims []impl, round int) []impl {
+	if len(ims) == 0 {
+		return nil
+	}
+	k := (round - 1) % len(ims)
+	return append(slices.Clone(ims[k:]), ims[:k]...)
 }
 
 // countImpls is how many of the workers named run.

@@ -53,6 +53,17 @@ type target struct {
 	Limit    float64
 	AtMost   bool   // the measured value must be ≤ Limit (else ≥)
 	Unit     string // "×", " ms", "%"
+	// Paired, for a ratio of times, is the same ratio taken round by
+	// round and its median over the rounds (results.pairedRatio); NaN
+	// where it could not be. Checked is Measured; Paired is shown beside.
+	Paired    float64
+	HasPaired bool
+}
+
+// paired returns t with its per-round ratio.
+func (t target) paired(v float64) target {
+	t.Paired, t.HasPaired = v, true
+	return t
 }
 
 // pass reports whether the target is met; false when nothing was measured.
