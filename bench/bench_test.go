@@ -387,3 +387,42 @@ func TestDemoteHeadings(t *testing.T) {
 		assert.Equal(t, tc.want, string(demoteHeadings([]byte(tc.in))), "%q", tc.in)
 	}
 }
+
+func TestRoundOrder(t *testing.T) {
+	ims := []impl{{Name: "cxx"}, {Name: "go"}, {Name: "gop"}, {Name: "python"}}
+	names := func(round int) string {
+		var s []string
+		for _, im := range roundOrder(ims, round) {
+			s = append(s, im.Name)
+		}
+		return strings.Join(s, ",")
+	}
+	assert.Equal(t, "cxx,go,gop,python", names(1))
+	assert.Equal(t, "go,gop,python,cxx", names(2))
+	assert.Equal(t, "python,cxx,go,gop", names(4))
+	assert.Equal(t, "cxx,go,gop,python", names(5))
+	assert.Equal(t, "cxx,go,gop,python", names(1), "roundOrder must not change its input")
+	assert.Empty(t, roundOrder(nil, 3))
+}
+
+func TestPairedRatio(t *testing.T) {
+	// Round 2 is a slow spell for both workers; Go is 1.1× C++ in every
+	// round. The ratio of the medians over all rounds sees less of it.
+	r := &results{
+		Samples: map[string]map[string][]float64{"mlp": {
+			"cxx": {100, 100, 200, 200, 100, 100},
+			"go":  {110, 110, 220, 220, 110, 110},
+		}},
+		SampleRounds: map[string]map[string][]int{"mlp": {
+			"cxx": {1, 1, 2, 2, 3, 3},
+			"go":  {1, 1, 2, 2, 3, 3},
+		}},
+	}
+	assert.InDelta(t, 1.1, r.pairedRatio("mlp", "go", "cxx"), 1e-12)
+	// Fewer than 3 rounds with both workers: no figure.
+	r.SampleRounds["mlp"]["go"] = []int{1, 1, 2, 2, 4, 4}
+	assert.True(t, math.IsNaN(r.pairedRatio("mlp", "go", "cxx")))
+	// Results saved before rounds were recorded.
+	delete(r.SampleRounds, "mlp")
+	assert.True(t, math.IsNaN(r.pairedRatio("mlp", "go", "cxx")))
+}
