@@ -12,11 +12,19 @@ extern "C" {
 #endif
 
 /* gt_malloc_trim_if gives free heap memory back to the system, as
- * gt_malloc_trim, but only when glibc holds at least min_free bytes free,
- * and without emptying the allocator's caches of freed blocks: the end of
- * a loop (FinishGC) that would otherwise make the next loop fault its
+ * gt_malloc_trim, but only when glibc holds at least min_free bytes more
+ * free than just after its last trim (or than since, if fewer), and
+ * without emptying the allocator's caches of freed blocks: the end of a
+ * loop (FinishGC) that would otherwise make the next loop fault its
  * memory in again. */
 void gt_malloc_trim_if(int64_t min_free);
+
+/* gt_finish_trims is how many times gt_malloc_trim_if trimmed. */
+int64_t gt_finish_trims(void);
+
+/* gt_heap_churn (for tests) leaves about bytes more free chunks inside
+ * glibc's heap, below one block it keeps allocated until the next call. */
+void gt_heap_churn(int64_t bytes);
 
 /* gt_large_cache_stats fills out with the state of the allocator's cache
  * of large blocks (allocator.cc, "Larger blocks"): bytes cached, bytes

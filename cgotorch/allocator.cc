@@ -479,13 +479,51 @@ void gt_small_alloc_install(int on) {
 
 int gt_small_alloc_installed(void) { return c10::GetCPUAllocator() == small_alloc() ? 1 : 0; }
 
+// finish_trim_base is glibc's free bytes (mallinfo2's fordblks) right
+// after gt_malloc_trim_if last trimmed, lowered whenever fewer are free.
+// malloc_trim gives back the pages of free chunks inside the heap but
+// leaves the chunks in glibc's bins, so fordblks hardly falls: a heap left
+// with 64 MiB of free chunks by a large job was trimmed again at every
+// FinishGC, about 1,100 madvise calls each (3 ms) plus the page faults of
+// reusing those chunks, on every 30-step repetition of the benchmark's MLP
+// after its models jobs (bench/NOTES.md, session 20).
+static std::atomic<int64_t> finish_trim_base{0};
+static std::atomic<int64_t> finish_trims{0};  // gt_finish_trims
+static void *churn_pin = nullptr;             // gt_heap_churn's last block
+
 void gt_malloc_trim_if(int64_t min_free) {
   // Linked with jemalloc (the gotorch_jemalloc build tag) mallinfo2 and
   // malloc_trim are glibc's and see none of the program's memory; jemalloc
   // purges on its own schedule, and pressure collections purge it.
   if (dlsym(RTLD_DEFAULT, "mallctl") != nullptr) return;
-  struct mallinfo2 mi = mallinfo2();
-  if (static_cast<int64_t>(mi.fordblks) >= min_free) malloc_trim(0);
+  int64_t free_now = static_cast<int64_t>(mallinfo2().fordblks);
+  int64_t base = finish_trim_base.load(std::memory_order_relaxed);
+  if (free_now < base) {
+    finish_trim_base.store(free_now, std::memory_order_relaxed);
+    return;
+  }
+  if (free_now - base < min_free) return;
+  malloc_trim(0);
+  finish_trims.fetch_add(1, std::memory_order_relaxed);
+  finish_trim_base.store(static_cast<int64_t>(mallinfo2().fordblks), std::memory_order_relaxed);
+}
+
+int64_t gt_finish_trims(void) { return finish_trims.load(std::memory_order_relaxed); }
+
+void gt_heap_churn(int64_t bytes) {
+  // Blocks of 256 KiB stay in glibc's heap (GoTorch's mmap threshold is 32
+  // MiB); the last one stays allocated so that the freed ones make one
+  // free chunk inside the heap, which malloc_trim cannot shrink away.
+  // The blocks first fill the chunks glibc already holds free, so as many
+  // bytes again are allocated beyond those.
+  const size_t block = 256 << 10;
+  int64_t total = bytes + static_cast<int64_t>(mallinfo2().fordblks);
+  std::vector<void *> bs;
+  for (int64_t n = 0; n < total; n += block) bs.push_back(std::malloc(block));
+  void *pin = std::malloc(block);
+  for (void *b : bs) std::free(b);
+  std::free(churn_pin);
+  churn_pin = pin;
 }
 
 void gt_small_alloc_trim(void) {

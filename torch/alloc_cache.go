@@ -24,3 +24,12 @@ func readLargeCache() largeCacheStats {
 	C.gt_large_cache_stats(&out[0])
 	return largeCacheStats{int64(out[0]), int64(out[1]), int64(out[2]), int64(out[3]), int64(out[4]), int64(out[5]), int64(out[6])}
 }
+
+// finishTrims is how many times FinishGC gave glibc's free memory back to
+// the system (gt_malloc_trim_if), for tests.
+func finishTrims() int64 { return int64(C.gt_finish_trims()) }
+
+// heapChurn leaves about bytes more free chunks inside glibc's heap, below
+// a block kept allocated until the next call, as a large job leaves
+// them, for tests.
+func heapChurn(bytes int64) { C.gt_heap_churn(C.int64_t(bytes)) }

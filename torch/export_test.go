@@ -82,3 +82,9 @@ func SetCountTrigger(n int) (restore func()) {
 		mem.Unlock()
 	}
 }
+
+// FinishTrims is how many times FinishGC trimmed glibc's heap.
+func FinishTrims() int64 { return finishTrims() }
+
+// HeapChurn leaves about bytes more free chunks inside glibc's heap.
+func HeapChurn(bytes int64) { heapChurn(bytes) }

@@ -663,8 +663,11 @@ func sweepLocked(kind sweepKind) int {
 		// FinishGC. Emptying the caches and trimming the heap there made
 		// every such loop fault its memory in again (the CNN step took
 		// 50–57 ms instead of 27–38 ms); now the caches stay, and the
-		// heap is trimmed only when glibc holds more than finishTrim
-		// bytes free.
+		// heap is trimmed only when glibc holds finishTrim bytes more
+		// free than just after the last such trim: a trim leaves the
+		// free chunks counted as free, and trimming whenever that count
+		// passed finishTrim cost every FinishGC after a large job about
+		// 1,100 madvise calls (3 ms; bench/NOTES.md, session 20).
 		C.gt_malloc_trim_if(finishTrim)
 	}
 	mem.collections.Add(1)
@@ -832,15 +835,15 @@ func SetGCPercent(percent int) int {
 const minGCSlack = 64 << 10
 
 // FinishGC ends a loop of GC() calls: it collects what the last steps
-// left, gives free heap memory back to the system when glibc holds more
-// than 64 MiB of it, and tensors made afterwards are tracked one by one
+// left, gives free heap memory back to the system when glibc holds 64 MiB
+// more of it than after the last time, and tensors made afterwards are tracked one by one
 // again. A loop that
 // ends without it leaks nothing; its later tensors just cost a little less
 // to make and are freed a little less precisely.
 func FinishGC() { collect(false, sweepFinish) }
 
-// finishTrim is how many bytes glibc must hold free for FinishGC to give
-// them back to the system.
+// finishTrim is how many bytes more than after its last trim glibc must
+// hold free for FinishGC to give them back to the system.
 const finishTrim = 64 << 20
 
 // SetMemoryBudget sets how many bytes of native tensor memory may be

@@ -397,7 +397,6 @@ func TestGCPercentDefersSmallGrowth(t *testing.T) {
 	assert.Equal(t, s0.LiveTensors, torch.ReadMemStats().LiveTensors, "FinishGC collects")
 }
 
-
 // A GC() right after FinishGC(), with no tensor made in between, starts
 // the next loop without a collection; one made in between, even one freed
 // by the collector's rules alone (dropped), makes it collect.
@@ -466,4 +465,29 @@ func TestSetDataRecountsBytes(t *testing.T) {
 	p.Free()
 	assert.Less(t, torch.ReadMemStats().LiveBytes-before, int64(-40))
 	runtime.KeepAlive(src)
+}
+
+// FinishGC gives glibc's free memory back once when a job left 64 MiB of
+// free chunks in the heap, not again at every later FinishGC while they
+// are still there: malloc_trim leaves them counted as free, and trimming
+// them at every loop's end cost 3 ms and their page faults each time
+// (bench/NOTES.md, session 20). Another 64 MiB freed trims again.
+func TestFinishGCTrimsOnlyNewFreeMemory(t *testing.T) {
+	if torch.Allocator == "jemalloc" {
+		t.Skip("FinishGC trims glibc's heap only")
+	}
+	torch.FinishGC()
+	torch.FinishGC() // what earlier tests left is trimmed and counted
+	torch.HeapChurn(96 << 20)
+	n0 := torch.FinishTrims()
+	torch.FinishGC()
+	require.Equal(t, n0+1, torch.FinishTrims(), "96 MiB of free chunks: FinishGC trims")
+	for range 3 {
+		torch.FinishGC()
+	}
+	assert.Equal(t, n0+1, torch.FinishTrims(), "the same free chunks: no trim again")
+	torch.HeapChurn(96 << 20)
+	torch.FinishGC()
+	assert.Equal(t, n0+2, torch.FinishTrims(), "96 MiB more free: FinishGC trims again")
+	torch.HeapChurn(0)
 }
