@@ -311,7 +311,7 @@ func TestUpdateReadme(t *testing.T) {
 	require.NoError(t, err)
 	s := string(b)
 	assert.NotContains(t, s, "old")
-	assert.Contains(t, s, "| add, 4×4 | 550 ns | 1.10 µs | — | 950 ns | 2.00× | 1.16× |")
+	assert.Contains(t, s, "| add, 4×4 | 550 ns | 1.10 µs | — | 950 ns | 2.00× | n/a | 1.16× |")
 	assert.Contains(t, s, "Go RSS +3.0% from step 1000 to 10000")
 	assert.True(t, strings.HasSuffix(s, readmeEnd+"\n\n## Next\n"))
 

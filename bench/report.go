@@ -586,8 +586,8 @@ func headline(r *results) string {
 	if r.Others > 0.2 {
 		w("; the machine was busy: other processes used %.1f cores", r.Others)
 	}
-	w("). Medians; a ratio is Go's time over the other's, so below 1 means Go is faster:\n\n")
-	w("| workload | C++ | Go | Go+ | Python | Go/C++ | Go/Python |\n|---|---|---|---|---|---|---|\n")
+	w("). Medians; a ratio is Go's time over the other's, so below 1 means Go is faster, and \"per round\" is Go/C++ taken in each round, its median over the rounds (a slow spell of the machine moves both sides of it):\n\n")
+	w("| workload | C++ | Go | Go+ | Python | Go/C++ | per round | Go/Python |\n|---|---|---|---|---|---|---|---|\n")
 	for _, name := range []string{"add4", "mm4", "add256", "mm256", "mlp", "cnn", "trans"} {
 		if r.Samples[name] == nil {
 			continue
@@ -606,7 +606,7 @@ func headline(r *results) string {
 				w(" — |")
 			}
 		}
-		w(" %s | %s |\n", fmtRatio(r.medianRatio(name, "go", "cxx")), fmtRatio(r.medianRatio(name, "go", "python")))
+		w(" %s | %s | %s |\n", fmtRatio(r.medianRatio(name, "go", "cxx")), fmtRatio(r.pairedRatio(name, "go", "cxx")), fmtRatio(r.medianRatio(name, "go", "python")))
 	}
 	if len(r.Startup) > 0 {
 		w("| start-up to the first op |")
@@ -618,7 +618,7 @@ func headline(r *results) string {
 			}
 		}
 		cxx, g, py := summarize(r.Startup["cxx"]).Median, summarize(r.Startup["go"]).Median, summarize(r.Startup["python"]).Median
-		w(" %s | %s |\n", fmtRatio(ratio(g, cxx)), fmtRatio(ratio(g, py)))
+		w(" %s | — | %s |\n", fmtRatio(ratio(g, cxx)), fmtRatio(ratio(g, py)))
 	}
 	w("\n")
 	var parts []string
